@@ -1,0 +1,1 @@
+"""The lobby REST API: accounts, wallets, quick games, hand history and fairness."""
