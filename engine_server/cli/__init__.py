@@ -41,8 +41,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

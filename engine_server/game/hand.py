@@ -1,0 +1,989 @@
+"""The hand state machine: one hand of Seven-Card Stud from the antes to the pots.
+
+A :class:`Hand` is built with everything that fixes a hand (rules, stakes,
+seats, button, deck) and at once posts the antes, deals third street and
+posts a forced bring-in. Then it waits for the seat in :attr:`Hand.to_act`.
+Each action comes as a ``can_x()`` / ``x()`` pair (or :meth:`Hand.act`): an
+illegal one raises :class:`~engine_server.game.actions.ActionRefused` and
+changes nothing; a legal one appends events to :attr:`Hand.events` and moves
+the hand on to the next decision, dealing streets and settling pots by itself.
+
+>>> from engine_server.game.cards import parse_cards
+>>> from engine_server.game.profiles import PROFILES, Stakes
+>>> deck = parse_cards("Kh Qs As Ah Ad Ks Kc Kd Js Qh Qd Qc Jh Jd 7c 4h Jc Ts".split())
+>>> hand = Hand(PROFILES["house"], Stakes(1, 1, 2, 4), [(3, 100), (5, 100)], button=5, deck=deck)
+>>> hand.to_act, [str(a.kind) for a in hand.legal_actions()]
+(3, ['fold', 'call', 'complete'])
+>>> hand.fold(3)
+>>> hand.is_over, hand.result().final_stacks
+(True, {3: 99, 5: 101})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from engine_server.game.actions import ActionKind, ActionRefused, LegalAction, RefusalCode
+from engine_server.game.cards import Card
+from engine_server.game.evaluation import (
+    HandCategory,
+    best_high_five,
+    best_low_five,
+    evaluate_high,
+    evaluate_low8,
+    showing_strength,
+)
+from engine_server.game.events import (
+    ActionTaken,
+    AntePosted,
+    BetReturned,
+    BringInPosted,
+    CardBurned,
+    CardDealt,
+    CommunityCardDealt,
+    Event,
+    HandCancelled,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    HandStarted,
+    PotAwarded,
+    ProtectionApplied,
+    RakeTaken,
+    StreetStarted,
+    StubReshuffled,
+)
+from engine_server.game.fairness import FairnessStream, shuffle
+from engine_server.game.profiles import (
+    BringInMode,
+    Dealing,
+    Rake,
+    RuleSettings,
+    ShortDeckRule,
+    ShowdownRule,
+    Stakes,
+    Street,
+    TimeoutRule,
+)
+
+__all__ = [
+    "BringIn",
+    "DeckExhausted",
+    "Hand",
+    "HandResult",
+    "Phase",
+    "PlayerState",
+    "PotResult",
+    "ShownHand",
+]
+
+_STREETS = tuple(Street)
+
+
+class DeckExhausted(Exception):
+    """The deck ran out of cards (only an explicit short deck can do this)."""
+
+
+class Phase(StrEnum):
+    BRING_IN = "bring_in"  # the bring-in chooses the size of his forced bet
+    BETTING = "betting"
+    SHOWDOWN = "showdown"  # ordered showdown: show or muck in turn
+    COMPLETE = "complete"
+    CANCELLED = "cancelled"
+
+
+@dataclass(slots=True, eq=False)
+class PlayerState:
+    """One seat dealt into the hand."""
+
+    seat: int
+    position: int
+    stack: int
+    start_stack: int
+    cards: list[Card] = field(default_factory=list)
+    up: list[bool] = field(default_factory=list)
+    bet: int = 0
+    contributed: int = 0
+    round_contributed: list[int] = field(default_factory=lambda: [0, 0, 0, 0, 0])
+    folded: bool = False
+    all_in: bool = False
+    protected: bool = False
+    acted: bool = False
+    shown: bool = False
+    mucked: bool = False
+
+    @property
+    def can_bet(self) -> bool:
+        """Still able to put chips in: not folded, not all in, not protected."""
+        return not (self.folded or self.all_in or self.protected)
+
+    @property
+    def up_cards(self) -> list[Card]:
+        return [card for card, up in zip(self.cards, self.up, strict=True) if up]
+
+    @property
+    def down_cards(self) -> list[Card]:
+        return [card for card, up in zip(self.cards, self.up, strict=True) if not up]
+
+
+@dataclass(frozen=True, slots=True)
+class BringIn:
+    seat: int
+    card: Card
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    amount: int
+    eligible: tuple[int, ...]
+    winners: tuple[int, ...]
+    awards: dict[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ShownHand:
+    category: HandCategory
+    cards: tuple[Card, ...]
+    low: tuple[Card, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """What a finished hand came to (HAND_SCRIPT.md's output, as values)."""
+
+    bring_in: BringIn | None
+    first_to_act: dict[Street, int]
+    community_cards: tuple[Card, ...]
+    pots: tuple[PotResult, ...]
+    returned: dict[int, int]
+    rake: int
+    shown: dict[int, tuple[Card, ...]]
+    hands: dict[int, ShownHand]
+    final_stacks: dict[int, int]
+    won_by_fold: bool
+
+
+class Hand:
+    """One hand of Seven-Card Stud under a rule profile."""
+
+    def __init__(
+        self,
+        settings: RuleSettings,
+        stakes: Stakes,
+        seats: Iterable[tuple[int, int]],
+        button: int,
+        deck: Sequence[Card],
+        *,
+        stream: FairnessStream | None = None,
+        rake: Rake | None = None,
+        use_profile_rake: bool = True,
+    ) -> None:
+        """Start a hand: antes, third street, the forced bring-in.
+
+        ``seats`` are ``(seat, stack)`` pairs; seats with no chips are not
+        dealt in. ``deck`` is the deck in index order (FAIRNESS.md or a
+        script's). ``stream`` continues the deck's fairness stream when a
+        short-deck rule shuffles burned cards back; without it they go back
+        in order. ``rake`` overrides the profile's rake.
+        """
+        self.settings = settings
+        self.stakes = stakes
+        self.button = button
+        self.events: list[Event] = []
+        self._deck = list(deck)
+        self._stream = stream
+        self._rake = rake if rake is not None or not use_profile_rake else settings.rake
+        self._start_stacks = dict(seats)
+        if button not in self._start_stacks:
+            raise ValueError(f"button {button} is not at the table")
+        order = sorted(self._start_stacks)
+        # Dealing starts at the button's left: the first seat above it, wrapping.
+        order = [s for s in order if s > button] + [s for s in order if s <= button]
+        self.players: list[PlayerState] = []
+        for seat in order:
+            stack = self._start_stacks[seat]
+            if stack < 0:
+                raise ValueError(f"seat {seat} has a negative stack")
+            if stack > 0:
+                self.players.append(
+                    PlayerState(
+                        seat=seat, position=len(self.players), stack=stack, start_stack=stack
+                    )
+                )
+        if len(self.players) < 2:
+            raise ValueError("a hand needs at least two players with chips")
+        if len(self.players) > settings.max_players:
+            raise ValueError(
+                f"{len(self.players)} players, the profile seats {settings.max_players}"
+            )
+        if settings.dealing is Dealing.SLOT and len(self.players) > 7:
+            raise ValueError("slot dealing deals to at most seven players")
+        self._by_seat = {p.seat: p for p in self.players}
+
+        self.phase = Phase.BETTING
+        self.street = Street.THIRD
+        self.to_act: int | None = None
+        self.community: list[Card] = []
+        self.bring_in_info: BringIn | None = None
+        self.first_to_act: dict[Street, int] = {}
+        self._top = 0  # next undealt card under top dealing
+        self._stub: list[int] = list(range(len(self._deck)))  # deck indexes, top first
+        self._burned: list[int] = []
+        self._dealt_indexes: list[tuple[int | None, int]] = []
+        # Betting-round state.
+        self._current_to = 0
+        self._last_full_to = 0
+        self._full_bets = 0
+        self._completed = False
+        self._big_made = False
+        self._aggressor: PlayerState | None = None
+        self._round_first: PlayerState | None = None
+        self._last_round_aggressor: PlayerState | None = None
+        self._last_round_first: PlayerState | None = None
+        self._bring_in_player: PlayerState | None = None
+        self._result: HandResult | None = None
+        self._showdown_order: list[PlayerState] = []
+        self._cursor = 0  # dealing position of the last seat asked
+        self._open_pair = False
+
+        self.events.append(
+            HandStarted(
+                button=button,
+                dealing_order=tuple(p.seat for p in self.players),
+                stacks=tuple((p.seat, p.stack) for p in self.players),
+            )
+        )
+        self._post_antes()
+        self._start_street(Street.THIRD)
+        self._advance()
+
+    # ------------------------------------------------------------------ views
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase in (Phase.COMPLETE, Phase.CANCELLED)
+
+    def player(self, seat: int) -> PlayerState | None:
+        return self._by_seat.get(seat)
+
+    @property
+    def pot_total(self) -> int:
+        """Chips put in by everyone this hand (before returns and rake)."""
+        return sum(p.contributed for p in self.players)
+
+    @property
+    def current_bet(self) -> int:
+        return self._current_to
+
+    @property
+    def dealt_cards(self) -> list[tuple[int | None, Card, int]]:
+        """``(seat or None for a community card, card, deck index)`` in dealing order."""
+        return [(seat, self._deck[i], i) for seat, i in self._dealt_indexes]
+
+    @property
+    def burned_cards(self) -> list[tuple[Card, int]]:
+        return [(e.card, e.deck_index) for e in self.events if isinstance(e, CardBurned)]
+
+    def result(self) -> HandResult:
+        if self._result is None:
+            raise RuntimeError("the hand is not over")
+        return self._result
+
+    # ---------------------------------------------------------------- actions
+
+    def legal_actions(self) -> tuple[LegalAction, ...]:
+        """The legal actions of the seat to act, in HAND_SCRIPT.md's order."""
+        if self.to_act is None:
+            return ()
+        return self._legal(self._by_seat[self.to_act])
+
+    def refusal(self, seat: int, kind: ActionKind, to: int | None = None) -> ActionRefused | None:
+        """Why ``seat`` may not do ``kind`` now, or ``None`` when it may."""
+        if self.is_over:
+            return ActionRefused(RefusalCode.HAND_OVER, "the hand is over")
+        if seat != self.to_act:
+            return ActionRefused(
+                RefusalCode.NOT_YOUR_TURN, f"seat {seat} acted, seat {self.to_act} is to act"
+            )
+        if kind is ActionKind.TIMEOUT:
+            return None
+        for legal in self._legal(self._by_seat[seat]):
+            if legal.kind is kind:
+                if (
+                    to is None
+                    or legal.allows(to)
+                    or (
+                        kind is ActionKind.BRING_IN
+                        and to == self.stakes.small_bet
+                        and self.settings.bring_in is BringInMode.RANGE
+                    )
+                ):
+                    return None
+                sizes = legal.sizes or (legal.min_to, legal.max_to)
+                return ActionRefused(
+                    RefusalCode.ILLEGAL_ACTION,
+                    f"seat {seat} cannot {kind} to {to} (legal: {', '.join(map(str, sizes))})",
+                )
+        legal_names = ", ".join(str(a.kind) for a in self._legal(self._by_seat[seat]))
+        return ActionRefused(
+            RefusalCode.ILLEGAL_ACTION, f"seat {seat} cannot {kind} now (legal: {legal_names})"
+        )
+
+    def can_act(self, seat: int, kind: ActionKind, to: int | None = None) -> bool:
+        return self.refusal(seat, kind, to) is None
+
+    def act(self, seat: int, kind: ActionKind, to: int | None = None) -> None:
+        """Apply an action, or raise :class:`ActionRefused` and change nothing.
+
+        ``to`` is the total the seat's bet on this street becomes (for
+        ``bring_in`` its amount); ``None`` takes the fixed size.
+        """
+        refused = self.refusal(seat, kind, to)
+        if refused is not None:
+            raise refused
+        player = self._by_seat[seat]
+        if self.phase is Phase.SHOWDOWN:
+            self._showdown_decision(player, show=kind is not ActionKind.MUCK)
+        elif self.phase is Phase.BRING_IN:
+            self._choose_bring_in(player, kind, to, by_timeout=kind is ActionKind.TIMEOUT)
+        elif kind is ActionKind.TIMEOUT:
+            self._timeout(player)
+        else:
+            self._bet_action(player, kind, to)
+        self._advance()
+
+    def fold(self, seat: int) -> None:
+        self.act(seat, ActionKind.FOLD)
+
+    def can_fold(self, seat: int) -> bool:
+        return self.can_act(seat, ActionKind.FOLD)
+
+    def check(self, seat: int) -> None:
+        self.act(seat, ActionKind.CHECK)
+
+    def can_check(self, seat: int) -> bool:
+        return self.can_act(seat, ActionKind.CHECK)
+
+    def call(self, seat: int) -> None:
+        self.act(seat, ActionKind.CALL)
+
+    def can_call(self, seat: int) -> bool:
+        return self.can_act(seat, ActionKind.CALL)
+
+    def bet(self, seat: int, to: int | None = None) -> None:
+        self.act(seat, ActionKind.BET, to)
+
+    def can_bet(self, seat: int, to: int | None = None) -> bool:
+        return self.can_act(seat, ActionKind.BET, to)
+
+    def raise_to(self, seat: int, to: int | None = None) -> None:
+        self.act(seat, ActionKind.RAISE, to)
+
+    def can_raise_to(self, seat: int, to: int | None = None) -> bool:
+        return self.can_act(seat, ActionKind.RAISE, to)
+
+    def complete(self, seat: int) -> None:
+        self.act(seat, ActionKind.COMPLETE)
+
+    def can_complete(self, seat: int) -> bool:
+        return self.can_act(seat, ActionKind.COMPLETE)
+
+    def bring_in(self, seat: int, amount: int | None = None) -> None:
+        self.act(seat, ActionKind.BRING_IN, amount)
+
+    def can_bring_in(self, seat: int, amount: int | None = None) -> bool:
+        return self.can_act(seat, ActionKind.BRING_IN, amount)
+
+    def show(self, seat: int) -> None:
+        self.act(seat, ActionKind.SHOW)
+
+    def can_show(self, seat: int) -> bool:
+        return self.can_act(seat, ActionKind.SHOW)
+
+    def muck(self, seat: int) -> None:
+        self.act(seat, ActionKind.MUCK)
+
+    def can_muck(self, seat: int) -> bool:
+        return self.can_act(seat, ActionKind.MUCK)
+
+    def timeout(self, seat: int) -> None:
+        """The seat's clock ran out: the profile's timeout rule acts for it."""
+        self.act(seat, ActionKind.TIMEOUT)
+
+    def cancel(self) -> None:
+        """Cancel the hand: every chip put in goes back; the stacks are as they began."""
+        if self.is_over:
+            raise ActionRefused(RefusalCode.HAND_OVER, "the hand is over")
+        for p in self.players:
+            p.stack = p.start_stack
+            p.contributed = 0
+        self.phase = Phase.CANCELLED
+        self.to_act = None
+        self.events.append(HandCancelled(final_stacks=tuple(sorted(self._start_stacks.items()))))
+
+    # ---------------------------------------------------------- legal actions
+
+    def _legal(self, p: PlayerState) -> tuple[LegalAction, ...]:
+        if self.phase is Phase.SHOWDOWN:
+            if (
+                self._showdown_order
+                and p is self._showdown_order[0]
+                and not any(q.shown for q in self.players)
+            ):
+                return (LegalAction(ActionKind.SHOW),)
+            return (LegalAction(ActionKind.SHOW), LegalAction(ActionKind.MUCK))
+        if self.phase is Phase.BRING_IN:
+            return self._bring_in_choices(p)
+        actions = [LegalAction(ActionKind.FOLD)]
+        owed = self._current_to - p.bet
+        all_in_to = p.bet + p.stack
+        if owed <= 0:
+            actions.append(LegalAction(ActionKind.CHECK, p.bet, p.bet))
+        raise_kind, targets = self._raise_options(p, owed)
+        if raise_kind is ActionKind.BET:
+            actions.append(self._sized(raise_kind, targets, all_in_to))
+        if owed > 0:
+            call_to = min(self._current_to, all_in_to)
+            actions.append(LegalAction(ActionKind.CALL, call_to, call_to))
+        if raise_kind in (ActionKind.COMPLETE, ActionKind.RAISE):
+            actions.append(self._sized(raise_kind, targets, all_in_to))
+        return tuple(actions)
+
+    @staticmethod
+    def _sized(kind: ActionKind, targets: tuple[int, ...], all_in_to: int) -> LegalAction:
+        sizes = tuple(sorted({min(t, all_in_to) for t in targets}))
+        return LegalAction(kind, sizes[0], sizes[-1], sizes if len(sizes) > 1 else ())
+
+    def _raise_options(
+        self, p: PlayerState, owed: int
+    ) -> tuple[ActionKind | None, tuple[int, ...]]:
+        """Which aggressive action ``p`` may take, and the totals it may go to."""
+        if p.acted or p.stack <= owed or self._capped():
+            return None, ()
+        if not any(q.can_bet for q in self.players if q is not p):
+            return None, ()
+        if self.street is Street.THIRD and not self._completed:
+            return ActionKind.COMPLETE, (self.stakes.small_bet,)
+        targets = tuple(self._last_full_to + inc for inc in self._increments())
+        return (ActionKind.BET if self._current_to == 0 else ActionKind.RAISE), targets
+
+    def _increments(self) -> tuple[int, ...]:
+        small, big = self.stakes.small_bet, self.stakes.big_bet
+        if self.street.is_big:
+            return (big,)
+        if self.street is Street.FOURTH and self._open_pair and not self._big_made:
+            return (small, big)
+        if self.street is Street.FOURTH and self._big_made:
+            return (big,)
+        return (small,)
+
+    def _capped(self) -> bool:
+        if (
+            self.settings.heads_up_uncapped_seventh
+            and self.street is Street.SEVENTH
+            and sum(1 for q in self.players if not q.folded) == 2
+        ):
+            return False
+        return self._full_bets >= 1 + self.settings.max_raises
+
+    def _bring_in_choices(self, p: PlayerState) -> tuple[LegalAction, ...]:
+        small = self.stakes.small_bet
+        all_in_to = p.stack
+        if self.settings.bring_in is BringInMode.RANGE:
+            low = max(self.stakes.ante, 1)
+            high = small - 1
+            bring = LegalAction(ActionKind.BRING_IN, min(low, all_in_to), min(high, all_in_to))
+        else:
+            amount = min(self.stakes.bring_in, all_in_to)
+            bring = LegalAction(ActionKind.BRING_IN, amount, amount)
+        complete_to = min(small, all_in_to)
+        return (LegalAction(ActionKind.COMPLETE, complete_to, complete_to), bring)
+
+    # --------------------------------------------------------------- applying
+
+    def _put(self, p: PlayerState, amount: int) -> int:
+        amount = min(amount, p.stack)
+        p.stack -= amount
+        p.bet += amount
+        p.contributed += amount
+        p.round_contributed[self.street.order] += amount
+        if p.stack == 0:
+            p.all_in = True
+        return amount
+
+    def _bet_action(self, p: PlayerState, kind: ActionKind, to: int | None) -> None:
+        if kind is ActionKind.FOLD:
+            p.folded = True
+            p.acted = True
+            self.events.append(ActionTaken(p.seat, kind, 0, p.bet, False))
+        elif kind is ActionKind.CHECK:
+            p.acted = True
+            self.events.append(ActionTaken(p.seat, kind, 0, p.bet, False))
+        elif kind is ActionKind.CALL:
+            moved = self._put(p, self._current_to - p.bet)
+            p.acted = True
+            self.events.append(ActionTaken(p.seat, kind, moved, p.bet, p.all_in))
+        else:
+            _, targets = self._raise_options(p, self._current_to - p.bet)
+            target = min(targets) if to is None else to
+            self._aggress(p, kind, target, targets)
+
+    def _aggress(
+        self, p: PlayerState, kind: ActionKind, target: int, targets: tuple[int, ...]
+    ) -> None:
+        previous_full = self._last_full_to
+        moved = self._put(p, target - p.bet)
+        reached = p.bet
+        full = reached >= min(targets)
+        if full:
+            self._full_bets += 1
+            self._last_full_to = reached
+            if self.street is Street.THIRD:
+                self._completed = True
+            if reached - previous_full >= self.stakes.big_bet and self.street is Street.FOURTH:
+                self._big_made = True
+            for q in self.players:
+                if q is not p:
+                    q.acted = False
+        self._current_to = max(self._current_to, reached)
+        p.acted = True
+        self._aggressor = p
+        self.events.append(ActionTaken(p.seat, kind, moved, p.bet, p.all_in))
+
+    def _choose_bring_in(
+        self, p: PlayerState, kind: ActionKind, to: int | None, *, by_timeout: bool
+    ) -> None:
+        complete, bring = self._bring_in_choices(p)
+        if by_timeout:
+            amount = bring.min_to
+        elif kind is ActionKind.COMPLETE:
+            amount = complete.min_to
+        elif to is None:
+            amount = min(max(self.stakes.bring_in, bring.min_to), bring.max_to)
+        else:
+            amount = to
+        self._post_bring_in(p, amount)
+        self.phase = Phase.BETTING
+
+    def _post_bring_in(self, p: PlayerState, amount: int) -> None:
+        moved = self._put(p, amount)
+        small = self.stakes.small_bet
+        completed = p.bet >= small
+        self._current_to = p.bet
+        self._aggressor = p
+        if completed:
+            self._completed = True
+            self._full_bets = 1
+            self._last_full_to = p.bet
+        # The house bring-in keeps a last turn; elsewhere posting is his action.
+        p.acted = completed or not self.settings.bring_in_last_option
+        door = p.cards[2]
+        self.bring_in_info = BringIn(p.seat, door, moved)
+        self.events.append(BringInPosted(p.seat, door, moved, p.all_in, completed))
+
+    def _timeout(self, p: PlayerState) -> None:
+        rule = self.settings.timeout
+        protect = rule is TimeoutRule.ALL_IN_PROTECTION or (
+            rule is TimeoutRule.ALL_IN_PROTECTION_IF_CONTRIBUTED and p.contributed > 0
+        )
+        if protect:
+            p.protected = True
+            p.acted = True
+            self.events.append(ProtectionApplied(p.seat, p.contributed))
+            return
+        kind = (
+            ActionKind.CHECK
+            if (rule is TimeoutRule.CHECK_OR_FOLD and p.bet >= self._current_to)
+            else ActionKind.FOLD
+        )
+        if kind is ActionKind.CHECK:
+            p.acted = True
+        else:
+            p.folded = True
+            p.acted = True
+        self.events.append(ActionTaken(p.seat, kind, 0, p.bet, False, by_timeout=True))
+
+    # ------------------------------------------------------------- flow
+
+    def _advance(self) -> None:
+        """Move to the next decision, dealing and settling as the rules say."""
+        while not self.is_over:
+            if self.phase is Phase.SHOWDOWN:
+                nxt = next((q for q in self._showdown_order if not (q.shown or q.mucked)), None)
+                if nxt is not None:
+                    self.to_act = nxt.seat
+                    return
+                self._finish(won_by_fold=False)
+                return
+            if self.phase is Phase.BRING_IN:
+                return
+            live = [q for q in self.players if not q.folded]
+            if len(live) == 1:
+                self._finish(won_by_fold=True)
+                return
+            nxt = self._next_to_act()
+            if nxt is not None:
+                if self._round_first is None:
+                    self._round_first = nxt
+                    self.first_to_act[self.street] = nxt.seat
+                self.to_act = nxt.seat
+                return
+            self.to_act = None
+            if self._round_first is not None:
+                self._last_round_aggressor = self._aggressor
+                self._last_round_first = self._round_first
+            if self.street is Street.SEVENTH:
+                self._start_showdown()
+                continue
+            self._start_street(_STREETS[self.street.order + 1])
+
+    def _next_to_act(self) -> PlayerState | None:
+        """The next seat clockwise from the last to act that still owes a decision."""
+        n = len(self.players)
+        start = self._cursor
+        for step in range(1, n + 1):
+            q = self.players[(start + step) % n]
+            if self._needs_to_act(q):
+                self._cursor = q.position
+                return q
+        return None
+
+    def _needs_to_act(self, q: PlayerState) -> bool:
+        if not q.can_bet:
+            return False
+        if q.bet < self._current_to:
+            return True
+        if q.acted:
+            return False
+        return any(r.can_bet for r in self.players if r is not q)
+
+    def _start_street(self, street: Street) -> None:
+        self.street = street
+        for q in self.players:
+            q.bet = 0
+            q.acted = False
+        self._current_to = 0
+        self._last_full_to = 0
+        self._full_bets = 0
+        self._completed = False
+        self._big_made = False
+        self._aggressor = None
+        self._round_first = None
+        if street is Street.THIRD:
+            self._deal_third()
+        else:
+            self._deal_street(street)
+        able = [q for q in self.players if q.can_bet]
+        if len(able) <= 1:
+            self._cursor = 0
+            self.events.append(StreetStarted(street, None))
+            return
+        if street is Street.THIRD:
+            self._start_third(able)
+            return
+        live = [q for q in self.players if not q.folded]
+        self._open_pair = any(len(up := q.up_cards) == 2 and up[0] >> 2 == up[1] >> 2 for q in live)
+        best = max(live, key=lambda q: (showing_strength(q.up_cards), -q.position))
+        # The best hand showing is asked first; if he cannot act, the next seat that can.
+        self._cursor = (best.position - 1) % len(self.players)
+        first = self._peek_next_to_act()
+        self.events.append(StreetStarted(street, first.seat if first else None))
+
+    def _peek_next_to_act(self) -> PlayerState | None:
+        cursor = self._cursor
+        nxt = self._next_to_act()
+        self._cursor = cursor
+        return nxt
+
+    def _start_third(self, able: list[PlayerState]) -> None:
+        self._open_pair = False
+        bringer = min(able, key=lambda q: q.cards[2])
+        self._bring_in_player = bringer
+        self._cursor = bringer.position
+        if self.settings.bring_in is BringInMode.FORCED:
+            self._post_bring_in(bringer, self.stakes.bring_in)
+            first = self._peek_next_to_act()
+            self.events.append(StreetStarted(Street.THIRD, first.seat if first else None))
+        else:
+            self.phase = Phase.BRING_IN
+            self.to_act = bringer.seat
+            self.events.append(StreetStarted(Street.THIRD, None))
+
+    # ------------------------------------------------------------- dealing
+
+    def _post_antes(self) -> None:
+        for p in self.players:
+            if self.stakes.ante > 0:
+                moved = self._put(p, self.stakes.ante)
+                p.bet = 0
+                self.events.append(AntePosted(p.seat, moved, p.all_in))
+
+    def _card_at(self, index: int) -> Card:
+        if index >= len(self._deck):
+            raise DeckExhausted("the deck ran out of cards")
+        return self._deck[index]
+
+    def _give(self, p: PlayerState, index: int, up: bool, street: Street) -> None:
+        card = self._card_at(index)
+        p.cards.append(card)
+        p.up.append(up)
+        self._dealt_indexes.append((p.seat, index))
+        self.events.append(CardDealt(p.seat, card, up, street, index))
+
+    def _draw(self) -> int:
+        if self._top >= len(self._stub):
+            raise DeckExhausted("the deck ran out of cards")
+        index = self._stub[self._top]
+        self._top += 1
+        return index
+
+    def _burn(self, street: Street) -> None:
+        index = self._draw()
+        self._burned.append(index)
+        self.events.append(CardBurned(self._deck[index], index, street))
+
+    def _deal_third(self) -> None:
+        if self.settings.dealing is Dealing.SLOT:
+            for k, up in ((0, False), (1, False), (2, True)):
+                for p in self.players:
+                    self._give(p, 7 * k + p.position, up, Street.THIRD)
+            return
+        if Street.THIRD in self.settings.burns:
+            self._burn(Street.THIRD)
+        for up in (False, False, True):
+            for p in self.players:
+                self._give(p, self._draw(), up, Street.THIRD)
+
+    def _deal_street(self, street: Street) -> None:
+        up = street is not Street.SEVENTH
+        live = [p for p in self.players if not p.folded]
+        if self.settings.dealing is Dealing.SLOT:
+            k = street.order + 2
+            for p in live:
+                self._give(p, 7 * k + p.position, up, street)
+            return
+        burn = street in self.settings.burns
+        n = len(live)
+        rule = self.settings.short_deck
+        stub = len(self._stub) - self._top
+        deal_with_burn = stub >= n + burn
+        community = False
+        if rule is ShortDeckRule.CASINOS_AUSTRIA:
+            # The bottom card is never dealt: keep one card back at all times.
+            if stub < n + 2 and self._burned:
+                self._reshuffle(street)
+                stub = len(self._stub) - self._top
+            deal_with_burn = stub >= n + 1 + burn
+            if not deal_with_burn:
+                burn = False
+                community = stub < n + 1
+        elif rule is ShortDeckRule.MEMAID:
+            if not deal_with_burn:
+                if self._burned:
+                    self._reshuffle(street)
+                    stub = len(self._stub) - self._top
+                burn = False
+                community = stub < n
+        elif rule is ShortDeckRule.COMMUNITY and not deal_with_burn:
+            burn = False
+            community = stub < n
+        if community:
+            index = self._draw()
+            card = self._deck[index]
+            self.community.append(card)
+            self._dealt_indexes.append((None, index))
+            self.events.append(CommunityCardDealt(card, street, index))
+            return
+        if burn:
+            self._burn(street)
+        for p in live:
+            self._give(p, self._draw(), up, street)
+
+    def _reshuffle(self, street: Street) -> None:
+        rest = self._stub[self._top :] + self._burned
+        if self._stream is not None:
+            rest = shuffle(rest, self._stream)
+        self._stub = rest
+        self._top = 0
+        self._burned = []
+        self.events.append(StubReshuffled(street, len(rest)))
+
+    # ------------------------------------------------------------- showdown
+
+    def _start_showdown(self) -> None:
+        live = [q for q in self.players if not q.folded]
+        if self.settings.showdown is ShowdownRule.ALL:
+            for q in live:
+                self._reveal(q)
+            self._finish(won_by_fold=False)
+            return
+        first = self._first_to_show(live)
+        n = len(self.players)
+        self._showdown_order = [
+            q for step in range(n) if not (q := self.players[(first.position + step) % n]).folded
+        ]
+        self.phase = Phase.SHOWDOWN
+
+    def _first_to_show(self, live: list[PlayerState]) -> PlayerState:
+        aggressor = self._last_round_aggressor
+        if aggressor is not None and not aggressor.folded:
+            return aggressor
+        if self.settings.showdown is ShowdownRule.LAST_AGGRESSOR:
+            first = self._last_round_first
+            if first is not None and not first.folded:
+                return first
+        return max(live, key=lambda q: (showing_strength(q.up_cards), -q.position))
+
+    def _showdown_decision(self, p: PlayerState, *, show: bool) -> None:
+        if show:
+            self._reveal(p)
+        else:
+            p.mucked = True
+            self.events.append(HandMucked(p.seat))
+
+    def _full_hand(self, p: PlayerState) -> list[Card]:
+        return p.cards + self.community
+
+    def _reveal(self, p: PlayerState) -> None:
+        p.shown = True
+        cards = self._full_hand(p)
+        category, five = best_high_five(cards)
+        low = best_low_five(cards) if self.settings.hi_lo else None
+        self.events.append(
+            HandShown(p.seat, tuple(p.cards), category, tuple(five), tuple(low) if low else None)
+        )
+
+    # ------------------------------------------------------------- settling
+
+    def _finish(self, *, won_by_fold: bool) -> None:
+        self.to_act = None
+        returned = self._return_uncalled()
+        pots = self._build_pots(won_by_fold)
+        round_chips = [sum(p.round_contributed[i] for p in self.players) for i in range(5)]
+        rake = self._rake.of_rounds(round_chips) if self._rake is not None else 0
+        if rake:
+            self.events.append(RakeTaken(rake))
+        results: list[PotResult] = []
+        left_to_rake = rake
+        for index, (amount, eligible) in enumerate(pots):
+            taken = min(left_to_rake, amount)
+            left_to_rake -= taken
+            winners, awards = self._award(amount - taken, eligible)
+            for seat, chips in awards.items():
+                self._by_seat[seat].stack += chips
+            results.append(
+                PotResult(amount, tuple(sorted(q.seat for q in eligible)), winners, awards)
+            )
+            self.events.append(
+                PotAwarded(
+                    index,
+                    amount,
+                    tuple(sorted(q.seat for q in eligible)),
+                    winners,
+                    tuple(sorted(awards.items())),
+                )
+            )
+        final = dict(self._start_stacks)
+        for p in self.players:
+            final[p.seat] = p.stack
+        shown: dict[int, tuple[Card, ...]] = {}
+        hands: dict[int, ShownHand] = {}
+        for event in self.events:
+            if isinstance(event, HandShown):
+                shown[event.seat] = event.cards
+                hands[event.seat] = ShownHand(event.category, event.best_five, event.low_five)
+        self.events.append(HandEnded(tuple(sorted(final.items())), won_by_fold))
+        self.phase = Phase.COMPLETE
+        self._result = HandResult(
+            bring_in=self.bring_in_info,
+            first_to_act=dict(self.first_to_act),
+            community_cards=tuple(self.community),
+            pots=tuple(results),
+            returned=returned,
+            rake=rake,
+            shown=shown,
+            hands=hands,
+            final_stacks=final,
+            won_by_fold=won_by_fold,
+        )
+
+    def _return_uncalled(self) -> dict[int, int]:
+        ranked = sorted(self.players, key=lambda q: q.contributed, reverse=True)
+        top, second = ranked[0], ranked[1]
+        excess = top.contributed - second.contributed
+        if excess <= 0:
+            return {}
+        top.contributed -= excess
+        top.stack += excess
+        left = excess
+        for i in range(4, -1, -1):
+            taken = min(left, top.round_contributed[i])
+            top.round_contributed[i] -= taken
+            left -= taken
+        self.events.append(BetReturned(top.seat, excess))
+        return {top.seat: excess}
+
+    def _build_pots(self, won_by_fold: bool) -> list[tuple[int, list[PlayerState]]]:
+        live = [q for q in self.players if not q.folded]
+        if won_by_fold:
+            return [(sum(q.contributed for q in self.players), live)]
+        levels = sorted(
+            {q.contributed for q in live if q.all_in or q.protected}
+            | {max(q.contributed for q in live)}
+        )
+        pots: list[tuple[int, list[PlayerState]]] = []
+        floor = 0
+        for level in levels:
+            amount = sum(
+                min(q.contributed, level) - min(q.contributed, floor) for q in self.players
+            )
+            eligible = [q for q in live if q.contributed >= level]
+            if amount > 0:
+                pots.append((amount, eligible))
+            floor = level
+        return pots
+
+    def _award(
+        self, amount: int, eligible: list[PlayerState]
+    ) -> tuple[tuple[int, ...], dict[int, int]]:
+        if len(eligible) == 1:
+            return (eligible[0].seat,), {eligible[0].seat: amount} if amount else {}
+        claimants = [q for q in eligible if not q.mucked] or eligible
+        awards: dict[int, int] = {}
+        high_winners = self._best(claimants, lambda q: evaluate_high(self._full_hand(q)))
+        low_winners: list[PlayerState] = []
+        if self.settings.hi_lo:
+            lows = [(q, evaluate_low8(self._full_hand(q))) for q in claimants]
+            qualified = [(q, v) for q, v in lows if v is not None]
+            if qualified:
+                best_low = min(v for _, v in qualified)
+                low_winners = [q for q, v in qualified if v == best_low]
+        if low_winners:
+            low_half = amount // 2
+            self._split(amount - low_half, high_winners, awards)
+            self._split(low_half, low_winners, awards)
+        else:
+            self._split(amount, high_winners, awards)
+        winners = tuple(sorted({q.seat for q in high_winners} | {q.seat for q in low_winners}))
+        return winners, awards
+
+    @staticmethod
+    def _best(
+        claimants: list[PlayerState], strength: Callable[[PlayerState], int]
+    ) -> list[PlayerState]:
+        scored = [(strength(q), q) for q in claimants]
+        top = max(score for score, _ in scored)
+        return [q for score, q in scored if score == top]
+
+    @staticmethod
+    def _split(amount: int, winners: list[PlayerState], awards: dict[int, int]) -> None:
+        if amount <= 0:
+            return
+        # Odd chips go one at a time from the first winner left of the button.
+        ordered = sorted(winners, key=lambda q: q.position)
+        share, odd = divmod(amount, len(ordered))
+        for i, q in enumerate(ordered):
+            awards[q.seat] = awards.get(q.seat, 0) + share + (1 if i < odd else 0)

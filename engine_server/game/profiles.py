@@ -1,0 +1,426 @@
+"""Rule profiles: the named settings of RULES.md §4, and the stakes of a table.
+
+A profile is a :class:`RuleSettings`; a table or a hand script may override
+any setting by name with :func:`apply_overrides`.
+
+>>> house = PROFILES["house"]
+>>> house.dealing, house.bring_in, house.max_raises
+(<Dealing.SLOT: 'slot'>, <BringInMode.FORCED: 'forced'>, 3)
+>>> memaid = apply_overrides(PROFILES["memaid"], {"burns": []})
+>>> memaid.burns, memaid.showdown
+((), <ShowdownRule.LAST_AGGRESSOR: 'last_aggressor'>)
+>>> Stakes.from_small_bet(ante=1, small_bet=4)
+Stakes(ante=1, bring_in=2, small_bet=4, big_bet=8)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from fractions import Fraction
+from typing import Any, Final
+
+__all__ = [
+    "PROFILES",
+    "BringInMode",
+    "Dealing",
+    "ProfileError",
+    "Rake",
+    "RuleSettings",
+    "ShortDeckRule",
+    "ShowdownRule",
+    "Stakes",
+    "Street",
+    "TimeoutRule",
+    "apply_overrides",
+    "profile",
+    "settings_to_json",
+]
+
+
+class ProfileError(ValueError):
+    """An unknown profile or setting, or a setting with a value it cannot take.
+
+    ``field`` names what was wrong, e.g. ``"rules.burns"``.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.reason = message
+
+
+class Street(StrEnum):
+    """The five betting rounds, in the order they are played."""
+
+    THIRD = "third"
+    FOURTH = "fourth"
+    FIFTH = "fifth"
+    SIXTH = "sixth"
+    SEVENTH = "seventh"
+
+    @property
+    def order(self) -> int:
+        """0 for third street … 4 for seventh."""
+        return _STREET_INDEX[self]
+
+    @property
+    def is_big(self) -> bool:
+        """Whether bets on this street are big bets (fifth street on)."""
+        return _STREET_INDEX[self] >= 2
+
+
+_STREET_INDEX: Final[dict[Street, int]] = {street: i for i, street in enumerate(Street)}
+
+
+class Dealing(StrEnum):
+    SLOT = "slot"
+    TOP = "top"
+
+
+class BringInMode(StrEnum):
+    FORCED = "forced"
+    CHOICE = "choice"
+    RANGE = "range"
+
+
+class TimeoutRule(StrEnum):
+    CHECK_OR_FOLD = "check_or_fold"
+    ALL_IN_PROTECTION_IF_CONTRIBUTED = "all_in_protection_if_contributed"
+    ALL_IN_PROTECTION = "all_in_protection"
+
+
+class ShowdownRule(StrEnum):
+    ALL = "all"
+    LAST_AGGRESSOR = "last_aggressor"
+    LAST_AGGRESSOR_OR_BEST_SHOWING = "last_aggressor_or_best_showing"
+
+
+class ShortDeckRule(StrEnum):
+    COMMUNITY = "community"
+    MEMAID = "memaid"
+    CASINOS_AUSTRIA = "casinos_austria"
+
+
+@dataclass(frozen=True, slots=True)
+class Rake:
+    """How the house takes its rake.
+
+    Either a percentage (``per_round``: of the chips that stay in the pot from
+    each betting round, rounded down per round; otherwise of the final pot),
+    with an optional ``cap`` on the total; or a ``schedule`` of
+    ``(pot_at_least, rake)`` steps, the largest step the final pot reaches
+    giving the rake.
+
+    >>> Rake(percent=Fraction(5), per_round=True).of_rounds([21, 40, 0])
+    3
+    >>> Rake(schedule=((5, 1), (12, 2))).of_pot(13)
+    2
+    """
+
+    percent: Fraction | None = None
+    per_round: bool = False
+    cap: int | None = None
+    schedule: tuple[tuple[int, int], ...] = ()
+
+    def of_rounds(self, round_chips: list[int]) -> int:
+        """The rake on a hand whose rounds left these chips in the pot."""
+        pot = sum(round_chips)
+        if self.percent is not None and self.per_round:
+            total = sum(int(chips * self.percent / 100) for chips in round_chips)
+            return self._capped(total, pot)
+        return self.of_pot(pot)
+
+    def of_pot(self, pot: int) -> int:
+        if self.percent is not None:
+            return self._capped(int(pot * self.percent / 100), pot)
+        rake = 0
+        for threshold, amount in self.schedule:
+            if pot >= threshold:
+                rake = amount
+        return min(rake, pot)
+
+    def _capped(self, rake: int, pot: int) -> int:
+        if self.cap is not None:
+            rake = min(rake, self.cap)
+        return min(rake, pot)
+
+    def to_json(self) -> dict[str, Any]:
+        if self.percent is not None:
+            percent: int | float = (
+                int(self.percent) if self.percent.denominator == 1 else float(self.percent)
+            )
+            return {"percent": percent, "per_round": self.per_round, "cap": self.cap}
+        return {"schedule": [list(step) for step in self.schedule]}
+
+    @classmethod
+    def from_json(cls, value: object, where: str) -> Rake | None:
+        """Parse HAND_SCRIPT.md's rake object (``None`` for ``{"none": true}``)."""
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise ProfileError(where, "must be a rake object or null")
+        keys = set(value)
+        if keys == {"none"}:
+            if value["none"] is not True:
+                raise ProfileError(f"{where}.none", "must be true")
+            return None
+        if "schedule" in keys:
+            if keys != {"schedule"}:
+                raise ProfileError(where, "a schedule rake takes no other keys")
+            steps = value["schedule"]
+            if not isinstance(steps, list) or not steps:
+                raise ProfileError(f"{where}.schedule", "must be a non-empty list")
+            parsed: list[tuple[int, int]] = []
+            for i, step in enumerate(steps):
+                if (
+                    not isinstance(step, list)
+                    or len(step) != 2
+                    or not all(_is_count(x) for x in step)
+                ):
+                    raise ProfileError(
+                        f"{where}.schedule[{i}]", "must be [POT_AT_LEAST, RAKE], two integers >= 0"
+                    )
+                parsed.append((step[0], step[1]))
+            return cls(schedule=tuple(sorted(parsed)))
+        unknown = keys - {"percent", "per_round", "cap"}
+        if unknown:
+            raise ProfileError(f"{where}.{sorted(unknown)[0]}", "unknown rake key")
+        if "percent" not in keys:
+            raise ProfileError(f"{where}.percent", "missing")
+        percent = value["percent"]
+        if isinstance(percent, bool) or not isinstance(percent, int | float):
+            raise ProfileError(f"{where}.percent", "must be a number")
+        if not 0 <= percent <= 100:
+            raise ProfileError(f"{where}.percent", "must be between 0 and 100")
+        per_round = value.get("per_round", False)
+        if not isinstance(per_round, bool):
+            raise ProfileError(f"{where}.per_round", "must be true or false")
+        cap = value.get("cap")
+        if cap is not None and not _is_count(cap):
+            raise ProfileError(f"{where}.cap", "must be an integer >= 0 or null")
+        return cls(percent=Fraction(str(percent)), per_round=per_round, cap=cap)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """Fixed-limit stakes, in the table's smallest chip unit."""
+
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+
+    @classmethod
+    def from_small_bet(
+        cls, *, ante: int, small_bet: int, bring_in: int | None = None, big_bet: int | None = None
+    ) -> Stakes:
+        """Stakes with RULES.md's default ratios where ``bring_in`` or ``big_bet`` is omitted."""
+        return cls(
+            ante=ante,
+            bring_in=small_bet // 2 if bring_in is None else bring_in,
+            small_bet=small_bet,
+            big_bet=2 * small_bet if big_bet is None else big_bet,
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSettings:
+    """One rule profile: every setting of RULES.md §4, plus the engine's own."""
+
+    name: str
+    max_players: int = 7
+    dealing: Dealing = Dealing.SLOT
+    burns: tuple[Street, ...] = ()
+    bring_in: BringInMode = BringInMode.FORCED
+    bring_in_last_option: bool = True
+    open_pair_big_bet: bool = False
+    max_raises: int = 3
+    heads_up_uncapped_seventh: bool = False
+    timeout: TimeoutRule = TimeoutRule.CHECK_OR_FOLD
+    showdown: ShowdownRule = ShowdownRule.ALL
+    short_deck: ShortDeckRule | None = None
+    rake: Rake | None = None
+    hi_lo: bool = False
+    action_seconds: int = 30
+    # Engine settings for live tables (not part of hand scripts).
+    reconnect_extra_seconds: int = field(default=0, metadata={"live_only": True})
+    winner_may_show: bool = field(default=False, metadata={"live_only": True})
+
+    def to_json(self, *, include_live: bool = True) -> dict[str, Any]:
+        """The settings as JSON values, by the names of RULES.md §4."""
+        out: dict[str, Any] = {"profile": self.name}
+        for f in dataclasses.fields(self):
+            if f.name == "name" or (f.metadata.get("live_only") and not include_live):
+                continue
+            out[f.name] = _setting_to_json(getattr(self, f.name))
+        return out
+
+
+def _setting_to_json(value: object) -> Any:
+    if isinstance(value, Rake):
+        return value.to_json()
+    if isinstance(value, tuple):
+        return [str(v) for v in value]
+    if isinstance(value, StrEnum):
+        return str(value)
+    return value
+
+
+def settings_to_json(settings: RuleSettings) -> dict[str, Any]:
+    """``stud rules NAME``'s output."""
+    return settings.to_json()
+
+
+_ALL_LATER_STREETS: Final = (Street.FOURTH, Street.FIFTH, Street.SIXTH, Street.SEVENTH)
+
+_CASINOS_AUSTRIA: Final = RuleSettings(
+    name="casinos_austria",
+    max_players=9,
+    dealing=Dealing.TOP,
+    burns=tuple(Street),
+    bring_in=BringInMode.RANGE,
+    bring_in_last_option=False,
+    open_pair_big_bet=True,
+    heads_up_uncapped_seventh=True,
+    showdown=ShowdownRule.LAST_AGGRESSOR,
+    short_deck=ShortDeckRule.CASINOS_AUSTRIA,
+    rake=Rake(percent=Fraction(5), per_round=True),
+)
+
+PROFILES: Final[Mapping[str, RuleSettings]] = {
+    "house": RuleSettings(name="house"),
+    "multipoker": RuleSettings(
+        name="multipoker",
+        max_players=8,
+        dealing=Dealing.TOP,
+        bring_in_last_option=False,
+        open_pair_big_bet=True,
+        timeout=TimeoutRule.ALL_IN_PROTECTION_IF_CONTRIBUTED,
+        short_deck=ShortDeckRule.COMMUNITY,
+        action_seconds=30,
+        reconnect_extra_seconds=20,
+    ),
+    "memaid": RuleSettings(
+        name="memaid",
+        max_players=8,
+        dealing=Dealing.TOP,
+        burns=_ALL_LATER_STREETS,
+        bring_in=BringInMode.CHOICE,
+        bring_in_last_option=False,
+        open_pair_big_bet=True,
+        timeout=TimeoutRule.ALL_IN_PROTECTION,
+        showdown=ShowdownRule.LAST_AGGRESSOR,
+        short_deck=ShortDeckRule.MEMAID,
+        action_seconds=10,
+        winner_may_show=True,
+    ),
+    "casinos_austria": _CASINOS_AUSTRIA,
+    "casinos_austria_hilo": dataclasses.replace(
+        _CASINOS_AUSTRIA, name="casinos_austria_hilo", hi_lo=True
+    ),
+    "swedish": RuleSettings(
+        name="swedish",
+        max_players=8,
+        dealing=Dealing.TOP,
+        bring_in=BringInMode.CHOICE,
+        bring_in_last_option=False,
+        open_pair_big_bet=True,
+        showdown=ShowdownRule.LAST_AGGRESSOR_OR_BEST_SHOWING,
+        short_deck=ShortDeckRule.COMMUNITY,
+    ),
+}
+
+
+def profile(name: object, where: str = "rules") -> RuleSettings:
+    """The profile called ``name``."""
+    if not isinstance(name, str) or name not in PROFILES:
+        raise ProfileError(where, f"unknown profile {name!r} (known: {', '.join(PROFILES)})")
+    return PROFILES[name]
+
+
+def apply_overrides(
+    base: RuleSettings,
+    overrides: Mapping[str, object],
+    *,
+    where: str = "rules",
+    allow_live: bool = True,
+) -> RuleSettings:
+    """``base`` with settings replaced by name, each value checked.
+
+    >>> apply_overrides(PROFILES["house"], {"max_raises": 4}).max_raises
+    4
+    >>> apply_overrides(PROFILES["house"], {"color": "red"})
+    Traceback (most recent call last):
+    ...
+    engine_server.game.profiles.ProfileError: rules.color: unknown setting
+    """
+    changes: dict[str, Any] = {}
+    fields = {f.name: f for f in dataclasses.fields(RuleSettings) if f.name != "name"}
+    for key, value in overrides.items():
+        spot = f"{where}.{key}"
+        known = fields.get(key)
+        if known is None or (known.metadata.get("live_only") and not allow_live):
+            raise ProfileError(spot, "unknown setting")
+        changes[key] = _parse_setting(key, value, spot)
+    return dataclasses.replace(base, **changes)
+
+
+def _parse_setting(key: str, value: object, spot: str) -> Any:
+    if key == "max_players":
+        if not _is_count(value) or not 2 <= value <= 9:  # type: ignore[operator]
+            raise ProfileError(spot, "must be an integer from 2 to 9")
+        return value
+    if key in ("max_raises",):
+        if not _is_count(value):
+            raise ProfileError(spot, "must be an integer >= 0")
+        return value
+    if key in ("action_seconds", "reconnect_extra_seconds"):
+        if not _is_count(value) or value == 0:
+            raise ProfileError(spot, "must be a positive integer")
+        return value
+    if key in (
+        "bring_in_last_option",
+        "open_pair_big_bet",
+        "heads_up_uncapped_seventh",
+        "hi_lo",
+        "winner_may_show",
+    ):
+        if not isinstance(value, bool):
+            raise ProfileError(spot, "must be true or false")
+        return value
+    if key == "burns":
+        if not isinstance(value, list):
+            raise ProfileError(spot, "must be a list of streets")
+        streets = [_enum(Street, v, spot) for v in value]
+        if len(set(streets)) != len(streets):
+            raise ProfileError(spot, "names a street twice")
+        return tuple(sorted(streets, key=lambda s: s.order))
+    if key == "rake":
+        return Rake.from_json(value, spot)
+    if key == "short_deck":
+        return None if value is None else _enum(ShortDeckRule, value, spot)
+    enums: dict[str, type[StrEnum]] = {
+        "dealing": Dealing,
+        "bring_in": BringInMode,
+        "timeout": TimeoutRule,
+        "showdown": ShowdownRule,
+    }
+    return _enum(enums[key], value, spot)
+
+
+def _enum(kind: type[StrEnum], value: object, spot: str) -> Any:
+    try:
+        return kind(str(value)) if isinstance(value, str) else kind(value)  # type: ignore[arg-type]
+    except ValueError:
+        choices = ", ".join(str(member) for member in kind)
+        raise ProfileError(spot, f"unknown value {value!r} (one of: {choices})") from None
