@@ -5,14 +5,15 @@ a hand; :func:`visible_event` redacts one event for a viewer. Down cards of
 other seats appear only once shown at the showdown; a folded or mucked seat's
 down cards never appear to anyone else; burned cards never appear at all.
 
->>> from engine_server.game.cards import parse_cards
+>>> from engine_server.game.cards import format_cards, parse_cards
 >>> from engine_server.game.hand import Hand
 >>> from engine_server.game.profiles import PROFILES, Stakes
 >>> deck = parse_cards("Kh Qs As Ah Ad Ks Kc Kd Js Qh Qd Qc Jh Jd 7c 4h Jc Ts".split())
 >>> hand = Hand(PROFILES["house"], Stakes(1, 1, 2, 4), [(3, 100), (5, 100)], button=5, deck=deck)
 >>> view = seat_view(hand, 3)
->>> [(s.seat, s.down_cards, s.down_count, s.up_cards) for s in view.seats]
-[(3, (39, 34), 2, (21,)), (5, (), 2, (10,))]
+>>> [(s.seat, format_cards(s.down_cards), s.down_count, format_cards(s.up_cards))
+...  for s in view.seats]
+[(3, ['Kh', 'Kd'], 2, ['7c']), (5, [], 2, ['4h'])]
 >>> seat_view(hand, None).legal_actions
 ()
 """
