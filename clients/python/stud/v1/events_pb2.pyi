@@ -34,13 +34,17 @@ class Event(_message.Message):
     HAND_STARTED_FIELD_NUMBER: _builtins.int
     ANTES_POSTED_FIELD_NUMBER: _builtins.int
     STREET_STARTED_FIELD_NUMBER: _builtins.int
+    CARD_BURNED_FIELD_NUMBER: _builtins.int
+    STUB_RESHUFFLED_FIELD_NUMBER: _builtins.int
     CARDS_DEALT_FIELD_NUMBER: _builtins.int
+    BRING_IN_POSTED_FIELD_NUMBER: _builtins.int
     TURN_STARTED_FIELD_NUMBER: _builtins.int
     ACTION_TAKEN_FIELD_NUMBER: _builtins.int
     ALL_IN_PROTECTED_FIELD_NUMBER: _builtins.int
     UNCALLED_BET_RETURNED_FIELD_NUMBER: _builtins.int
     CARDS_SHOWN_FIELD_NUMBER: _builtins.int
     CARDS_MUCKED_FIELD_NUMBER: _builtins.int
+    RAKE_TAKEN_FIELD_NUMBER: _builtins.int
     POT_AWARDED_FIELD_NUMBER: _builtins.int
     HAND_ENDED_FIELD_NUMBER: _builtins.int
     HAND_CANCELLED_FIELD_NUMBER: _builtins.int
@@ -65,15 +69,29 @@ class Event(_message.Message):
 
     @_builtins.property
     def antes_posted(self) -> Global___AntesPosted:
-        """Every dealt-in player posted his ante."""
+        """The dealt-in players posted their antes."""
 
     @_builtins.property
     def street_started(self) -> Global___StreetStarted:
-        """A street started (cards follow in CardsDealt)."""
+        """A street's betting starts: its cards were dealt (CardsDealt) and, on third street, the
+        forced bring-in posted.
+        """
+
+    @_builtins.property
+    def card_burned(self) -> Global___CardBurned:
+        """A card was burned face down (burning profiles; nobody sees it)."""
+
+    @_builtins.property
+    def stub_reshuffled(self) -> Global___StubReshuffled:
+        """Burned cards were shuffled back into the stub (short-deck rules)."""
 
     @_builtins.property
     def cards_dealt(self) -> Global___CardsDealt:
         """Cards were dealt."""
+
+    @_builtins.property
+    def bring_in_posted(self) -> Global___BringInPosted:
+        """The forced bring-in was posted automatically."""
 
     @_builtins.property
     def turn_started(self) -> Global___TurnStarted:
@@ -81,7 +99,7 @@ class Event(_message.Message):
 
     @_builtins.property
     def action_taken(self) -> Global___ActionTaken:
-        """A player acted (or his clock acted for him, or a forced bring-in was posted)."""
+        """A player acted, or his clock acted for him."""
 
     @_builtins.property
     def all_in_protected(self) -> Global___AllInProtected:
@@ -98,6 +116,10 @@ class Event(_message.Message):
     @_builtins.property
     def cards_mucked(self) -> Global___CardsMucked:
         """A hand was mucked at an ordered showdown."""
+
+    @_builtins.property
+    def rake_taken(self) -> Global___RakeTaken:
+        """The house took its rake."""
 
     @_builtins.property
     def pot_awarded(self) -> Global___PotAwarded:
@@ -155,13 +177,17 @@ class Event(_message.Message):
         hand_started: Global___HandStarted | None = ...,
         antes_posted: Global___AntesPosted | None = ...,
         street_started: Global___StreetStarted | None = ...,
+        card_burned: Global___CardBurned | None = ...,
+        stub_reshuffled: Global___StubReshuffled | None = ...,
         cards_dealt: Global___CardsDealt | None = ...,
+        bring_in_posted: Global___BringInPosted | None = ...,
         turn_started: Global___TurnStarted | None = ...,
         action_taken: Global___ActionTaken | None = ...,
         all_in_protected: Global___AllInProtected | None = ...,
         uncalled_bet_returned: Global___UncalledBetReturned | None = ...,
         cards_shown: Global___CardsShown | None = ...,
         cards_mucked: Global___CardsMucked | None = ...,
+        rake_taken: Global___RakeTaken | None = ...,
         pot_awarded: Global___PotAwarded | None = ...,
         hand_ended: Global___HandEnded | None = ...,
         hand_cancelled: Global___HandCancelled | None = ...,
@@ -175,11 +201,11 @@ class Event(_message.Message):
         table_status_changed: Global___TableStatusChanged | None = ...,
         seed_rotated: Global___SeedRotated | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "table_status_changed", b"table_status_changed", "time", b"time", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "table_status_changed", b"table_status_changed", "time", b"time", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "cards_dealt", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "pot_awarded", "hand_ended", "hand_cancelled", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "table_status_changed", "seed_rotated"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "table_status_changed", "seed_rotated"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -235,39 +261,19 @@ Global___HandStarted: _TypeAlias = HandStarted  # noqa: Y015
 
 @_typing.final
 class AntesPosted(_message.Message):
-    """Antes posted, by seat (a player short of the ante is all in for what he had)."""
+    """The antes posted at the start of a hand."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    @_typing.final
-    class AntesEntry(_message.Message):
-        DESCRIPTOR: _descriptor.Descriptor
-
-        KEY_FIELD_NUMBER: _builtins.int
-        VALUE_FIELD_NUMBER: _builtins.int
-        key: _builtins.int
-        value: _builtins.int
-        def __init__(
-            self,
-            *,
-            key: _builtins.int = ...,
-            value: _builtins.int = ...,
-        ) -> None: ...
-        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
-        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-        def WhichOneof(self, oneof_group: _Never) -> None: ...
-
     ANTES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def antes(self) -> _containers.ScalarMap[_builtins.int, _builtins.int]:
-        """Seat -> chips posted."""
+    def antes(self) -> _containers.RepeatedCompositeFieldContainer[Global___AntePosted]:
+        """One per dealt-in seat, in dealing order."""
 
     def __init__(
         self,
         *,
-        antes: _abc.Mapping[_builtins.int, _builtins.int] | None = ...,
+        antes: _abc.Iterable[Global___AntePosted] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -278,14 +284,75 @@ class AntesPosted(_message.Message):
 Global___AntesPosted: _TypeAlias = AntesPosted  # noqa: Y015
 
 @_typing.final
+class AntePosted(_message.Message):
+    """One seat's ante."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    ALL_IN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    amount: _builtins.int
+    """Chips posted (less than the ante when he had less: then he is all in)."""
+    all_in: _builtins.bool
+    """He is all in after it."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        amount: _builtins.int = ...,
+        all_in: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_in", b"all_in", "amount", b"amount", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AntePosted: _TypeAlias = AntePosted  # noqa: Y015
+
+@_typing.final
 class StreetStarted(_message.Message):
-    """A street started."""
+    """A street's betting starts (sent after its CardsDealt and, on third street, after the forced
+    bring-in).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STREET_FIELD_NUMBER: _builtins.int
+    FIRST_TO_ACT_SEAT_FIELD_NUMBER: _builtins.int
+    street: _settings_pb2.Street.ValueType
+    """The street."""
+    first_to_act_seat: _builtins.int
+    """The first seat asked to act: on third street the seat after a forced bring-in. 0 when the
+    street has no betting (at most one player can still bet) or when the bring-in's size is
+    chosen (the bring-in seat decides first; see TableSnapshot.bring_in_seat and TurnStarted).
+    """
+    def __init__(
+        self,
+        *,
+        street: _settings_pb2.Street.ValueType = ...,
+        first_to_act_seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_to_act_seat", b"first_to_act_seat", "street", b"street"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StreetStarted: _TypeAlias = StreetStarted  # noqa: Y015
+
+@_typing.final
+class CardBurned(_message.Message):
+    """A card was burned. Burned cards are never shown to anyone."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     STREET_FIELD_NUMBER: _builtins.int
     street: _settings_pb2.Street.ValueType
-    """The street."""
+    """The street it was burned before."""
     def __init__(
         self,
         *,
@@ -297,7 +364,33 @@ class StreetStarted(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___StreetStarted: _TypeAlias = StreetStarted  # noqa: Y015
+Global___CardBurned: _TypeAlias = CardBurned  # noqa: Y015
+
+@_typing.final
+class StubReshuffled(_message.Message):
+    """Burned cards were shuffled back into the stub before a street (short-deck rules)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STREET_FIELD_NUMBER: _builtins.int
+    STUB_SIZE_FIELD_NUMBER: _builtins.int
+    street: _settings_pb2.Street.ValueType
+    """The street."""
+    stub_size: _builtins.int
+    """Cards in the stub after the reshuffle."""
+    def __init__(
+        self,
+        *,
+        street: _settings_pb2.Street.ValueType = ...,
+        stub_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["street", b"street", "stub_size", b"stub_size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StubReshuffled: _TypeAlias = StubReshuffled  # noqa: Y015
 
 @_typing.final
 class CardsDealt(_message.Message):
@@ -370,6 +463,43 @@ class DealtCards(_message.Message):
 Global___DealtCards: _TypeAlias = DealtCards  # noqa: Y015
 
 @_typing.final
+class BringInPosted(_message.Message):
+    """The forced bring-in was posted automatically (forced bring-in profiles, e.g. house). Where
+    the player chooses the bring-in's size, his choice is an ActionTaken (kind BRING_IN or
+    COMPLETE) instead.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DOOR_CARD_FIELD_NUMBER: _builtins.int
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    ALL_IN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat with the lowest door card."""
+    door_card: _builtins.str
+    """His door card, which decided it."""
+    amount: _builtins.int
+    """Chips posted (less than the bring-in stake when he had less)."""
+    all_in: _builtins.bool
+    """He is all in after it."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        door_card: _builtins.str = ...,
+        amount: _builtins.int = ...,
+        all_in: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_in", b"all_in", "amount", b"amount", "door_card", b"door_card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BringInPosted: _TypeAlias = BringInPosted  # noqa: Y015
+
+@_typing.final
 class TurnStarted(_message.Message):
     """A player's turn started."""
 
@@ -399,7 +529,7 @@ Global___TurnStarted: _TypeAlias = TurnStarted  # noqa: Y015
 
 @_typing.final
 class ActionTaken(_message.Message):
-    """A player acted. Also the answer to Act."""
+    """A player acted (or his clock acted for him). Also the answer to Act."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -409,7 +539,6 @@ class ActionTaken(_message.Message):
     CHIPS_FIELD_NUMBER: _builtins.int
     ALL_IN_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
-    FORCED_FIELD_NUMBER: _builtins.int
     ACTION_ID_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that acted."""
@@ -425,10 +554,8 @@ class ActionTaken(_message.Message):
     """He is all in after it."""
     timed_out: _builtins.bool
     """His clock ran out and the profile's timeout rule acted for him."""
-    forced: _builtins.bool
-    """Posted automatically (the house's forced bring-in)."""
     action_id: _builtins.str
-    """The action id the client sent with Act (empty for automatic actions)."""
+    """The action id the client sent with Act (empty when his clock acted)."""
     def __init__(
         self,
         *,
@@ -438,12 +565,11 @@ class ActionTaken(_message.Message):
         chips: _builtins.int = ...,
         all_in: _builtins.bool = ...,
         timed_out: _builtins.bool = ...,
-        forced: _builtins.bool = ...,
         action_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_id", b"action_id", "all_in", b"all_in", "amount", b"amount", "chips", b"chips", "forced", b"forced", "kind", b"kind", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_id", b"action_id", "all_in", b"all_in", "amount", b"amount", "chips", b"chips", "kind", b"kind", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -546,6 +672,28 @@ class CardsMucked(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CardsMucked: _TypeAlias = CardsMucked  # noqa: Y015
+
+@_typing.final
+class RakeTaken(_message.Message):
+    """The house took its rake (from the pots, before they are awarded)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    amount: _builtins.int
+    """Chips taken."""
+    def __init__(
+        self,
+        *,
+        amount: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RakeTaken: _TypeAlias = RakeTaken  # noqa: Y015
 
 @_typing.final
 class PotAwarded(_message.Message):

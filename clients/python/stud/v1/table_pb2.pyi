@@ -314,6 +314,7 @@ class TableSnapshot(_message.Message):
     STREET_FIELD_NUMBER: _builtins.int
     POTS_FIELD_NUMBER: _builtins.int
     STREET_BET_FIELD_NUMBER: _builtins.int
+    POT_TOTAL_FIELD_NUMBER: _builtins.int
     BRING_IN_SEAT_FIELD_NUMBER: _builtins.int
     TURN_SEAT_FIELD_NUMBER: _builtins.int
     TURN_DEADLINE_FIELD_NUMBER: _builtins.int
@@ -342,6 +343,8 @@ class TableSnapshot(_message.Message):
     """The running hand's street (UNSPECIFIED between hands)."""
     street_bet: _builtins.int
     """The highest total bet on this street (what a call must reach)."""
+    pot_total: _builtins.int
+    """Every chip of the running hand: the pots plus every seat's bet_this_street."""
     bring_in_seat: _builtins.int
     """The seat that brought it in on third street (0 when none)."""
     turn_seat: _builtins.int
@@ -410,6 +413,7 @@ class TableSnapshot(_message.Message):
         street: _settings_pb2.Street.ValueType = ...,
         pots: _abc.Iterable[Global___Pot] | None = ...,
         street_bet: _builtins.int = ...,
+        pot_total: _builtins.int = ...,
         bring_in_seat: _builtins.int = ...,
         turn_seat: _builtins.int = ...,
         turn_deadline: _timestamp_pb2.Timestamp | None = ...,
@@ -423,7 +427,7 @@ class TableSnapshot(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_hand", b"last_hand", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "turn_deadline", b"turn_deadline"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bring_in_seat", b"bring_in_seat", "button_seat", b"button_seat", "community_cards", b"community_cards", "hand_in_progress", b"hand_in_progress", "hand_number", b"hand_number", "last_hand", b"last_hand", "legal_actions", b"legal_actions", "next_commitment", b"next_commitment", "nonce", b"nonce", "pots", b"pots", "seats", b"seats", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "status", b"status", "street", b"street", "street_bet", b"street_bet", "table", b"table", "turn_deadline", b"turn_deadline", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bring_in_seat", b"bring_in_seat", "button_seat", b"button_seat", "community_cards", b"community_cards", "hand_in_progress", b"hand_in_progress", "hand_number", b"hand_number", "last_hand", b"last_hand", "legal_actions", b"legal_actions", "next_commitment", b"next_commitment", "nonce", b"nonce", "pot_total", b"pot_total", "pots", b"pots", "seats", b"seats", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "status", b"status", "street", b"street", "street_bet", b"street_bet", "table", b"table", "turn_deadline", b"turn_deadline", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
