@@ -287,6 +287,19 @@ class Hand:
     def burned_cards(self) -> list[tuple[Card, int]]:
         return [(e.card, e.deck_index) for e in self.events if isinstance(e, CardBurned)]
 
+    def live_pots(self) -> list[tuple[int, tuple[int, ...]]]:
+        """The pots as they stand now: ``(amount, eligible seats)``, main pot first.
+
+        Bets not yet matched count in the pot they would go to; nothing is returned.
+        """
+        live = [q for q in self.players if not q.folded]
+        if len(live) == 1 or not self.players:
+            return [(self.pot_total, tuple(q.seat for q in live))]
+        return [
+            (amount, tuple(sorted(q.seat for q in eligible)))
+            for amount, eligible in self._build_pots(won_by_fold=False)
+        ]
+
     def result(self) -> HandResult:
         if self._result is None:
             raise RuntimeError("the hand is not over")

@@ -1,0 +1,55 @@
+"""Refusals of table commands, each with the reason clients match on.
+
+The reasons are ``stud.v1.ErrorReason`` names without their prefix; the kind
+says which gRPC status goes with it (the API layer maps it).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["ErrorKind", "TableError"]
+
+
+class ErrorKind(StrEnum):
+    INVALID_ARGUMENT = "invalid_argument"
+    NOT_FOUND = "not_found"
+    FAILED_PRECONDITION = "failed_precondition"
+    PERMISSION_DENIED = "permission_denied"
+    UNAUTHENTICATED = "unauthenticated"
+    ABORTED = "aborted"
+    RESOURCE_EXHAUSTED = "resource_exhausted"
+    UNAVAILABLE = "unavailable"
+
+
+class TableError(Exception):
+    """A refused command: nothing changed.
+
+    >>> error = TableError.precondition("NOT_YOUR_TURN", "seat 4 acted, seat 5 is to act",
+    ...                                 turn_seat="5")
+    >>> error.kind, error.reason, error.metadata
+    (<ErrorKind.FAILED_PRECONDITION: 'failed_precondition'>, 'NOT_YOUR_TURN', {'turn_seat': '5'})
+    """
+
+    def __init__(self, kind: ErrorKind, reason: str, message: str, **metadata: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.reason = reason
+        self.message = message
+        self.metadata = metadata
+
+    @classmethod
+    def invalid(cls, reason: str, message: str, **metadata: str) -> TableError:
+        return cls(ErrorKind.INVALID_ARGUMENT, reason, message, **metadata)
+
+    @classmethod
+    def not_found(cls, reason: str, message: str, **metadata: str) -> TableError:
+        return cls(ErrorKind.NOT_FOUND, reason, message, **metadata)
+
+    @classmethod
+    def precondition(cls, reason: str, message: str, **metadata: str) -> TableError:
+        return cls(ErrorKind.FAILED_PRECONDITION, reason, message, **metadata)
+
+    @classmethod
+    def denied(cls, reason: str, message: str, **metadata: str) -> TableError:
+        return cls(ErrorKind.PERMISSION_DENIED, reason, message, **metadata)

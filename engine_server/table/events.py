@@ -1,0 +1,132 @@
+"""Table events: what happens at a table around the hands (seats, clock, status, seeds).
+
+Together with the hand's own events (:mod:`engine_server.game.events`) they
+make up the updates a ``WatchTable`` stream carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from engine_server.game.cards import Card
+from engine_server.game.events import Event as HandEvent
+from engine_server.game.views import HiddenCardDealt
+from engine_server.table.model import SeedPair, TableStatus
+
+__all__ = [
+    "CardsShownAfter",
+    "ChipsAdded",
+    "ConnectionChanged",
+    "HandBegan",
+    "PlayerJoined",
+    "PlayerLeaving",
+    "PlayerLeft",
+    "PlayerSatIn",
+    "PlayerSatOut",
+    "SeedRotated",
+    "TableEvent",
+    "TableStatusChanged",
+    "TurnStarted",
+    "UpdateEvent",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class HandBegan:
+    hand_number: int
+    nonce: int
+    commitment: str
+    client_seed: str
+    button: int
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    seat: int
+    deadline: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    seat: int
+    player_id: str
+    display_name: str
+    final_stack: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeaving:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSatOut:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSatIn:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionChanged:
+    seat: int
+    connected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsAdded:
+    seat: int
+    amount: int
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableStatusChanged:
+    status: TableStatus
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRotated:
+    revealed_dealer_seed: str
+    revealed_commitment: str
+    revealed_client_seed: str
+    hands_dealt: int
+    current: SeedPair
+
+
+@dataclass(frozen=True, slots=True)
+class CardsShownAfter:
+    """A winner by folds chose to show his cards after the hand (where the profile allows)."""
+
+    seat: int
+    hand_number: int
+    cards: tuple[Card, ...]
+
+
+TableEvent = (
+    HandBegan
+    | TurnStarted
+    | PlayerJoined
+    | PlayerLeft
+    | PlayerLeaving
+    | PlayerSatOut
+    | PlayerSatIn
+    | ConnectionChanged
+    | ChipsAdded
+    | TableStatusChanged
+    | SeedRotated
+    | CardsShownAfter
+)
+
+UpdateEvent = TableEvent | HandEvent | HiddenCardDealt

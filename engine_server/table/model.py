@@ -1,0 +1,172 @@
+"""The table runtime's values: configuration, seats, seed pairs and seat views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from engine_server.game.actions import LegalAction
+from engine_server.game.cards import Card
+from engine_server.game.hand import HandResult
+from engine_server.game.profiles import RuleSettings, Stakes, Street
+
+__all__ = [
+    "LastHand",
+    "SeatInfo",
+    "SeatState",
+    "SeatStatus",
+    "SeedPair",
+    "SessionSnapshot",
+    "TableConfig",
+    "TableStatus",
+    "TableView",
+]
+
+
+class TableStatus(StrEnum):
+    WAITING = "waiting"  # fewer than two players can play
+    PLAYING = "playing"
+    PAUSING = "pausing"  # paused after the running hand
+    PAUSED = "paused"
+    CLOSING = "closing"  # closes after the running hand
+    CLOSED = "closed"
+
+
+class SeatStatus(StrEnum):
+    SEATED = "seated"
+    SITTING_OUT = "sitting_out"
+    LEAVING = "leaving"
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    table_id: str
+    settings: RuleSettings
+    stakes: Stakes
+    rule_overrides: dict[str, Any] = field(default_factory=dict)
+    private: bool = False
+    min_buy_in: int = 0
+    max_buy_in: int = 0
+    opener_player_id: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    #: the clock per decision; a live table may run a finer clock than whole seconds
+    action_seconds: float = 30.0
+
+    @property
+    def name(self) -> str:
+        return f"tables/{self.table_id}"
+
+
+@dataclass(slots=True)
+class SeedPair:
+    id: str
+    dealer_seed: str
+    commitment: str
+    client_seed: str
+    next_nonce: int
+    next_commitment: str
+
+
+@dataclass(slots=True, eq=False)
+class SeatState:
+    """One occupied seat (a seat session) at a live table."""
+
+    seat: int
+    player_id: str
+    display_name: str
+    session_id: str
+    stack: int
+    chips_in: int
+    sitting_out: bool = False
+    #: a SitOut / SitIn that takes effect from the next hand
+    pending_sit_out: bool | None = None
+    leaving: bool = False
+    leave_reason: str = "left"
+    connected: bool = False
+    #: multipoker: the extra time on reconnecting is given once per hand
+    reconnect_bonus_used: bool = False
+
+    @property
+    def status(self) -> SeatStatus:
+        if self.leaving:
+            return SeatStatus.LEAVING
+        return SeatStatus.SITTING_OUT if self.sitting_out else SeatStatus.SEATED
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSnapshot:
+    """A seat session as reported to the lobby (open or just closed)."""
+
+    session_id: str
+    table_id: str
+    player_id: str
+    seat: int
+    chips_in: int
+    stack: int
+    open: bool
+    close_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LastHand:
+    hand_number: int
+    nonce: int
+    cancelled: bool
+    result: HandResult | None
+    ended_at: datetime
+    #: cards a winner by folds chose to show afterwards
+    shown_after: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    number: int
+    player_id: str
+    display_name: str
+    stack: int
+    status: SeatStatus
+    connected: bool
+    in_hand: bool
+    folded: bool
+    all_in: bool
+    protected: bool
+    bet: int
+    total_bet: int
+    up_cards: tuple[Card, ...]
+    down_count: int
+    #: the viewer's own down cards (or every card, in the ops view)
+    down_cards: tuple[Card, ...]
+    #: every card of a hand shown at the showdown, in dealing order
+    shown_cards: tuple[Card, ...]
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """A table as one seat (or a spectator, or ops) may see it."""
+
+    config: TableConfig
+    status: TableStatus
+    viewer_seat: int | None
+    seats: tuple[SeatInfo, ...]
+    button: int | None
+    hand_number: int
+    hand_in_progress: bool
+    street: Street | None
+    showdown: bool
+    pots: tuple[tuple[int, tuple[int, ...]], ...]
+    street_bet: int
+    bring_in_seat: int | None
+    turn_seat: int | None
+    turn_deadline: datetime | None
+    legal_actions: tuple[LegalAction, ...]
+    community_cards: tuple[Card, ...]
+    commitment: str
+    client_seed: str
+    hands_dealt: int
+    nonce: int | None
+    next_commitment: str
+    last_hand: LastHand | None
+    server_time: datetime

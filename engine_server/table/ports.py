@@ -1,0 +1,89 @@
+"""What a live table needs from persistence, as a narrow interface.
+
+:class:`engine_server.store.adapter.StoreTables` implements it over the
+database; the runtime knows nothing else of SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine_server.table.model import SeedPair, SessionSnapshot, TableStatus
+
+__all__ = ["HandRecord", "RevealedPair", "StartedHand", "TableStore"]
+
+
+@dataclass(frozen=True, slots=True)
+class StartedHand:
+    hand_id: str
+    nonce: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """Everything written about a finished hand (one transaction with the new stacks)."""
+
+    cards: list[dict[str, Any]]
+    actions: list[dict[str, Any]]
+    pots: list[dict[str, Any]]
+    rake: int
+    result: dict[str, Any]
+    phh: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RevealedPair:
+    id: str
+    dealer_seed: str
+    commitment: str
+    client_seed: str
+    hands_dealt: int
+
+
+class TableStore(Protocol):
+    async def start_hand(
+        self,
+        table_id: str,
+        hand_number: int,
+        seed_pair_id: str,
+        button_seat: int,
+        players: list[tuple[int, str, str, int]],
+        profile: str,
+        settings: dict[str, Any],
+    ) -> StartedHand: ...
+
+    async def finish_hand(
+        self,
+        hand_id: str,
+        record: HandRecord,
+        final_stacks: dict[str, int],
+        close_sessions: list[tuple[str, str]],
+        button_seat: int,
+    ) -> None: ...
+
+    async def cancel_hand(self, hand_id: str, reason: str) -> None: ...
+
+    async def seat_player(
+        self,
+        table_id: str,
+        session_id: str,
+        player_id: str,
+        display_name: str,
+        seat: int,
+        buy_in: int,
+    ) -> SessionSnapshot: ...
+
+    async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot: ...
+
+    async def close_session(
+        self, session_id: str, final_stack: int, reason: str
+    ) -> SessionSnapshot: ...
+
+    async def set_table_status(self, table_id: str, status: TableStatus) -> None: ...
+
+    async def rotate_seed(
+        self, table_id: str, client_seed: str | None
+    ) -> tuple[RevealedPair, SeedPair]: ...
+
+    async def reveal_on_close(self, table_id: str) -> RevealedPair | None: ...
