@@ -92,7 +92,7 @@ def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
     return stamp
 
 
-def table_status_message(status: TableStatus) -> int:
+def table_status_message(status: TableStatus) -> Any:
     return STATUS_TO_PROTO[status]
 
 

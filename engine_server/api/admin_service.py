@@ -1,0 +1,288 @@
+"""``stud.v1.AdminService``: ops (admin token) and the lobby (service token) steer tables."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from google.protobuf import json_format
+from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, table_pb2
+
+from engine_server.api.convert import (
+    STATUS_FROM_PROTO,
+    hand_result_message,
+    session_message,
+    settings_message,
+    snapshot_message,
+    table_status_message,
+)
+from engine_server.api.errors import abort, invalid
+from engine_server.api.table_service import _grpc_headers, authenticate, parse_table_name
+from engine_server.auth import Identity, Scope
+from engine_server.game.profiles import Stakes
+from engine_server.table.errors import TableError
+from engine_server.table.manager import TableManager, TableSpec, build_config, check_client_seed
+from engine_server.table.runtime import TableRuntime
+
+__all__ = ["LOBBY_METHODS", "GrpcAdminService", "table_message"]
+
+log = logging.getLogger("stud.admin")
+audit = logging.getLogger("stud.audit")
+
+#: what the lobby's service token may call; everything else needs the admin token
+LOBBY_METHODS = frozenset(
+    {
+        "CreateTable",
+        "SeatPlayer",
+        "AddChips",
+        "ListTables",
+        "RemovePlayer",
+        "RotateSeed",
+        "ListSeatSessions",
+    }
+)
+
+MAX_TEXT = 500
+
+
+def table_message(runtime: TableRuntime) -> table_pb2.Table:
+    view = runtime.view(None)
+    snapshot = snapshot_message(view)
+    message = table_pb2.Table(
+        name=runtime.config.name,
+        settings=settings_message(runtime.config),
+        status=table_status_message(runtime.status),
+        labels=runtime.config.labels,
+        opener_player_id=runtime.config.opener_player_id or "",
+        seats=snapshot.seats,
+        hand_number=runtime.hand_number,
+        hand_in_progress=runtime.hand_running,
+        seed=table_pb2.SeedPair(
+            commitment=runtime.seed.commitment,
+            client_seed=runtime.seed.client_seed,
+            hands_dealt=runtime.seed.next_nonce,
+        ),
+        next_commitment=runtime.seed.next_commitment,
+    )
+    return message
+
+
+def _text(value: str, field: str) -> str:
+    if len(value) > MAX_TEXT:
+        raise invalid(field, f"{field} is longer than {MAX_TEXT} characters")
+    return value
+
+
+def _id(value: str, field: str, limit: int = 64) -> str:
+    if not value or len(value) > limit or not value.isprintable():
+        raise invalid(field, f"{field} must be 1-{limit} printable characters")
+    return value
+
+
+class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
+    def __init__(self, manager: TableManager, secret: str) -> None:
+        self.manager = manager
+        self.secret = secret
+
+    async def _run(
+        self,
+        method: str,
+        context: Any,
+        body: Callable[[Identity], Awaitable[Any]],
+    ) -> Any:
+        try:
+            identity = authenticate(_grpc_headers(context), self.secret)
+            allowed = identity.has(Scope.ADMIN) or (
+                identity.has(Scope.LOBBY) and method in LOBBY_METHODS
+            )
+            if not allowed:
+                raise TableError.denied(
+                    "ADMIN_REQUIRED", f"{method} needs the admin token", method=method
+                )
+            return await body(identity)
+        except TableError as error:
+            await abort(context, error)
+
+    def _table(self, name: str, field: str = "name") -> TableRuntime:
+        return self.manager.get(parse_table_name(name, field))
+
+    async def CreateTable(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            request_id = _id(request.request_id, "request_id")
+            table_id = request.table_id or request_id.lower()
+            stakes = request.stakes
+            config = build_config(
+                table_id=table_id,
+                profile=request.profile or "house",
+                overrides=json_format.MessageToDict(request.rule_overrides),
+                stakes=Stakes(stakes.ante, stakes.bring_in, stakes.small_bet, stakes.big_bet),
+                private=request.private,
+                min_buy_in=request.min_buy_in,
+                max_buy_in=request.max_buy_in,
+                opener_player_id=request.opener_player_id or None,
+                labels=dict(request.labels),
+            )
+            client_seed = check_client_seed(request.client_seed or table_id.replace("-", "_"))
+            runtime = await self.manager.create_table(TableSpec(request_id, config, client_seed))
+            log.info("table %s created by %s", table_id, identity.subject)
+            return admin_service_pb2.CreateTableResponse(table=table_message(runtime))
+
+        return await self._run("CreateTable", context, body)
+
+    async def SeatPlayer(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.table, "table")
+            session = await runtime.seat_player(
+                _id(request.seat_session_id, "seat_session_id"),
+                _id(request.player_id, "player_id"),
+                _id(request.display_name or request.player_id, "display_name"),
+                request.seat,
+                request.buy_in,
+            )
+            return admin_service_pb2.SeatPlayerResponse(session=session_message(session))
+
+        return await self._run("SeatPlayer", context, body)
+
+    async def AddChips(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.table, "table")
+            session = await runtime.add_chips(
+                _id(request.seat_session_id, "seat_session_id"),
+                _id(request.request_id, "request_id"),
+                request.amount,
+            )
+            return admin_service_pb2.AddChipsResponse(session=session_message(session))
+
+        return await self._run("AddChips", context, body)
+
+    async def ListTables(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            if request.page_size < 0:
+                raise invalid("page_size", "page_size must not be negative")
+            size = min(request.page_size or 50, 500)
+            statuses = [STATUS_FROM_PROTO[s] for s in request.statuses if s in STATUS_FROM_PROTO]
+            tables, token = await self.manager.list_tables(
+                size, request.page_token, statuses, include_private=identity.has(Scope.ADMIN)
+            )
+            if request.labels:
+                wanted = dict(request.labels)
+                tables = [
+                    t for t in tables if all(t.config.labels.get(k) == v for k, v in wanted.items())
+                ]
+            return admin_service_pb2.ListTablesResponse(
+                tables=[table_message(t) for t in tables], next_page_token=token
+            )
+
+        return await self._run("ListTables", context, body)
+
+    async def GetTable(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.name)
+            reason = _text(request.reason, "reason")
+            audit.warning(
+                "GetTable %s by %s (every card shown), reason: %s",
+                runtime.config.name,
+                identity.subject,
+                reason or "-",
+                extra={"table": runtime.table_id, "caller": identity.subject},
+            )
+            snapshot = snapshot_message(runtime.view(None, reveal_all=True))
+            return admin_service_pb2.GetTableResponse(
+                table=table_message(runtime), snapshot=snapshot
+            )
+
+        return await self._run("GetTable", context, body)
+
+    async def PauseTable(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.name)
+            await runtime.pause(_text(request.reason, "reason"))
+            return admin_service_pb2.PauseTableResponse(table=table_message(runtime))
+
+        return await self._run("PauseTable", context, body)
+
+    async def ResumeTable(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.name)
+            await runtime.resume()
+            return admin_service_pb2.ResumeTableResponse(table=table_message(runtime))
+
+        return await self._run("ResumeTable", context, body)
+
+    async def CloseTable(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.name)
+            sessions = await runtime.close(_text(request.reason, "reason"))
+            return admin_service_pb2.CloseTableResponse(
+                table=table_message(runtime), sessions=[session_message(s) for s in sessions]
+            )
+
+        return await self._run("CloseTable", context, body)
+
+    async def CancelHand(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.name)
+            last = await runtime.cancel_hand(request.hand_number, _text(request.reason, "reason"))
+            return admin_service_pb2.CancelHandResponse(result=hand_result_message(last))
+
+        return await self._run("CancelHand", context, body)
+
+    async def RemovePlayer(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.table, "table")
+            session = await runtime.remove_player(
+                _id(request.seat_session_id, "seat_session_id"), _text(request.reason, "reason")
+            )
+            return admin_service_pb2.RemovePlayerResponse(session=session_message(session))
+
+        return await self._run("RemovePlayer", context, body)
+
+    async def RotateSeed(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = self._table(request.name)
+            client_seed = check_client_seed(request.client_seed) if request.client_seed else None
+            revealed, current = await runtime.rotate_seed(client_seed)
+            return admin_service_pb2.RotateSeedResponse(
+                revealed=table_pb2.SeedPair(
+                    commitment=revealed.commitment,
+                    client_seed=revealed.client_seed,
+                    dealer_seed=revealed.dealer_seed,
+                    hands_dealt=revealed.hands_dealt,
+                ),
+                current=table_pb2.SeedPair(
+                    commitment=current.commitment,
+                    client_seed=current.client_seed,
+                    hands_dealt=current.next_nonce,
+                ),
+                next_commitment=current.next_commitment,
+            )
+
+        return await self._run("RotateSeed", context, body)
+
+    async def Drain(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            tables, hands = await self.manager.drain()
+            log.warning(
+                "node drained by %s: %d tables, %d hands finished", identity.subject, tables, hands
+            )
+            return admin_service_pb2.DrainResponse(tables=tables, hands_finished=hands)
+
+        return await self._run("Drain", context, body)
+
+    async def ListSeatSessions(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            table_id = parse_table_name(request.table, "table") if request.table else None
+            if request.page_size < 0:
+                raise invalid("page_size", "page_size must not be negative")
+            sessions, token = await self.manager.list_sessions(
+                table_id,
+                [table_pb2.SeatSessionState.Name(s) for s in request.states],
+                min(request.page_size or 100, 1000),
+                request.page_token,
+            )
+            return admin_service_pb2.ListSeatSessionsResponse(
+                sessions=[session_message(s) for s in sessions], next_page_token=token
+            )
+
+        return await self._run("ListSeatSessions", context, body)

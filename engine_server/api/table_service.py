@@ -1,0 +1,286 @@
+"""``stud.v1.TableService``: what players' clients call, over gRPC and Connect/gRPC-Web.
+
+:class:`TableServiceCore` holds the logic once; :class:`GrpcTableService`
+(grpcio) and :class:`ConnectTableService` (connectrpc) only carry it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import grpc
+from connectrpc.request import RequestContext
+from stud.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+
+from engine_server.api.convert import (
+    ACTION_FROM_PROTO,
+    ACTION_TO_PROTO,
+    event_message,
+    session_message,
+    snapshot_message,
+)
+from engine_server.api.errors import abort, connect_error, invalid
+from engine_server.auth import Identity, Scope, TokenError, verify_token
+from engine_server.table.errors import ErrorKind, TableError
+from engine_server.table.manager import TableManager
+from engine_server.table.runtime import TableRuntime, Update
+
+__all__ = [
+    "ConnectTableService",
+    "GrpcTableService",
+    "TableServiceCore",
+    "authenticate",
+    "parse_table_name",
+]
+
+log = logging.getLogger("stud.api")
+
+MAX_ID_LENGTH = 64
+
+
+def authenticate(headers: Mapping[str, str], secret: str) -> Identity:
+    """The caller named by the ``authorization: Bearer …`` header."""
+    value = headers.get("authorization", "")
+    if not value:
+        raise TableError(ErrorKind.UNAUTHENTICATED, "TOKEN_MISSING", "no bearer token")
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token:
+        raise TableError(ErrorKind.UNAUTHENTICATED, "TOKEN_INVALID", "expected 'Bearer <token>'")
+    try:
+        return verify_token(token.strip(), secret)
+    except TokenError as error:
+        raise TableError(ErrorKind.UNAUTHENTICATED, "TOKEN_INVALID", str(error)) from None
+
+
+def parse_table_name(name: str, field: str = "table") -> str:
+    if len(name) > 80 or not name.startswith("tables/") or len(name) == len("tables/"):
+        raise invalid(field, f"{field} must be a table name 'tables/{{table_id}}'")
+    return name.removeprefix("tables/")
+
+
+def _check_id(value: str, field: str) -> str:
+    if not value or len(value) > MAX_ID_LENGTH or not value.isprintable():
+        raise invalid(field, f"{field} must be 1-{MAX_ID_LENGTH} printable characters")
+    return value
+
+
+class TableServiceCore:
+    def __init__(self, manager: TableManager, secret: str) -> None:
+        self.manager = manager
+        self.secret = secret
+
+    def _runtime(self, name: str) -> TableRuntime:
+        return self.manager.get(parse_table_name(name))
+
+    @staticmethod
+    def _seat(runtime: TableRuntime, identity: Identity) -> int:
+        if not identity.has(Scope.PLAYER):
+            raise TableError.denied("NOT_SEATED", "TableService needs a player token")
+        for seat in list(runtime.seats.values()):
+            if seat.player_id == identity.subject:
+                return seat.seat
+        raise TableError.denied(
+            "NOT_SEATED", f"player {identity.subject} has no seat at {runtime.config.name}"
+        )
+
+    async def watch(
+        self, request: table_service_pb2.WatchTableRequest, identity: Identity
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        runtime = self._runtime(request.table)
+        seat = self._seat(runtime, identity)
+        watcher = await runtime.watch(seat)
+        try:
+            while True:
+                item = await watcher.queue.get()
+                if item is None:
+                    return
+                if isinstance(item, TableError):
+                    raise item
+                yield response_of(item)
+        finally:
+            await runtime.unwatch(watcher)
+
+    async def act(
+        self, request: table_service_pb2.ActRequest, identity: Identity
+    ) -> table_service_pb2.ActResponse:
+        runtime = self._runtime(request.table)
+        action_id = _check_id(request.action_id, "action_id")
+        kind = ACTION_FROM_PROTO.get(request.kind)
+        if kind is None:
+            raise invalid("kind", f"unknown or unset action kind {request.kind}")
+        if request.hand_number <= 0:
+            raise invalid("hand_number", "hand_number must be the running hand's number")
+        amount = request.amount if request.HasField("amount") else None
+        if amount is not None and amount < 0:
+            raise invalid("amount", "amount must not be negative", "AMOUNT_INVALID")
+        seat = self._seat(runtime, identity)
+        outcome = await runtime.act(seat, request.hand_number, kind, amount, action_id)
+        return table_service_pb2.ActResponse(
+            action=_action_message(outcome, action_id), sequence=outcome.sequence
+        )
+
+    async def leave(
+        self, request: table_service_pb2.LeaveRequest, identity: Identity
+    ) -> table_service_pb2.LeaveResponse:
+        runtime = self._runtime(request.table)
+        seat = self._seat(runtime, identity)
+        session = await runtime.leave(seat)
+        return table_service_pb2.LeaveResponse(
+            left=not session.open or seat not in runtime.seats,
+            session=session_message(session),
+        )
+
+    async def sit(self, table: str, identity: Identity, out: bool) -> tuple[table_pb2.Seat, int]:
+        runtime = self._runtime(table)
+        seat = self._seat(runtime, identity)
+        _, from_hand = await runtime.sit_out(seat, out)
+        view = runtime.view(seat)
+        info = next(s for s in snapshot_message(view).seats if s.number == seat)
+        return info, from_hand
+
+    async def show_cards(
+        self, request: table_service_pb2.ShowCardsRequest, identity: Identity
+    ) -> table_service_pb2.ShowCardsResponse:
+        runtime = self._runtime(request.table)
+        seat = self._seat(runtime, identity)
+        cards = await runtime.show_cards(seat, request.hand_number)
+        hand = table_pb2.ShownHand(seat=seat)
+        from engine_server.game.cards import format_cards
+
+        hand.cards.extend(format_cards(cards))
+        return table_service_pb2.ShowCardsResponse(hand=hand)
+
+
+def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
+    message = table_service_pb2.WatchTableResponse(
+        sequence=update.sequence, snapshot=snapshot_message(update.view)
+    )
+    if update.event is not None:
+        message.event.CopyFrom(
+            event_message(update.event, update.hand_number, update.time, update.view.last_hand)
+        )
+    return message
+
+
+def _action_message(outcome: Any, action_id: str) -> Any:
+    from stud.v1 import events_pb2
+
+    return events_pb2.ActionTaken(
+        seat=outcome.seat,
+        kind=ACTION_TO_PROTO[outcome.kind],
+        amount=outcome.to,
+        chips=outcome.amount,
+        all_in=outcome.all_in,
+        action_id=action_id,
+    )
+
+
+def _grpc_headers(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
+    return {
+        key.lower(): value
+        for key, value in (context.invocation_metadata() or ())
+        if isinstance(value, str)
+    }
+
+
+class GrpcTableService(table_service_pb2_grpc.TableServiceServicer):
+    def __init__(self, core: TableServiceCore) -> None:
+        self.core = core
+
+    def _identity(self, context: grpc.aio.ServicerContext[Any, Any]) -> Identity:
+        return authenticate(_grpc_headers(context), self.core.secret)
+
+    async def WatchTable(
+        self, request: table_service_pb2.WatchTableRequest, context: Any
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        try:
+            async for message in self.core.watch(request, self._identity(context)):
+                yield message
+        except TableError as error:
+            await abort(context, error)
+
+    async def Act(self, request: Any, context: Any) -> Any:
+        try:
+            return await self.core.act(request, self._identity(context))
+        except TableError as error:
+            await abort(context, error)
+
+    async def Leave(self, request: Any, context: Any) -> Any:
+        try:
+            return await self.core.leave(request, self._identity(context))
+        except TableError as error:
+            await abort(context, error)
+
+    async def SitOut(self, request: Any, context: Any) -> Any:
+        try:
+            seat, from_hand = await self.core.sit(request.table, self._identity(context), True)
+            return table_service_pb2.SitOutResponse(seat=seat, from_hand_number=from_hand)
+        except TableError as error:
+            await abort(context, error)
+
+    async def SitIn(self, request: Any, context: Any) -> Any:
+        try:
+            seat, from_hand = await self.core.sit(request.table, self._identity(context), False)
+            return table_service_pb2.SitInResponse(seat=seat, from_hand_number=from_hand)
+        except TableError as error:
+            await abort(context, error)
+
+    async def ShowCards(self, request: Any, context: Any) -> Any:
+        try:
+            return await self.core.show_cards(request, self._identity(context))
+        except TableError as error:
+            await abort(context, error)
+
+
+class ConnectTableService:
+    """The same service for browsers (Connect and gRPC-Web, through connectrpc)."""
+
+    def __init__(self, core: TableServiceCore) -> None:
+        self.core = core
+
+    def _identity(self, ctx: RequestContext[Any, Any]) -> Identity:
+        headers = ctx.request_headers
+        return authenticate({"authorization": headers.get("authorization", "")}, self.core.secret)
+
+    async def watch_table(
+        self, request: table_service_pb2.WatchTableRequest, ctx: RequestContext[Any, Any]
+    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+        try:
+            async for message in self.core.watch(request, self._identity(ctx)):
+                yield message
+        except TableError as error:
+            raise connect_error(error) from None
+
+    async def act(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            return await self.core.act(request, self._identity(ctx))
+        except TableError as error:
+            raise connect_error(error) from None
+
+    async def leave(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            return await self.core.leave(request, self._identity(ctx))
+        except TableError as error:
+            raise connect_error(error) from None
+
+    async def sit_out(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            seat, from_hand = await self.core.sit(request.table, self._identity(ctx), True)
+            return table_service_pb2.SitOutResponse(seat=seat, from_hand_number=from_hand)
+        except TableError as error:
+            raise connect_error(error) from None
+
+    async def sit_in(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            seat, from_hand = await self.core.sit(request.table, self._identity(ctx), False)
+            return table_service_pb2.SitInResponse(seat=seat, from_hand_number=from_hand)
+        except TableError as error:
+            raise connect_error(error) from None
+
+    async def show_cards(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            return await self.core.show_cards(request, self._identity(ctx))
+        except TableError as error:
+            raise connect_error(error) from None

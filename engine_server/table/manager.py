@@ -1,0 +1,247 @@
+"""The tables one engine node owns: creating, finding, loading on start, draining."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine_server.game.fairness import FairnessError, validate_client_seed
+from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
+from engine_server.table.errors import TableError
+from engine_server.table.model import (
+    SeatState,
+    SeedPair,
+    SessionSnapshot,
+    TableConfig,
+    TableStatus,
+)
+from engine_server.table.ports import TableStore
+from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
+
+__all__ = ["LoadedTable", "TableDirectory", "TableManager", "TableSpec", "TableSummary"]
+
+log = logging.getLogger("stud.tables")
+
+TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A validated CreateTable request."""
+
+    request_id: str
+    config: TableConfig
+    client_seed: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedTable:
+    config: TableConfig
+    seed: SeedPair
+    status: TableStatus
+    hands_started: int
+    button: int | None
+    seats: list[SeatState] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSummary:
+    table_id: str
+    status: TableStatus
+
+
+class TableDirectory(Protocol):
+    async def create_table(self, spec: TableSpec) -> tuple[LoadedTable, bool]: ...
+
+    async def open_tables(self) -> list[LoadedTable]: ...
+
+    async def recover_running_hands(self) -> int: ...
+
+    async def list_tables(
+        self,
+        page_size: int,
+        page_token: str,
+        statuses: list[TableStatus],
+        include_private: bool,
+    ) -> tuple[list[str], str]: ...
+
+    async def list_sessions(
+        self, table_id: str | None, states: list[str], page_size: int, page_token: str
+    ) -> tuple[list[SessionSnapshot], str]: ...
+
+
+def build_config(
+    *,
+    table_id: str,
+    profile: str,
+    overrides: dict[str, Any],
+    stakes: Stakes,
+    private: bool,
+    min_buy_in: int,
+    max_buy_in: int,
+    opener_player_id: str | None,
+    labels: dict[str, str],
+) -> TableConfig:
+    """Check a table's settings and build its :class:`TableConfig` (raises :class:`TableError`)."""
+    if not TABLE_ID.match(table_id):
+        raise TableError.invalid(
+            "INVALID_ARGUMENT",
+            "table_id must be 1-63 characters of [a-z0-9-], starting with a letter or digit",
+            field="table_id",
+        )
+    if profile not in PROFILES:
+        raise TableError.invalid(
+            "UNKNOWN_PROFILE",
+            f"unknown profile {profile!r} (known: {', '.join(PROFILES)})",
+            field="profile",
+        )
+    clock = overrides.get("action_seconds")
+    rule_overrides = dict(overrides)
+    action_seconds: float | None = None
+    if isinstance(clock, int | float) and not isinstance(clock, bool) and 0 < clock < 1:
+        # A live table may run a sub-second clock (demos, tests); the rules keep whole seconds.
+        action_seconds = float(clock)
+        rule_overrides.pop("action_seconds")
+    elif isinstance(clock, float) and clock.is_integer():
+        rule_overrides["action_seconds"] = int(clock)
+    for key in ("max_players", "max_raises", "reconnect_extra_seconds"):
+        value = rule_overrides.get(key)
+        if isinstance(value, float) and value.is_integer():
+            rule_overrides[key] = int(value)
+    try:
+        settings = apply_overrides(PROFILES[profile], rule_overrides, where="rule_overrides")
+    except ProfileError as error:
+        raise TableError.invalid(
+            "INVALID_SETTING", str(error), field=error.field.removeprefix("rule_overrides.")
+        ) from None
+    for name in ("ante", "bring_in", "small_bet", "big_bet"):
+        if getattr(stakes, name) < 0:
+            raise TableError.invalid(
+                "INVALID_ARGUMENT", f"stakes.{name} must not be negative", field=f"stakes.{name}"
+            )
+    if stakes.small_bet < 1 or stakes.big_bet < stakes.small_bet:
+        raise TableError.invalid(
+            "INVALID_ARGUMENT",
+            "stakes need small_bet >= 1 and big_bet >= small_bet",
+            field="stakes",
+        )
+    if min_buy_in < 0 or max_buy_in < 0 or (max_buy_in and max_buy_in < min_buy_in):
+        raise TableError.invalid(
+            "INVALID_ARGUMENT", "the buy-in range is not valid", field="min_buy_in"
+        )
+    return TableConfig(
+        table_id=table_id,
+        settings=settings,
+        stakes=stakes,
+        rule_overrides=overrides,
+        private=private,
+        min_buy_in=min_buy_in,
+        max_buy_in=max_buy_in,
+        opener_player_id=opener_player_id,
+        labels=labels,
+        action_seconds=action_seconds or float(settings.action_seconds),
+    )
+
+
+def check_client_seed(seed: str) -> str:
+    try:
+        return validate_client_seed(seed)
+    except FairnessError as error:
+        raise TableError.invalid("INVALID_ARGUMENT", str(error), field="client_seed") from None
+
+
+class TableManager:
+    """Every live table of this engine node, by id."""
+
+    def __init__(
+        self,
+        directory: TableDirectory,
+        store: TableStore,
+        *,
+        timing: Timing | None = None,
+        hooks: RuntimeHooks | None = None,
+    ) -> None:
+        self._directory = directory
+        self._store = store
+        self._timing = timing or Timing()
+        self._hooks = hooks or RuntimeHooks()
+        self._tables: dict[str, TableRuntime] = {}
+        self._lock = asyncio.Lock()
+        self.draining = False
+
+    @property
+    def tables(self) -> dict[str, TableRuntime]:
+        return self._tables
+
+    async def load(self) -> None:
+        """On start: cancel hands a crash left running, then bring every open table back."""
+        cancelled = await self._directory.recover_running_hands()
+        if cancelled:
+            log.warning("cancelled %d hand(s) left running by a previous engine", cancelled)
+        for loaded in await self._directory.open_tables():
+            self._start(loaded)
+
+    def _start(self, loaded: LoadedTable) -> TableRuntime:
+        runtime = TableRuntime(
+            loaded.config,
+            loaded.seed,
+            self._store,
+            status=loaded.status,
+            hands_started=loaded.hands_started,
+            button=loaded.button,
+            seats=loaded.seats,
+            timing=self._timing,
+            hooks=self._hooks,
+        )
+        runtime.draining = self.draining
+        self._tables[loaded.config.table_id] = runtime
+        if loaded.status is not TableStatus.CLOSED:
+            runtime.start()
+        return runtime
+
+    async def create_table(self, spec: TableSpec) -> TableRuntime:
+        async with self._lock:
+            existing = self._tables.get(spec.config.table_id)
+            loaded, created = await self._directory.create_table(spec)
+            if not created and existing is not None:
+                return existing
+            if self.draining and created:
+                raise TableError.precondition("DRAINING", "this engine node is draining")
+            return self._start(loaded)
+
+    def get(self, table_id: str) -> TableRuntime:
+        runtime = self._tables.get(table_id)
+        if runtime is None:
+            raise TableError.not_found(
+                "TABLE_NOT_FOUND", f"no table tables/{table_id}", table=f"tables/{table_id}"
+            )
+        return runtime
+
+    async def list_tables(
+        self, page_size: int, page_token: str, statuses: list[TableStatus], include_private: bool
+    ) -> tuple[list[TableRuntime], str]:
+        ids, token = await self._directory.list_tables(
+            page_size, page_token, statuses, include_private
+        )
+        return [self._tables[i] for i in ids if i in self._tables], token
+
+    async def list_sessions(
+        self, table_id: str | None, states: list[str], page_size: int, page_token: str
+    ) -> tuple[list[SessionSnapshot], str]:
+        """Seat sessions (``states``: ``SEAT_SESSION_STATE_*`` names; empty for all)."""
+        return await self._directory.list_sessions(table_id, states, page_size, page_token)
+
+    async def drain(self) -> tuple[int, int]:
+        """Start no new hands; wait for the running ones. Returns (tables, hands finished)."""
+        self.draining = True
+        running = [t for t in self._tables.values() if t.hand_running]
+        for runtime in self._tables.values():
+            runtime.draining = True
+        await asyncio.gather(*(t.wait_idle() for t in running))
+        return len(self._tables), len(running)
+
+    async def shutdown(self) -> None:
+        await asyncio.gather(*(t.stop() for t in self._tables.values()))
