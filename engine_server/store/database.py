@@ -1,0 +1,145 @@
+"""Async engines for the store: SQLite (the default, one file) or PostgreSQL.
+
+:func:`create_engine_for` takes any of the usual spellings of a URL and picks
+the async driver:
+
+>>> str(async_url("sqlite:///var/stud.sqlite3"))
+'sqlite+aiosqlite:///var/stud.sqlite3'
+>>> async_url("postgres://postgres@127.0.0.1:5432/test").render_as_string()
+'postgresql+asyncpg://postgres@127.0.0.1:5432/test'
+>>> async_url("postgresql+psycopg2://u:secret@db/stud").drivername
+'postgresql+asyncpg'
+
+SQLite connections are set up on connect: write-ahead logging (readers never
+block the writer), foreign keys enforced, and a busy timeout so a second
+writer waits instead of failing. SQLAlchemy, not the ``sqlite3`` module,
+emits ``BEGIN``, so a transaction covers its reads too; a connection with the
+execution option ``sqlite_begin="IMMEDIATE"`` takes the write lock at BEGIN
+(see :data:`WRITE_OPTIONS`), which a read-then-write transaction needs under
+WAL — upgrading a read snapshot to a write fails at once when another
+connection committed in between, without waiting for the busy timeout.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
+
+__all__ = [
+    "DATABASE_URL_ENV",
+    "DEFAULT_SQLITE_PATH",
+    "WRITE_OPTIONS",
+    "async_url",
+    "create_engine_for",
+    "database_url",
+    "default_database_url",
+    "is_sqlite",
+]
+
+#: The environment variable naming the database (any URL :func:`async_url` accepts).
+DATABASE_URL_ENV: Final = "STUD_DATABASE_URL"
+#: The default SQLite file, relative to the working directory.
+DEFAULT_SQLITE_PATH: Final = Path("var") / "stud.sqlite3"
+#: Execution options for a transaction that writes (``BEGIN IMMEDIATE`` on SQLite).
+WRITE_OPTIONS: Final[dict[str, Any]] = {"sqlite_begin": "IMMEDIATE"}
+
+_BEGIN_MODES: Final = frozenset({"DEFERRED", "IMMEDIATE", "EXCLUSIVE"})
+
+
+def async_url(url: str | URL) -> URL:
+    """The URL with the async driver of its database (aiosqlite or asyncpg).
+
+    >>> async_url("sqlite+aiosqlite:///x.db").drivername
+    'sqlite+aiosqlite'
+    >>> async_url("mysql://h/db")
+    Traceback (most recent call last):
+    ...
+    ValueError: unsupported database 'mysql': use sqlite or postgresql
+    """
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        return parsed.set(drivername="sqlite+aiosqlite")
+    if backend in {"postgresql", "postgres"}:
+        return parsed.set(drivername="postgresql+asyncpg")
+    raise ValueError(f"unsupported database {backend!r}: use sqlite or postgresql")
+
+
+def is_sqlite(url: str | URL) -> bool:
+    """Whether the URL names a SQLite database.
+
+    >>> is_sqlite("sqlite:///x.db"), is_sqlite("postgresql://h/db")
+    (True, False)
+    """
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def default_database_url() -> str:
+    """The default SQLite file ``./var/stud.sqlite3`` as a URL, creating ``./var``."""
+    path = DEFAULT_SQLITE_PATH.resolve()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite+aiosqlite:///{path}"
+
+
+def database_url() -> str:
+    """``$STUD_DATABASE_URL`` if set, else :func:`default_database_url`."""
+    return os.environ.get(DATABASE_URL_ENV) or default_database_url()
+
+
+def create_engine_for(
+    url: str | URL,
+    *,
+    foreign_keys: bool = True,
+    busy_timeout_ms: int = 10_000,
+    null_pool: bool = False,
+    echo: bool = False,
+) -> AsyncEngine:
+    """An :class:`AsyncEngine` for ``url``, set up for its database.
+
+    ``foreign_keys=False`` is for migrations only (SQLite's batch mode copies
+    tables, which enforced foreign keys would refuse or cascade).
+    ``null_pool`` opens a connection per use (short-lived engines, migrations).
+    """
+    target = async_url(url)
+    kwargs: dict[str, Any] = {"echo": echo}
+    if null_pool:
+        kwargs["poolclass"] = NullPool
+    engine = create_async_engine(target, **kwargs)
+    if target.get_backend_name() == "sqlite":
+        _set_up_sqlite(engine, foreign_keys=foreign_keys, busy_timeout_ms=busy_timeout_ms)
+    return engine
+
+
+def _set_up_sqlite(engine: AsyncEngine, *, foreign_keys: bool, busy_timeout_ms: int) -> None:
+    sync_engine = engine.sync_engine
+    memory = sync_engine.url.database in {None, "", ":memory:"}
+
+    @event.listens_for(sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # SQLAlchemy emits BEGIN itself (below): the sqlite3 module's own transaction handling
+        # skips BEGIN before SELECT and DDL.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                # WAL makes NORMAL durable against application crashes; only a power loss may
+                # drop the last commits.
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        finally:
+            cursor.close()
+
+    @event.listens_for(sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = str(connection.get_execution_options().get("sqlite_begin", "DEFERRED")).upper()
+        if mode not in _BEGIN_MODES:
+            raise ValueError(f"sqlite_begin must be one of {sorted(_BEGIN_MODES)}, not {mode!r}")
+        connection.exec_driver_sql(f"BEGIN {mode}")

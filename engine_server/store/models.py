@@ -1,0 +1,304 @@
+"""The engine's tables: what a restart needs and what the lobby reads.
+
+Rows are SQLModel table models on the shared metadata
+(:mod:`engine_server.store.metadata`). Ids are strings chosen by the caller
+(the lobby's seat-session ids) or by :mod:`engine_server.store.repository`
+(``t-…``, ``sp-…``, ``h-…``). Timestamps are aware UTC datetimes
+(:class:`~engine_server.store.types.UTCDateTime`). Chip amounts, hand
+numbers and nonces are 64-bit. Status columns are plain strings restricted by
+CHECK constraints to the values of the ``StrEnum`` next to each model.
+
+There are no ORM relationships on purpose: the store runs on asyncio, where a
+lazy load is an error, and every query the engine needs is written out in the
+repository.
+
+>>> TableRow.__tablename__, HandPlayerRow.__tablename__
+('tables', 'hand_players')
+>>> sorted(c.name for c in HandPlayerRow.__table__.primary_key.columns)
+['hand_id', 'seat']
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from engine_server.store import metadata as _metadata  # noqa: F401  (convention first)
+from engine_server.store.types import UTCDateTime
+
+__all__ = [
+    "ID_LENGTH",
+    "ChipAdditionRow",
+    "CloseReason",
+    "HandPlayerRow",
+    "HandRow",
+    "HandState",
+    "SeatSessionRow",
+    "SeatSessionState",
+    "SeedPairRow",
+    "SeedPairState",
+    "TableRow",
+    "TableStatus",
+]
+
+#: The longest id the store accepts (the lobby's ids are 1-64 characters).
+ID_LENGTH = 64
+
+
+class TableStatus(StrEnum):
+    """A table's status, as TableStatus in table.proto."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    PAUSING = "pausing"
+    PAUSED = "paused"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+class SeedPairState(StrEnum):
+    """Where a seed pair is in its life: committed ahead, dealing, or done."""
+
+    #: Pre-generated; only its commitment is shown. Becomes current at the next rotation.
+    NEXT = "next"
+    #: Deals the table's hands now.
+    CURRENT = "current"
+    #: Rotated away; its dealer seed is revealed.
+    RETIRED = "retired"
+
+
+class SeatSessionState(StrEnum):
+    """A seat session's state, as SeatSessionState in table.proto."""
+
+    OPEN = "open"
+    #: Leaving: plays out the running hand, then closes (persisted so a restart honours it).
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+class CloseReason(StrEnum):
+    """Why a seat session closed, as SeatSessionCloseReason in table.proto."""
+
+    LEFT = "left"
+    REMOVED = "removed"
+    TABLE_CLOSED = "table_closed"
+
+
+class HandState(StrEnum):
+    """A hand's state: running until it ends or is cancelled."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    CANCELLED = "cancelled"
+
+
+def _one_of(column: str, enum: type[StrEnum]) -> str:
+    values = ", ".join(f"'{member.value}'" for member in enum)
+    return f"{column} IN ({values})"
+
+
+# Partial-index predicates, written once for both dialects.
+_SESSION_OCCUPIES_SEAT = sa.text("state <> 'closed'")
+_PAIR_IS_LIVE = sa.text("state <> 'retired'")
+
+
+class TableRow(SQLModel, table=True):
+    """A table: its settings, status and counters (the live state is in the engine)."""
+
+    __tablename__ = "tables"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("status", TableStatus), name="status"),
+        sa.CheckConstraint("hands_started >= 0", name="hands_started"),
+        sa.CheckConstraint("min_buy_in > 0 AND max_buy_in >= min_buy_in", name="buy_in"),
+        # ListTables: newest first, keyset on (created_at, id).
+        sa.Index("ix_tables_created_at_id", "created_at", "id"),
+    )
+
+    id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    #: CreateTable's request_id: a retry finds the table the first call created.
+    create_request_id: str = Field(max_length=ID_LENGTH, unique=True)
+    profile: str = Field(max_length=ID_LENGTH)
+    #: The RULES.md §4 overrides the table was created with (JSON values as in HAND_SCRIPT.md).
+    rule_overrides: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON)
+    ante: int = Field(sa_type=sa.BigInteger)
+    bring_in: int = Field(sa_type=sa.BigInteger)
+    small_bet: int = Field(sa_type=sa.BigInteger)
+    big_bet: int = Field(sa_type=sa.BigInteger)
+    private: bool = False
+    min_buy_in: int = Field(sa_type=sa.BigInteger)
+    max_buy_in: int = Field(sa_type=sa.BigInteger)
+    opener_player_id: str | None = Field(default=None, max_length=ID_LENGTH)
+    labels: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON)
+    status: str = Field(default=TableStatus.WAITING.value, max_length=16, index=True)
+    #: The last hand's button seat (None before the first hand).
+    button_seat: int | None = None
+    #: Hands started so far; the next hand's number is hands_started + 1.
+    hands_started: int = Field(default=0, sa_type=sa.BigInteger)
+    #: Mirrors the pair whose state is "current" (kept equal by the repository; not a foreign
+    #: key, which would make tables and seed_pairs reference each other).
+    current_seed_pair_id: str = Field(max_length=ID_LENGTH)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class SeedPairRow(SQLModel, table=True):
+    """A dealer seed with its commitment and the client seed it deals with (FAIRNESS.md).
+
+    ``dealer_seed`` is secret until ``revealed_at`` is set: never show it before.
+    """
+
+    __tablename__ = "seed_pairs"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", SeedPairState), name="state"),
+        sa.CheckConstraint("next_nonce >= 0", name="next_nonce"),
+        sa.UniqueConstraint("table_id", "ordinal"),
+        # At most one current and one next pair per table.
+        sa.Index(
+            "uq_seed_pairs_table_id_live_state",
+            "table_id",
+            "state",
+            unique=True,
+            sqlite_where=_PAIR_IS_LIVE,
+            postgresql_where=_PAIR_IS_LIVE,
+        ),
+    )
+
+    id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    table_id: str = Field(foreign_key="tables.id", max_length=ID_LENGTH)
+    #: 1, 2, 3, … in the order the table's pairs were generated.
+    ordinal: int
+    state: str = Field(max_length=16)
+    dealer_seed: str = Field(max_length=64)
+    commitment: str = Field(max_length=64)
+    client_seed: str = Field(max_length=64)
+    #: The nonce the next hand dealt with this pair gets (gapless from 0).
+    next_nonce: int = Field(default=0, sa_type=sa.BigInteger)
+    revealed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class SeatSessionRow(SQLModel, table=True):
+    """One player's stay at one seat; the lobby settles it once closed (keyed by its id)."""
+
+    __tablename__ = "seat_sessions"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", SeatSessionState), name="state"),
+        sa.CheckConstraint(
+            f"close_reason IS NULL OR {_one_of('close_reason', CloseReason)}", name="close_reason"
+        ),
+        sa.CheckConstraint("seat >= 1", name="seat"),
+        sa.CheckConstraint("buy_in > 0 AND chips_in >= buy_in AND stack >= 0", name="chips"),
+        # One player per seat and one seat per player among sessions not yet closed.
+        sa.Index(
+            "uq_seat_sessions_table_id_seat_occupied",
+            "table_id",
+            "seat",
+            unique=True,
+            sqlite_where=_SESSION_OCCUPIES_SEAT,
+            postgresql_where=_SESSION_OCCUPIES_SEAT,
+        ),
+        sa.Index(
+            "uq_seat_sessions_table_id_player_id_occupied",
+            "table_id",
+            "player_id",
+            unique=True,
+            sqlite_where=_SESSION_OCCUPIES_SEAT,
+            postgresql_where=_SESSION_OCCUPIES_SEAT,
+        ),
+        # ListSeatSessions: oldest first, keyset on (opened_at, id).
+        sa.Index("ix_seat_sessions_opened_at_id", "opened_at", "id"),
+        sa.Index("ix_seat_sessions_table_id_state", "table_id", "state"),
+    )
+
+    #: The lobby's seat_session_id (SeatPlayer's idempotency key).
+    id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    table_id: str = Field(foreign_key="tables.id", max_length=ID_LENGTH)
+    player_id: str = Field(max_length=ID_LENGTH, index=True)
+    display_name: str = Field(max_length=ID_LENGTH)
+    seat: int
+    #: The chips he sat down with (SeatPlayer's buy_in).
+    buy_in: int = Field(sa_type=sa.BigInteger)
+    #: The buy-in plus every chip addition.
+    chips_in: int = Field(sa_type=sa.BigInteger)
+    #: The stack as of the last finished hand; once closed, the amount due to the player.
+    stack: int = Field(sa_type=sa.BigInteger)
+    state: str = Field(default=SeatSessionState.OPEN.value, max_length=16)
+    close_reason: str | None = Field(default=None, max_length=16)
+    opened_at: datetime = Field(sa_type=UTCDateTime)
+    closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class ChipAdditionRow(SQLModel, table=True):
+    """One AddChips, keyed by the lobby's request_id so a retry never adds twice."""
+
+    __tablename__ = "chip_additions"
+    __table_args__ = (sa.CheckConstraint("amount > 0", name="amount"),)
+
+    request_id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    seat_session_id: str = Field(foreign_key="seat_sessions.id", max_length=ID_LENGTH, index=True)
+    amount: int = Field(sa_type=sa.BigInteger)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class HandRow(SQLModel, table=True):
+    """One hand: inserted running when it starts, completed or cancelled when it ends.
+
+    ``cards`` lists every card dealt as ``{"seat": int | None, "card": "Ah",
+    "deck_index": int, "up": bool, "street": "third"}``; ``actions``, ``pots`` and
+    ``result`` are the engine's JSON (HAND_SCRIPT.md); ``settings`` holds the rule
+    settings and stakes the hand was played with.
+    """
+
+    __tablename__ = "hands"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", HandState), name="state"),
+        sa.CheckConstraint("hand_number >= 1 AND nonce >= 0", name="numbers"),
+        sa.UniqueConstraint("table_id", "hand_number"),
+        # Gapless nonces: a nonce is used by exactly one hand of its pair.
+        sa.UniqueConstraint("seed_pair_id", "nonce"),
+        sa.Index("ix_hands_state", "state"),
+    )
+
+    id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    table_id: str = Field(foreign_key="tables.id", max_length=ID_LENGTH)
+    hand_number: int = Field(sa_type=sa.BigInteger)
+    seed_pair_id: str = Field(foreign_key="seed_pairs.id", max_length=ID_LENGTH)
+    commitment: str = Field(max_length=64)
+    client_seed: str = Field(max_length=64)
+    nonce: int = Field(sa_type=sa.BigInteger)
+    state: str = Field(default=HandState.RUNNING.value, max_length=16)
+    button_seat: int
+    profile: str = Field(max_length=ID_LENGTH)
+    settings: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON)
+    started_at: datetime = Field(sa_type=UTCDateTime)
+    ended_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    cards: list[dict[str, Any]] | None = Field(default=None, sa_type=sa.JSON)
+    actions: list[Any] | None = Field(default=None, sa_type=sa.JSON)
+    pots: list[Any] | None = Field(default=None, sa_type=sa.JSON)
+    rake: int | None = Field(default=None, sa_type=sa.BigInteger)
+    result: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON)
+    phh: str | None = Field(default=None, sa_type=sa.Text)
+    cancel_reason: str | None = Field(default=None, sa_type=sa.Text)
+
+
+class HandPlayerRow(SQLModel, table=True):
+    """A seat dealt into a hand; the lobby lists a player's hands by ``player_id``."""
+
+    __tablename__ = "hand_players"
+    __table_args__ = (
+        sa.CheckConstraint(
+            "start_stack >= 0 AND (final_stack IS NULL OR final_stack >= 0)", name="stacks"
+        ),
+    )
+
+    hand_id: str = Field(foreign_key="hands.id", primary_key=True, max_length=ID_LENGTH)
+    seat: int = Field(primary_key=True)
+    player_id: str = Field(max_length=ID_LENGTH, index=True)
+    seat_session_id: str = Field(foreign_key="seat_sessions.id", max_length=ID_LENGTH, index=True)
+    start_stack: int = Field(sa_type=sa.BigInteger)
+    #: None while the hand runs; the start stack again when it was cancelled.
+    final_stack: int | None = Field(default=None, sa_type=sa.BigInteger)
