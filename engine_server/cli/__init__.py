@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("rules", "print a rule profile's settings as JSON"),
     "deck": ("deck", "print the commitment and deck of a seed pair and nonce"),
     "verify": ("verify", "check a hand record against its revealed seeds"),
+    "engine": ("engine", "run the engine server (gRPC and Connect/gRPC-Web)"),
 }
 
 

@@ -205,12 +205,12 @@ class TableManager:
     async def create_table(self, spec: TableSpec) -> TableRuntime:
         async with self._lock:
             existing = self._tables.get(spec.config.table_id)
-            loaded, created = await self._directory.create_table(spec)
-            if not created and existing is not None:
-                return existing
-            if self.draining and created:
+            if existing is None and self.draining:
                 raise TableError.precondition("DRAINING", "this engine node is draining")
-            return self._start(loaded)
+            # The store answers a retry with the table the first request made.
+            loaded, _ = await self._directory.create_table(spec)
+            existing = self._tables.get(loaded.config.table_id)
+            return existing if existing is not None else self._start(loaded)
 
     def get(self, table_id: str) -> TableRuntime:
         runtime = self._tables.get(table_id)

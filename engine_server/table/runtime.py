@@ -1054,23 +1054,25 @@ class TableRuntime:
         await self._closed.wait()
 
     async def _close_now(self, reason: str) -> list[SessionSnapshot]:
-        closed = []
-        for state in list(self.seats.values()):
-            closed.append(
-                await self._store.close_session(state.session_id, state.stack, "table_closed")
-            )
-            self.seats.pop(state.seat)
-            self._publish(
-                [
+        closed, revealed = await self._store.close_table(self.table_id)
+        events: list[UpdateEvent] = []
+        for session in closed:
+            state = self.seats.pop(session.seat, None)
+            if state is not None:
+                events.append(
                     PlayerLeft(
-                        state.seat, state.player_id, state.display_name, state.stack, "table_closed"
+                        state.seat,
+                        state.player_id,
+                        state.display_name,
+                        session.stack,
+                        "table_closed",
                     )
-                ]
-            )
-        revealed = await self._store.reveal_on_close(self.table_id)
-        if revealed is not None:
-            self._publish([self._rotated_event(revealed)])
-        await self._set_status(TableStatus.CLOSED, reason)
+                )
+        self.seats.clear()
+        events.append(self._rotated_event(revealed))
+        self.status = TableStatus.CLOSED
+        events.append(TableStatusChanged(TableStatus.CLOSED, reason))
+        self._publish(events)
         for watcher in list(self._watchers):
             self._end_watcher(watcher, None)
         self._next_hand_at = None

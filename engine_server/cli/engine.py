@@ -1,0 +1,64 @@
+"""``stud engine``: run the engine server (gRPC, Connect/gRPC-Web, metrics) until SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+
+from engine_server.cli import CliError
+
+__all__ = ["configure", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--grpc-port", type=int, help="gRPC port (STUD_ENGINE_GRPC_PORT)")
+    parser.add_argument("--web-port", type=int, help="Connect/gRPC-Web port (STUD_ENGINE_WEB_PORT)")
+    parser.add_argument("--host", help="address to listen on (STUD_ENGINE_HOST)")
+    parser.add_argument("--database-url", help="database URL (STUD_DATABASE_URL)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine_server.logs import configure_logging
+    from engine_server.server import EngineServer, run_engine
+    from engine_server.settings import EngineSettings, SettingsError
+    from engine_server.store.migrate import SchemaTooNew
+
+    env = dict(os.environ)
+    for flag, name in (
+        ("grpc_port", "STUD_ENGINE_GRPC_PORT"),
+        ("web_port", "STUD_ENGINE_WEB_PORT"),
+        ("host", "STUD_ENGINE_HOST"),
+        ("database_url", "STUD_DATABASE_URL"),
+    ):
+        value = getattr(args, flag)
+        if value is not None:
+            env[name] = str(value)
+    try:
+        settings = EngineSettings.from_env(env)
+    except SettingsError as error:
+        raise CliError(str(error)) from None
+    configure_logging(settings.log_level, settings.log_format)
+
+    def ready(engine: EngineServer) -> None:
+        print(
+            json.dumps(
+                {
+                    "grpc": f"{settings.host}:{engine.grpc_port}",
+                    "web": f"http://{settings.host}:{engine.web_port}",
+                    "database": settings.database_url,
+                }
+            ),
+            flush=True,
+        )
+
+    try:
+        asyncio.run(run_engine(settings, ready=ready))
+    except SchemaTooNew as error:
+        raise CliError(str(error)) from None
+    except OSError as error:
+        print(f"stud engine: {error}", file=sys.stderr)
+        return 1
+    return 0

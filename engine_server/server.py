@@ -1,0 +1,220 @@
+"""The engine process: gRPC (native clients, the lobby, ops) and Connect/gRPC-Web (browsers).
+
+Both transports run in one asyncio loop over the same :class:`TableManager`,
+so a browser and a native client at one table see the same live state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import uvicorn
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from stud.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+from stud.v1.table_service_connect import TableServiceASGIApplication
+
+from engine_server.api.admin_service import GrpcAdminService
+from engine_server.api.table_service import (
+    ConnectTableService,
+    GrpcTableService,
+    TableServiceCore,
+)
+from engine_server.settings import EngineSettings
+from engine_server.table.manager import TableManager
+from engine_server.table.runtime import RuntimeHooks, Timing
+
+__all__ = ["GRPC_OPTIONS", "EngineServer", "cors", "run_engine"]
+
+log = logging.getLogger("stud.engine")
+
+#: keepalive tuned for long WatchTable streams (STACK_NOTES.md)
+GRPC_OPTIONS = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", 1 << 20),
+]
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[
+    [Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]
+]
+
+_ALLOWED_HEADERS = (
+    "Authorization, Content-Type, Grpc-Timeout, X-Grpc-Web, X-User-Agent, "
+    "Connect-Protocol-Version, Connect-Timeout-Ms, Connect-Accept-Encoding, Connect-Content-Encoding"
+)
+_EXPOSED_HEADERS = "Grpc-Status, Grpc-Message, Grpc-Status-Details-Bin"
+
+
+def cors(app: ASGIApp, origins: tuple[str, ...]) -> ASGIApp:
+    """Let web clients from ``origins`` call ``app`` (Connect and gRPC-Web headers)."""
+
+    def allowed(origin: str) -> str | None:
+        if "*" in origins:
+            return origin or "*"
+        return origin if origin in origins else None
+
+    async def wrapped(scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        origin = allowed(headers.get("origin", ""))
+        extra = []
+        if origin:
+            extra = [
+                (b"access-control-allow-origin", origin.encode()),
+                (b"access-control-expose-headers", _EXPOSED_HEADERS.encode()),
+                (b"vary", b"Origin"),
+            ]
+        if scope["method"] == "OPTIONS":
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 204 if origin else 403,
+                    "headers": [
+                        *extra,
+                        (b"access-control-allow-methods", b"POST, GET, OPTIONS"),
+                        (b"access-control-allow-headers", _ALLOWED_HEADERS.encode()),
+                        (b"access-control-max-age", b"7200"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def send_with_cors(message: Any) -> None:
+            if message["type"] == "http.response.start" and extra:
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await app(scope, receive, send_with_cors)
+
+    return wrapped
+
+
+@dataclass
+class EngineServer:
+    """A running engine: its gRPC server, its web server and the tables they share."""
+
+    settings: EngineSettings
+    manager: TableManager
+    grpc_server: grpc.aio.Server
+    grpc_port: int
+    web_server: uvicorn.Server | None = None
+    web_task: asyncio.Task[None] | None = None
+    health: health.aio.HealthServicer | None = None
+
+    @property
+    def web_port(self) -> int:
+        server = self.web_server
+        if server is None or not server.servers:
+            return 0
+        return int(server.servers[0].sockets[0].getsockname()[1])
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Graceful stop: drain (no new hands, finish running ones), then stop serving."""
+        if self.health is not None:
+            await self.health.enter_graceful_shutdown()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(grace, 0.1) * 6):
+                await self.manager.drain()
+        await self.manager.shutdown()
+        if self.web_server is not None:
+            self.web_server.should_exit = True
+        if self.web_task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.web_task
+        await self.grpc_server.stop(grace)
+
+
+async def start_engine(
+    settings: EngineSettings,
+    *,
+    directory: Any,
+    store: Any,
+    timing: Timing | None = None,
+    hooks: RuntimeHooks | None = None,
+    interceptors: list[grpc.aio.ServerInterceptor] | None = None,
+) -> EngineServer:
+    """Load the tables and start serving; returns once both ports listen."""
+    manager = TableManager(
+        directory,
+        store,
+        timing=timing or Timing(between_hands_seconds=settings.between_hands_seconds),
+        hooks=hooks,
+    )
+    await manager.load()
+    server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=interceptors or [])
+    core = TableServiceCore(manager, settings.jwt_secret)
+    table_service_pb2_grpc.add_TableServiceServicer_to_server(GrpcTableService(core), server)
+    admin_service_pb2_grpc.add_AdminServiceServicer_to_server(
+        GrpcAdminService(manager, settings.jwt_secret), server
+    )
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = (
+        table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
+        admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
+    )
+    reflection.enable_server_reflection(names, server)
+    grpc_port = server.add_insecure_port(f"{settings.host}:{settings.grpc_port}")
+    await server.start()
+    for name in ("", *names[:2]):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    engine = EngineServer(settings, manager, server, grpc_port, health=health_servicer)
+    if True:  # the web port always serves; port 0 takes any free port
+        app = cors(TableServiceASGIApplication(ConnectTableService(core)), settings.cors_origins)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.web_port,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+        )
+        web = uvicorn.Server(config)
+        # The engine owns SIGTERM/SIGINT (drain first); uvicorn must not take them.
+        web.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+        engine.web_server = web
+        engine.web_task = asyncio.create_task(web.serve())
+        while not web.started:
+            if engine.web_task.done():
+                engine.web_task.result()
+            await asyncio.sleep(0.01)
+    return engine
+
+
+async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer], None]) -> None:
+    """Run until SIGTERM or SIGINT, then drain and stop."""
+    from engine_server.store.adapter import open_store
+
+    directory, store, close_store = await open_store(settings.database_url)
+    engine = await start_engine(settings, directory=directory, store=store)
+    ready(engine)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping: draining tables")
+    await engine.stop()
+    await close_store()

@@ -1,0 +1,309 @@
+"""The table runtime's persistence ports over :class:`EngineStore`.
+
+:class:`StoreTables` turns rows into the runtime's values and store refusals
+into :class:`~engine_server.table.errors.TableError` with the same reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
+from engine_server.store import errors as store_errors
+from engine_server.store.database import create_engine_for
+from engine_server.store.migrate import prepare_database
+from engine_server.store.models import SeatSessionRow, SeedPairRow, TableRow
+from engine_server.store.repository import EngineStore, HandSeat
+from engine_server.table.errors import ErrorKind, TableError
+from engine_server.table.manager import LoadedTable, TableSpec
+from engine_server.table.model import (
+    SeatState,
+    SeedPair,
+    SessionSnapshot,
+    TableConfig,
+    TableStatus,
+)
+from engine_server.table.ports import HandRecord, RevealedPair, StartedHand
+
+__all__ = ["StoreTables", "open_store"]
+
+_KINDS = {
+    "TABLE_NOT_FOUND": ErrorKind.NOT_FOUND,
+    "SEAT_SESSION_NOT_FOUND": ErrorKind.NOT_FOUND,
+    "HAND_NOT_FOUND": ErrorKind.NOT_FOUND,
+    "INVALID_ARGUMENT": ErrorKind.INVALID_ARGUMENT,
+    "IDEMPOTENCY_KEY_REUSED": ErrorKind.INVALID_ARGUMENT,
+    "BUY_IN_OUT_OF_RANGE": ErrorKind.INVALID_ARGUMENT,
+    "INVALID_SEAT": ErrorKind.INVALID_ARGUMENT,
+    "INVALID_PAGE_TOKEN": ErrorKind.INVALID_ARGUMENT,
+}
+
+
+@asynccontextmanager
+async def _translated() -> AsyncIterator[None]:
+    try:
+        yield
+    except store_errors.StoreError as error:
+        reason = getattr(error, "reason", "INVALID_ARGUMENT")
+        raise TableError(
+            _KINDS.get(reason, ErrorKind.FAILED_PRECONDITION), reason, str(error)
+        ) from None
+
+
+def _session(row: SeatSessionRow) -> SessionSnapshot:
+    return SessionSnapshot(
+        session_id=row.id,
+        table_id=row.table_id,
+        player_id=row.player_id,
+        seat=row.seat,
+        chips_in=row.chips_in,
+        stack=row.stack,
+        open=row.state != "closed",
+        close_reason=row.close_reason,
+    )
+
+
+def _revealed(row: SeedPairRow) -> RevealedPair:
+    return RevealedPair(row.id, row.dealer_seed, row.commitment, row.client_seed, row.next_nonce)
+
+
+def _pair(current: SeedPairRow, following: SeedPairRow) -> SeedPair:
+    return SeedPair(
+        id=current.id,
+        dealer_seed=current.dealer_seed,
+        commitment=current.commitment,
+        client_seed=current.client_seed,
+        next_nonce=current.next_nonce,
+        next_commitment=following.commitment,
+    )
+
+
+def _config(row: TableRow) -> TableConfig:
+    overrides = dict(row.rule_overrides)
+    clock = overrides.get("action_seconds")
+    live_clock: float | None = None
+    if isinstance(clock, float) and not clock.is_integer():
+        live_clock = clock
+        overrides.pop("action_seconds")
+    elif isinstance(clock, float):
+        overrides["action_seconds"] = int(clock)
+    try:
+        settings = apply_overrides(PROFILES[row.profile], overrides)
+    except (KeyError, ProfileError):
+        settings = PROFILES["house"]
+    return TableConfig(
+        table_id=row.id,
+        settings=settings,
+        stakes=Stakes(row.ante, row.bring_in, row.small_bet, row.big_bet),
+        rule_overrides=dict(row.rule_overrides),
+        private=row.private,
+        min_buy_in=row.min_buy_in,
+        max_buy_in=row.max_buy_in,
+        opener_player_id=row.opener_player_id,
+        labels=dict(row.labels),
+        action_seconds=live_clock or float(settings.action_seconds),
+    )
+
+
+def _seat(row: SeatSessionRow) -> SeatState:
+    return SeatState(
+        seat=row.seat,
+        player_id=row.player_id,
+        display_name=row.display_name,
+        session_id=row.id,
+        stack=row.stack,
+        chips_in=row.chips_in,
+        sitting_out=row.stack == 0,
+        leaving=row.state == "closing",
+    )
+
+
+class StoreTables:
+    """Both ports the table layer needs: ``TableStore`` (runtime) and ``TableDirectory``."""
+
+    def __init__(self, store: EngineStore) -> None:
+        self.store = store
+
+    # -- TableDirectory
+
+    async def create_table(self, spec: TableSpec) -> tuple[LoadedTable, bool]:
+        c = spec.config
+        overrides = dict(c.rule_overrides)
+        async with _translated():
+            row = await self.store.create_table(
+                request_id=spec.request_id,
+                table_id=c.table_id,
+                profile=c.settings.name,
+                ante=c.stakes.ante,
+                bring_in=c.stakes.bring_in,
+                small_bet=c.stakes.small_bet,
+                big_bet=c.stakes.big_bet,
+                min_buy_in=c.min_buy_in,
+                max_buy_in=c.max_buy_in,
+                client_seed=spec.client_seed,
+                rule_overrides=overrides,
+                private=c.private,
+                opener_player_id=c.opener_player_id,
+                labels=c.labels,
+            )
+            current = await self.store.current_seed_pair(row.id)
+            following = await self.store.next_seed_pair(row.id)
+        return (
+            LoadedTable(
+                config=_config(row),
+                seed=_pair(current, following),
+                status=TableStatus(row.status),
+                hands_started=row.hands_started,
+                button=row.button_seat,
+            ),
+            True,
+        )
+
+    async def open_tables(self) -> list[LoadedTable]:
+        loaded = []
+        for item in await self.store.open_tables():
+            row = item.table
+            loaded.append(
+                LoadedTable(
+                    config=_config(row),
+                    seed=_pair(item.current_pair, item.next_pair),
+                    status=TableStatus(row.status),
+                    hands_started=row.hands_started,
+                    button=row.button_seat,
+                    seats=[_seat(s) for s in item.sessions],
+                )
+            )
+        return loaded
+
+    async def recover_running_hands(self) -> int:
+        return len(await self.store.recover_running_hands())
+
+    async def list_tables(
+        self, page_size: int, page_token: str, statuses: list[TableStatus], include_private: bool
+    ) -> tuple[list[str], str]:
+        async with _translated():
+            page = await self.store.list_tables(
+                page_size=page_size,
+                page_token=page_token,
+                statuses=[str(s) for s in statuses] or None,
+                include_private=include_private,
+            )
+        return [row.id for row in page.items], page.next_page_token
+
+    async def list_sessions(
+        self, table_id: str | None, states: list[str], page_size: int, page_token: str
+    ) -> tuple[list[SessionSnapshot], str]:
+        wanted = [s.removeprefix("SEAT_SESSION_STATE_").lower() for s in states] or None
+        async with _translated():
+            page = await self.store.sessions(
+                table_id, wanted, page_size=page_size, page_token=page_token
+            )
+        return [_session(row) for row in page.items], page.next_page_token
+
+    # -- TableStore
+
+    async def start_hand(
+        self,
+        table_id: str,
+        hand_number: int,
+        seed_pair_id: str,
+        button_seat: int,
+        players: list[tuple[int, str, str, int]],
+        profile: str,
+        settings: dict[str, Any],
+    ) -> StartedHand:
+        row = await self.store.start_hand(
+            table_id,
+            hand_number=hand_number,
+            seed_pair_id=seed_pair_id,
+            button_seat=button_seat,
+            players=[HandSeat(*p) for p in players],
+            profile=profile,
+            settings=settings,
+        )
+        return StartedHand(row.id, row.nonce)
+
+    async def finish_hand(
+        self,
+        hand_id: str,
+        record: HandRecord,
+        final_stacks: dict[str, int],
+        close_sessions: list[tuple[str, str]],
+        button_seat: int,
+    ) -> None:
+        await self.store.finish_hand(
+            hand_id,
+            cards=record.cards,
+            actions=record.actions,
+            pots=record.pots,
+            rake=record.rake,
+            result=record.result,
+            phh=record.phh,
+            final_stacks=final_stacks,
+            close_sessions=close_sessions,
+            button_seat=button_seat,
+        )
+
+    async def cancel_hand(self, hand_id: str, reason: str) -> None:
+        await self.store.cancel_hand(hand_id, reason)
+
+    async def seat_player(
+        self,
+        table_id: str,
+        session_id: str,
+        player_id: str,
+        display_name: str,
+        seat: int,
+        buy_in: int,
+    ) -> SessionSnapshot:
+        async with _translated():
+            row = await self.store.seat_player(
+                table_id,
+                session_id,
+                player_id=player_id,
+                display_name=display_name,
+                seat=seat,
+                buy_in=buy_in,
+            )
+        return _session(row)
+
+    async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
+        async with _translated():
+            return _session(await self.store.add_chips(session_id, request_id, amount))
+
+    async def close_session(
+        self, session_id: str, final_stack: int, reason: str
+    ) -> SessionSnapshot:
+        async with _translated():
+            return _session(await self.store.close_session(session_id, final_stack, reason))
+
+    async def set_table_status(self, table_id: str, status: TableStatus) -> None:
+        async with _translated():
+            await self.store.set_table_status(table_id, str(status))
+
+    async def rotate_seed(
+        self, table_id: str, client_seed: str | None
+    ) -> tuple[RevealedPair, SeedPair]:
+        async with _translated():
+            rotation = await self.store.rotate_seed(table_id, client_seed)
+        return _revealed(rotation.revealed), _pair(rotation.current, rotation.next)
+
+    async def close_table(self, table_id: str) -> tuple[list[SessionSnapshot], RevealedPair]:
+        async with _translated():
+            closure = await self.store.close_table(table_id)
+        return [_session(s) for s in closure.closed_sessions], _revealed(closure.revealed)
+
+
+async def open_store(
+    url: str,
+) -> tuple[StoreTables, StoreTables, Callable[[], Awaitable[None]]]:
+    """Migrate the database at ``url`` to this code's schema and open it.
+
+    Raises :class:`~engine_server.store.migrate.SchemaTooNew` for a newer database.
+    """
+    await prepare_database(url)
+    store = EngineStore(create_engine_for(url))
+    tables = StoreTables(store)
+    return tables, tables, store.dispose
