@@ -769,3 +769,12 @@ def test_refused_action_changes_nothing() -> None:
     assert refusal.value.code is RefusalCode.NOT_YOUR_TURN
     after = (hand.to_act, [(p.stack, p.bet) for p in hand.players], len(hand.events))
     assert after == before
+
+
+def test_nobody_left_to_bet_against_after_the_antes() -> None:
+    # Seat 2's ante puts him all in: no betting round has a decision.
+    deck = slot_deck([S1, S2])
+    out = ok(run("house", seats={1: 100, 2: 1}, button=2, deck=deck, actions=[]))
+    assert out["first_to_act"] == {}
+    assert out["pots"] == [{"amount": 2, "eligible": [1, 2], "winners": [2], "awards": {"2": 2}}]
+    assert out["final_stacks"] == {"1": 99, "2": 2}
