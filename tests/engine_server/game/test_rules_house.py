@@ -778,3 +778,25 @@ def test_nobody_left_to_bet_against_after_the_antes() -> None:
     assert out["first_to_act"] == {}
     assert out["pots"] == [{"amount": 2, "eligible": [1, 2], "winners": [2], "awards": {"2": 2}}]
     assert out["final_stacks"] == {"1": 99, "2": 2}
+
+
+def test_first_asked_on_third_skips_a_player_all_in_on_his_ante() -> None:
+    # Seat 2 has only his ante: seat 3 is the first asked after the bring-in,
+    # and from fourth street on (seat 2's A-K is best but all in).
+    actions: list[Action] = [(3, "call"), (1, "check")] + [(3, "check"), (1, "check")] * 4
+    out = ok(base(actions, stacks=(100, 1, 100)))
+    assert out["first_to_act"] == {"third": 3, "fourth": 3, "fifth": 3, "sixth": 3, "seventh": 3}
+    # Main pot 1 from each (four aces); side pot 1 + 1 (kings over queens).
+    assert out["pots"] == [
+        {"amount": 3, "eligible": [1, 2, 3], "winners": [2], "awards": {"2": 3}},
+        {"amount": 2, "eligible": [1, 3], "winners": [1], "awards": {"1": 2}},
+    ]
+    assert out["final_stacks"] == {"1": 100, "2": 3, "3": 98}
+
+
+def test_a_bet_of_the_whole_stack_is_an_all_in_bet() -> None:
+    # Seat 2 has 3 left on fourth street (small bet 4): "to": 3 is his all in.
+    out = refused(
+        base([*THIRD_CALLS, (2, "bet", 3)], stacks=(100, 6, 100), stakes=SMALL4), "INCOMPLETE", 4
+    )
+    assert out["to_act"] == {"seat": 3, "legal": ["fold", "call", "raise"]}

@@ -1268,3 +1268,53 @@ def test_protected_player_left_with_one_bettor_goes_to_showdown() -> None:
     assert out["pots"] == [{"amount": 6, "eligible": [2, 3], "winners": [2], "awards": {"2": 6}}]
     assert out["final_stacks"] == {"1": 98, "2": 104, "3": 98}
     assert out["first_to_act"] == {"third": 2, "fourth": 2}
+
+
+def test_choice_completion_is_the_bet_for_the_cap() -> None:
+    # memaid: the bring-in completes (the bet); three raises cap third street.
+    hand = hand3("memaid", [(1, "complete"), (2, "raise"), (3, "raise")])
+    assert legal_kinds(hand) == ["fold", "call", "raise"]
+    hand.raise_to(1)
+    assert hand.to_act == 2 and hand.current_bet == 8
+    assert legal_kinds(hand) == ["fold", "call"]
+
+
+def test_memaid_protection_with_nothing_in_wins_nothing() -> None:
+    # No ante: seat 2 times out facing the bring-in with nothing in the pot.
+    # He is all in for 0: every chip goes to pots he cannot win, though he
+    # keeps his turn to show. Seat 3 (next after seat 2's best showing hand)
+    # is first every later street and, nobody betting, shows first.
+    actions: list[Action] = [(1, "bring_in"), (2, "timeout"), (3, "call")]
+    actions += [(3, "check"), (1, "check")] * 4 + [(3, "show"), (1, "show"), (2, "show")]
+    out = ok(run3("memaid", actions, stakes={"ante": 0, "small_bet": 2}))
+    assert out["pots"] == [{"amount": 2, "eligible": [1, 3], "winners": [1], "awards": {"1": 2}}]
+    assert out["final_stacks"] == {"1": 101, "2": 100, "3": 99}
+    assert set(out["shown"]) == {"1", "2", "3"}
+
+
+def test_hilo_rake_first_then_the_split_odd_chip_high() -> None:
+    # Ante 15, small bet 40. Seat 2 (4h) brings in 19, seat 1 calls; fourth
+    # street seat 1 bets 40, called; then checks. Rake: third 30 + 38 = 68
+    # -> 3, fourth 80 -> 4. 148 - 7 = 141: high 71, low 70.
+    deck = top_deck([HL_HIGH, HL_LOW_75], burns=ALL_STREETS)
+    actions: list[Action] = [
+        (2, "bring_in", 19), (1, "call"),
+        (1, "bet"), (2, "call"),
+        *[(1, "check"), (2, "check")] * 3,
+        (1, "show"), (2, "show"),
+    ]  # fmt: skip
+    out = ok(
+        run(
+            "casinos_austria_hilo",
+            seats={1: 500, 2: 500},
+            button=2,
+            deck=deck,
+            actions=actions,
+            stakes={"ante": 15, "small_bet": 40},
+        )
+    )
+    assert out["rake"] == 7
+    assert out["pots"] == [
+        {"amount": 148, "eligible": [1, 2], "winners": [1, 2], "awards": {"1": 71, "2": 70}}
+    ]
+    assert out["final_stacks"] == {"1": 497, "2": 496}
