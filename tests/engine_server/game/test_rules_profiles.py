@@ -725,15 +725,18 @@ SEVENTH_BET: list[Action] = [
 ]  # fmt: skip
 
 
-def test_last_bettor_shows_first_and_may_only_show() -> None:
-    assert to_act(run3("memaid", SEVENTH_BET)) == (3, ["show"])
-    refused(run3("memaid", [*SEVENTH_BET, (3, "muck")]), "ILLEGAL_ACTION", len(SEVENTH_BET))
-    assert to_act(run3("memaid", [*SEVENTH_BET, (3, "show")])) == (1, ["show", "muck"])
+@pytest.mark.parametrize("profile", ORDERED)
+def test_last_bettor_shows_first_and_may_only_show(profile: str) -> None:
+    assert to_act(run3(profile, SEVENTH_BET)) == (3, ["show"])
+    refused(run3(profile, [*SEVENTH_BET, (3, "muck")]), "ILLEGAL_ACTION", len(SEVENTH_BET))
+    assert to_act(run3(profile, [*SEVENTH_BET, (3, "show")])) == (1, ["show", "muck"])
     # Then clockwise from him: 1, then 2.
-    out = run3("memaid", [*SEVENTH_BET, (3, "show"), (2, "show")])
+    out = run3(profile, [*SEVENTH_BET, (3, "show"), (2, "show")])
     refused(out, "NOT_YOUR_TURN", len(SEVENTH_BET) + 1)
-    out = ok(run3("memaid", [*SEVENTH_BET, (3, "show"), (1, "show"), (2, "show")]))
-    # 2 on third + 4 on seventh from each.
+    out = ok(run3(profile, [*SEVENTH_BET, (3, "show"), (1, "show"), (2, "show")]))
+    # 2 on third + 4 on seventh from each (casinos_austria: 6 and 12 chips
+    # in the two rounds, 5 % of each rounds down to 0).
+    assert out["rake"] == 0
     assert out["pots"] == [
         {"amount": 18, "eligible": [1, 2, 3], "winners": [2], "awards": {"2": 18}}
     ]
@@ -1318,3 +1321,22 @@ def test_hilo_rake_first_then_the_split_odd_chip_high() -> None:
         {"amount": 148, "eligible": [1, 2], "winners": [1, 2], "awards": {"1": 71, "2": 70}}
     ]
     assert out["final_stacks"] == {"1": 497, "2": 496}
+
+
+def test_top_dealing_deck_exhausted_in_the_first_deal() -> None:
+    # Three players need nine cards for third street (ten with a burn).
+    for profile, cards in (("multipoker", 8), ("casinos_austria", 9)):
+        out = run(
+            profile,
+            seats={1: 50, 2: 50, 3: 50},
+            button=3,
+            deck=split("Ac Kd Qh Js Tc 9d 8h 7s 6c")[:cards],
+        )
+        refused(out, "DECK_EXHAUSTED", None)
+    ok_start = run(
+        "multipoker",
+        seats={1: 50, 2: 50, 3: 50},
+        button=3,
+        deck=split("Ac Kd Qh Js Tc 9d 8h 7s 6c"),
+    )
+    refused(ok_start, "INCOMPLETE", 0)
