@@ -14,6 +14,7 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
+from protobuf.wkt import Any as ConnectAny
 
 from engine_server.table.errors import ErrorKind, TableError
 
@@ -67,6 +68,15 @@ async def abort(context: grpc.aio.ServicerContext[object, object], error: TableE
 
 
 def connect_error(error: TableError) -> ConnectError:
-    return ConnectError(
-        _CONNECT_CODES[error.kind], error.message, details=[ErrorDetail(error_info(error))]
+    """The Connect error for ``error``, with its ``ErrorInfo`` as the one detail.
+
+    connectrpc's :class:`ErrorDetail` packs only messages of its own protobuf
+    runtime (a google.protobuf message has no ``_desc``), so the detail is
+    handed over already packed, as connectrpc's own ``Any``.
+    """
+    info = error_info(error)
+    packed = ConnectAny(
+        type_url="type.googleapis.com/" + info.DESCRIPTOR.full_name,
+        value=info.SerializeToString(),
     )
+    return ConnectError(_CONNECT_CODES[error.kind], error.message, details=[ErrorDetail(packed)])
