@@ -34,7 +34,7 @@ from engine_server.store.database import (
 from engine_server.store.types import UTCDateTime
 
 #: Every module that defines tables of this database (the lobby appends its own).
-MODEL_MODULES: tuple[str, ...] = ("engine_server.store.models",)
+MODEL_MODULES: tuple[str, ...] = ("engine_server.store.models", "lobby_api.models")
 
 #: The advisory lock taken while migrating PostgreSQL (any constant shared by all nodes).
 _LOCK_KEY = 0x5354_5544  # "STUD"

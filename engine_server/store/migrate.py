@@ -11,7 +11,7 @@ functions are synchronous and must not be called on a thread whose event loop
 is running; :func:`prepare_database` runs them on a worker thread.
 
 >>> head_revisions()
-('0001',)
+('0002',)
 """
 
 from __future__ import annotations

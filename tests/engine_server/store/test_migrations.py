@@ -78,7 +78,7 @@ def _alembic(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_history_has_one_head() -> None:
-    assert head_revisions() == ("0001",)
+    assert head_revisions() == ("0002",)
 
 
 def test_check_schema_creates_an_empty_database_then_leaves_it(empty_url: str) -> None:

@@ -1,0 +1,1 @@
+"""Cities and stake levels: the lobby's catalogue, seeded from ``seeds/``."""

@@ -1,0 +1,32 @@
+"""Every table model of the lobby (imported by ``migrations/env.py`` for autogenerate).
+
+>>> from sqlmodel import SQLModel
+>>> {"players", "ledger_entries", "quick_tables", "idempotency_keys"} <= set(SQLModel.metadata.tables)
+True
+"""
+
+from __future__ import annotations
+
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.catalog.models import CityRow, StakeLevelRow
+from lobby_api.quickgame.models import LobbySeatRow, QuickTableRow, TicketRow, TopUpRow
+from lobby_api.wallet.models import (
+    IdempotencyRow,
+    LedgerAccountRow,
+    LedgerEntryRow,
+    LedgerTransactionRow,
+)
+
+__all__ = [
+    "CityRow",
+    "IdempotencyRow",
+    "LedgerAccountRow",
+    "LedgerEntryRow",
+    "LedgerTransactionRow",
+    "LobbySeatRow",
+    "PlayerRow",
+    "QuickTableRow",
+    "StakeLevelRow",
+    "TicketRow",
+    "TopUpRow",
+]

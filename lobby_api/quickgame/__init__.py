@@ -1,0 +1,1 @@
+"""Quick games, matchmaking tickets and what players do at the table (top-up, leave)."""

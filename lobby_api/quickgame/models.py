@@ -1,0 +1,185 @@
+"""Quick-game tables, the lobby's seats at them, matchmaking tickets and top-ups.
+
+The engine keeps the live table and its seat sessions (``tables``,
+``seat_sessions``); these rows are the lobby's side: which tables are quick
+games of which city and stake, which seat sessions the lobby opened (and paid
+for from a wallet), and whether each has been settled back to the wallet.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+import sqlalchemy as sa
+from sqlmodel import Field, SQLModel
+
+from engine_server.store import metadata as _metadata  # noqa: F401  (naming convention first)
+from engine_server.store.types import UTCDateTime
+
+__all__ = [
+    "LobbySeatRow",
+    "QuickTableRow",
+    "QuickTableStatus",
+    "SeatSource",
+    "SeatState",
+    "TicketRow",
+    "TicketStatus",
+    "TopUpRow",
+    "TopUpState",
+]
+
+
+class QuickTableStatus(StrEnum):
+    #: The buy-in is in escrow; CreateTable/SeatPlayer are not confirmed yet.
+    OPENING = "opening"
+    OPEN = "open"
+    #: Nobody is left: the lobby is closing it on the engine.
+    CLOSING = "closing"
+    CLOSED = "closed"
+    #: The engine refused to open it; the buy-in went back.
+    FAILED = "failed"
+
+
+class SeatState(StrEnum):
+    #: Money in escrow, SeatPlayer not confirmed yet.
+    PENDING = "pending"
+    SEATED = "seated"
+    #: The engine refused the seat; the money went back.
+    FAILED = "failed"
+
+
+class SeatSource(StrEnum):
+    QUICKGAME = "quickgame"
+    TICKET = "ticket"
+
+
+class TicketStatus(StrEnum):
+    WAITING = "waiting"
+    #: A seat is reserved and SeatPlayer is under way.
+    SEATING = "seating"
+    SEATED = "seated"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+class TopUpState(StrEnum):
+    PENDING = "pending"
+    DONE = "done"
+    REFUNDED = "refunded"
+
+
+def _one_of(column: str, enum: type[StrEnum]) -> str:
+    return f"{column} IN ({', '.join(repr(m.value) for m in enum)})"
+
+
+class QuickTableRow(SQLModel, table=True):
+    """A private quick-game table the lobby opened on the engine (never listed)."""
+
+    __tablename__ = "quick_tables"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("status", QuickTableStatus), name="status"),
+        sa.Index("ix_quick_tables_city_stake_level_status", "city", "stake_level", "status"),
+        sa.Index("ix_quick_tables_finished_at", "finished_at"),
+    )
+
+    table_id: str = Field(primary_key=True, max_length=64)
+    opener_player_id: str = Field(foreign_key="players.id", max_length=64)
+    city: str = Field(foreign_key="cities.id", max_length=32)
+    stake_level: str = Field(foreign_key="stake_levels.id", max_length=32)
+    #: The opener's client seed (kept so an interrupted CreateTable can be retried as is).
+    client_seed: str = Field(max_length=64)
+    status: str = Field(default=QuickTableStatus.OPENING.value, max_length=16)
+    #: The table's hands up to this number have had their rake moved to the house.
+    raked_through: int = Field(default=0, sa_type=sa.BigInteger)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    #: Closed, every seat settled and every rake moved: the sweep ignores it from then on.
+    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class LobbySeatRow(SQLModel, table=True):
+    """A seat session the lobby opened (its id is the engine's seat_session_id).
+
+    Settled once: ``settled_at`` is set in the transaction that credits the
+    closed session's final stack (ledger key ``settle:{seat_session_id}``).
+    """
+
+    __tablename__ = "lobby_seats"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", SeatState), name="state"),
+        sa.CheckConstraint(_one_of("source", SeatSource), name="source"),
+        sa.CheckConstraint("buy_in > 0", name="buy_in"),
+        sa.Index("ix_lobby_seats_table_id_state", "table_id", "state"),
+        sa.Index("ix_lobby_seats_player_id_state", "player_id", "state"),
+        # The sweep: seated sessions not settled yet.
+        sa.Index("ix_lobby_seats_state_settled_at", "state", "settled_at"),
+    )
+
+    seat_session_id: str = Field(primary_key=True, max_length=64)
+    table_id: str = Field(foreign_key="quick_tables.table_id", max_length=64)
+    player_id: str = Field(foreign_key="players.id", max_length=64)
+    buy_in: int = Field(sa_type=sa.BigInteger)
+    source: str = Field(max_length=16)
+    ticket_id: str | None = Field(default=None, max_length=64)
+    state: str = Field(default=SeatState.PENDING.value, max_length=16)
+    #: The seat the engine gave (None until seated).
+    seat: int | None = None
+    #: The final stack credited to the wallet (None until settled).
+    settled_amount: int | None = Field(default=None, sa_type=sa.BigInteger)
+    settled_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class TicketRow(SQLModel, table=True):
+    """A request to sit in at a quick game of the player's city and a stake level.
+
+    Its buy-in waits in ``hold:tickets/{id}`` until a seat is found (then it
+    moves to the table's escrow) or the ticket expires or is cancelled (then it
+    goes back to the wallet).
+    """
+
+    __tablename__ = "tickets"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("status", TicketStatus), name="status"),
+        sa.CheckConstraint("buy_in > 0", name="buy_in"),
+        sa.Index(
+            "ix_tickets_status_city_stake_level_created_at",
+            "status",
+            "city",
+            "stake_level",
+            "created_at",
+        ),
+        sa.Index("ix_tickets_player_id_created_at", "player_id", "created_at"),
+    )
+
+    id: str = Field(primary_key=True, max_length=64)
+    player_id: str = Field(foreign_key="players.id", max_length=64)
+    city: str = Field(foreign_key="cities.id", max_length=32)
+    stake_level: str = Field(foreign_key="stake_levels.id", max_length=32)
+    buy_in: int = Field(sa_type=sa.BigInteger)
+    status: str = Field(default=TicketStatus.WAITING.value, max_length=16)
+    table_id: str | None = Field(default=None, max_length=64)
+    seat_session_id: str | None = Field(default=None, max_length=64)
+    expires_at: datetime = Field(sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class TopUpRow(SQLModel, table=True):
+    """Chips added between hands (the engine's AddChips ``request_id`` is this id)."""
+
+    __tablename__ = "topups"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", TopUpState), name="state"),
+        sa.CheckConstraint("amount > 0", name="amount"),
+    )
+
+    id: str = Field(primary_key=True, max_length=64)
+    seat_session_id: str = Field(
+        foreign_key="lobby_seats.seat_session_id", max_length=64, index=True
+    )
+    player_id: str = Field(foreign_key="players.id", max_length=64)
+    amount: int = Field(sa_type=sa.BigInteger)
+    state: str = Field(default=TopUpState.PENDING.value, max_length=16)
+    created_at: datetime = Field(sa_type=UTCDateTime)

@@ -1,0 +1,244 @@
+"""Load ``seeds/cities.json`` and ``seeds/stakes.json`` into the lobby's tables.
+
+``python -m seeds.load [--database-url URL]`` migrates the database to head and
+upserts every city and stake level (by id): running it again changes nothing,
+and an edited seed file updates the rows it names. Rows that are no longer in
+the files are kept (players and tables refer to them). The lobby runs the same
+upsert at start.
+
+The files are checked before anything is written; a mistake is reported with
+the file and the field:
+
+>>> parse_stakes([{"id": "x"}], "stakes.json")
+Traceback (most recent call last):
+...
+seeds.load.SeedError: stakes.json[0]: missing field 'name'
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.game.profiles import PROFILES
+from lobby_api.catalog.models import CityRow, StakeLevelRow
+
+__all__ = [
+    "SEEDS_DIR",
+    "SeedData",
+    "SeedError",
+    "apply_seeds",
+    "load_seed_files",
+    "main",
+    "parse_cities",
+    "parse_stakes",
+]
+
+SEEDS_DIR = Path(__file__).resolve().parent
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,31}$")
+_STAKE_FIELDS = {
+    "id": str,
+    "name": str,
+    "profile": str,
+    "ante": int,
+    "bring_in": int,
+    "small_bet": int,
+    "big_bet": int,
+    "min_buy_in": int,
+    "max_buy_in": int,
+    "action_seconds": (int, float),
+}
+#: The advisory lock taken while seeding PostgreSQL (several lobby replicas starting at once).
+_LOCK_KEY = 0x5354_5545
+
+
+class SeedError(ValueError):
+    """A seed file that is not what the loader expects (names the file and the field)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeedData:
+    cities: list[CityRow]
+    stakes: list[StakeLevelRow]
+
+
+def _require(item: dict[str, Any], name: str, kind: Any, where: str) -> Any:
+    if name not in item:
+        raise SeedError(f"{where}: missing field {name!r}")
+    value = item[name]
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise SeedError(f"{where}.{name}: expected {getattr(kind, '__name__', 'a number')}")
+    return value
+
+
+def _objects(data: object, where: str) -> list[dict[str, Any]]:
+    if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+        raise SeedError(f"{where}: expected a list of objects")
+    return data
+
+
+def parse_cities(data: object, where: str = "cities.json") -> list[CityRow]:
+    """Cities from the decoded JSON of ``cities.json``."""
+    rows = []
+    for i, item in enumerate(_objects(data, where)):
+        here = f"{where}[{i}]"
+        city_id = _require(item, "id", str, here)
+        if not _SLUG.match(city_id):
+            raise SeedError(f"{here}.id: expected 1-32 characters of [a-z0-9._-]")
+        rows.append(CityRow(id=city_id, name=_require(item, "name", str, here)))
+    _unique([r.id for r in rows], where)
+    return rows
+
+
+def _rake(value: object, where: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"by_players"}:
+        raise SeedError(f"{where}: expected null or {{'by_players': [...]}}")
+    brackets = value["by_players"]
+    if not isinstance(brackets, list) or not brackets:
+        raise SeedError(f"{where}.by_players: expected a non-empty list")
+    for i, bracket in enumerate(brackets):
+        here = f"{where}.by_players[{i}]"
+        if not isinstance(bracket, dict):
+            raise SeedError(f"{here}: expected an object")
+        low = _require(bracket, "min_players", int, here)
+        high = _require(bracket, "max_players", int, here)
+        if not 2 <= low <= high:
+            raise SeedError(f"{here}: expected 2 <= min_players <= max_players")
+        steps = _require(bracket, "schedule", list, here)
+        for j, step in enumerate(steps):
+            if (
+                not isinstance(step, list)
+                or len(step) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in step)
+            ):
+                raise SeedError(f"{here}.schedule[{j}]: expected [pot_at_least, rake], integers")
+    return value
+
+
+def parse_stakes(data: object, where: str = "stakes.json") -> list[StakeLevelRow]:
+    """Stake levels from the decoded JSON of ``stakes.json``."""
+    rows = []
+    for i, item in enumerate(_objects(data, where)):
+        here = f"{where}[{i}]"
+        values = {name: _require(item, name, kind, here) for name, kind in _STAKE_FIELDS.items()}
+        if not _SLUG.match(values["id"]):
+            raise SeedError(f"{here}.id: expected 1-32 characters of [a-z0-9._-]")
+        if values["profile"] not in PROFILES:
+            raise SeedError(f"{here}.profile: unknown profile {values['profile']!r}")
+        if not (
+            values["ante"] >= 0
+            and values["bring_in"] > 0
+            and 0 < values["small_bet"] <= values["big_bet"]
+        ):
+            raise SeedError(f"{here}: expected ante >= 0, bring_in > 0, 0 < small_bet <= big_bet")
+        if not 0 < values["min_buy_in"] <= values["max_buy_in"]:
+            raise SeedError(f"{here}: expected 0 < min_buy_in <= max_buy_in")
+        if values["action_seconds"] <= 0:
+            raise SeedError(f"{here}.action_seconds: expected a positive number")
+        rake = _rake(item.get("rake"), f"{here}.rake")
+        values["action_seconds"] = float(values["action_seconds"])
+        rows.append(StakeLevelRow(**values, rake=rake, position=i))
+    _unique([r.id for r in rows], where)
+    return rows
+
+
+def _unique(ids: Sequence[str], where: str) -> None:
+    seen: set[str] = set()
+    for value in ids:
+        if value in seen:
+            raise SeedError(f"{where}: id {value!r} appears twice")
+        seen.add(value)
+
+
+def load_seed_files(directory: Path = SEEDS_DIR) -> SeedData:
+    """Read and check both seed files."""
+    loaded = []
+    for name in ("cities.json", "stakes.json"):
+        path = directory / name
+        try:
+            loaded.append(json.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            raise SeedError(f"{path}: not found") from None
+        except json.JSONDecodeError as error:
+            raise SeedError(f"{path}: not valid JSON ({error})") from None
+    return SeedData(parse_cities(loaded[0]), parse_stakes(loaded[1]))
+
+
+async def apply_seeds(engine: AsyncEngine, data: SeedData | None = None) -> tuple[int, int]:
+    """Upsert the seed rows in one transaction; returns (rows inserted, rows updated)."""
+    data = data or load_seed_files()
+    inserted = updated = 0
+    writer = engine.execution_options(sqlite_begin="IMMEDIATE")
+    async with AsyncSession(writer, expire_on_commit=False) as session, session.begin():
+        if engine.dialect.name == "postgresql":
+            await session.exec(
+                sa.text("SELECT pg_advisory_xact_lock(:key)").bindparams(key=_LOCK_KEY)
+            )
+        for row in [*data.cities, *data.stakes]:
+            existing = await session.get(type(row), row.id)
+            if existing is None:
+                session.add(type(row).model_validate(row.model_dump()))
+                inserted += 1
+                continue
+            fresh = row.model_dump()
+            if existing.model_dump() != fresh:
+                for name, value in fresh.items():
+                    setattr(existing, name, value)
+                session.add(existing)
+                updated += 1
+    return inserted, updated
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m seeds.load", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--database-url", help="database URL (default: $STUD_DATABASE_URL)")
+    args = parser.parse_args(argv)
+    from engine_server.store.database import create_engine_for, database_url
+    from engine_server.store.migrate import upgrade_to_head
+
+    url = args.database_url or database_url()
+    try:
+        data = load_seed_files()
+    except SeedError as error:
+        print(f"seeds: {error}", file=sys.stderr)
+        return 2
+    upgrade_to_head(url)
+
+    async def run() -> tuple[int, int]:
+        engine = create_engine_for(url, null_pool=True)
+        try:
+            return await apply_seeds(engine, data)
+        finally:
+            await engine.dispose()
+
+    inserted, updated = asyncio.run(run())
+    print(
+        json.dumps(
+            {
+                "cities": len(data.cities),
+                "stake_levels": len(data.stakes),
+                "inserted": inserted,
+                "updated": updated,
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
