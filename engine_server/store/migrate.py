@@ -10,13 +10,16 @@ Alembic's ``env.py`` is asynchronous and runs its own event loop, so these
 functions are synchronous and must not be called on a thread whose event loop
 is running; :func:`prepare_database` runs them on a worker thread.
 
->>> head_revisions()
-('0002',)
+>>> len(head_revisions())  # one history: one head
+1
+>>> "0001" in _known_revisions()  # the engine's tables
+True
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -40,6 +43,10 @@ __all__ = [
     "prepare_database",
     "upgrade_to_head",
 ]
+
+# Alembic keeps its running environment in module globals: one migration per process at a
+# time. (Between processes, env.py serialises on the database itself.)
+_ALEMBIC_LOCK = threading.Lock()
 
 #: The project's one migration history (``migrations/`` at the repository root).
 MIGRATIONS_DIR: Final = Path(__file__).resolve().parents[2] / "migrations"
@@ -126,15 +133,16 @@ def check_schema(url: str | URL, *, upgrade: bool = True) -> SchemaStatus:
     With ``upgrade=False`` nothing is changed: the status tells whether it is up to date.
     """
     _refuse_in_event_loop("check_schema")
-    found = current_revisions(url)
-    heads = head_revisions()
-    unknown = set(found) - _known_revisions()
-    if unknown:
-        raise SchemaTooNew(found, heads)
-    if set(found) == set(heads) or not upgrade:
-        return SchemaStatus(found=found, heads=heads, upgraded=False)
-    command.upgrade(alembic_config(url), "heads")
-    return SchemaStatus(found=found, heads=heads, upgraded=True)
+    with _ALEMBIC_LOCK:
+        found = current_revisions(url)
+        heads = head_revisions()
+        unknown = set(found) - _known_revisions()
+        if unknown:
+            raise SchemaTooNew(found, heads)
+        if set(found) == set(heads) or not upgrade:
+            return SchemaStatus(found=found, heads=heads, upgraded=False)
+        command.upgrade(alembic_config(url), "heads")
+        return SchemaStatus(found=found, heads=heads, upgraded=True)
 
 
 def upgrade_to_head(url: str | URL) -> SchemaStatus:

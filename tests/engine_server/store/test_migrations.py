@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from alembic import command
+from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
 from engine_server.store import database, errors, metadata, migrate, models, repository, types
@@ -77,8 +78,10 @@ def _alembic(url: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_history_has_one_head() -> None:
-    assert head_revisions() == ("0002",)
+def test_the_history_is_one_line_from_the_engine_tables() -> None:
+    script = ScriptDirectory.from_config(alembic_config())
+    assert len(head_revisions()) == 1
+    assert script.get_base() == "0001"
 
 
 def test_check_schema_creates_an_empty_database_then_leaves_it(empty_url: str) -> None:
@@ -92,6 +95,14 @@ def test_check_schema_creates_an_empty_database_then_leaves_it(empty_url: str) -
 
 
 def test_an_older_database_is_brought_to_head(url: str) -> None:
+    command.downgrade(alembic_config(url), "0001")
+    assert current_revisions(url) == ("0001",)
+    status = check_schema(url)
+    assert (status.found, status.upgraded) == (("0001",), True)
+    assert current_revisions(url) == head_revisions()
+
+
+def test_the_history_downgrades_to_empty_and_back(url: str) -> None:
     command.downgrade(alembic_config(url), "base")
     assert current_revisions(url) == ()
     assert not ENGINE_TABLES & asyncio.run(_table_names(url))
@@ -230,3 +241,26 @@ def test_doctests(module: object) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_concurrent_upgrades_apply_the_history_once(empty_url: str) -> None:
+    # Three engine nodes (processes) start at once on an empty database: all end up at head,
+    # none fails on tables another created (advisory lock / BEGIN IMMEDIATE while migrating).
+    code = (
+        "import sys; from engine_server.store.migrate import upgrade_to_head as u; u(sys.argv[1])"
+    )
+    nodes = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, empty_url],
+            cwd=REPO_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    for node in nodes:
+        _, stderr = node.communicate(timeout=120)
+        assert node.returncode == 0, stderr
+    assert current_revisions(empty_url) == head_revisions()
+    assert asyncio.run(_table_names(empty_url)) >= ENGINE_TABLES
