@@ -17,7 +17,7 @@ from engine_server.store.migrate import prepare_database
 from engine_server.store.models import SeatSessionRow, SeedPairRow, TableRow
 from engine_server.store.repository import EngineStore, HandSeat
 from engine_server.table.errors import ErrorKind, TableError
-from engine_server.table.manager import LoadedTable, TableSpec
+from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
 from engine_server.table.model import (
     SeatState,
     SeedPair,
@@ -81,14 +81,12 @@ def _pair(current: SeedPairRow, following: SeedPairRow) -> SeedPair:
 
 
 def _config(row: TableRow) -> TableConfig:
-    overrides = dict(row.rule_overrides)
+    overrides = normalize_overrides(dict(row.rule_overrides))
     clock = overrides.get("action_seconds")
     live_clock: float | None = None
-    if isinstance(clock, float) and not clock.is_integer():
+    if isinstance(clock, float):
         live_clock = clock
         overrides.pop("action_seconds")
-    elif isinstance(clock, float):
-        overrides["action_seconds"] = int(clock)
     try:
         settings = apply_overrides(PROFILES[row.profile], overrides)
     except (KeyError, ProfileError):

@@ -21,7 +21,14 @@ from engine_server.table.model import (
 from engine_server.table.ports import TableStore
 from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
 
-__all__ = ["LoadedTable", "TableDirectory", "TableManager", "TableSpec", "TableSummary"]
+__all__ = [
+    "LoadedTable",
+    "TableDirectory",
+    "TableManager",
+    "TableSpec",
+    "TableSummary",
+    "normalize_overrides",
+]
 
 log = logging.getLogger("stud.tables")
 
@@ -73,6 +80,25 @@ class TableDirectory(Protocol):
     ) -> tuple[list[SessionSnapshot], str]: ...
 
 
+def normalize_overrides(value: Any) -> Any:
+    """Rule overrides with every whole-number float made an int, at any depth.
+
+    A ``google.protobuf.Struct`` (and JSON read back from the store) carries every
+    number as a float, while the rules take counts as ints: ``{"max_players": 2.0}``
+    or a rake schedule ``[[10.0, 1.0]]`` would otherwise be refused, or dropped.
+
+    >>> normalize_overrides({"max_players": 2.0, "rake": {"schedule": [[10.0, 1.0]]}, "x": 0.5})
+    {'max_players': 2, 'rake': {'schedule': [[10, 1]]}, 'x': 0.5}
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: normalize_overrides(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalize_overrides(item) for item in value]
+    return value
+
+
 def build_config(
     *,
     table_id: str,
@@ -98,6 +124,7 @@ def build_config(
             f"unknown profile {profile!r} (known: {', '.join(PROFILES)})",
             field="profile",
         )
+    overrides = normalize_overrides(dict(overrides))
     clock = overrides.get("action_seconds")
     rule_overrides = dict(overrides)
     action_seconds: float | None = None
@@ -105,12 +132,6 @@ def build_config(
         # A live table may run a sub-second clock (demos, tests); the rules keep whole seconds.
         action_seconds = float(clock)
         rule_overrides.pop("action_seconds")
-    elif isinstance(clock, float) and clock.is_integer():
-        rule_overrides["action_seconds"] = int(clock)
-    for key in ("max_players", "max_raises", "reconnect_extra_seconds"):
-        value = rule_overrides.get(key)
-        if isinstance(value, float) and value.is_integer():
-            rule_overrides[key] = int(value)
     try:
         settings = apply_overrides(PROFILES[profile], rule_overrides, where="rule_overrides")
     except ProfileError as error:
