@@ -330,7 +330,9 @@ class TableRuntime:
         turn = None
         if hand is not None and not hand.is_over:
             turn = hand.to_act
-            if viewer is not None and viewer == turn:
+            # Ops' view (GetTable) shows the legal actions of the seat to act, as a player
+            # sees his own on his turn.
+            if turn is not None and (reveal_all or viewer == turn):
                 legal = hand.legal_actions()
         return TableView(
             config=self.config,
@@ -770,11 +772,14 @@ class TableRuntime:
                     "ILLEGAL_ACTION", refused.message, legal_actions=legal
                 ) from None
             outcome = self._outcome(hand, seat, kind, before)
+            # The answer names the change number of the action's own event, not that of the
+            # last event its batch publishes (the next TurnStarted, a street's cards, ...).
+            sequence = self._sequence + outcome.sequence
             if self.hooks.on_action:
                 self.hooks.on_action(self.table_id, str(kind), False)
             await self._after_hand_change()
             answer = ActOutcome(
-                self._sequence,
+                sequence,
                 hand_number,
                 seat,
                 outcome.kind,
@@ -791,12 +796,13 @@ class TableRuntime:
 
     @staticmethod
     def _outcome(hand: Hand, seat: int, kind: ActionKind, before: int) -> ActOutcome:
-        for e in hand.events[before:]:
+        """The action as recorded; ``sequence`` is its event's place among the new events."""
+        for place, e in enumerate(hand.events[before:], start=1):
             if isinstance(e, ActionTaken) and e.seat == seat:
-                return ActOutcome(0, 0, seat, e.kind, e.amount, e.to, e.all_in)
+                return ActOutcome(place, 0, seat, e.kind, e.amount, e.to, e.all_in)
             if isinstance(e, BringInPosted) and e.seat == seat:
                 kind = ActionKind.COMPLETE if e.completed else ActionKind.BRING_IN
-                return ActOutcome(0, 0, seat, kind, e.amount, e.amount, e.all_in)
+                return ActOutcome(place, 0, seat, kind, e.amount, e.amount, e.all_in)
         return ActOutcome(0, 0, seat, kind, 0, 0, False)
 
     async def leave(self, seat: int, reason: str = "left") -> SessionSnapshot:
