@@ -536,7 +536,8 @@ class TableRuntime:
         self._hand_seats = {n: self.seats[n] for n in ready}
         for state in self._hand_seats.values():
             state.reconnect_bonus_used = False
-        self._answers.clear()
+        # Answered action ids outlive their hand (bounded by remembered_actions): a retry of
+        # the action that ended the last hand must get its answer again, not STALE_HAND.
         self._idle.clear()
         hand = Hand(
             self.config.settings,
