@@ -23,6 +23,7 @@ from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
 from engine_server.table.errors import TableError
 from engine_server.table.manager import TableManager, TableSpec, build_config, check_client_seed
+from engine_server.table.model import TableStatus
 from engine_server.table.runtime import TableRuntime
 
 __all__ = ["LOBBY_METHODS", "GrpcAdminService", "table_message"]
@@ -39,6 +40,7 @@ LOBBY_METHODS = frozenset(
         "ListTables",
         "RemovePlayer",
         "RotateSeed",
+        "CloseTable",
         "ListSeatSessions",
     }
 )
@@ -65,6 +67,9 @@ def table_message(runtime: TableRuntime) -> table_pb2.Table:
         ),
         next_commitment=runtime.seed.next_commitment,
     )
+    if runtime.status is TableStatus.CLOSED:
+        # Closing revealed the pair that was dealing (table.proto: set once closed).
+        message.seed.dealer_seed = runtime.seed.dealer_seed
     return message
 
 
