@@ -1,0 +1,369 @@
+"""Real clients play at a real engine: privacy, shared public state, conserved chips,
+idempotent and racing Acts, and leaving mid-hand."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import defaultdict
+from typing import Any
+
+import grpc
+import pytest
+from stud.v1 import admin_service_pb2, settings_pb2, table_pb2, table_service_pb2
+
+from tests.engine_server.api.conftest import Engine
+from tests.engine_server.api.players import (
+    Decide,
+    Player,
+    action,
+    bettor,
+    caller,
+    check_privacy,
+    error_info,
+    event_kind,
+    passive,
+    public_part,
+    randomly,
+)
+
+K = table_pb2
+
+
+async def seat_players(
+    engine: Engine, table_id: str, strategies: list[Decide], buy_in: int = 100
+) -> list[Player]:
+    """Seat one player per strategy (seats 1, 2, ...) and give each a client."""
+    players = []
+    for number, decide in enumerate(strategies, start=1):
+        player_id = f"p{number}"
+        await engine.seat(table_id, player_id, buy_in=buy_in, seat=number)
+        players.append(
+            Player(
+                player_id,
+                engine.grpc_address,
+                f"tables/{table_id}",
+                engine.player_md(player_id),
+                decide,
+            )
+        )
+    return players
+
+
+async def open_table(
+    engine: Engine,
+    table_id: str,
+    strategies: list[Decide],
+    *,
+    buy_in: int = 100,
+    **create: Any,
+) -> list[Player]:
+    """A table whose first hand deals every player, each watching from its start."""
+    await engine.create_table(table_id, **create)
+    await pause(engine, table_id)
+    players = await seat_players(engine, table_id, strategies, buy_in)
+    for player in players:
+        await player.connect()
+    await resume(engine, table_id)
+    return players
+
+
+async def pause(engine: Engine, table_id: str) -> None:
+    await engine.admin.PauseTable(
+        admin_service_pb2.PauseTableRequest(name=f"tables/{table_id}", reason="test"),
+        metadata=engine.admin_md,
+    )
+
+
+async def resume(engine: Engine, table_id: str) -> None:
+    await engine.admin.ResumeTable(
+        admin_service_pb2.ResumeTableRequest(name=f"tables/{table_id}"),
+        metadata=engine.admin_md,
+    )
+
+
+def is_event(kind: str, hand_number: int | None = None):  # type: ignore[no-untyped-def]
+    def predicate(message) -> bool:  # type: ignore[no-untyped-def]
+        return event_kind(message) == kind and (
+            hand_number is None or message.event.hand_number == hand_number
+        )
+
+    return predicate
+
+
+def folder_after_third(snapshot: table_pb2.TableSnapshot) -> tuple[int, int | None] | None:
+    """Plays third street out, then folds to the first bet he faces."""
+    if (
+        snapshot.street != settings_pb2.STREET_THIRD
+        and action(snapshot, K.ACTION_KIND_CHECK) is None
+    ):
+        return action(snapshot, K.ACTION_KIND_FOLD)
+    return caller(snapshot)
+
+
+# ---------------------------------------------------------------------------- seven players
+
+HANDS = 3
+BUY_IN = 1000
+
+
+async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserve_chips(
+    engine: Engine,
+) -> None:
+    # p1 always bets (every hand has action), p2 always calls (every hand reaches a showdown),
+    # p7 folds on fourth street (a folded hand must stay hidden at that showdown).
+    strategies: list[Decide] = [bettor, caller]
+    strategies += [randomly(random.Random(seat), fold=0.05) for seat in range(3, 7)]
+    strategies += [folder_after_third]
+    players = await open_table(engine, "seven", strategies, buy_in=BUY_IN)
+    try:
+        await players[0].wait_for(is_event("hand_ended", HANDS), timeout=60)
+        await pause(engine, "seven")
+        paused = lambda m: (  # noqa: E731
+            event_kind(m) == "table_status_changed"
+            and m.event.table_status_changed.status == K.TABLE_STATUS_PAUSED
+        )
+        for player in players:
+            await player.wait_for(paused, timeout=30)
+    finally:
+        for player in players:
+            await player.close()
+
+    total = 7 * BUY_IN
+    played = sorted({e.hand_number for e in players[0].events("hand_ended")})
+    assert played[:HANDS] == list(range(1, HANDS + 1))
+
+    # Each stream: a full snapshot first, then one update per change, numbered without gaps.
+    for player in players:
+        first, *rest = player.messages
+        assert not first.HasField("event") and first.snapshot.viewer_seat == player.seat
+        assert all(m.HasField("event") for m in rest)
+        assert [m.sequence for m in rest] == list(
+            range(first.sequence + 1, first.sequence + 1 + len(rest))
+        )
+        assert not player.refusals, [error_info(e) for e in player.refusals]
+
+    # 1. Nobody ever saw a card he may not see.
+    truth = check_privacy(players)
+    for hand in played:
+        assert 7 in truth.folded[hand], f"p7 folded in hand {hand}"
+        assert hand in truth.showdown, f"hand {hand} reached a showdown"
+        assert len(truth.down[hand]) == 7  # every seat's own cards are known
+
+    # 2. For every sequence number, every seat saw the same public table.
+    by_sequence: dict[int, dict[str, tuple[object, ...]]] = defaultdict(dict)
+    for player in players:
+        for message in player.messages[1:]:
+            by_sequence[message.sequence][player.player_id] = public_part(message)
+    start = max(p.messages[0].sequence for p in players) + 1
+    end = min(p.messages[-1].sequence for p in players)
+    assert end - start > 200
+    for sequence in range(start, end + 1):
+        seen = by_sequence[sequence]
+        assert len(seen) == 7, f"sequence {sequence} reached only {sorted(seen)}"
+        assert len(set(seen.values())) == 1, f"seats disagree at sequence {sequence}"
+
+    # 3. Chips are conserved on every message and by every hand.
+    for player in players:
+        for message in player.messages:
+            snap = message.snapshot
+            assert sum(s.stack for s in snap.seats) + snap.pot_total == total, message
+            for seat in snap.seats:
+                assert seat.stack >= 0 and seat.bet_this_street <= seat.total_bet
+    stacks = {seat: BUY_IN for seat in range(1, 8)}
+    for hand in played[:HANDS]:
+        in_hand = [
+            m
+            for m in players[0].messages
+            if m.snapshot.hand_in_progress and m.snapshot.hand_number == hand
+        ]
+        started = in_hand[0].snapshot
+        start_stacks = {s.number: s.stack + s.total_bet for s in started.seats if s.in_hand}
+        assert start_stacks == stacks, f"hand {hand} started from the last hand's stacks"
+        # What each seat put in, by the events: antes, the bring-in, every action's chips.
+        contributed = dict.fromkeys(start_stacks, 0)
+        for event in players[0].events("antes_posted", hand):
+            for ante in event.antes_posted.antes:
+                contributed[ante.seat] += ante.amount
+        for event in players[0].events("bring_in_posted", hand):
+            contributed[event.bring_in_posted.seat] += event.bring_in_posted.amount
+        for event in players[0].events("action_taken", hand):
+            contributed[event.action_taken.seat] += event.action_taken.chips
+        (ended,) = players[0].events("hand_ended", hand)
+        result = ended.hand_ended.result
+        assert result.hand_number == hand and not result.cancelled
+        final = dict(result.final_stacks)
+        assert sum(final.values()) + result.rake == sum(start_stacks.values())
+        assert sum(p.amount for p in result.pots) == sum(contributed.values()) - sum(
+            result.returned.values()
+        )
+        won: dict[int, int] = defaultdict(int)
+        for pot in result.pots:
+            assert sum(a.amount for a in pot.awards) + pot.rake == pot.amount
+            for award in pot.awards:
+                won[award.seat] += award.amount
+        for seat, stack in final.items():
+            expected = start_stacks[seat] - contributed[seat] + result.returned[seat] + won[seat]
+            assert stack == expected, f"hand {hand}, seat {seat}"
+        stacks = final
+    # The stored seat sessions hold every chip.
+    sessions = await engine.admin.ListSeatSessions(
+        admin_service_pb2.ListSeatSessionsRequest(table="tables/seven"), metadata=engine.admin_md
+    )
+    assert sum(s.stack for s in sessions.sessions) == total
+
+
+# ---------------------------------------------------------------------------- acting
+
+
+async def next_turn(
+    players: list[Player], after: int = 0, timeout: float = 10.0
+) -> tuple[Player, table_service_pb2.WatchTableResponse, int]:
+    """The next turn that starts after message ``after`` of players[0]'s stream: the player
+    to act, the message that started it in his own stream, and its index in players[0]'s."""
+    watcher = players[0]
+    started = await watcher.wait_for(is_event("turn_started"), after=after, timeout=timeout)
+    index = watcher.messages.index(started)
+    actor = next(p for p in players if p.seat == started.event.turn_started.seat)
+    own = await actor.wait_for(lambda m: m.sequence == started.sequence, timeout=timeout)
+    assert own.snapshot.turn_seat == actor.seat and own.snapshot.legal_actions
+    return actor, own, index
+
+
+def chips_moving(snapshot: table_pb2.TableSnapshot) -> tuple[int, int | None]:
+    """An action that puts chips in (complete, bet, raise or call)."""
+    for kind in (K.ACTION_KIND_COMPLETE, K.ACTION_KIND_BET, K.ACTION_KIND_CALL):
+        chosen = action(snapshot, kind)
+        if chosen is not None:
+            return chosen
+    raise AssertionError(f"no chips-moving action in {snapshot.legal_actions}")
+
+
+def seat_of(snapshot: table_pb2.TableSnapshot, number: int) -> table_pb2.Seat:
+    return next(s for s in snapshot.seats if s.number == number)
+
+
+async def test_the_same_act_twice_moves_chips_once_and_answers_the_same(engine: Engine) -> None:
+    players = await open_table(engine, "idem", [passive, passive])
+    try:
+        actor, own, index = await next_turn(players)
+        hand = own.snapshot.hand_number
+        before = seat_of(own.snapshot, actor.seat)
+        kind, amount = chips_moving(own.snapshot)
+
+        first = await actor.act(hand, kind, amount, action_id="act-1")
+        again = await actor.act(hand, kind, amount, action_id="act-1")
+        # A retry racing another retry: the table answers both from its memory.
+        racing = await asyncio.gather(
+            actor.act(hand, kind, amount, action_id="act-1"),
+            actor.act(hand, kind, amount, action_id="act-1"),
+        )
+        assert first is not None and first.action.chips > 0
+        assert again == first and racing == [first, first]
+        assert first.action.seat == actor.seat and first.action.action_id == "act-1"
+
+        # The stream shows the action once, at the sequence the answer named.
+        taken = await players[0].wait_for(
+            lambda m: m.sequence == first.sequence, after=index, timeout=5
+        )
+        assert taken.event.action_taken.seat == actor.seat
+        assert taken.event.action_taken.kind == first.action.kind
+        assert taken.event.action_taken.chips == first.action.chips
+        assert taken.event.action_taken.amount == first.action.amount
+        # Let the table move on (the other player's turn), then count.
+        await players[0].wait_for(
+            lambda m: event_kind(m) == "turn_started" and m.event.turn_started.seat != actor.seat,
+            after=index + 1,
+            timeout=5,
+        )
+        actions = [
+            m
+            for m in players[0].messages[index:]
+            if event_kind(m) == "action_taken" and m.event.action_taken.seat == actor.seat
+        ]
+        assert len(actions) == 1
+        after = seat_of(players[0].last.snapshot, actor.seat)
+        assert after.stack == before.stack - first.action.chips
+        assert after.total_bet == before.total_bet + first.action.chips
+
+        # The same id for another action is refused and changes nothing.
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await actor.act(hand, K.ACTION_KIND_FOLD, action_id="act-1")
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert error_info(refused.value).reason == "IDEMPOTENCY_KEY_REUSED"
+        assert seat_of(players[0].last.snapshot, actor.seat) == after
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def test_a_retry_after_the_hand_ended_gets_the_first_answer(engine: Engine) -> None:
+    players = await open_table(engine, "retry", [passive, passive])
+    try:
+        actor, own, _ = await next_turn(players)
+        hand = own.snapshot.hand_number
+        # Heads up, a fold ends the hand at once (and the next one starts soon after).
+        first = await actor.act(hand, K.ACTION_KIND_FOLD, action_id="last-word")
+        assert first is not None
+        await actor.wait_for(is_event("hand_started", hand + 1), timeout=10)
+        retry = await actor.act(hand, K.ACTION_KIND_FOLD, action_id="last-word")
+        assert retry == first
+        assert not actor.refusals
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def test_two_racing_acts_for_one_turn_one_wins_the_other_is_refused(
+    engine: Engine,
+) -> None:
+    players = await open_table(engine, "race", [passive, passive, passive])
+    winners: list[table_service_pb2.ActResponse] = []
+    try:
+        index = 0
+        for turn in range(4):  # several turns, each raced by two Acts with different ids
+            actor, own, index = await next_turn(players, after=index + 1)
+            snap = own.snapshot
+            # Never a fold: the hand goes on, so the loser is refused for the turn, not the hand.
+            kinds = [a.kind for a in snap.legal_actions if a.kind != K.ACTION_KIND_FOLD]
+            pair = [kinds[-1], kinds[0]]  # e.g. complete and call, or the same kind twice
+            outcomes = await asyncio.gather(
+                *(
+                    actor.stub.Act(
+                        table_service_pb2.ActRequest(
+                            table=actor.table,
+                            hand_number=snap.hand_number,
+                            kind=kind,
+                            action_id=f"race-{turn}-{n}",
+                        ),
+                        metadata=actor.metadata,
+                    )
+                    for n, kind in enumerate(pair)
+                ),
+                return_exceptions=True,
+            )
+            won = [o for o in outcomes if isinstance(o, table_service_pb2.ActResponse)]
+            lost = [o for o in outcomes if isinstance(o, BaseException)]
+            assert len(won) == 1 and len(lost) == 1, outcomes
+            (error,) = lost
+            assert isinstance(error, grpc.aio.AioRpcError), error
+            assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+            info = error_info(error)
+            assert info.reason in ("NOT_YOUR_TURN", "ILLEGAL_ACTION"), info
+            if info.reason == "NOT_YOUR_TURN":
+                assert info.metadata["turn_seat"] != str(actor.seat)
+            assert info.metadata.get("table", actor.table) == actor.table
+            winners.append(won[0])
+            await players[0].wait_for(lambda m, s=won[0].sequence: m.sequence >= s, timeout=5)
+        # The stream shows exactly the winners' actions, each once, nothing for the losers.
+        taken = [m for m in players[0].messages if event_kind(m) == "action_taken"]
+        assert [
+            (m.sequence, m.event.action_taken.seat, m.event.action_taken.kind) for m in taken
+        ] == [(w.sequence, w.action.seat, w.action.kind) for w in winners]
+        # And the chips: every seat's stack + total bet is still its buy-in.
+        snap = players[0].last.snapshot
+        assert {s.number: s.stack + s.total_bet for s in snap.seats} == {1: 100, 2: 100, 3: 100}
+        assert snap.pot_total == sum(s.total_bet for s in snap.seats)
+    finally:
+        for player in players:
+            await player.close()
