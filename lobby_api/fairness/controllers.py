@@ -1,0 +1,54 @@
+"""GET /hands/{hand_id}/fairness and GET /tables/{table_id}/seed-pairs.
+
+Same dependencies as :mod:`lobby_api.history.controllers`: ``db_session`` and
+``current_player`` (its ``.id``). Refusals are RFC 9457 problem documents; a hand or table
+the caller never played is a 404 whether or not it exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from lobby_api.fairness import services
+from lobby_api.fairness.schemas import HandFairness, SeedPairView
+from lobby_api.history.controllers import problem_response
+from lobby_api.history.services import HistoryError
+
+__all__ = ["FairnessController"]
+
+
+class FairnessController(Controller):
+    """Seeds, commitments and the deck check (FAIRNESS.md), for players dealt in."""
+
+    path = "/"
+    tags = ("fairness",)
+    exception_handlers = {HistoryError: problem_response}  # noqa: RUF012 (Litestar's API)
+
+    @get("/hands/{hand_id:str}/fairness", summary="The fairness check of one of my hands")
+    async def hand_fairness(
+        self,
+        db_session: NamedDependency[AsyncSession],
+        current_player: NamedDependency[Any],
+        hand_id: FromPath[str],
+    ) -> HandFairness:
+        """Commitment, client seed, nonce; once revealed, the dealer seed and the check."""
+        return await services.hand_fairness(db_session, current_player.id, hand_id)
+
+    @get(
+        ["/tables/{table_id:str}/seed-pairs", "/tables/{table_id:str}/fairness"],
+        summary="The seed pairs of a table I played at",
+    )
+    async def seed_pairs(
+        self,
+        db_session: NamedDependency[AsyncSession],
+        current_player: NamedDependency[Any],
+        table_id: FromPath[str],
+    ) -> list[SeedPairView]:
+        """Every seed pair of the table, oldest first; revealed ones with their dealer seed
+        and the check of each of the caller's hands they dealt."""
+        return await services.table_seed_pairs(db_session, current_player.id, table_id)

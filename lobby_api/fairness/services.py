@@ -1,0 +1,169 @@
+"""Fairness pages: a hand's seeds with the check, and the seed pairs of a table.
+
+Plain async functions over the caller's :class:`AsyncSession`, reading the engine's
+``hands`` and ``seed_pairs`` tables. The check is the engine's own
+(:func:`engine_server.game.fairness.verify_record`) over the cards the hand's record
+stores, each at its ``deck_index``, against the hand's stored commitment, client seed and
+nonce — so a card changed in the database, a dealer seed that does not match the
+commitment shown before the hand, or a wrong nonce all fail it.
+
+A dealer seed is given only once ``SeedPairRow.revealed_at`` is set (after a rotation or
+the table's closing): before that it would make the running pair's decks — folded and
+undealt cards included — computable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.game.cards import format_cards
+from engine_server.game.fairness import (
+    FairnessError,
+    FairnessRecord,
+    parse_record,
+    verify_record,
+)
+from engine_server.store.models import HandPlayerRow, HandRow, SeedPairRow, SeedPairState
+from lobby_api.fairness.schemas import (
+    FairnessCheck,
+    HandFairness,
+    HandVerdict,
+    Mismatch,
+    SeedPairCheck,
+    SeedPairView,
+)
+from lobby_api.history.services import HistoryError, dealt_in
+
+__all__ = ["TableNotFound", "check_hand", "hand_fairness", "table_seed_pairs"]
+
+
+class TableNotFound(HistoryError):
+    """No table the caller played at by that id (absent, or never dealt in: same answer)."""
+
+    status = 404
+    code = "TABLE_NOT_FOUND"
+
+
+def check_hand(hand: HandRow, dealer_seed: str) -> FairnessCheck:
+    """Verify the hand's stored cards against the deck its seeds derive.
+
+    A record that does not parse (a card that is no card, a deck index out of range, a
+    malformed seed) fails the check with the reason, rather than raising.
+    """
+    data = {
+        "commitment": hand.commitment,
+        "dealer_seed": dealer_seed,
+        "client_seed": hand.client_seed,
+        "nonce": hand.nonce,
+        # Only what the check reads; an entry that is no object makes parse_record fail.
+        "dealt": [
+            {k: c.get(k) for k in ("seat", "card", "deck_index")} if isinstance(c, Mapping) else c
+            for c in hand.cards or ()
+        ],
+    }
+    try:
+        record: FairnessRecord = parse_record(data)
+        verification = verify_record(record)
+    except FairnessError as error:
+        return FairnessCheck(
+            commitment_ok=False,
+            deck_ok=False,
+            mismatches=[],
+            ok=False,
+            problems=[str(error)],
+            cards_checked=0,
+            deck=[],
+        )
+    # verify_record lists the commitment mismatch among its problems; everything else is
+    # about the cards.
+    card_problems = len(verification.problems) - (0 if verification.commitment_ok else 1)
+    return FairnessCheck(
+        commitment_ok=verification.commitment_ok,
+        deck_ok=card_problems == 0,
+        mismatches=[Mismatch(**m.as_json()) for m in verification.mismatches],  # type: ignore[arg-type]
+        ok=verification.ok,
+        problems=list(verification.problems),
+        cards_checked=len(record.dealt),
+        deck=format_cards(verification.deck),
+    )
+
+
+async def hand_fairness(session: AsyncSession, player_id: str, hand_id: str) -> HandFairness:
+    """The hand's fairness page (``HandNotFound`` unless the caller was dealt in)."""
+    hand, _, _ = await dealt_in(session, player_id, hand_id)
+    pair = await session.get(SeedPairRow, hand.seed_pair_id)
+    revealed = pair is not None and pair.revealed_at is not None
+    return HandFairness(
+        hand_id=hand.id,
+        table=hand.table_id,
+        hand_number=hand.hand_number,
+        commitment=hand.commitment,
+        client_seed=hand.client_seed,
+        nonce=hand.nonce,
+        dealer_seed=pair.dealer_seed if revealed and pair is not None else None,
+        revealed=revealed,
+        revealed_at=pair.revealed_at if pair is not None else None,
+        check=check_hand(hand, pair.dealer_seed) if revealed and pair is not None else None,
+    )
+
+
+async def table_seed_pairs(
+    session: AsyncSession, player_id: str, table_id: str
+) -> list[SeedPairView]:
+    """The table's seed pairs, oldest first, for a caller dealt into one of its hands.
+
+    Revealed pairs come with their dealer seed and the check of every hand of the pair that
+    the caller was dealt into. ``TableNotFound`` when he never played there.
+    """
+    mine = list(
+        (
+            await session.exec(
+                select(HandRow)
+                .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
+                .where(HandRow.table_id == table_id, HandPlayerRow.player_id == player_id)
+                .order_by(col(HandRow.hand_number))
+            )
+        ).all()
+    )
+    if not mine:
+        raise TableNotFound(f"no table {table_id} that you played at")
+    pairs = (
+        await session.exec(
+            select(SeedPairRow)
+            .where(SeedPairRow.table_id == table_id)
+            .order_by(col(SeedPairRow.ordinal))
+        )
+    ).all()
+    views = []
+    for pair in pairs:
+        revealed = pair.revealed_at is not None
+        check = None
+        if revealed:
+            verdicts = [
+                HandVerdict(
+                    hand_id=hand.id,
+                    hand_number=hand.hand_number,
+                    nonce=hand.nonce,
+                    ok=check_hand(hand, pair.dealer_seed).ok,
+                )
+                for hand in mine
+                if hand.seed_pair_id == pair.id
+            ]
+            check = SeedPairCheck(ok=all(v.ok for v in verdicts), hands=verdicts)
+        views.append(
+            SeedPairView(
+                ordinal=pair.ordinal,
+                state=pair.state,
+                commitment=pair.commitment,
+                # A next pair's client seed is provisional until a rotation makes it current.
+                client_seed=None if pair.state == SeedPairState.NEXT.value else pair.client_seed,
+                hands_dealt=pair.next_nonce,
+                dealer_seed=pair.dealer_seed if revealed else None,
+                revealed_at=pair.revealed_at,
+                check=check,
+            )
+        )
+    return views

@@ -1,0 +1,465 @@
+"""Test support for the history and fairness endpoints: databases, an app, and real hands.
+
+Hands are played for real: :func:`play_hand` runs :class:`engine_server.game.hand.Hand` on
+the table's own seed pair and writes it through :class:`EngineStore` (``start_hand`` /
+``finish_hand``) with the record the table runtime writes (``TableRuntime._hand_record``,
+rebuilt here on purpose rather than imported). The databases — a SQLite file and a
+PostgreSQL database of this test session's own (``stud_hist_test_<pid>_<random>``, dropped
+at the end) — are migrated once per session; every test uses ids of its own, so tests never
+see each other's hands.
+
+Fixtures are imported by the ``conftest.py`` of each test package.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import psycopg2
+import pytest
+from litestar import Litestar, Request
+from litestar.di import Provide
+from litestar.exceptions import HTTPException
+from litestar.response import Response
+from litestar.testing import AsyncTestClient
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.game.actions import ActionKind, LegalAction
+from engine_server.game.cards import format_card
+from engine_server.game.events import (
+    ActionTaken,
+    BringInPosted,
+    CardDealt,
+    HandMucked,
+    HandShown,
+    ProtectionApplied,
+)
+from engine_server.game.fairness import deck_stream
+from engine_server.game.hand import Hand
+from engine_server.game.phh import export_phh
+from engine_server.game.profiles import PROFILES, Stakes
+from engine_server.game.replay import result_to_json
+from engine_server.store.database import create_engine_for
+from engine_server.store.migrate import upgrade_to_head
+from engine_server.store.models import HandRow
+from engine_server.store.repository import EngineStore, HandSeat
+from lobby_api.fairness.controllers import FairnessController
+from lobby_api.history.controllers import HistoryController
+
+POSTGRES_URL = os.environ.get(
+    "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+PLAYER_HEADER = "x-test-player"
+HOUSE_STAKES = Stakes(1, 1, 2, 4)
+
+
+# --------------------------------------------------------------------------- databases
+
+
+def _admin(url: str) -> psycopg2.extensions.connection:
+    connection = psycopg2.connect(url, connect_timeout=3)
+    connection.autocommit = True
+    return connection
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = f"sqlite:///{tmp_path_factory.mktemp('history')}/lobby.sqlite3"
+    upgrade_to_head(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    try:
+        admin = _admin(POSTGRES_URL)
+    except psycopg2.OperationalError as error:
+        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {error}")
+    name = f"stud_hist_test_{os.getpid()}_{secrets.token_hex(3)}"
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    try:
+        upgrade_to_head(url)
+        yield url
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """A migrated database shared by the session's tests of that backend."""
+    return str(
+        request.getfixturevalue(
+            {"sqlite": "sqlite_url", "postgresql": "postgres_url"}[request.param]
+        )
+    )
+
+
+@pytest.fixture
+async def db_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine_for(database_url)
+    try:
+        yield engine
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def store(db_engine: AsyncEngine) -> EngineStore:
+    return EngineStore(db_engine)
+
+
+# --------------------------------------------------------------------------------- app
+
+
+def make_app(database_url: str) -> Litestar:
+    """The history and fairness controllers with the dependencies L1's app provides.
+
+    The app has a database engine of its own, opened in the loop it serves requests on
+    (the test client runs it in a thread of its own, and asyncpg connections belong to
+    one loop). ``current_player`` is whoever the ``x-test-player`` header names
+    (authentication is L1's); an error the controllers do not answer themselves becomes a
+    problem document.
+    """
+    engine = create_engine_for(database_url)
+    sessions = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+
+    async def db_session() -> AsyncIterator[AsyncSession]:
+        async with sessions() as session:
+            yield session
+
+    async def current_player(request: Request[Any, Any, Any]) -> SimpleNamespace:
+        player = request.headers.get(PLAYER_HEADER)
+        if not player:
+            raise HTTPException(status_code=401, detail="no player")
+        return SimpleNamespace(id=player)
+
+    def problem(request: Request[Any, Any, Any], error: HTTPException) -> Response[Any]:
+        body = {"type": "about:blank", "title": "Error", "status": error.status_code}
+        body["detail"] = error.detail
+        return Response(body, status_code=error.status_code, media_type="application/problem+json")
+
+    return Litestar(
+        route_handlers=[HistoryController, FairnessController],
+        dependencies={
+            "db_session": Provide(db_session),
+            "current_player": Provide(current_player),
+        },
+        exception_handlers={HTTPException: problem},
+        on_shutdown=[engine.dispose],
+    )
+
+
+@pytest.fixture
+async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
+    async with AsyncTestClient(app=make_app(database_url)) as test_client:
+        yield test_client
+
+
+def as_player(player_id: str) -> dict[str, str]:
+    return {PLAYER_HEADER: player_id}
+
+
+# ------------------------------------------------------------------------------ hands
+
+
+def uid(prefix: str) -> str:
+    """A fresh id (tables, players and sessions are per test)."""
+    return f"{prefix}-{secrets.token_hex(4)}"
+
+
+@dataclass
+class SeatedTable:
+    """A table in the store with its seated players (seat → (session id, player id))."""
+
+    table_id: str
+    profile: str
+    stakes: Stakes
+    seats: dict[int, tuple[str, str]]
+    names: dict[int, str]
+    button: int | None = None
+    hands: list[PlayedHand] = field(default_factory=list)
+
+    def seat_of(self, player_id: str) -> int:
+        return next(seat for seat, (_, pid) in self.seats.items() if pid == player_id)
+
+
+@dataclass
+class PlayedHand:
+    """A hand played and stored: its row as finished and the live Hand object."""
+
+    row: HandRow
+    hand: Hand
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    def down_cards(self, seat: int) -> list[str]:
+        return [
+            format_card(e.card)
+            for e in self.hand.events
+            if isinstance(e, CardDealt) and e.seat == seat and not e.up
+        ]
+
+    def up_cards(self, seat: int) -> list[str]:
+        return [
+            format_card(e.card)
+            for e in self.hand.events
+            if isinstance(e, CardDealt) and e.seat == seat and e.up
+        ]
+
+    @property
+    def folded(self) -> set[int]:
+        return {
+            e.seat
+            for e in self.hand.events
+            if isinstance(e, ActionTaken) and e.kind is ActionKind.FOLD
+        }
+
+    @property
+    def shown(self) -> set[int]:
+        return {e.seat for e in self.hand.events if isinstance(e, HandShown)}
+
+    @property
+    def mucked(self) -> set[int]:
+        return {e.seat for e in self.hand.events if isinstance(e, HandMucked)}
+
+
+async def open_table(
+    store: EngineStore,
+    players: list[str],
+    *,
+    profile: str = "house",
+    stakes: Stakes = HOUSE_STAKES,
+    buy_in: int = 200,
+    client_seed: str = "alice",
+) -> SeatedTable:
+    """A table with ``players`` at seats 1, 2, …"""
+    table_id = uid("t")
+    await store.create_table(
+        request_id=uid("req"),
+        table_id=table_id,
+        profile=profile,
+        ante=stakes.ante,
+        bring_in=stakes.bring_in,
+        small_bet=stakes.small_bet,
+        big_bet=stakes.big_bet,
+        min_buy_in=10,
+        max_buy_in=10_000,
+        client_seed=client_seed,
+    )
+    seats: dict[int, tuple[str, str]] = {}
+    names: dict[int, str] = {}
+    for seat, player in enumerate(players, start=1):
+        session_id = uid("ss")
+        names[seat] = f"Name {player}"
+        await store.seat_player(
+            table_id,
+            session_id,
+            player_id=player,
+            display_name=names[seat],
+            seat=seat,
+            buy_in=buy_in,
+        )
+        seats[seat] = (session_id, player)
+    return SeatedTable(table_id, profile, stakes, seats, names)
+
+
+#: Chooses an action: (kind, to) for the seat to act, given its legal actions.
+Strategy = Callable[[Hand, int, tuple[LegalAction, ...]], tuple[ActionKind, int | None]]
+
+
+def passive(folders: set[int] = frozenset(), muckers: set[int] = frozenset()) -> Strategy:  # type: ignore[assignment]
+    """Seats in ``folders`` fold at their first chance; everyone else checks or calls (the
+    smallest bring-in where it is a choice) and, at an ordered showdown, ``muckers`` muck."""
+
+    def choose(
+        hand: Hand, seat: int, legal: tuple[LegalAction, ...]
+    ) -> tuple[ActionKind, int | None]:
+        kinds = {a.kind: a for a in legal}
+        if seat in folders and ActionKind.FOLD in kinds:
+            return ActionKind.FOLD, None
+        if ActionKind.MUCK in kinds and seat in muckers:
+            return ActionKind.MUCK, None
+        for kind in (ActionKind.SHOW, ActionKind.CHECK, ActionKind.CALL):
+            if kind in kinds:
+                return kind, None
+        if ActionKind.BRING_IN in kinds:
+            return ActionKind.BRING_IN, kinds[ActionKind.BRING_IN].min_to
+        return legal[0].kind, None
+
+    return choose
+
+
+def _record(hand: Hand) -> dict[str, Any]:
+    """What TableRuntime._hand_record stores (cards, actions, pots, rake, result)."""
+    up_by_index = {e.deck_index: (e.up, e.street) for e in hand.events if isinstance(e, CardDealt)}
+    cards = []
+    for seat, card, index in hand.dealt_cards:
+        up, street = up_by_index.get(index, (True, None))
+        cards.append(
+            {
+                "seat": seat,
+                "card": format_card(card),
+                "deck_index": index,
+                "up": up,
+                "street": str(street) if street else None,
+            }
+        )
+    actions: list[dict[str, Any]] = []
+    for e in hand.events:
+        if isinstance(e, ActionTaken):
+            actions.append(
+                {
+                    "seat": e.seat,
+                    "do": str(e.kind),
+                    "amount": e.amount,
+                    "to": e.to,
+                    "all_in": e.all_in,
+                    "timeout": e.by_timeout,
+                }
+            )
+        elif isinstance(e, BringInPosted):
+            actions.append(
+                {"seat": e.seat, "do": "bring_in", "amount": e.amount, "all_in": e.all_in}
+            )
+        elif isinstance(e, ProtectionApplied):
+            actions.append({"seat": e.seat, "do": "timeout", "protected": True})
+        elif isinstance(e, HandShown):
+            actions.append({"seat": e.seat, "do": "show"})
+        elif isinstance(e, HandMucked):
+            actions.append({"seat": e.seat, "do": "muck"})
+    result = result_to_json(hand.result(), hi_lo=hand.settings.hi_lo)
+    return {
+        "cards": cards,
+        "actions": actions,
+        "pots": result["pots"],
+        "rake": result["rake"],
+        "result": result,
+    }
+
+
+async def play_hand(
+    store: EngineStore,
+    table: SeatedTable,
+    strategy: Strategy,
+    *,
+    timeouts: set[int] = frozenset(),  # type: ignore[assignment]
+) -> PlayedHand:
+    """Deal the table's next hand from its seed pair, play it out and store it.
+
+    Seats in ``timeouts`` let their clock run out on every decision instead.
+    """
+    row = await store.get_table(table.table_id)
+    pair = await store.current_seed_pair(table.table_id)
+    players = []
+    for seat, (session_id, player_id) in sorted(table.seats.items()):
+        stack = (await store.get_session(session_id)).stack
+        if stack > 0:
+            players.append(HandSeat(seat, session_id, player_id, stack))
+    seats = [p.seat for p in players]
+    later = [s for s in seats if table.button is not None and s > table.button]
+    button = later[0] if later else seats[0]
+    settings = PROFILES[table.profile]
+    started = await store.start_hand(
+        table.table_id,
+        hand_number=row.hands_started + 1,
+        seed_pair_id=pair.id,
+        button_seat=button,
+        players=players,
+        profile=table.profile,
+        settings={
+            "rules": settings.to_json(),
+            "stakes": table.stakes.to_json(),
+            "action_seconds": settings.action_seconds,
+        },
+    )
+    deck, stream = deck_stream(pair.dealer_seed, pair.client_seed, started.nonce)
+    hand = Hand(
+        settings,
+        table.stakes,
+        [(p.seat, p.start_stack) for p in players],
+        button,
+        deck,
+        stream=stream,
+    )
+    while not hand.is_over:
+        turn = hand.to_act
+        assert turn is not None
+        if turn in timeouts:
+            hand.timeout(turn)
+        else:
+            kind, to = strategy(hand, turn, hand.legal_actions())
+            hand.act(turn, kind, to)
+    record = _record(hand)
+    names = {p.seat: table.names[p.seat] for p in players}
+    finished = await store.finish_hand(
+        started.id,
+        **record,
+        phh=export_phh(hand, table=table.table_id, hand_number=started.hand_number, players=names),
+        final_stacks={p.seat_session_id: hand.result().final_stacks[p.seat] for p in players},
+    )
+    table.button = button
+    played = PlayedHand(finished, hand)
+    table.hands.append(played)
+    return played
+
+
+def phh_card_tokens(text: str) -> list[str]:
+    """Every card token of a PHH text's dealings and showdowns (written independently of
+    the code under test)."""
+    import tomllib
+
+    tokens: list[str] = []
+    for action in tomllib.loads(text)["actions"]:
+        if action.startswith("#"):
+            continue
+        words = action.split(" # ")[0].split(" ")
+        if words[0] == "d":
+            run = words[-1]
+        elif len(words) == 3 and words[1] == "sm":
+            run = words[2]
+        else:
+            continue
+        tokens.extend(run[i : i + 2] for i in range(0, len(run), 2))
+    return tokens
+
+
+def problem(response: Any, status: int) -> dict[str, Any]:
+    """The response's problem document, after checking its status and media type."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status
+    return body
+
+
+__all__ = [
+    "PlayedHand",
+    "SeatedTable",
+    "as_player",
+    "client",
+    "database_url",
+    "db_engine",
+    "make_app",
+    "open_table",
+    "passive",
+    "phh_card_tokens",
+    "play_hand",
+    "postgres_url",
+    "problem",
+    "sqlite_url",
+    "store",
+    "uid",
+]
