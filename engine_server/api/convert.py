@@ -219,6 +219,11 @@ def hand_result_message(last: LastHand) -> table_pb2.HandResult:
     )
     result = last.result
     if result is None:
+        # A cancelled hand: every chip put in went back.
+        for seat, chips in sorted(last.returned.items()):
+            message.returned[seat] = chips
+        for seat, chips in sorted(last.final_stacks.items()):
+            message.final_stacks[seat] = chips
         return message
     message.won_by_fold = result.won_by_fold
     rake_left = result.rake

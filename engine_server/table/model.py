@@ -118,6 +118,10 @@ class LastHand:
     ended_at: datetime
     #: cards a winner by folds chose to show afterwards
     shown_after: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+    #: a cancelled hand (no ``result``): the chips each seat had put in and got back, and
+    #: the stacks it ended with (those it began with)
+    returned: dict[int, int] = field(default_factory=dict)
+    final_stacks: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

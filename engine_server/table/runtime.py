@@ -172,6 +172,8 @@ class TableRuntime:
         self._answers: OrderedDict[tuple[int, str], tuple[tuple[Any, ...], ActOutcome]]
         self._answers = OrderedDict()
         self._decisions = 0
+        #: what each seat had put into a hand CancelHand is cancelling
+        self._cancel_returned: dict[int, int] = {}
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = asyncio.Event()
@@ -634,6 +636,8 @@ class TableRuntime:
             cancelled=cancelled,
             result=result,
             ended_at=datetime.now(UTC),
+            returned=dict(self._cancel_returned) if cancelled else {},
+            final_stacks=final if cancelled else {},
         )
         self._last_hand_obj = hand
         self._last_hand_seats = dict(self._hand_seats)
@@ -1052,7 +1056,8 @@ class TableRuntime:
                 return []
             if self._hand is not None:
                 await self._set_status(TableStatus.CLOSING, reason or "closing")
-                return [self._session(s) for s in self.seats.values()]
+                # No session is final yet: they close (and are listed) once the hand ends.
+                return []
             return await self._close_now(reason or "closed by ops")
 
         return await self.call(command)
@@ -1109,6 +1114,8 @@ class TableRuntime:
                     hand_number=str(self._hand_number),
                 )
             self._cancel_reason = reason or "cancelled by ops"
+            # What each seat put in, read before cancelling gives it back (CancelHand reports it).
+            self._cancel_returned = {p.seat: p.contributed for p in hand.players if p.contributed}
             hand.cancel()
             await self._after_hand_change()
             assert self._last_hand is not None
