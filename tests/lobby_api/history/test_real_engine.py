@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from litestar.testing import AsyncTestClient
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from stud.v1 import admin_service_pb2, table_pb2
 
@@ -33,7 +33,9 @@ async def stored_hands(url: str) -> list[HandRow]:
     engine = create_engine_for(url)
     try:
         async with AsyncSession(engine) as session:
-            return list((await session.exec(select(HandRow).order_by(HandRow.hand_number))).all())
+            return list(
+                (await session.exec(select(HandRow).order_by(col(HandRow.hand_number)))).all()
+            )
     finally:
         await engine.dispose()
 
@@ -53,11 +55,9 @@ async def test_hands_played_at_a_real_engine(tmp_path: Path) -> None:
             (("p1", caller), ("p2", caller), ("p3", folder)), start=1
         ):
             await engine.seat("t1", player_id, buy_in=100, seat=seat)
-            client = Player(
-                player_id, engine.grpc_address, table, engine.player_md(player_id), decide
-            )
-            await client.connect()
-            players.append(client)
+            bot = Player(player_id, engine.grpc_address, table, engine.player_md(player_id), decide)
+            await bot.connect()
+            players.append(bot)
         watcher = players[0]
 
         def status_is(status: int) -> Any:
