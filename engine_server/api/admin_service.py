@@ -167,14 +167,15 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 raise invalid("page_size", "page_size must not be negative")
             size = min(request.page_size or 50, 500)
             statuses = [STATUS_FROM_PROTO[s] for s in request.statuses if s in STATUS_FROM_PROTO]
+            # The store filters by label before it pages: filtering a page afterwards would
+            # return short (even empty) pages while matching tables remain.
             tables, token = await self.manager.list_tables(
-                size, request.page_token, statuses, include_private=identity.has(Scope.ADMIN)
+                size,
+                request.page_token,
+                statuses,
+                include_private=identity.has(Scope.ADMIN),
+                labels=dict(request.labels),
             )
-            if request.labels:
-                wanted = dict(request.labels)
-                tables = [
-                    t for t in tables if all(t.config.labels.get(k) == v for k, v in wanted.items())
-                ]
             return admin_service_pb2.ListTablesResponse(
                 tables=[table_message(t) for t in tables], next_page_token=token
             )

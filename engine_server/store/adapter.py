@@ -179,7 +179,12 @@ class StoreTables:
         return len(await self.store.recover_running_hands())
 
     async def list_tables(
-        self, page_size: int, page_token: str, statuses: list[TableStatus], include_private: bool
+        self,
+        page_size: int,
+        page_token: str,
+        statuses: list[TableStatus],
+        include_private: bool,
+        labels: dict[str, str] | None = None,
     ) -> tuple[list[str], str]:
         async with _translated():
             page = await self.store.list_tables(
@@ -187,6 +192,7 @@ class StoreTables:
                 page_token=page_token,
                 statuses=[str(s) for s in statuses] or None,
                 include_private=include_private,
+                labels=labels or None,
             )
         return [row.id for row in page.items], page.next_page_token
 

@@ -73,6 +73,7 @@ class TableDirectory(Protocol):
         page_token: str,
         statuses: list[TableStatus],
         include_private: bool,
+        labels: dict[str, str] | None = None,
     ) -> tuple[list[str], str]: ...
 
     async def list_sessions(
@@ -242,10 +243,16 @@ class TableManager:
         return runtime
 
     async def list_tables(
-        self, page_size: int, page_token: str, statuses: list[TableStatus], include_private: bool
+        self,
+        page_size: int,
+        page_token: str,
+        statuses: list[TableStatus],
+        include_private: bool,
+        labels: dict[str, str] | None = None,
     ) -> tuple[list[TableRuntime], str]:
+        """One page of tables, newest first (``labels``: only tables carrying all of them)."""
         ids, token = await self._directory.list_tables(
-            page_size, page_token, statuses, include_private
+            page_size, page_token, statuses, include_private, labels
         )
         return [self._tables[i] for i in ids if i in self._tables], token
 
