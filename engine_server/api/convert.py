@@ -303,9 +303,11 @@ def session_message(session: SessionSnapshot) -> table_pb2.SeatSession:
         player_id=session.player_id,
         seat=session.seat,
         state=(
-            table_pb2.SEAT_SESSION_STATE_OPEN
-            if session.open
-            else table_pb2.SEAT_SESSION_STATE_CLOSED
+            table_pb2.SEAT_SESSION_STATE_CLOSED
+            if not session.open
+            else table_pb2.SEAT_SESSION_STATE_CLOSING
+            if session.closing
+            else table_pb2.SEAT_SESSION_STATE_OPEN
         ),
         chips_in=session.chips_in,
         stack=session.stack,

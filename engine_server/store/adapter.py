@@ -62,6 +62,7 @@ def _session(row: SeatSessionRow) -> SessionSnapshot:
         stack=row.stack,
         open=row.state != "closed",
         close_reason=row.close_reason,
+        closing=row.state == "closing",
     )
 
 
@@ -276,6 +277,10 @@ class StoreTables:
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
         async with _translated():
             return _session(await self.store.add_chips(session_id, request_id, amount))
+
+    async def mark_closing(self, session_id: str) -> SessionSnapshot:
+        async with _translated():
+            return _session(await self.store.mark_closing(session_id))
 
     async def close_session(
         self, session_id: str, final_stack: int, reason: str

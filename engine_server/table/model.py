@@ -107,6 +107,8 @@ class SessionSnapshot:
     stack: int
     open: bool
     close_reason: str | None = None
+    #: open, but leaving when the running hand ends (Leave or RemovePlayer during it)
+    closing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

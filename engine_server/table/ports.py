@@ -76,6 +76,10 @@ class TableStore(Protocol):
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot: ...
 
+    async def mark_closing(self, session_id: str) -> SessionSnapshot:
+        """Record that the player leaves when the running hand ends (survives a restart)."""
+        ...
+
     async def close_session(
         self, session_id: str, final_stack: int, reason: str
     ) -> SessionSnapshot: ...

@@ -825,6 +825,7 @@ class TableRuntime:
         if state.leaving:
             return self._session(state)
         if self._hand is not None and state.seat in self._hand_seats:
+            await self._store.mark_closing(state.session_id)
             state.leaving = True
             state.leave_reason = reason
             self._publish([PlayerLeaving(state.seat)])
@@ -847,6 +848,7 @@ class TableRuntime:
             chips_in=state.chips_in,
             stack=state.stack,
             open=True,
+            closing=state.leaving,
         )
 
     async def sit_out(self, seat: int, out: bool) -> tuple[SeatState, int]:
