@@ -659,6 +659,11 @@ class TableRuntime:
                 events.append(PlayerSatOut(state.seat))
         self._hand_seats = {}
         self._publish(events, self._last_hand.hand_number)
+        # A leaver's stream ends with his seat, as when he leaves between hands: left open,
+        # it would show the seat's next occupant's down cards to him.
+        gone = {state.seat for state in leaving}
+        for watcher in [w for w in self._watchers if w.seat in gone]:
+            self._end_watcher(watcher, None)
         self._next_hand_at = asyncio.get_running_loop().time() + self.timing.between_hands_seconds
         self._idle.set()
         if self.status is TableStatus.PAUSING:
