@@ -44,6 +44,7 @@ __all__ = [
     "error_info",
     "event_kind",
     "legal_kinds",
+    "own_seat",
     "passive",
     "public_part",
     "randomly",
@@ -153,8 +154,9 @@ class Player:
     #: every answer to an Act this client sent, and every refusal
     answers: list[table_service_pb2.ActResponse] = field(default_factory=list)
     refusals: list[grpc.aio.AioRpcError] = field(default_factory=list)
-    #: how the last stream ended: None while it runs, else its status code
+    #: how the last stream ended: None while it runs, else its status code (and error)
     ended: grpc.StatusCode | None = None
+    error: grpc.aio.AioRpcError | None = None
     #: the index in ``messages`` where each stream began
     stream_starts: list[int] = field(default_factory=list)
 
@@ -174,15 +176,24 @@ class Player:
         return self.messages[-1]
 
     async def connect(self, timeout: float = 10.0) -> table_service_pb2.WatchTableResponse:
-        """Open a WatchTable stream; returns its first message (the full snapshot)."""
+        """Open a WatchTable stream; returns its first message (the full snapshot).
+
+        Raises the stream's error if it ends before sending anything.
+        """
         start = len(self.messages)
         self.stream_starts.append(start)
-        self.ended = None
+        self.ended = self.error = None
         self._call = self.stub.WatchTable(
             table_service_pb2.WatchTableRequest(table=self.table), metadata=self.metadata
         )
         self._task = asyncio.create_task(self._read(self._call), name=f"watch:{self.player_id}")
-        return await self.wait_for(lambda m: True, after=start, timeout=timeout)
+        try:
+            return await self.wait_for(lambda m: True, after=start, timeout=timeout)
+        except AssertionError:
+            if self.error is not None and len(self.messages) == start:
+                self.stream_starts.pop()
+                raise self.error from None
+            raise
 
     async def disconnect(self) -> None:
         """Cancel the stream (the client goes away)."""
@@ -208,7 +219,7 @@ class Player:
                         await self.act(message.snapshot.hand_number, *chosen)
             self.ended = grpc.StatusCode.OK
         except grpc.aio.AioRpcError as error:
-            self.ended = error.code()
+            self.ended, self.error = error.code(), error
         finally:
             self._notify()
 
@@ -269,6 +280,11 @@ class Player:
                 if self._task is None or self._task.done():
                     raise AssertionError(f"{self.player_id}: the stream ended ({self.ended})")
                 await changed.wait()
+
+    async def wait_until_ended(self) -> None:
+        """Until the server ends the stream (the caller bounds the wait)."""
+        while self._task is not None and not self._task.done():
+            await self._changed.wait()
 
     def events(self, kind: str, hand_number: int | None = None) -> list[events_pb2.Event]:
         """This client's events of one kind (of one hand)."""
@@ -371,6 +387,18 @@ def _cards(message: Message) -> list[tuple[str, str]]:
     return found
 
 
+def own_seat(snap: table_pb2.TableSnapshot, player_id: str) -> int:
+    """The viewer's seat if it is this player's (-1 otherwise: he may see nobody's cards).
+
+    A seat number alone is not enough: a stream left open after its player left would
+    show the seat's next occupant's cards as "his own".
+    """
+    for seat in snap.seats:
+        if seat.number == snap.viewer_seat:
+            return seat.number if seat.player_id == player_id else -1
+    return -1
+
+
 @dataclass
 class HandTruth:
     """What really was dealt, from each seat's own stream: hand -> seat -> cards."""
@@ -387,7 +415,7 @@ class HandTruth:
         for player in players:
             for message in player.messages:
                 snap = message.snapshot
-                own = snap.viewer_seat
+                own = own_seat(snap, player.player_id)
                 if snap.hand_in_progress:
                     for seat in snap.seats:
                         if seat.in_hand:
@@ -448,19 +476,21 @@ def check_privacy(players: list[Player], truth: HandTruth | None = None) -> Hand
         checked: set[bytes] = set()
         for index, message in enumerate(player.messages):
             snap = message.snapshot
-            viewer = snap.viewer_seat
+            viewer = own_seat(snap, player.player_id)
             where = f"{player.player_id} message {index} (sequence {message.sequence})"
             key = snap.SerializeToString(deterministic=True)
             if key not in checked:
                 checked.add(key)
-                _check_snapshot(snap, truth, where)
+                _check_snapshot(snap, viewer, truth, where)
             if message.HasField("event"):
                 _check_event(message.event, viewer, truth, where)
     return truth
 
 
-def _check_snapshot(snap: table_pb2.TableSnapshot, truth: HandTruth, where: str) -> None:
-    viewer, hand = snap.viewer_seat, snap.hand_number
+def _check_snapshot(
+    snap: table_pb2.TableSnapshot, viewer: int, truth: HandTruth, where: str
+) -> None:
+    hand = snap.hand_number
     for seat in snap.seats:
         if seat.number != viewer:
             assert not seat.down_cards, f"{where}: seat {seat.number}'s down cards"

@@ -367,3 +367,82 @@ async def test_two_racing_acts_for_one_turn_one_wins_the_other_is_refused(
     finally:
         for player in players:
             await player.close()
+
+
+# ---------------------------------------------------------------------------- leaving
+
+
+async def test_leaving_mid_hand_plays_the_hand_out_then_pays_out_and_frees_the_seat(
+    engine: Engine,
+) -> None:
+    players = await open_table(engine, "leave", [caller, caller, passive])
+    first, _, leaver = players
+    newcomer: Player | None = None
+    try:
+        # His turn in hand 1: the hand is surely running (the clock is 30 s).
+        turn = await leaver.wait_for(
+            lambda m: event_kind(m) == "turn_started" and m.event.turn_started.seat == leaver.seat,
+            timeout=10,
+        )
+        hand = turn.snapshot.hand_number
+        answer = await leaver.stub.Leave(
+            table_service_pb2.LeaveRequest(table=leaver.table), metadata=leaver.metadata
+        )
+        assert not answer.left
+        assert answer.session.state == K.SEAT_SESSION_STATE_CLOSING
+        # He is still in: he acts on this turn and plays on to the end of the hand.
+        leaver.decide = caller
+        chosen = caller(turn.snapshot)
+        assert chosen is not None
+        assert await leaver.act(hand, *chosen) is not None
+        leaving = await first.wait_for(is_event("player_leaving"), timeout=5)
+        assert leaving.event.player_leaving.seat == leaver.seat
+        assert seat_of(leaving.snapshot, leaver.seat).status == K.SEAT_STATUS_LEAVING
+
+        ended = await first.wait_for(is_event("hand_ended", hand), timeout=20)
+        final = ended.event.hand_ended.result.final_stacks[leaver.seat]
+        left = await first.wait_for(is_event("player_left"), timeout=5)
+        assert left.event.player_left.seat == leaver.seat
+        assert left.event.player_left.final_stack == final
+        assert left.event.player_left.reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
+        assert leaver.seat not in [s.number for s in left.snapshot.seats]
+        # Actions of his after the Leave were taken (he played the hand out).
+        assert len(leaver.answers) >= 1
+
+        sessions = await engine.admin.ListSeatSessions(
+            admin_service_pb2.ListSeatSessionsRequest(table="tables/leave"),
+            metadata=engine.admin_md,
+        )
+        (closed,) = [s for s in sessions.sessions if s.player_id == leaver.player_id]
+        assert closed.state == K.SEAT_SESSION_STATE_CLOSED
+        assert closed.close_reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
+        assert closed.stack == final
+        assert sum(s.stack for s in sessions.sessions) == 300
+
+        # He is gone: his stream ends, and he cannot watch or act there any more.
+        await asyncio.wait_for(leaver.wait_until_ended(), 5)
+        assert leaver.ended == grpc.StatusCode.OK
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await leaver.connect()
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert error_info(refused.value).reason == "NOT_SEATED"
+
+        # The next hand deals only the two who stayed; then a newcomer takes the free seat and
+        # is dealt in before he opens his stream: none of his cards reach the one who left.
+        started = await first.wait_for(is_event("hand_started", hand + 1), timeout=10)
+        assert list(started.event.hand_started.seats) == [1, 2]
+        await engine.seat("leave", "p9", buy_in=100, seat=leaver.seat)
+        dealt = await first.wait_for(
+            lambda m: event_kind(m) == "street_started" and m.snapshot.hand_number == hand + 2,
+            timeout=20,
+        )
+        assert seat_of(dealt.snapshot, leaver.seat).player_id == "p9"
+        newcomer = Player("p9", engine.grpc_address, leaver.table, engine.player_md("p9"), caller)
+        await newcomer.connect()
+        await newcomer.wait_for(is_event("hand_ended", hand + 2), timeout=20)
+        check_privacy([first, players[1], leaver, newcomer])
+    finally:
+        for player in players:
+            await player.close()
+        if newcomer is not None:
+            await newcomer.close()
