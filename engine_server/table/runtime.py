@@ -381,6 +381,10 @@ class TableRuntime:
                         ErrorKind.ABORTED, "WATCH_REPLACED", "a newer watch replaced this one"
                     ),
                 )
+            # Connected first (the others hear of it), so that the new stream's snapshot shows
+            # him connected, with any reconnect time already on his clock.
+            if seat is not None:
+                await self._set_connected(seat, True)
             watcher = Watcher(seat, asyncio.Queue(maxsize=self.timing.watcher_backlog), admin)
             self._watchers.append(watcher)
             watcher.queue.put_nowait(
@@ -392,8 +396,6 @@ class TableRuntime:
                     datetime.now(UTC),
                 )
             )
-            if seat is not None:
-                await self._set_connected(seat, True)
             return watcher
 
         return await self.call(attach)
