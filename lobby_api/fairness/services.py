@@ -35,7 +35,7 @@ from lobby_api.fairness.schemas import (
     SeedPairCheck,
     SeedPairView,
 )
-from lobby_api.history.services import HistoryError, dealt_in
+from lobby_api.history.services import HistoryError, dealt_in, is_stored_id
 
 __all__ = ["TableNotFound", "check_hand", "hand_fairness", "table_seed_pairs"]
 
@@ -118,6 +118,8 @@ async def table_seed_pairs(
     Revealed pairs come with their dealer seed and the check of every hand of the pair that
     the caller was dealt into. ``TableNotFound`` when he never played there.
     """
+    if not is_stored_id(table_id):
+        raise TableNotFound(f"no table {table_id} that you played at")
     mine = list(
         (
             await session.exec(

@@ -20,7 +20,13 @@ import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from engine_server.store.models import HandPlayerRow, HandRow, HandState, SeatSessionRow
+from engine_server.store.models import (
+    ID_LENGTH,
+    HandPlayerRow,
+    HandRow,
+    HandState,
+    SeatSessionRow,
+)
 from lobby_api.history.redaction import (
     LeakRefused,
     RecordInconsistent,
@@ -40,6 +46,7 @@ __all__ = [
     "dealt_in",
     "get_hand",
     "get_hand_phh",
+    "is_stored_id",
     "list_my_hands",
 ]
 
@@ -175,6 +182,12 @@ async def list_my_hands(
 # ------------------------------------------------------------------------ one hand
 
 
+def is_stored_id(value: str) -> bool:
+    """Whether ``value`` could be a stored id at all (checked before it reaches the database:
+    PostgreSQL refuses a NUL character in text with an error rather than finding nothing)."""
+    return 1 <= len(value) <= ID_LENGTH and "\x00" not in value
+
+
 async def dealt_in(
     session: AsyncSession, player_id: str, hand_id: str
 ) -> tuple[HandRow, list[HandPlayerRow], HandPlayerRow]:
@@ -182,7 +195,7 @@ async def dealt_in(
 
     The one gate for every per-hand endpoint (history and fairness).
     """
-    hand = await session.get(HandRow, hand_id)
+    hand = await session.get(HandRow, hand_id) if is_stored_id(hand_id) else None
     players: list[HandPlayerRow] = []
     if hand is not None:
         players = list(

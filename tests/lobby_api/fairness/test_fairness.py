@@ -201,3 +201,6 @@ async def test_only_players_dealt_in_see_a_tables_pairs(store: EngineStore, clie
             assert theirs["detail"].replace(table.table_id, "X") == missing["detail"].replace(
                 "t-none", "X"
             )
+    for odd in ("%00", "t" * 65):
+        body = problem(await client.get(f"/tables/{odd}/seed-pairs", headers=as_player(p1)), 404)
+        assert body["code"] == "TABLE_NOT_FOUND"
