@@ -145,7 +145,7 @@ def record_cards(hand: HandRow) -> list[RecordCard]:
         card = str(card)
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < 52:
             raise RecordInconsistent(f"cards[{number}].deck_index is not a deck position")
-        street = entry.get("street")
+        street = entry.get("street") if isinstance(entry.get("street"), str) else None
         if seat is None:
             out.append(RecordCard(None, card, index, True, street, None))
             continue
