@@ -230,6 +230,18 @@ def showing_strength(up_cards: Sequence[Card]) -> int:
     """
     if len(up_cards) > _SHOWING_MAX_CARDS:
         raise ValueError(f"a showing hand has at most 4 cards ({len(up_cards)} given)")
+    # Only the ranks matter, and there are few rank multisets: score each once.
+    key = tuple(sorted([card >> 2 for card in up_cards]))
+    score = _SHOWING_SCORES.get(key)
+    if score is None:
+        score = _SHOWING_SCORES[key] = _showing_score(up_cards)
+    return score
+
+
+_SHOWING_SCORES: dict[tuple[int, ...], int] = {}
+
+
+def _showing_score(up_cards: Sequence[Card]) -> int:
     counts = Counter(card >> 2 for card in up_cards)
     groups = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
     shape = [count for _, count in groups]

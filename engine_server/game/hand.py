@@ -80,6 +80,7 @@ __all__ = [
 ]
 
 _STREETS = tuple(Street)
+_SIMPLE = frozenset({ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL})
 
 
 class DeckExhausted(Exception):
@@ -113,15 +114,19 @@ class PlayerState:
     acted: bool = False
     shown: bool = False
     mucked: bool = False
+    #: still able to put chips in: not folded, not all in, not protected (kept as a
+    #: field because every decision asks it of every seat)
+    active: bool = True
+    up_list: list[Card] = field(default_factory=list)
 
     @property
     def can_bet(self) -> bool:
         """Still able to put chips in: not folded, not all in, not protected."""
-        return not (self.folded or self.all_in or self.protected)
+        return self.active
 
     @property
     def up_cards(self) -> list[Card]:
-        return [card for card, up in zip(self.cards, self.up, strict=True) if up]
+        return list(self.up_list)
 
     @property
     def down_cards(self) -> list[Card]:
@@ -224,7 +229,10 @@ class Hand:
         self._by_seat = {p.seat: p for p in self.players}
 
         self.phase = Phase.BETTING
+        self._over = False
         self.street = Street.THIRD
+        self._round = 0  # the street's index, 0 for third street
+        self._live = len(self.players)  # seats not folded
         self.to_act: int | None = None
         self.community: list[Card] = []
         self.bring_in_info: BringIn | None = None
@@ -248,6 +256,10 @@ class Hand:
         self._showdown_order: list[PlayerState] = []
         self._cursor = 0  # dealing position of the last seat asked
         self._open_pair = False
+        # The legal actions of the current decision, computed once per decision.
+        self._legal_cache: tuple[LegalAction, ...] | None = None
+        self._targets_cache: tuple[ActionKind | None, tuple[int, ...]] = (None, ())
+        self._shown_events: list[HandShown] = []
 
         self.events.append(
             HandStarted(
@@ -264,7 +276,7 @@ class Hand:
 
     @property
     def is_over(self) -> bool:
-        return self.phase in (Phase.COMPLETE, Phase.CANCELLED)
+        return self._over
 
     def player(self, seat: int) -> PlayerState | None:
         return self._by_seat.get(seat)
@@ -309,9 +321,12 @@ class Hand:
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
         """The legal actions of the seat to act, in HAND_SCRIPT.md's order."""
-        if self.to_act is None:
-            return ()
-        return self._legal(self._by_seat[self.to_act])
+        cached = self._legal_cache
+        if cached is None:
+            if self.to_act is None:
+                return ()
+            cached = self._legal_cache = self._legal(self._by_seat[self.to_act])
+        return cached
 
     def refusal(self, seat: int, kind: ActionKind, to: int | None = None) -> ActionRefused | None:
         """Why ``seat`` may not do ``kind`` now, or ``None`` when it may."""
@@ -323,11 +338,13 @@ class Hand:
             )
         if kind is ActionKind.TIMEOUT:
             return None
-        for legal in self._legal(self._by_seat[seat]):
+        legal_now = self.legal_actions()
+        for legal in legal_now:
             if legal.kind is kind:
                 if (
                     to is None
                     or legal.allows(to)
+                    or self._beyond_stack(seat, legal, to)
                     or (
                         kind is ActionKind.BRING_IN
                         and to == self.stakes.small_bet
@@ -340,10 +357,15 @@ class Hand:
                     RefusalCode.ILLEGAL_ACTION,
                     f"seat {seat} cannot {kind} to {to} (legal: {', '.join(map(str, sizes))})",
                 )
-        legal_names = ", ".join(str(a.kind) for a in self._legal(self._by_seat[seat]))
+        legal_names = ", ".join(str(a.kind) for a in legal_now)
         return ActionRefused(
             RefusalCode.ILLEGAL_ACTION, f"seat {seat} cannot {kind} now (legal: {legal_names})"
         )
+
+    def _beyond_stack(self, seat: int, legal: LegalAction, to: int) -> bool:
+        """A bet, raise or bring-in larger than the stack is all in for the stack."""
+        p = self._by_seat[seat]
+        return legal.kind not in _SIMPLE and legal.max_to == p.bet + p.stack and to > legal.max_to
 
     def can_act(self, seat: int, kind: ActionKind, to: int | None = None) -> bool:
         return self.refusal(seat, kind, to) is None
@@ -354,10 +376,31 @@ class Hand:
         ``to`` is the total the seat's bet on this street becomes (for
         ``bring_in`` its amount); ``None`` takes the fixed size.
         """
+        player = self._by_seat.get(seat)
+        if (
+            player is not None
+            and seat == self.to_act
+            and self.phase is Phase.BETTING
+            and kind in _SIMPLE
+            and to is None
+        ):
+            # The common decisions need no list of legal actions to be checked.
+            if kind is ActionKind.FOLD:
+                self._legal_cache = None
+                self._bet_action(player, kind, None)
+                self._advance()
+                return
+            owes = player.bet < self._current_to
+            if owes is (kind is ActionKind.CALL):
+                self._legal_cache = None
+                self._bet_action(player, kind, None)
+                self._advance()
+                return
         refused = self.refusal(seat, kind, to)
         if refused is not None:
             raise refused
-        player = self._by_seat[seat]
+        assert player is not None
+        self._legal_cache = None
         if self.phase is Phase.SHOWDOWN:
             self._showdown_decision(player, show=kind is not ActionKind.MUCK)
         elif self.phase is Phase.BRING_IN:
@@ -434,7 +477,9 @@ class Hand:
             p.stack = p.start_stack
             p.contributed = 0
         self.phase = Phase.CANCELLED
+        self._over = True
         self.to_act = None
+        self._legal_cache = None
         self.events.append(HandCancelled(final_stacks=tuple(sorted(self._start_stacks.items()))))
 
     # ---------------------------------------------------------- legal actions
@@ -455,7 +500,7 @@ class Hand:
         all_in_to = p.bet + p.stack
         if owed <= 0:
             actions.append(LegalAction(ActionKind.CHECK, p.bet, p.bet))
-        raise_kind, targets = self._raise_options(p, owed)
+        raise_kind, targets = self._targets_cache = self._raise_options(p, owed)
         if raise_kind is ActionKind.BET:
             actions.append(self._sized(raise_kind, targets, all_in_to))
         if owed > 0:
@@ -476,7 +521,7 @@ class Hand:
         """Which aggressive action ``p`` may take, and the totals it may go to."""
         if p.acted or p.stack <= owed or self._capped():
             return None, ()
-        if not any(q.can_bet for q in self.players if q is not p):
+        if not any(q.active for q in self.players if q is not p):
             return None, ()
         if self.street is Street.THIRD and not self._completed:
             return ActionKind.COMPLETE, (self.stakes.small_bet,)
@@ -522,15 +567,18 @@ class Hand:
         p.stack -= amount
         p.bet += amount
         p.contributed += amount
-        p.round_contributed[self.street.order] += amount
+        p.round_contributed[self._round] += amount
         if p.stack == 0:
             p.all_in = True
+            p.active = False
         return amount
 
     def _bet_action(self, p: PlayerState, kind: ActionKind, to: int | None) -> None:
         if kind is ActionKind.FOLD:
             p.folded = True
+            p.active = False
             p.acted = True
+            self._live -= 1
             self.events.append(ActionTaken(p.seat, kind, 0, p.bet, False))
         elif kind is ActionKind.CHECK:
             p.acted = True
@@ -540,7 +588,8 @@ class Hand:
             p.acted = True
             self.events.append(ActionTaken(p.seat, kind, moved, p.bet, p.all_in))
         else:
-            _, targets = self._raise_options(p, self._current_to - p.bet)
+            # refusal() computed this decision's legal actions, and with them the targets.
+            _, targets = self._targets_cache
             target = min(targets) if to is None else to
             self._aggress(p, kind, target, targets)
 
@@ -604,6 +653,7 @@ class Hand:
         )
         if protect:
             p.protected = True
+            p.active = False
             p.acted = True
             self.events.append(ProtectionApplied(p.seat, p.contributed))
             return
@@ -616,25 +666,27 @@ class Hand:
             p.acted = True
         else:
             p.folded = True
+            p.active = False
             p.acted = True
+            self._live -= 1
         self.events.append(ActionTaken(p.seat, kind, 0, p.bet, False, by_timeout=True))
 
     # ------------------------------------------------------------- flow
 
     def _advance(self) -> None:
         """Move to the next decision, dealing and settling as the rules say."""
-        while not self.is_over:
-            if self.phase is Phase.SHOWDOWN:
+        while not self._over:
+            phase = self.phase
+            if phase is Phase.SHOWDOWN:
                 nxt = next((q for q in self._showdown_order if not (q.shown or q.mucked)), None)
                 if nxt is not None:
                     self.to_act = nxt.seat
                     return
                 self._finish(won_by_fold=False)
                 return
-            if self.phase is Phase.BRING_IN:
+            if phase is Phase.BRING_IN:
                 return
-            live = [q for q in self.players if not q.folded]
-            if len(live) == 1:
+            if self._live == 1:
                 self._finish(won_by_fold=True)
                 return
             nxt = self._next_to_act()
@@ -651,30 +703,35 @@ class Hand:
             if self.street is Street.SEVENTH:
                 self._start_showdown()
                 continue
-            self._start_street(_STREETS[self.street.order + 1])
+            self._start_street(_STREETS[self._round + 1])
 
     def _next_to_act(self) -> PlayerState | None:
-        """The next seat clockwise from the last to act that still owes a decision."""
-        n = len(self.players)
+        """The next seat clockwise from the last to act that still owes a decision.
+
+        A seat owes one while it can bet and either owes chips or has not acted
+        since the last full bet — the latter only while someone else could still
+        put chips in.
+        """
+        players = self.players
+        n = len(players)
+        able = 0
+        for q in players:
+            if q.active:
+                able += 1
+        if not able:
+            return None
+        current = self._current_to
         start = self._cursor
         for step in range(1, n + 1):
-            q = self.players[(start + step) % n]
-            if self._needs_to_act(q):
+            q = players[(start + step) % n]
+            if q.active and (q.bet < current or (not q.acted and able > 1)):
                 self._cursor = q.position
                 return q
         return None
 
-    def _needs_to_act(self, q: PlayerState) -> bool:
-        if not q.can_bet:
-            return False
-        if q.bet < self._current_to:
-            return True
-        if q.acted:
-            return False
-        return any(r.can_bet for r in self.players if r is not q)
-
     def _start_street(self, street: Street) -> None:
         self.street = street
+        self._round = street.order
         for q in self.players:
             q.bet = 0
             q.acted = False
@@ -689,7 +746,7 @@ class Hand:
             self._deal_third()
         else:
             self._deal_street(street)
-        able = [q for q in self.players if q.can_bet]
+        able = [q for q in self.players if q.active]
         if len(able) <= 1:
             self._cursor = 0
             self.events.append(StreetStarted(street, None))
@@ -698,8 +755,13 @@ class Hand:
             self._start_third(able)
             return
         live = [q for q in self.players if not q.folded]
-        self._open_pair = any(len(up := q.up_cards) == 2 and up[0] >> 2 == up[1] >> 2 for q in live)
-        best = max(live, key=lambda q: (showing_strength(q.up_cards), -q.position))
+        # An open pair allows a big bet on fourth street only where the profile says so.
+        self._open_pair = (
+            street is Street.FOURTH
+            and self.settings.open_pair_big_bet
+            and any(len(up := q.up_list) == 2 and up[0] >> 2 == up[1] >> 2 for q in live)
+        )
+        best = max(live, key=lambda q: (showing_strength(q.up_list), -q.position))
         # The best hand showing is asked first; if he cannot act, the next seat that can.
         self._cursor = (best.position - 1) % len(self.players)
         first = self._peek_next_to_act()
@@ -740,9 +802,13 @@ class Hand:
         return self._deck[index]
 
     def _give(self, p: PlayerState, index: int, up: bool, street: Street) -> None:
-        card = self._card_at(index)
+        if index >= len(self._deck):
+            raise DeckExhausted("the deck ran out of cards")
+        card = self._deck[index]
         p.cards.append(card)
         p.up.append(up)
+        if up:
+            p.up_list.append(card)
         self._dealt_indexes.append((p.seat, index))
         self.events.append(CardDealt(p.seat, card, up, street, index))
 
@@ -848,7 +914,7 @@ class Hand:
             first = self._last_round_first
             if first is not None and not first.folded:
                 return first
-        return max(live, key=lambda q: (showing_strength(q.up_cards), -q.position))
+        return max(live, key=lambda q: (showing_strength(q.up_list), -q.position))
 
     def _showdown_decision(self, p: PlayerState, *, show: bool) -> None:
         if show:
@@ -865,9 +931,11 @@ class Hand:
         cards = self._full_hand(p)
         category, five = best_high_five(cards)
         low = best_low_five(cards) if self.settings.hi_lo else None
-        self.events.append(
-            HandShown(p.seat, tuple(p.cards), category, tuple(five), tuple(low) if low else None)
+        event = HandShown(
+            p.seat, tuple(p.cards), category, tuple(five), tuple(low) if low else None
         )
+        self._shown_events.append(event)
+        self.events.append(event)
 
     # ------------------------------------------------------------- settling
 
@@ -875,8 +943,13 @@ class Hand:
         self.to_act = None
         returned = self._return_uncalled()
         pots = self._build_pots(won_by_fold)
-        round_chips = [sum(p.round_contributed[i] for p in self.players) for i in range(5)]
-        rake = self._rake.of_rounds(round_chips) if self._rake is not None else 0
+        rake = 0
+        if self._rake is not None:
+            round_chips = [0, 0, 0, 0, 0]
+            for p in self.players:
+                for i, chips in enumerate(p.round_contributed):
+                    round_chips[i] += chips
+            rake = self._rake.of_rounds(round_chips)
         if rake:
             self.events.append(RakeTaken(rake))
         results: list[PotResult] = []
@@ -887,29 +960,22 @@ class Hand:
             winners, awards = self._award(amount - taken, eligible)
             for seat, chips in awards.items():
                 self._by_seat[seat].stack += chips
-            results.append(
-                PotResult(amount, tuple(sorted(q.seat for q in eligible)), winners, awards)
-            )
+            eligible_seats = tuple(sorted([q.seat for q in eligible]))
+            results.append(PotResult(amount, eligible_seats, winners, awards))
             self.events.append(
-                PotAwarded(
-                    index,
-                    amount,
-                    tuple(sorted(q.seat for q in eligible)),
-                    winners,
-                    tuple(sorted(awards.items())),
-                )
+                PotAwarded(index, amount, eligible_seats, winners, tuple(sorted(awards.items())))
             )
         final = dict(self._start_stacks)
         for p in self.players:
             final[p.seat] = p.stack
         shown: dict[int, tuple[Card, ...]] = {}
         hands: dict[int, ShownHand] = {}
-        for event in self.events:
-            if isinstance(event, HandShown):
-                shown[event.seat] = event.cards
-                hands[event.seat] = ShownHand(event.category, event.best_five, event.low_five)
+        for event in self._shown_events:
+            shown[event.seat] = event.cards
+            hands[event.seat] = ShownHand(event.category, event.best_five, event.low_five)
         self.events.append(HandEnded(tuple(sorted(final.items())), won_by_fold))
         self.phase = Phase.COMPLETE
+        self._over = True
         self._result = HandResult(
             bring_in=self.bring_in_info,
             first_to_act=dict(self.first_to_act),
@@ -924,9 +990,15 @@ class Hand:
         )
 
     def _return_uncalled(self) -> dict[int, int]:
-        ranked = sorted(self.players, key=lambda q: q.contributed, reverse=True)
-        top, second = ranked[0], ranked[1]
-        excess = top.contributed - second.contributed
+        top = self.players[0]
+        second_most = -1
+        for q in self.players[1:]:
+            if q.contributed > top.contributed:
+                second_most = top.contributed
+                top = q
+            elif q.contributed > second_most:
+                second_most = q.contributed
+        excess = top.contributed - second_most
         if excess <= 0:
             return {}
         top.contributed -= excess
