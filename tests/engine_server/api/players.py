@@ -18,19 +18,23 @@ import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from stud.v1 import (
+    admin_service_pb2,
     events_pb2,
     settings_pb2,
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
 )
+
+if TYPE_CHECKING:
+    from tests.engine_server.api.conftest import Engine
 
 __all__ = [
     "Decide",
@@ -43,11 +47,17 @@ __all__ = [
     "check_privacy",
     "error_info",
     "event_kind",
+    "is_event",
     "legal_kinds",
+    "open_table",
     "own_seat",
     "passive",
+    "pause",
     "public_part",
     "randomly",
+    "resume",
+    "seat_of",
+    "seat_players",
 ]
 
 #: a strategy: what to do on one's turn, ``(kind, amount or None)``, or ``None`` to let the
@@ -299,6 +309,78 @@ class Player:
 
 def event_kind(message: table_service_pb2.WatchTableResponse) -> str | None:
     return message.event.WhichOneof("kind") if message.HasField("event") else None
+
+
+# ------------------------------------------------------------------ tables
+
+
+async def seat_players(
+    engine: Engine, table_id: str, strategies: list[Decide], buy_in: int = 100
+) -> list[Player]:
+    """Seat one player per strategy (seats 1, 2, ...) and give each a client."""
+    players = []
+    for number, decide in enumerate(strategies, start=1):
+        player_id = f"p{number}"
+        await engine.seat(table_id, player_id, buy_in=buy_in, seat=number)
+        players.append(
+            Player(
+                player_id,
+                engine.grpc_address,
+                f"tables/{table_id}",
+                engine.player_md(player_id),
+                decide,
+            )
+        )
+    return players
+
+
+async def open_table(
+    engine: Engine,
+    table_id: str,
+    strategies: list[Decide],
+    *,
+    buy_in: int = 100,
+    **create: Any,
+) -> list[Player]:
+    """A table whose first hand deals every player, each watching from its start."""
+    await engine.create_table(table_id, **create)
+    await pause(engine, table_id)
+    players = await seat_players(engine, table_id, strategies, buy_in)
+    for player in players:
+        await player.connect()
+    await resume(engine, table_id)
+    return players
+
+
+async def pause(engine: Engine, table_id: str) -> None:
+    await engine.admin.PauseTable(
+        admin_service_pb2.PauseTableRequest(name=f"tables/{table_id}", reason="test"),
+        metadata=engine.admin_md,
+    )
+
+
+async def resume(engine: Engine, table_id: str) -> None:
+    await engine.admin.ResumeTable(
+        admin_service_pb2.ResumeTableRequest(name=f"tables/{table_id}"),
+        metadata=engine.admin_md,
+    )
+
+
+def is_event(
+    kind: str, hand_number: int | None = None
+) -> Callable[[table_service_pb2.WatchTableResponse], bool]:
+    """A predicate for :meth:`Player.wait_for`: an event of this kind (in this hand)."""
+
+    def predicate(message: table_service_pb2.WatchTableResponse) -> bool:
+        return event_kind(message) == kind and (
+            hand_number is None or message.event.hand_number == hand_number
+        )
+
+    return predicate
+
+
+def seat_of(snapshot: table_pb2.TableSnapshot, number: int) -> table_pb2.Seat:
+    return next(s for s in snapshot.seats if s.number == number)
 
 
 # ------------------------------------------------------------------ public state

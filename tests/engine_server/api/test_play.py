@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import defaultdict
-from typing import Any
+from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+import pytest_asyncio
 from stud.v1 import admin_service_pb2, settings_pb2, table_pb2, table_service_pb2
 
-from tests.engine_server.api.conftest import Engine
+from tests.engine_server.api.conftest import Engine, launch, shut
 from tests.engine_server.api.players import (
     Decide,
     Player,
@@ -22,73 +23,30 @@ from tests.engine_server.api.players import (
     check_privacy,
     error_info,
     event_kind,
+    is_event,
+    open_table,
     passive,
+    pause,
     public_part,
     randomly,
+    seat_of,
 )
 
 K = table_pb2
 
-
-async def seat_players(
-    engine: Engine, table_id: str, strategies: list[Decide], buy_in: int = 100
-) -> list[Player]:
-    """Seat one player per strategy (seats 1, 2, ...) and give each a client."""
-    players = []
-    for number, decide in enumerate(strategies, start=1):
-        player_id = f"p{number}"
-        await engine.seat(table_id, player_id, buy_in=buy_in, seat=number)
-        players.append(
-            Player(
-                player_id,
-                engine.grpc_address,
-                f"tables/{table_id}",
-                engine.player_md(player_id),
-                decide,
-            )
-        )
-    return players
+# One engine for the whole module (each test has its own table): starting one costs more
+# than most of these tests.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
-async def open_table(
-    engine: Engine,
-    table_id: str,
-    strategies: list[Decide],
-    *,
-    buy_in: int = 100,
-    **create: Any,
-) -> list[Player]:
-    """A table whose first hand deals every player, each watching from its start."""
-    await engine.create_table(table_id, **create)
-    await pause(engine, table_id)
-    players = await seat_players(engine, table_id, strategies, buy_in)
-    for player in players:
-        await player.connect()
-    await resume(engine, table_id)
-    return players
-
-
-async def pause(engine: Engine, table_id: str) -> None:
-    await engine.admin.PauseTable(
-        admin_service_pb2.PauseTableRequest(name=f"tables/{table_id}", reason="test"),
-        metadata=engine.admin_md,
-    )
-
-
-async def resume(engine: Engine, table_id: str) -> None:
-    await engine.admin.ResumeTable(
-        admin_service_pb2.ResumeTableRequest(name=f"tables/{table_id}"),
-        metadata=engine.admin_md,
-    )
-
-
-def is_event(kind: str, hand_number: int | None = None):  # type: ignore[no-untyped-def]
-    def predicate(message) -> bool:  # type: ignore[no-untyped-def]
-        return event_kind(message) == kind and (
-            hand_number is None or message.event.hand_number == hand_number
-        )
-
-    return predicate
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def engine(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Engine]:
+    path = tmp_path_factory.mktemp("engine") / "engine.sqlite3"
+    running = await launch(f"sqlite:///{path}")
+    try:
+        yield running
+    finally:
+        await shut(running)
 
 
 def folder_after_third(snapshot: table_pb2.TableSnapshot) -> tuple[int, int | None] | None:
@@ -237,10 +195,6 @@ def chips_moving(snapshot: table_pb2.TableSnapshot) -> tuple[int, int | None]:
         if chosen is not None:
             return chosen
     raise AssertionError(f"no chips-moving action in {snapshot.legal_actions}")
-
-
-def seat_of(snapshot: table_pb2.TableSnapshot, number: int) -> table_pb2.Seat:
-    return next(s for s in snapshot.seats if s.number == number)
 
 
 async def test_the_same_act_twice_moves_chips_once_and_answers_the_same(engine: Engine) -> None:
