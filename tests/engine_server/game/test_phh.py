@@ -81,7 +81,14 @@ from engine_server.game.phh import (
     export_phh,
     phh_seat_order,
 )
-from engine_server.game.profiles import PROFILES, Dealing, RuleSettings, Stakes, Street
+from engine_server.game.profiles import (
+    PROFILES,
+    Dealing,
+    RuleSettings,
+    Stakes,
+    Street,
+    apply_overrides,
+)
 
 # --- random hands -------------------------------------------------------------
 
@@ -744,15 +751,30 @@ def test_high_low_variant_and_header_fields() -> None:
 
 def test_player_names_survive_any_text() -> None:
     hand = corpus_house_hand()
-    names = ['a "quoted" name', "back\\slash", "new\nline\ttab", "del\x7f\x00nul", "Zoë 😀 # = ["]
+    # Every player gets every awkward piece: quotes, backslash, control
+    # characters (newline, tab, DEL, NUL, BEL), non-ASCII, TOML syntax.
+    awkward = 'a "quoted" back\\slash new\nline\ttab del\x7f nul\x00 bel\x07 Zoë 😀 # = [ \''
     seats = phh_seat_order(hand)
-    players = {seat: names[i % len(names)] + str(i) for i, seat in enumerate(seats)}
+    players = {seat: f"{awkward}{i}" for i, seat in enumerate(seats)}
     text = export_phh(hand, players=players)
     expected = [players[seat] for seat in seats]
     assert tomllib.loads(text)["players"] == expected
     assert load(text).players == expected
     with pytest.raises(ValueError, match="surrogate"):
         export_phh(hand, players=dict.fromkeys(seats, "bad\udc80"))
+
+
+def test_rules_keep_their_values() -> None:
+    # A table's own rake of 2.5 % of the pot (a float in TOML), no cap (null: left out).
+    settings = apply_overrides(PROFILES["house"], {"rake": {"percent": 2.5, "per_round": False}})
+    deck = slot_deck([["Qc", "Jc", "Ah"], ["Qd", "Jd", "2c"]])
+    hand = Hand(settings, Stakes(1, 1, 2, 4), [(1, 50), (2, 40)], 2, deck)
+    hand.fold(1)
+    rules = load(export_phh(hand)).user_defined_fields["_rules"]
+    assert rules["rake"] == {"percent": 2.5, "per_round": False}
+    assert rules["profile"] == "house"
+    assert "short_deck" not in rules
+    assert tomllib.loads(export_phh(hand))["_rules"]["rake"]["percent"] == 2.5
 
 
 def test_refusals() -> None:
