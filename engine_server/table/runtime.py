@@ -225,6 +225,10 @@ class TableRuntime:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        try:
+            await self._pay_out_leavers()
+        except Exception:
+            log.exception("table %s: could not pay out the players who were leaving", self.table_id)
         while True:
             wake = self._next_wakeup()
             try:
@@ -254,6 +258,13 @@ class TableRuntime:
                 await self._maybe_start_hand()
             except Exception:
                 log.exception("table %s: could not start a hand", self.table_id)
+
+    async def _pay_out_leavers(self) -> None:
+        """Seats loaded as leaving (a previous engine died during their last hand, which
+        recovery cancelled): no hand is running now, so they are paid out at once."""
+        for state in [s for s in self.seats.values() if s.leaving]:
+            state.leaving = False
+            await self._leave(state, state.leave_reason)
 
     def _next_wakeup(self) -> float | None:
         times = [t for t in (self._deadline, self._next_hand_at) if t is not None]
