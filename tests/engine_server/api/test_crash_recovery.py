@@ -1,0 +1,331 @@
+"""The engine as a process: killed with SIGKILL mid-hand and restarted on its database it
+loses and makes no chip; stopped with SIGTERM it drains (finishes the hand) and exits 0."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import struct_pb2
+from stud.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    settings_pb2,
+    table_pb2,
+    table_service_pb2,
+)
+
+from engine_server.auth import Scope
+from tests.engine_server.api.conftest import SECRET, bearer
+from tests.engine_server.api.players import (
+    Decide,
+    Player,
+    action,
+    caller,
+    event_kind,
+    is_event,
+    passive,
+)
+
+K = table_pb2
+STUD = Path(sys.executable).parent / "stud"
+ADMIN = bearer("ops", Scope.ADMIN)
+
+
+@dataclass
+class EngineProcess:
+    """``stud engine`` running in a child process, and an admin client to it."""
+
+    process: asyncio.subprocess.Process
+    address: str
+    channel: grpc.aio.Channel
+    admin: admin_service_pb2_grpc.AdminServiceStub
+
+    def player(self, player_id: str, table: str, decide: Decide = passive) -> Player:
+        return Player(player_id, self.address, table, bearer(player_id, Scope.PLAYER), decide)
+
+    async def close(self) -> None:
+        await self.channel.close()
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+            await self.process.wait()
+
+
+async def start(database: Path, log: Path, between_hands: float = 0.05) -> EngineProcess:
+    """Start ``stud engine`` on ``database``; returns once it printed its addresses."""
+    env = {
+        **os.environ,
+        "STUD_JWT_SECRET": SECRET,
+        "STUD_DATABASE_URL": f"sqlite:///{database}",
+        "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
+        "STUD_ENGINE_METRICS_PORT": "0",
+        "STUD_LOG_FORMAT": "text",
+        "STUD_LOG_LEVEL": "WARNING",
+    }
+    with log.open("ab") as errors:
+        process = await asyncio.create_subprocess_exec(
+            str(STUD),
+            "engine",
+            "--grpc-port",
+            "0",
+            "--web-port",
+            "0",
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errors,
+        )
+    assert process.stdout is not None
+    try:
+        async with asyncio.timeout(60):
+            while True:
+                line = await process.stdout.readline()
+                if not line:
+                    raise AssertionError(f"stud engine exited: {log.read_text()}")
+                with contextlib.suppress(ValueError):
+                    ready = json.loads(line)
+                    if isinstance(ready, dict) and "grpc" in ready:
+                        break
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        raise
+    _, _, port = ready["grpc"].rpartition(":")
+    assert int(port) > 0, ready  # --grpc-port 0: the line names the port it really got
+    address = f"127.0.0.1:{port}"
+    channel = grpc.aio.insecure_channel(address)
+    return EngineProcess(
+        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel)
+    )
+
+
+@pytest.fixture
+async def running(tmp_path: Path) -> AsyncIterator[list[EngineProcess]]:
+    """Engine processes a test starts (appended by it); all killed at its end."""
+    started: list[EngineProcess] = []
+    try:
+        yield started
+    finally:
+        for engine in started:
+            await engine.close()
+
+
+async def create_table(engine: EngineProcess, table_id: str, **overrides: Any) -> None:
+    rule_overrides = struct_pb2.Struct()
+    rule_overrides.update(overrides)
+    await engine.admin.CreateTable(
+        admin_service_pb2.CreateTableRequest(
+            request_id=f"create-{table_id}",
+            table_id=table_id,
+            profile="house",
+            rule_overrides=rule_overrides,
+            stakes=settings_pb2.Stakes(ante=1, bring_in=1, small_bet=2, big_bet=4),
+            min_buy_in=10,
+            max_buy_in=1000,
+            client_seed="crash-test",
+        ),
+        metadata=ADMIN,
+    )
+    await engine.admin.PauseTable(
+        admin_service_pb2.PauseTableRequest(name=f"tables/{table_id}", reason="seating"),
+        metadata=ADMIN,
+    )
+    for seat in (1, 2, 3):
+        await engine.admin.SeatPlayer(
+            admin_service_pb2.SeatPlayerRequest(
+                table=f"tables/{table_id}",
+                seat_session_id=f"ss-{table_id}-p{seat}",
+                player_id=f"p{seat}",
+                display_name=f"P{seat}",
+                seat=seat,
+                buy_in=100,
+            ),
+            metadata=ADMIN,
+        )
+
+
+async def resume(engine: EngineProcess, table_id: str) -> None:
+    await engine.admin.ResumeTable(
+        admin_service_pb2.ResumeTableRequest(name=f"tables/{table_id}"), metadata=ADMIN
+    )
+
+
+async def sessions(engine: EngineProcess, table_id: str) -> dict[str, table_pb2.SeatSession]:
+    listed = await engine.admin.ListSeatSessions(
+        admin_service_pb2.ListSeatSessionsRequest(table=f"tables/{table_id}"), metadata=ADMIN
+    )
+    return {s.player_id: s for s in listed.sessions}
+
+
+def hands(database: Path, table_id: str) -> list[dict[str, Any]]:
+    """The table's hands as stored, by hand number."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.row_factory = sqlite3.Row
+        rows = db.execute(
+            "SELECT id, hand_number, nonce, state, cancel_reason FROM hands"
+            " WHERE table_id = ? ORDER BY hand_number",
+            (table_id,),
+        ).fetchall()
+        found = []
+        for row in rows:
+            players = db.execute(
+                "SELECT seat, start_stack, final_stack FROM hand_players WHERE hand_id = ?",
+                (row["id"],),
+            ).fetchall()
+            found.append({**dict(row), "players": {p["seat"]: dict(p) for p in players}})
+        return found
+
+
+def in_hand(hand_number: int) -> Decide:
+    """Checks and calls in ``hand_number`` only (the test plays the others itself)."""
+
+    def decide(snapshot: table_pb2.TableSnapshot) -> tuple[int, int | None] | None:
+        return caller(snapshot) if snapshot.hand_number == hand_number else None
+
+    return decide
+
+
+async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
+    first = await start(database, log)
+    running.append(first)
+    await create_table(first, "crash")
+    players = [first.player(f"p{seat}", "tables/crash", in_hand(1)) for seat in (1, 2, 3)]
+    for player in players:
+        await player.connect()
+    await resume(first, "crash")
+    watcher, _, leaver = players
+
+    # Hand 1 is played out; its stacks are what hand 2 starts from.
+    ended = await watcher.wait_for(is_event("hand_ended", 1), timeout=30)
+    before = dict(ended.event.hand_ended.result.final_stacks)
+    assert sum(before.values()) == 300 and before != {1: 100, 2: 100, 3: 100}
+
+    # Hand 2: two players put chips in, and one asks to leave; then the engine dies.
+    mark = 0
+    for _ in range(2):
+        turn = await watcher.wait_for(
+            lambda m: event_kind(m) == "turn_started" and m.event.hand_number == 2,
+            after=mark,
+            timeout=10,
+        )
+        mark = watcher.messages.index(turn) + 1
+        actor = players[turn.event.turn_started.seat - 1]
+        own = await actor.wait_for(lambda m, s=turn.sequence: m.sequence == s, timeout=5)
+        chosen = action(own.snapshot, K.ACTION_KIND_COMPLETE) or action(
+            own.snapshot, K.ACTION_KIND_CALL
+        )
+        assert chosen is not None, own.snapshot.legal_actions
+        assert await actor.act(2, *chosen) is not None
+    leaving = await leaver.stub.Leave(
+        table_service_pb2.LeaveRequest(table="tables/crash"), metadata=leaver.metadata
+    )
+    assert not leaving.left and leaving.session.state == K.SEAT_SESSION_STATE_CLOSING
+    shown = await watcher.wait_for(is_event("player_leaving"), after=mark, timeout=5)
+    in_pots = shown.snapshot.pot_total
+    assert in_pots > 3 and shown.snapshot.hand_in_progress and shown.snapshot.hand_number == 2
+    assert sum(s.stack for s in shown.snapshot.seats) + in_pots == 300
+
+    os.kill(first.process.pid, signal.SIGKILL)
+    assert await first.process.wait() == -signal.SIGKILL
+    for player in players:
+        await player.close()
+    stored = hands(database, "crash")
+    assert [(h["hand_number"], h["state"]) for h in stored] == [(1, "complete"), (2, "running")]
+
+    # Restarted on the same database: hand 2 is cancelled, every chip back where it was.
+    second = await start(database, log)
+    running.append(second)
+    stored = hands(database, "crash")
+    assert [(h["hand_number"], h["nonce"], h["state"]) for h in stored[:2]] == [
+        (1, 0, "complete"),
+        (2, 1, "cancelled"),
+    ]
+    cancelled = stored[1]
+    assert cancelled["cancel_reason"]
+    assert {seat: p["final_stack"] for seat, p in cancelled["players"].items()} == before
+    assert {seat: p["start_stack"] for seat, p in cancelled["players"].items()} == before
+    seats = await sessions(second, "crash")
+    assert {s.seat: s.stack for s in seats.values()} == before
+    # The leaver is paid out with what he had before the cancelled hand, and gone.
+    assert seats["p3"].state == K.SEAT_SESSION_STATE_CLOSED
+    assert seats["p3"].close_reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
+    assert seats["p1"].state == seats["p2"].state == K.SEAT_SESSION_STATE_OPEN
+
+    # Play goes on: hand 3, dealt from the next nonce, from the stacks hand 2 started with.
+    again = [second.player(f"p{seat}", "tables/crash", caller) for seat in (1, 2)]
+    try:
+        for player in again:
+            await player.connect()
+        playing = await again[0].wait_for(
+            lambda m: m.snapshot.hand_in_progress and m.snapshot.hand_number == 3, timeout=30
+        )
+        snap = playing.snapshot
+        assert snap.nonce == 2 and snap.seed.hands_dealt == 3
+        assert [s.number for s in snap.seats] == [1, 2]
+        assert {s.number: s.stack + s.total_bet for s in snap.seats} == {
+            1: before[1],
+            2: before[2],
+        }
+        for started in again[0].events("hand_started", 3):
+            assert started.hand_started.nonce == 2
+        ended = await again[0].wait_for(is_event("hand_ended", 3), timeout=30)
+        result = ended.event.hand_ended.result
+        assert result.nonce == 2
+        assert sum(result.final_stacks.values()) + result.rake == before[1] + before[2]
+        await second.admin.PauseTable(
+            admin_service_pb2.PauseTableRequest(name="tables/crash", reason="done"),
+            metadata=ADMIN,
+        )
+    finally:
+        for player in again:
+            await player.close()
+    assert [h["nonce"] for h in hands(database, "crash")][:3] == [0, 1, 2]
+
+
+async def test_sigterm_drains_finishes_the_running_hand_and_exits_0(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
+    engine = await start(database, log)
+    running.append(engine)
+    await create_table(engine, "drain", action_seconds=0.5)
+    # Nobody acts: the short clock plays the hand out (the two facing the bring-in fold).
+    players = [engine.player(f"p{seat}", "tables/drain") for seat in (1, 2, 3)]
+    try:
+        for player in players:
+            await player.connect()
+        await resume(engine, "drain")
+        watcher = players[0]
+        await watcher.wait_for(is_event("turn_started", 1), timeout=10)
+        engine.process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(30):
+            assert await engine.process.wait() == 0, log.read_text()
+        ended = watcher.events("hand_ended", 1)
+        assert len(ended) == 1, "the running hand was finished"
+        assert not watcher.events("hand_started", 2), "no new hand was started"
+        final = dict(ended[0].hand_ended.result.final_stacks)
+    finally:
+        for player in players:
+            await player.close()
+    stored = hands(database, "drain")
+    assert [(h["hand_number"], h["state"]) for h in stored] == [(1, "complete")]
+    assert {seat: p["final_stack"] for seat, p in stored[0]["players"].items()} == final
+    assert sum(final.values()) == 300
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        stacks = dict(db.execute("SELECT seat, stack FROM seat_sessions WHERE table_id = 'drain'"))
+    assert stacks == final
