@@ -49,7 +49,8 @@ MAX_TEXT = 500
 
 
 def table_message(runtime: TableRuntime) -> table_pb2.Table:
-    view = runtime.view(None)
+    # Seats without cards, with their seat session ids (table.proto: Table.seats).
+    view = runtime.view(None, sessions=True)
     snapshot = snapshot_message(view)
     message = table_pb2.Table(
         name=runtime.config.name,

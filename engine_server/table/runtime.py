@@ -285,8 +285,14 @@ class TableRuntime:
 
     # --------------------------------------------------------------- views
 
-    def view(self, viewer: int | None, *, reveal_all: bool = False) -> TableView:
-        """The table as ``viewer`` may see it (``reveal_all``: ops' audited view)."""
+    def view(
+        self, viewer: int | None, *, reveal_all: bool = False, sessions: bool = False
+    ) -> TableView:
+        """The table as ``viewer`` may see it (``reveal_all``: ops' audited view).
+
+        Seat session ids (the lobby's keys) are only in AdminService views: ``reveal_all``
+        or ``sessions``.
+        """
         hand = self._hand
         players = {p.seat: p for p in hand.players} if hand is not None else {}
         infos = []
@@ -316,7 +322,7 @@ class TableRuntime:
                     down_count=len(down),
                     down_cards=down if own else (),
                     shown_cards=shown_cards,
-                    session_id=seat.session_id if own else "",
+                    session_id=seat.session_id if reveal_all or sessions else "",
                 )
             else:
                 info = SeatInfo(
@@ -336,7 +342,7 @@ class TableRuntime:
                     down_count=0,
                     down_cards=(),
                     shown_cards=(),
-                    session_id=seat.session_id if reveal_all or number == viewer else "",
+                    session_id=seat.session_id if reveal_all or sessions else "",
                 )
             infos.append(info)
         legal: tuple[LegalAction, ...] = ()

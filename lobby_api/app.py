@@ -1,0 +1,168 @@
+"""The lobby's Litestar application: ``create_app(settings)``.
+
+Stateless: everything lives in the database, so any number of replicas can
+serve behind a load balancer (give the rate limiter a shared store then). Each
+replica runs the settlement sweep; every step of it is idempotent, so replicas
+sweeping at once never pay twice.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from litestar import Litestar, Request, get
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
+from litestar.openapi.config import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+
+from lobby_api.accounts.controllers import AccountsController
+from lobby_api.accounts.services import Accounts
+from lobby_api.auth import provide_current_player, provide_player_id, token_subject
+from lobby_api.catalog.controllers import CatalogController
+from lobby_api.db import Database, provide_db, provide_db_session
+from lobby_api.engine_client import EngineClient
+from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
+from lobby_api.settings import LobbySettings
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("stud.lobby")
+
+#: Controllers another module provides (hand history, fairness); registered when present.
+OPTIONAL_CONTROLLERS = (
+    ("lobby_api.history.controllers", "HistoryController"),
+    ("lobby_api.fairness.controllers", "FairnessController"),
+)
+
+
+@get("/health", tags=["ops"], summary="Liveness and database check", include_in_schema=True)
+async def health(db: Database) -> dict[str, str]:
+    try:
+        async with db.read() as session:
+            await session.execute(sa.text("SELECT 1"))
+    except Exception as error:
+        raise DomainError(
+            503, "database_unavailable", f"the database is unreachable: {error}"
+        ) from None
+    return {"status": "ok"}
+
+
+def _rate_limited(kind: str):  # type: ignore[no-untyped-def]
+    async def check(request: Request[Any, Any, Any]) -> bool:
+        return bool(request.route_handler.opt.get("rate_limit") == kind)
+
+    return check
+
+
+def _player_or_address(request: Request[Any, Any, Any]) -> str:
+    try:
+        return token_subject(
+            request.headers.get("authorization"), request.app.state.settings.jwt_secret
+        )
+    except DomainError:
+        return get_remote_address(request)
+
+
+def _optional_controllers() -> list[type]:
+    found = []
+    for module_name, name in OPTIONAL_CONTROLLERS:
+        module = importlib.import_module(module_name)
+        found.append(getattr(module, name))
+    return found
+
+
+def create_app(
+    settings: LobbySettings,
+    *,
+    engine_client: EngineClient | None = None,
+    password_hasher: PasswordHasher | None = None,
+    database: Database | None = None,
+) -> Litestar:
+    """The lobby app. ``engine_client``, ``password_hasher`` and ``database`` replace the
+    defaults (tests use a cheaper hasher)."""
+    from lobby_api.wallet.controllers import WalletController
+
+    db = database or Database.from_url(settings.database_url)
+    engine = engine_client or EngineClient(
+        settings.engine_grpc, settings.jwt_secret, timeout=settings.engine_timeout_seconds
+    )
+    hasher = password_hasher or PasswordHasher()
+    accounts = Accounts(db, hasher, settings.signup_grant)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if settings.load_seeds:
+            from seeds.load import apply_seeds
+
+            await apply_seeds(db.engine)
+        try:
+            yield
+        finally:
+            if engine_client is None:
+                await engine.close()
+            if database is None:
+                await db.dispose()
+
+    middleware = []
+    if settings.login_rate_per_minute:
+        middleware.append(
+            RateLimitConfig(
+                rate_limit=("minute", settings.login_rate_per_minute),
+                check_throttle_handler=_rate_limited("login"),
+                store="rate_limit_login",
+            ).middleware
+        )
+    if settings.money_rate_per_minute:
+        middleware.append(
+            RateLimitConfig(
+                rate_limit=("minute", settings.money_rate_per_minute),
+                check_throttle_handler=_rate_limited("money"),
+                identifier_for_request=_player_or_address,
+                store="rate_limit_money",
+            ).middleware
+        )
+
+    return Litestar(
+        route_handlers=[
+            health,
+            AccountsController,
+            CatalogController,
+            WalletController,
+            *_optional_controllers(),
+        ],
+        dependencies={
+            "db": Provide(provide_db, sync_to_thread=False),
+            "db_session": Provide(provide_db_session),
+            "player_id": Provide(provide_player_id, sync_to_thread=False),
+            "current_player": Provide(provide_current_player),
+            "accounts": Provide(lambda: accounts, sync_to_thread=False),
+        },
+        state=State({"settings": settings, "db": db, "engine": engine}),
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=middleware,
+        lifespan=[lifespan],
+        openapi_config=OpenAPIConfig(
+            title="Stud lobby",
+            version="1.0.0",
+            description=(
+                "Accounts, wallets, quick games with city matchmaking, hand history and the "
+                "fairness page of the Seven-Card Stud card room. Every error is an RFC 9457 "
+                "problem document (application/problem+json)."
+            ),
+            path="/schema",
+            components=Components(
+                security_schemes={
+                    "BearerToken": SecurityScheme(type="http", scheme="bearer", bearer_format="JWT")
+                }
+            ),
+        ),
+        debug=False,
+    )
