@@ -169,6 +169,17 @@ async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserv
         admin_service_pb2.ListSeatSessionsRequest(table="tables/seven"), metadata=engine.admin_md
     )
     assert sum(s.stack for s in sessions.sessions) == total
+    # The lobby's seat session ids are for AdminService views only, never for players.
+    for player in players:
+        for message in player.messages:
+            assert not any(s.seat_session_id for s in message.snapshot.seats)
+    listed = await engine.admin.ListTables(
+        admin_service_pb2.ListTablesRequest(), metadata=engine.admin_md
+    )
+    (table,) = [t for t in listed.tables if t.name == "tables/seven"]
+    assert {s.number: s.seat_session_id for s in table.seats} == {
+        s.seat: s.seat_session_id for s in sessions.sessions
+    }
 
 
 # ---------------------------------------------------------------------------- acting
