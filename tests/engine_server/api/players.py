@@ -41,14 +41,13 @@ __all__ = [
     "HandTruth",
     "Player",
     "action",
+    "at_sequence",
     "bettor",
     "caller",
-    "cards_dealt_to",
     "check_privacy",
     "error_info",
     "event_kind",
     "is_event",
-    "legal_kinds",
     "open_table",
     "own_seat",
     "passive",
@@ -66,10 +65,6 @@ Decide = Callable[[table_pb2.TableSnapshot], tuple[int, int | None] | None]
 
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 K = table_pb2
-
-
-def legal_kinds(snapshot: table_pb2.TableSnapshot) -> list[int]:
-    return [a.kind for a in snapshot.legal_actions]
 
 
 def action(snapshot: table_pb2.TableSnapshot, kind: int) -> tuple[int, int | None] | None:
@@ -142,7 +137,7 @@ def randomly(rng: random.Random, fold: float = 0.08, aggression: float = 0.25) -
 
 def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
     """The one ``google.rpc.ErrorInfo`` a refusal carries (fails the test if it has none)."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     assert status is not None, f"no google.rpc.Status in {error!r}"
     assert len(status.details) == 1, status
     info = error_details_pb2.ErrorInfo()
@@ -262,7 +257,9 @@ class Player:
         if amount is not None:
             request.amount = amount
         try:
-            answer = await self.stub.Act(request, metadata=self.metadata)
+            answer: table_service_pb2.ActResponse = await self.stub.Act(
+                request, metadata=self.metadata
+            )
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
                 raise
@@ -379,6 +376,13 @@ def is_event(
     return predicate
 
 
+def at_sequence(
+    sequence: int,
+) -> Callable[[table_service_pb2.WatchTableResponse], bool]:
+    """A predicate for :meth:`Player.wait_for`: the message of this change number (or later)."""
+    return lambda message: message.sequence >= sequence
+
+
 def seat_of(snapshot: table_pb2.TableSnapshot, number: int) -> table_pb2.Seat:
     return next(s for s in snapshot.seats if s.number == number)
 
@@ -426,23 +430,22 @@ _SKIP = frozenset(
 
 
 #: per field: (walk into it as messages, look at it as strings, repeated); None: skip it
-_FIELD_PLAN: dict[Any, tuple[bool, bool, bool] | None] = {}
+#: per field: (walk into it as messages, repeated); None: never holds a card
+_FIELD_PLAN: dict[Any, tuple[bool, bool] | None] = {}
 
 
-def _plan(descriptor: Any) -> tuple[bool, bool, bool] | None:
-    plan = _FIELD_PLAN.get(descriptor, False)
-    if plan is False:
+def _plan(descriptor: Any) -> tuple[bool, bool] | None:
+    if descriptor not in _FIELD_PLAN:
         nested = descriptor.message_type
+        plan: tuple[bool, bool] | None = None
         if descriptor.full_name in _SKIP or (nested is not None and nested.GetOptions().map_entry):
             plan = None  # maps hold seats and chips, never cards
         elif nested is not None:
-            plan = (True, False, descriptor.is_repeated)
+            plan = (True, descriptor.is_repeated)
         elif descriptor.type == descriptor.TYPE_STRING:
-            plan = (False, True, descriptor.is_repeated)
-        else:
-            plan = None
+            plan = (False, descriptor.is_repeated)
         _FIELD_PLAN[descriptor] = plan
-    return plan  # type: ignore[return-value]
+    return _FIELD_PLAN[descriptor]
 
 
 def _cards(message: Message) -> list[tuple[str, str]]:
@@ -451,12 +454,10 @@ def _cards(message: Message) -> list[tuple[str, str]]:
     pending = [message]
     while pending:
         for descriptor, value in pending.pop().ListFields():
-            plan = _FIELD_PLAN.get(descriptor, False)
-            if plan is False:
-                plan = _plan(descriptor)
+            plan = _plan(descriptor)
             if plan is None:
                 continue
-            nested, _, repeated = plan
+            nested, repeated = plan
             if nested:
                 if repeated:
                     pending.extend(value)
@@ -618,8 +619,3 @@ def _check_event(event: events_pb2.Event, viewer: int, truth: HandTruth, where: 
     hidden = truth.hidden_from(hand, viewer)
     for path, card in _cards(event):
         assert card not in hidden, f"{where}: hidden card {card} at event {path}"
-
-
-def cards_dealt_to(player: Player, hand: int) -> set[str]:
-    """The down cards this player's own stream showed him in ``hand``."""
-    return set(HandTruth.of([player]).down[hand].get(player.seat, set()))

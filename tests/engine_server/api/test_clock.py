@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 import pytest_asyncio
-from stud.v1 import settings_pb2, table_pb2, table_service_pb2
+from google.protobuf import timestamp_pb2
+from stud.v1 import events_pb2, settings_pb2, table_pb2, table_service_pb2
 
 from tests.engine_server.api.conftest import Engine, launch, shut
 from tests.engine_server.api.players import (
@@ -61,8 +62,8 @@ def by_street(third: Decide, fourth: Decide, later: Decide) -> Decide:
     return decide
 
 
-def seconds(stamp: object) -> float:
-    return stamp.seconds + stamp.nanos / 1e9  # type: ignore[attr-defined]
+def seconds(stamp: timestamp_pb2.Timestamp) -> float:
+    return stamp.seconds + stamp.nanos / 1e9
 
 
 def hand_messages(player: Player, hand: int) -> list[table_service_pb2.WatchTableResponse]:
@@ -70,10 +71,12 @@ def hand_messages(player: Player, hand: int) -> list[table_service_pb2.WatchTabl
     return [m for m in player.messages if m.HasField("event") and m.event.hand_number == hand]
 
 
-def timeouts_of(player: Player, hand: int) -> list[tuple[table_pb2.TableSnapshot, str, object]]:
+def timeouts_of(
+    player: Player, hand: int
+) -> list[tuple[table_pb2.TableSnapshot, str, events_pb2.Event]]:
     """What the clock did on each of ``player``'s turns in ``hand``: (his view when the turn
     started, "check"/"fold"/"protected"/"show"..., the event), in order."""
-    found = []
+    found: list[tuple[table_pb2.TableSnapshot, str, events_pb2.Event]] = []
     turn: table_service_pb2.WatchTableResponse | None = None
     for message in hand_messages(player, hand):
         kind = event_kind(message)
@@ -156,7 +159,9 @@ async def test_house_clock_checks_when_he_may_and_folds_when_he_may_not(engine: 
 # ---------------------------------------------------------------------------- protection
 
 
-async def play_until(players: list[Player], done, hands: int, timeout: float = 20.0) -> int:  # type: ignore[no-untyped-def]
+async def play_until(
+    players: list[Player], done: Callable[[int], bool], hands: int, timeout: float = 20.0
+) -> int:
     """Let hands run until ``done(hand)`` holds after one (at most ``hands`` hands)."""
     for hand in range(1, hands + 1):
         await players[0].wait_for(is_event("hand_ended", hand), timeout=timeout)
@@ -193,8 +198,8 @@ def check_protected_hand(players: list[Player], protected: Player, hand: int) ->
     # The pots he may win hold, from everyone, at most what he himself had put in.
     committed = at_protection.total_bet
     put_in = contributions(players[0], hand)
-    for seat, chips in result.returned.items():
-        put_in[seat] -= chips
+    for number, chips in result.returned.items():
+        put_in[number] -= chips
     his_pots = sum(pot.amount for pot in result.pots if protected.seat in pot.eligible_seats)
     assert his_pots == sum(min(chips, committed) for chips in put_in.values())
     side = [pot for pot in result.pots if protected.seat not in pot.eligible_seats]
@@ -226,7 +231,7 @@ async def test_multipoker_clock_protects_a_player_with_chips_in_and_folds_one_wi
     )
     outcomes: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
 
-    def first_timeout(players: list[Player], name: str):  # type: ignore[no-untyped-def]
+    def first_timeout(players: list[Player], name: str) -> Callable[[int], bool]:
         passive_player = players[2]
 
         def done(hand: int) -> bool:

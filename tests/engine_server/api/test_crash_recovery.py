@@ -32,6 +32,7 @@ from tests.engine_server.api.players import (
     Decide,
     Player,
     action,
+    at_sequence,
     caller,
     event_kind,
     is_event,
@@ -225,7 +226,8 @@ async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
         )
         mark = watcher.messages.index(turn) + 1
         actor = players[turn.event.turn_started.seat - 1]
-        own = await actor.wait_for(lambda m, s=turn.sequence: m.sequence == s, timeout=5)
+        own = await actor.wait_for(at_sequence(turn.sequence), timeout=5)
+        assert own.sequence == turn.sequence
         chosen = action(own.snapshot, K.ACTION_KIND_COMPLETE) or action(
             own.snapshot, K.ACTION_KIND_CALL
         )

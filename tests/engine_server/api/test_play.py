@@ -18,6 +18,7 @@ from tests.engine_server.api.players import (
     Decide,
     Player,
     action,
+    at_sequence,
     bettor,
     caller,
     check_privacy,
@@ -160,9 +161,11 @@ async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserv
             assert sum(a.amount for a in pot.awards) + pot.rake == pot.amount
             for award in pot.awards:
                 won[award.seat] += award.amount
-        for seat, stack in final.items():
-            expected = start_stacks[seat] - contributed[seat] + result.returned[seat] + won[seat]
-            assert stack == expected, f"hand {hand}, seat {seat}"
+        for number, stack in final.items():
+            expected = (
+                start_stacks[number] - contributed[number] + result.returned[number] + won[number]
+            )
+            assert stack == expected, f"hand {hand}, seat {number}"
         stacks = final
     # The stored seat sessions hold every chip.
     sessions = await engine.admin.ListSeatSessions(
@@ -224,7 +227,7 @@ async def test_the_same_act_twice_moves_chips_once_and_answers_the_same(engine: 
             actor.act(hand, kind, amount, action_id="act-1"),
         )
         assert first is not None and first.action.chips > 0
-        assert again == first and racing == [first, first]
+        assert again == first and list(racing) == [first, first]
         assert first.action.seat == actor.seat and first.action.action_id == "act-1"
 
         # The stream shows the action once, at the sequence the answer named.
@@ -319,7 +322,7 @@ async def test_two_racing_acts_for_one_turn_one_wins_the_other_is_refused(
                 assert info.metadata["turn_seat"] != str(actor.seat)
             assert info.metadata.get("table", actor.table) == actor.table
             winners.append(won[0])
-            await players[0].wait_for(lambda m, s=won[0].sequence: m.sequence >= s, timeout=5)
+            await players[0].wait_for(at_sequence(won[0].sequence), timeout=5)
         # The stream shows exactly the winners' actions, each once, nothing for the losers.
         taken = [m for m in players[0].messages if event_kind(m) == "action_taken"]
         assert [
