@@ -1,7 +1,9 @@
 """The Protobuf contract (proto/stud/v1) and its generated Python code (clients/python/stud/v1).
 
-- proto/ is buf STANDARD lint clean (scripts/lint-proto, the buf pinned in clients/web);
-- the committed generated code is what scripts/generate makes now (scripts/check-generated);
+- proto/ is buf STANDARD lint clean and has no breaking change against the last released
+  contract, proto/released/v*.binpb (scripts/lint-proto, the buf pinned in clients/web);
+- the committed generated code of every client (Python, web, Android, iOS) is what
+  scripts/generate makes now (scripts/check-generated), and generating twice gives the same bytes;
 - the generated modules import from the editable install and describe the services the
   engine serves, with each RPC's streaming kind;
 - errors travel as google.rpc.Status with one google.rpc.ErrorInfo in domain "stud.v1".
@@ -9,6 +11,8 @@
 
 from __future__ import annotations
 
+import functools
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -70,6 +74,14 @@ def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
 
 
+@functools.cache
+def _buf() -> str:
+    """The pinned buf CLI, after scripts/setup-web installed clients/web's npm packages."""
+    result = _run("scripts/setup-web")
+    assert result.returncode == 0, result.stderr
+    return str(ROOT / "clients/web/node_modules/.bin/buf")
+
+
 def _kind(method: descriptor.MethodDescriptor) -> str:
     if method.client_streaming:
         return "bidi_stream" if method.server_streaming else "client_stream"
@@ -99,17 +111,57 @@ def test_generated_code_is_up_to_date() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _files(tree: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(tree)): p.read_bytes() for p in tree.rglob("*") if p.is_file()}
+
+
 def test_generation_is_deterministic(tmp_path: Path) -> None:
     first, second = tmp_path / "a", tmp_path / "b"
     for out in (first, second):
         result = _run("scripts/generate", str(out))
         assert result.returncode == 0, result.stderr
-    files = sorted(p.name for p in (first / "stud/v1").iterdir())
-    assert "table_service_pb2.py" in files
-    assert files == sorted(p.name for p in (second / "stud/v1").iterdir())
-    for name in files:
-        a, b = (out / "stud/v1" / name for out in (first, second))
-        assert a.read_bytes() == b.read_bytes(), name
+    files = _files(first)
+    # Every client's tree is there (python/stud/v1, web/src/gen, android/..., ios/gen).
+    for expected in (
+        "python/stud/v1/table_service_pb2.py",
+        "web/src/gen/stud/v1/table_service_pb.ts",
+        "android/src/gen/java/stud/v1/TableServiceGrpc.java",
+        "ios/gen/stud/v1/TableService.pbobjc.m",
+    ):
+        assert expected in files
+    assert files == _files(second)
+
+
+def test_buf_breaking_passes_against_the_released_contract() -> None:
+    released = sorted((ROOT / "proto/released").glob("v*.binpb"))
+    assert released, "no released contract image under proto/released"
+    result = _run(_buf(), "breaking", "proto", "--against", str(released[-1]))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_buf_breaking_catches_a_removed_field(tmp_path: Path) -> None:
+    # The check can fail: drop ActRequest.action_id from a copy of the contract.
+    copy = tmp_path / "proto"
+    shutil.copytree(ROOT / "proto", copy, ignore=shutil.ignore_patterns("released"))
+    service = copy / "stud/v1/table_service.proto"
+    text = service.read_text()
+    assert "  string action_id = 5;\n" in text
+    service.write_text(text.replace("  string action_id = 5;\n", "  reserved 5;\n", 1))
+    result = _run(
+        _buf(), "breaking", str(copy), "--against", str(ROOT / "proto/released/v0.1.0.binpb")
+    )
+    assert result.returncode != 0
+    assert "ActRequest" in result.stdout + result.stderr
+    assert "action_id" in result.stdout + result.stderr
+
+
+def test_contract_version_is_released_and_carried_by_the_clients() -> None:
+    import json
+
+    version = (ROOT / "proto/VERSION").read_text().strip()
+    assert (ROOT / f"proto/released/v{version}.binpb").is_file()
+    package = json.loads((ROOT / "clients/web/package.json").read_text())
+    assert package["version"] == version
 
 
 def test_generated_package_imports_from_the_install(tmp_path: Path) -> None:
