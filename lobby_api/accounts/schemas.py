@@ -1,0 +1,52 @@
+"""Request and response bodies of the accounts endpoints."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+__all__ = ["LoginRequest", "PlayerView", "RegisterRequest", "TokenResponse"]
+
+Username = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=3,
+        max_length=32,
+        pattern=r"^[A-Za-z0-9_]+$",
+        description="3-32 characters of [A-Za-z0-9_]; unique regardless of case",
+        examples=["ann_01"],
+    ),
+]
+Password = Annotated[
+    str, msgspec.Meta(min_length=8, max_length=256, description="at least 8 characters")
+]
+
+
+class RegisterRequest(msgspec.Struct):
+    username: Username
+    password: Password
+    city: Annotated[
+        str, msgspec.Meta(min_length=1, max_length=32, description="a city id (GET /cities)")
+    ]
+
+
+class LoginRequest(msgspec.Struct):
+    username: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    password: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
+class PlayerView(msgspec.Struct):
+    id: str
+    username: str
+    city: str
+    created_at: datetime
+
+
+class TokenResponse(msgspec.Struct):
+    #: A JWT (HS256) the lobby and the engine both accept: ``Authorization: Bearer …``.
+    access_token: str
+    token_type: str
+    expires_in: int
+    player_id: str

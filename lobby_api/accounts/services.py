@@ -1,0 +1,107 @@
+"""Registering players, checking passwords (argon2id) and minting their tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.store.types import utc_now
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.accounts.schemas import LoginRequest, RegisterRequest
+from lobby_api.catalog.services import get_city
+from lobby_api.db import Database
+from lobby_api.problems import DomainError
+from lobby_api.wallet.ledger import ISSUER, insert_ignore, post, wallet_account
+from lobby_api.wallet.models import AccountKind, LedgerAccountRow
+
+__all__ = ["Accounts", "new_player_id"]
+
+
+def new_player_id() -> str:
+    return "p-" + secrets.token_hex(8)
+
+
+class Accounts:
+    """Registration and log-in (argon2 runs on a worker thread: it is slow on purpose)."""
+
+    def __init__(self, db: Database, hasher: PasswordHasher, signup_grant: int) -> None:
+        self.db = db
+        self.hasher = hasher
+        self.signup_grant = signup_grant
+        # Checked against when the username is unknown, so that both refusals take as long.
+        self._dummy_hash = hasher.hash(secrets.token_urlsafe(16))
+
+    async def register(self, data: RegisterRequest) -> PlayerRow:
+        """A new player with a wallet holding the sign-up grant of play money."""
+        key = data.username.lower()
+        async with self.db.read() as session:
+            await get_city(session, data.city)
+            if await self._by_key(session, key) is not None:
+                raise _taken(data.username)
+        password_hash = await asyncio.to_thread(self.hasher.hash, data.password)
+        now = utc_now()
+        player = PlayerRow(
+            id=new_player_id(),
+            username=data.username,
+            username_key=key,
+            password_hash=password_hash,
+            city=data.city,
+            created_at=now,
+        )
+        try:
+            async with self.db.write() as session:
+                if await self._by_key(session, key) is not None:
+                    raise _taken(data.username)
+                session.add(player)
+                await session.flush()
+                wallet = wallet_account(player.id)
+                if self.signup_grant > 0:
+                    await post(
+                        session,
+                        f"grant:{player.id}",
+                        "signup_grant",
+                        [(ISSUER, -self.signup_grant), (wallet, self.signup_grant)],
+                        reference=f"players/{player.id}",
+                        now=now,
+                    )
+                else:
+                    await session.exec(
+                        insert_ignore(session, LedgerAccountRow.__table__).values(  # type: ignore[arg-type]
+                            id=wallet,
+                            kind=AccountKind.WALLET.value,
+                            player_id=player.id,
+                            balance=0,
+                            created_at=now,
+                        )
+                    )
+        except IntegrityError:
+            # Another registration of the same name (in any case) committed first.
+            raise _taken(data.username) from None
+        return player
+
+    async def log_in(self, data: LoginRequest) -> PlayerRow:
+        async with self.db.read() as session:
+            player = await self._by_key(session, data.username.lower())
+        stored = player.password_hash if player is not None else self._dummy_hash
+        try:
+            await asyncio.to_thread(self.hasher.verify, stored, data.password)
+        except (VerificationError, InvalidHashError):
+            player = None
+        if player is None:
+            raise DomainError(401, "wrong_credentials", "wrong username or password", "password")
+        return player
+
+    @staticmethod
+    async def _by_key(session: AsyncSession, key: str) -> PlayerRow | None:
+        query = select(PlayerRow).where(PlayerRow.username_key == key)
+        return (await session.exec(query)).first()
+
+
+def _taken(username: str) -> DomainError:
+    return DomainError(409, "username_taken", f"the username {username!r} is taken", "username")

@@ -1,0 +1,94 @@
+"""Reading the catalogue (cities and stake levels) and choosing a table's rules from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from lobby_api.catalog.models import CityRow, StakeLevelRow
+from lobby_api.problems import DomainError
+
+__all__ = [
+    "MAX_QUICK_SEATS",
+    "TOPUP_TO_MINIMUM_PROFILES",
+    "check_buy_in",
+    "get_city",
+    "get_stake_level",
+    "list_cities",
+    "list_stake_levels",
+    "rule_overrides",
+    "seats_at",
+]
+
+#: A quick game seats its opener and at most six others (RULES.md §1).
+MAX_QUICK_SEATS = 7
+
+#: Profiles whose rules say a top-up (a re-buy) must bring the stack to at least the minimum
+#: buy-in: casinos_austria ("only up to at least the minimum buy-in") and memaid ("no short
+#: buy-ins"); RULES.md §2, "between hands".
+TOPUP_TO_MINIMUM_PROFILES = frozenset({"casinos_austria", "casinos_austria_hilo", "memaid"})
+
+
+async def list_cities(session: AsyncSession) -> list[CityRow]:
+    return list((await session.exec(select(CityRow).order_by(col(CityRow.id)))).all())
+
+
+async def list_stake_levels(session: AsyncSession) -> list[StakeLevelRow]:
+    query = select(StakeLevelRow).order_by(col(StakeLevelRow.position), col(StakeLevelRow.id))
+    return list((await session.exec(query)).all())
+
+
+async def get_city(session: AsyncSession, city_id: str, field: str = "city") -> CityRow:
+    city = await session.get(CityRow, city_id)
+    if city is None:
+        raise DomainError(422, "unknown_city", f"there is no city {city_id!r}", field)
+    return city
+
+
+async def get_stake_level(
+    session: AsyncSession, level_id: str, field: str = "stake_level"
+) -> StakeLevelRow:
+    level = await session.get(StakeLevelRow, level_id)
+    if level is None:
+        raise DomainError(
+            422, "unknown_stake_level", f"there is no stake level {level_id!r}", field
+        )
+    return level
+
+
+def check_buy_in(level: StakeLevelRow, buy_in: int, field: str = "buy_in") -> None:
+    """A buy-in within the level's limits: no short buys, nothing above the maximum."""
+    if not level.min_buy_in <= buy_in <= level.max_buy_in:
+        raise DomainError(
+            422,
+            "buy_in_out_of_range",
+            f"{field} {buy_in} is outside {level.min_buy_in}..{level.max_buy_in} "
+            f"for stake level {level.id}",
+            field,
+        )
+
+
+def seats_at(level: StakeLevelRow) -> int:
+    """How many players a quick game at this level seats (its opener included)."""
+    from engine_server.game.profiles import PROFILES
+
+    return min(MAX_QUICK_SEATS, PROFILES[level.profile].max_players)
+
+
+def rule_overrides(level: StakeLevelRow) -> dict[str, Any]:
+    """The RULES.md §4 overrides a quick game at this level is created with.
+
+    The clock is the level's. A multipoker rake schedule depends on the number of
+    players; the engine takes one schedule per table, so the table gets the bracket
+    that includes two players (the smallest rake: a table is never charged more than
+    its schedule says for the players dealt in).
+    """
+    overrides: dict[str, Any] = {"action_seconds": level.action_seconds}
+    if level.action_seconds.is_integer():
+        overrides["action_seconds"] = int(level.action_seconds)
+    if level.rake:
+        brackets = sorted(level.rake["by_players"], key=lambda b: b["min_players"])
+        overrides["rake"] = {"schedule": brackets[0]["schedule"]}
+    return overrides

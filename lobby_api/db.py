@@ -1,0 +1,85 @@
+"""The lobby's database access: one async engine, sessions to read and sessions to write.
+
+The lobby shares the engine's database (one SQLite file or one PostgreSQL
+database) and its engine set-up (:func:`engine_server.store.database.create_engine_for`:
+WAL, foreign keys and a busy timeout on SQLite). A writing transaction begins
+with ``BEGIN IMMEDIATE`` on SQLite (:data:`~engine_server.store.database.WRITE_OPTIONS`),
+so a read-then-write transaction never fails on a snapshot another writer moved
+past, and writers queue on the busy timeout instead. On PostgreSQL, writes that
+depend on what they read lock the rows they read (``SELECT … FOR UPDATE``).
+
+Handlers get two dependencies: ``db`` (the :class:`Database`, to open their own
+transactions) and ``db_session`` (a reading :class:`AsyncSession` for the
+request, closed after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar.datastructures import State
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.store.database import WRITE_OPTIONS, async_url, create_engine_for, is_sqlite
+
+__all__ = ["Database", "provide_db", "provide_db_session"]
+
+
+class Database:
+    """The engine and its two session makers (``read`` and ``write``)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.dialect = engine.dialect.name
+        self._reader = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+        self._writer = async_sessionmaker(
+            engine.execution_options(**WRITE_OPTIONS),
+            class_=AsyncSession,
+            expire_on_commit=False,
+        )
+
+    @classmethod
+    def from_url(cls, url: str, *, pool_size: int = 10, max_overflow: int = 20) -> Database:
+        if is_sqlite(url):
+            return cls(create_engine_for(url))
+        # PostgreSQL: enough connections for bursts of concurrent money requests.
+        return cls(
+            create_async_engine(async_url(url), pool_size=pool_size, max_overflow=max_overflow)
+        )
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.dialect == "postgresql"
+
+    def session(self) -> AsyncSession:
+        """A reading session (the caller closes it)."""
+        return self._reader()
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        """A read transaction."""
+        async with self._reader() as session, session.begin():
+            yield session
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction: committed when the block ends, rolled back on an exception."""
+        async with self._writer() as session, session.begin():
+            yield session
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def provide_db(state: State) -> Database:
+    return state.db  # type: ignore[no-any-return]
+
+
+async def provide_db_session(state: State) -> AsyncIterator[AsyncSession]:
+    session: AsyncSession = state.db.session()
+    try:
+        yield session
+    finally:
+        await session.close()

@@ -1,0 +1,250 @@
+"""The lobby's client of the engine's ``AdminService`` (gRPC, the lobby's service token).
+
+Only the methods the lobby's token may call (``LOBBY_METHODS`` in
+:mod:`engine_server.api.admin_service`) are used. Every call that moves chips is
+idempotent on an id the lobby chose (``request_id``, ``seat_session_id``), so a
+call whose answer was lost is simply made again. A refusal is an
+:class:`EngineError` carrying the engine's ``ErrorInfo`` reason (e.g.
+``HAND_IN_PROGRESS``) and the field it names; ``transient`` tells an engine that
+could not be reached (retry later) from a definite refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.protobuf import struct_pb2
+from google.rpc import error_details_pb2, status_pb2
+from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2, table_pb2
+
+from engine_server.auth import Scope, mint_token
+
+__all__ = ["EngineClient", "EngineError", "TableSpec"]
+
+_TRANSIENT = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    }
+)
+_TOKEN_TTL = 3600
+
+
+class EngineError(Exception):
+    """The engine refused a call, or could not be reached (``transient``)."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{reason or code.name}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata = metadata or {}
+
+    @property
+    def transient(self) -> bool:
+        return self.code in _TRANSIENT
+
+    @property
+    def field(self) -> str | None:
+        return self.metadata.get("field")
+
+    @classmethod
+    def of(cls, error: grpc.aio.AioRpcError) -> EngineError:
+        reason, metadata = "", {}
+        for key, value in error.trailing_metadata() or ():
+            if key == "grpc-status-details-bin" and isinstance(value, bytes):
+                status = status_pb2.Status.FromString(value)
+                for detail in status.details:
+                    info = error_details_pb2.ErrorInfo()
+                    if detail.Unpack(info):
+                        reason, metadata = info.reason, dict(info.metadata)
+        return cls(error.code(), reason, error.details() or "", metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What CreateTable needs for a quick game."""
+
+    request_id: str
+    table_id: str
+    profile: str
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    min_buy_in: int
+    max_buy_in: int
+    client_seed: str
+    opener_player_id: str
+    rule_overrides: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+class EngineClient:
+    """AdminService calls with the lobby's service token, on one shared channel."""
+
+    def __init__(self, address: str, secret: str, *, timeout: float = 10.0) -> None:
+        self.address = address
+        self._secret = secret
+        self._timeout = timeout
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: admin_service_pb2_grpc.AdminServiceStub | None = None
+        self._token = ""
+        self._token_until = 0.0
+
+    def _admin(self) -> admin_service_pb2_grpc.AdminServiceStub:
+        if self._stub is None:
+            self._channel = grpc.aio.insecure_channel(self.address)
+            self._stub = admin_service_pb2_grpc.AdminServiceStub(self._channel)
+        return self._stub
+
+    def _metadata(self) -> tuple[tuple[str, str]]:
+        now = time.time()
+        if now >= self._token_until:
+            self._token = mint_token(self._secret, "lobby", [Scope.LOBBY], ttl_seconds=_TOKEN_TTL)
+            self._token_until = now + _TOKEN_TTL / 2
+        return (("authorization", f"Bearer {self._token}"),)
+
+    async def close(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+        self._channel = self._stub = None
+
+    async def _call(self, method: str, request: Any, *, retries: int = 2) -> Any:
+        """Call ``method``; a failure to connect is retried (every method used is idempotent)."""
+        attempt = 0
+        while True:
+            rpc = getattr(self._admin(), method)
+            try:
+                return await rpc(request, metadata=self._metadata(), timeout=self._timeout)
+            except grpc.aio.AioRpcError as raw:
+                error = EngineError.of(raw)
+                if error.code is not grpc.StatusCode.UNAVAILABLE or attempt >= retries:
+                    raise error from None
+            attempt += 1
+            await asyncio.sleep(0.05 * 2**attempt)
+
+    async def create_table(self, spec: TableSpec) -> table_pb2.Table:
+        overrides = struct_pb2.Struct()
+        overrides.update(spec.rule_overrides)
+        response = await self._call(
+            "CreateTable",
+            admin_service_pb2.CreateTableRequest(
+                request_id=spec.request_id,
+                table_id=spec.table_id,
+                profile=spec.profile,
+                rule_overrides=overrides,
+                stakes=settings_pb2.Stakes(
+                    ante=spec.ante,
+                    bring_in=spec.bring_in,
+                    small_bet=spec.small_bet,
+                    big_bet=spec.big_bet,
+                ),
+                private=True,
+                min_buy_in=spec.min_buy_in,
+                max_buy_in=spec.max_buy_in,
+                client_seed=spec.client_seed,
+                opener_player_id=spec.opener_player_id,
+                labels=spec.labels,
+            ),
+        )
+        return response.table
+
+    async def seat_player(
+        self,
+        table_id: str,
+        seat_session_id: str,
+        player_id: str,
+        display_name: str,
+        buy_in: int,
+        seat: int = 0,
+    ) -> table_pb2.SeatSession:
+        response = await self._call(
+            "SeatPlayer",
+            admin_service_pb2.SeatPlayerRequest(
+                table=f"tables/{table_id}",
+                seat_session_id=seat_session_id,
+                player_id=player_id,
+                display_name=display_name,
+                seat=seat,
+                buy_in=buy_in,
+            ),
+        )
+        return response.session
+
+    async def add_chips(
+        self, table_id: str, seat_session_id: str, request_id: str, amount: int
+    ) -> table_pb2.SeatSession:
+        response = await self._call(
+            "AddChips",
+            admin_service_pb2.AddChipsRequest(
+                table=f"tables/{table_id}",
+                seat_session_id=seat_session_id,
+                request_id=request_id,
+                amount=amount,
+            ),
+        )
+        return response.session
+
+    async def remove_player(
+        self, table_id: str, seat_session_id: str, reason: str = "left through the lobby"
+    ) -> table_pb2.SeatSession:
+        response = await self._call(
+            "RemovePlayer",
+            admin_service_pb2.RemovePlayerRequest(
+                table=f"tables/{table_id}", seat_session_id=seat_session_id, reason=reason
+            ),
+        )
+        return response.session
+
+    async def rotate_seed(
+        self, table_id: str, client_seed: str = ""
+    ) -> admin_service_pb2.RotateSeedResponse:
+        # Not idempotent (each call rotates): never retried.
+        return await self._call(
+            "RotateSeed",
+            admin_service_pb2.RotateSeedRequest(name=f"tables/{table_id}", client_seed=client_seed),
+            retries=0,
+        )
+
+    async def close_table(
+        self, table_id: str, reason: str = "everyone left"
+    ) -> admin_service_pb2.CloseTableResponse:
+        return await self._call(
+            "CloseTable",
+            admin_service_pb2.CloseTableRequest(name=f"tables/{table_id}", reason=reason),
+        )
+
+    async def list_seat_sessions(
+        self, table_id: str, states: list[int] | None = None
+    ) -> list[table_pb2.SeatSession]:
+        sessions: list[table_pb2.SeatSession] = []
+        token = ""
+        while True:
+            response = await self._call(
+                "ListSeatSessions",
+                admin_service_pb2.ListSeatSessionsRequest(
+                    table=f"tables/{table_id}",
+                    states=states or [],
+                    page_size=1000,
+                    page_token=token,
+                ),
+            )
+            sessions.extend(response.sessions)
+            token = response.next_page_token
+            if not token:
+                return sessions

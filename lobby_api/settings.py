@@ -1,0 +1,102 @@
+"""The lobby's settings: one object, from environment variables, checked at start.
+
+| variable | default | meaning |
+|---|---|---|
+| ``STUD_DATABASE_URL`` | ``sqlite:///var/stud.sqlite3`` | the database, shared with the engine |
+| ``STUD_JWT_SECRET`` | a secret kept in ``var/jwt-secret`` | HS256 key shared with the engine |
+| ``STUD_LOBBY_HOST`` / ``STUD_LOBBY_PORT`` | ``127.0.0.1`` / ``8000`` | where the lobby listens |
+| ``STUD_LOBBY_ENGINE`` | ``127.0.0.1:50051`` | the engine's gRPC address (AdminService) |
+| ``STUD_LOBBY_ENGINE_PUBLIC_GRPC`` | ``STUD_LOBBY_ENGINE`` | the gRPC address given to players |
+| ``STUD_LOBBY_ENGINE_WEB`` | ``http://127.0.0.1:8081`` | the gRPC-Web URL given to players |
+| ``STUD_LOBBY_SIGNUP_GRANT`` | ``10000`` | play money credited to a new account |
+| ``STUD_LOBBY_TICKET_SECONDS`` | ``120`` | how long a matchmaking ticket waits |
+| ``STUD_LOBBY_SWEEP_SECONDS`` | ``5`` | settlement sweep interval (0: no sweep task) |
+| ``STUD_LOBBY_TOKEN_SECONDS`` | ``86400`` | access token lifetime |
+| ``STUD_LOBBY_LOGIN_RATE`` | ``30`` | log-ins per minute per client address (0: no limit) |
+| ``STUD_LOBBY_MONEY_RATE`` | ``120`` | money requests per minute per player (0: no limit) |
+| ``STUD_LOBBY_ENGINE_TIMEOUT`` | ``10`` | deadline of one engine call, seconds |
+
+>>> s = LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_PORT": "9000"})
+>>> s.port, s.signup_grant, s.engine_grpc_public
+(9000, 10000, '127.0.0.1:50051')
+>>> LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_SIGNUP_GRANT": "-1"})
+Traceback (most recent call last):
+...
+engine_server.settings.SettingsError: STUD_LOBBY_SIGNUP_GRANT: expected a whole number >= 0, got '-1'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engine_server.settings import (
+    DEFAULT_DATABASE_URL,
+    SettingsError,
+    jwt_secret,
+    port,
+    positive_float,
+)
+
+__all__ = ["LobbySettings", "SettingsError"]
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit():
+        raise SettingsError(f"{name}: expected a whole number >= 0, got {raw!r}")
+    return int(raw)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySettings:
+    database_url: str = DEFAULT_DATABASE_URL
+    jwt_secret: str = field(default="", repr=False)
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: Where the lobby calls the engine's AdminService.
+    engine_grpc: str = "127.0.0.1:50051"
+    #: What players are told (may differ from engine_grpc behind a proxy).
+    engine_grpc_public: str = "127.0.0.1:50051"
+    engine_grpc_web: str = "http://127.0.0.1:8081"
+    signup_grant: int = 10_000
+    ticket_seconds: float = 120.0
+    sweep_seconds: float = 5.0
+    token_seconds: int = 24 * 3600
+    login_rate_per_minute: int = 30
+    money_rate_per_minute: int = 120
+    engine_timeout_seconds: float = 10.0
+    #: Seed the catalogue (cities, stake levels) from seeds/ at start.
+    load_seeds: bool = True
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LobbySettings:
+        env = os.environ if env is None else env
+        url = env.get("STUD_DATABASE_URL") or DEFAULT_DATABASE_URL
+        if not url.startswith(("sqlite", "postgres")):
+            raise SettingsError(
+                f"STUD_DATABASE_URL: expected a sqlite or postgresql URL, got {url!r}"
+            )
+        engine = env.get("STUD_LOBBY_ENGINE") or "127.0.0.1:50051"
+        token_seconds = _count(env, "STUD_LOBBY_TOKEN_SECONDS", 24 * 3600)
+        if token_seconds < 60:
+            raise SettingsError("STUD_LOBBY_TOKEN_SECONDS: must be at least 60")
+        return cls(
+            database_url=url,
+            jwt_secret=jwt_secret(env),
+            host=env.get("STUD_LOBBY_HOST") or "127.0.0.1",
+            port=port(env, "STUD_LOBBY_PORT", 8000),
+            engine_grpc=engine,
+            engine_grpc_public=env.get("STUD_LOBBY_ENGINE_PUBLIC_GRPC") or engine,
+            engine_grpc_web=env.get("STUD_LOBBY_ENGINE_WEB") or "http://127.0.0.1:8081",
+            signup_grant=_count(env, "STUD_LOBBY_SIGNUP_GRANT", 10_000),
+            ticket_seconds=positive_float(env, "STUD_LOBBY_TICKET_SECONDS", 120.0),
+            sweep_seconds=positive_float(env, "STUD_LOBBY_SWEEP_SECONDS", 5.0),
+            token_seconds=token_seconds,
+            login_rate_per_minute=_count(env, "STUD_LOBBY_LOGIN_RATE", 30),
+            money_rate_per_minute=_count(env, "STUD_LOBBY_MONEY_RATE", 120),
+            engine_timeout_seconds=positive_float(env, "STUD_LOBBY_ENGINE_TIMEOUT", 10.0),
+        )

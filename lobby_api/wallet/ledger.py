@@ -1,0 +1,216 @@
+"""Posting to the double-entry ledger: every movement of money goes through :func:`post`.
+
+A posting is atomic with the caller's transaction and:
+
+- balances: its amounts sum to zero (money is never created or destroyed, only
+  moved; play money is moved out of the issuer, ``house:play-money``);
+- never overdraws: a posting that would take any account but the issuer below
+  zero is refused with :class:`InsufficientFunds` (and a CHECK constraint backs
+  this up);
+- happens once: its ``key`` is unique; posting an existing key again moves
+  nothing and returns the first transaction;
+- serialises with every other posting on the same accounts: the accounts are
+  locked (``SELECT … FOR UPDATE``) in one stable order (by id), so two postings
+  never deadlock on each other and a balance is always read after the last
+  committed change. On SQLite the write transaction (``BEGIN IMMEDIATE``)
+  already serialises writers.
+
+Each entry records the account's balance right after it (``balance_after``),
+so a wallet's statement reads like a bank statement.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.store.types import utc_now
+from lobby_api.wallet.models import (
+    AccountKind,
+    LedgerAccountRow,
+    LedgerEntryRow,
+    LedgerTransactionRow,
+)
+
+__all__ = [
+    "ISSUER",
+    "RAKE",
+    "InsufficientFunds",
+    "LedgerError",
+    "Posting",
+    "account_kind",
+    "escrow_account",
+    "hold_account",
+    "insert_ignore",
+    "post",
+    "wallet_account",
+]
+
+#: The issuer of play money: the only account whose balance may go below zero.
+ISSUER = "house:play-money"
+#: The house's rake.
+RAKE = "house:rake"
+
+
+def wallet_account(player_id: str) -> str:
+    """>>> wallet_account("p-1")
+    'wallet:p-1'
+    """
+    return f"wallet:{player_id}"
+
+
+def escrow_account(table_id: str) -> str:
+    """>>> escrow_account("qg-1")
+    'escrow:tables/qg-1'
+    """
+    return f"escrow:tables/{table_id}"
+
+
+def hold_account(ticket_id: str) -> str:
+    """>>> hold_account("tk-1")
+    'hold:tickets/tk-1'
+    """
+    return f"hold:tickets/{ticket_id}"
+
+
+def account_kind(account_id: str) -> AccountKind:
+    """The kind an account id names.
+
+    >>> account_kind("wallet:p-1"), account_kind(ISSUER), account_kind(RAKE)
+    (<AccountKind.WALLET: 'wallet'>, <AccountKind.ISSUER: 'issuer'>, <AccountKind.HOUSE: 'house'>)
+    """
+    if account_id == ISSUER:
+        return AccountKind.ISSUER
+    prefix = account_id.partition(":")[0]
+    try:
+        return AccountKind(prefix)
+    except ValueError:
+        raise LedgerError(f"unknown kind of account {account_id!r}") from None
+
+
+class LedgerError(Exception):
+    """A posting that makes no sense (a bug in the caller, not a refusal)."""
+
+
+class InsufficientFunds(Exception):
+    """The posting would take ``account`` below zero: nothing was written."""
+
+    def __init__(self, account: str, balance: int, amount: int) -> None:
+        super().__init__(f"{account} holds {balance}, cannot pay {-amount}")
+        self.account = account
+        self.balance = balance
+        self.amount = amount
+
+
+@dataclass(frozen=True, slots=True)
+class Posting:
+    transaction: LedgerTransactionRow
+    #: False when the key had been posted before (nothing moved this time).
+    created: bool
+    #: Balances after the posting, by account (only the accounts of a new posting).
+    balances: dict[str, int]
+
+
+def insert_ignore(session: AsyncSession, table: sa.Table) -> sa.Insert:
+    """``INSERT … ON CONFLICT DO NOTHING`` for the session's database."""
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    if dialect == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return sqlite.insert(table).on_conflict_do_nothing()
+
+
+async def _lock(session: AsyncSession, ids: list[str]) -> dict[str, LedgerAccountRow]:
+    query = (
+        select(LedgerAccountRow)
+        .where(col(LedgerAccountRow.id).in_(ids))
+        .order_by(col(LedgerAccountRow.id))
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    return {row.id: row for row in (await session.exec(query)).all()}
+
+
+async def post(
+    session: AsyncSession,
+    key: str,
+    kind: str,
+    movements: Sequence[tuple[str, int]],
+    *,
+    reference: str | None = None,
+    now: datetime | None = None,
+) -> Posting:
+    """Move money between accounts once (see the module's docstring).
+
+    ``movements`` are ``(account_id, signed amount)``; accounts that do not exist yet
+    (a table's escrow, a ticket's hold) are created. Raises :class:`InsufficientFunds`.
+    """
+    if len(movements) < 2 or len({a for a, _ in movements}) != len(movements):
+        raise LedgerError(f"posting {key!r} needs two or more distinct accounts")
+    if any(not isinstance(x, int) or isinstance(x, bool) or x == 0 for _, x in movements):
+        raise LedgerError(f"posting {key!r} has a zero or non-integer amount")
+    if sum(x for _, x in movements) != 0:
+        raise LedgerError(f"posting {key!r} does not balance")
+    now = now or utc_now()
+    ids = sorted(a for a, _ in movements)
+    accounts = await _lock(session, ids)
+    missing = [a for a in ids if a not in accounts]
+    if missing:
+        values = []
+        for account_id in missing:
+            kind_of = account_kind(account_id)
+            owner = account_id.partition(":")[2] if kind_of is AccountKind.WALLET else None
+            values.append(
+                {
+                    "id": account_id,
+                    "kind": kind_of.value,
+                    "player_id": owner,
+                    "balance": 0,
+                    "created_at": now,
+                }
+            )
+        await session.exec(insert_ignore(session, LedgerAccountRow.__table__).values(values))  # type: ignore[call-overload,arg-type]
+        accounts.update(await _lock(session, missing))
+    # The key is checked only once the accounts are locked: a concurrent posting of the same
+    # key (which touches the same accounts) has committed or not started by now.
+    existing = (
+        await session.exec(
+            select(LedgerTransactionRow).where(LedgerTransactionRow.idempotency_key == key)
+        )
+    ).first()
+    if existing is not None:
+        return Posting(existing, False, {})
+    for account_id, amount in movements:
+        account = accounts[account_id]
+        if account.balance + amount < 0 and account.kind != AccountKind.ISSUER.value:
+            raise InsufficientFunds(account_id, account.balance, amount)
+    transaction = LedgerTransactionRow(
+        id="tx-" + secrets.token_hex(10), idempotency_key=key, kind=kind, created_at=now
+    )
+    session.add(transaction)
+    await session.flush()
+    balances: dict[str, int] = {}
+    for account_id, amount in movements:
+        account = accounts[account_id]
+        account.balance += amount
+        balances[account_id] = account.balance
+        session.add(account)
+        session.add(
+            LedgerEntryRow(
+                transaction_id=transaction.id,
+                account_id=account_id,
+                amount=amount,
+                balance_after=account.balance,
+                kind=kind,
+                reference=reference,
+                created_at=now,
+            )
+        )
+    await session.flush()
+    return Posting(transaction, True, balances)
