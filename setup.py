@@ -27,6 +27,7 @@ if os.environ.get("STUD_NO_MYPYC") != "1":
 
     compiled = Path(__file__).parent / "engine_server" / "game" / "COMPILED"
     modules = [line.strip() for line in compiled.read_text().splitlines() if line.strip()]
-    extensions += mypycify(modules, opt_level="3")
+    # A fixed group name keeps the shared runtime inside the package, not at the top level.
+    extensions += mypycify(modules, opt_level="3", group_name="engine_server.game.compiled")
 
 setup(ext_modules=extensions)
