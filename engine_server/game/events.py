@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine_server.game.actions import ActionKind
 from engine_server.game.cards import Card
-from engine_server.game.evaluation import HandCategory
+from engine_server.game.evaluation import HandCategory, best_high_five, best_low_five
 from engine_server.game.profiles import Street
 
 __all__ = [
@@ -127,11 +127,32 @@ class BetReturned:
 
 @dataclass(frozen=True, slots=True)
 class HandShown:
+    """A hand turned over at the showdown: the seat's own cards in dealing order.
+
+    The category and best five (and, high-low, the best low) are derived from
+    the cards and the community cards when asked for: the showdown itself only
+    needs the hands' strengths.
+    """
+
     seat: int
     cards: tuple[Card, ...]
-    category: HandCategory
-    best_five: tuple[Card, ...]
-    low_five: tuple[Card, ...] | None = None
+    community: tuple[Card, ...] = ()
+    hi_lo: bool = False
+
+    @property
+    def category(self) -> HandCategory:
+        return best_high_five(self.cards + self.community)[0]
+
+    @property
+    def best_five(self) -> tuple[Card, ...]:
+        return tuple(best_high_five(self.cards + self.community)[1])
+
+    @property
+    def low_five(self) -> tuple[Card, ...] | None:
+        if not self.hi_lo:
+            return None
+        low = best_low_five(self.cards + self.community)
+        return tuple(low) if low else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,13 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from engine_server.game.actions import ActionKind, ActionRefused, LegalAction, RefusalCode
 from engine_server.game.cards import Card
 from engine_server.game.evaluation import (
     HandCategory,
-    best_high_five,
-    best_low_five,
     evaluate_high,
     evaluate_low8,
     showing_strength,
@@ -81,6 +80,9 @@ __all__ = [
 
 _STREETS = tuple(Street)
 _SIMPLE = frozenset({ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL})
+_FOLD: Final = ActionKind.FOLD
+_CHECK: Final = ActionKind.CHECK
+_CALL: Final = ActionKind.CALL
 
 
 class DeckExhausted(Exception):
@@ -150,9 +152,25 @@ class PotResult:
 
 @dataclass(frozen=True, slots=True)
 class ShownHand:
-    category: HandCategory
-    cards: tuple[Card, ...]
-    low: tuple[Card, ...] | None = None
+    """A shown hand's category, best five and (high-low) best low, derived when asked."""
+
+    shown: HandShown
+
+    @classmethod
+    def of(cls, shown: HandShown) -> ShownHand:
+        return cls(shown)
+
+    @property
+    def category(self) -> HandCategory:
+        return self.shown.category
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return self.shown.best_five
+
+    @property
+    def low(self) -> tuple[Card, ...] | None:
+        return self.shown.low_five
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +399,7 @@ class Hand:
             player is not None
             and seat == self.to_act
             and self.phase is Phase.BETTING
-            and kind in _SIMPLE
+            and (kind is _FOLD or kind is _CHECK or kind is _CALL)
             and to is None
         ):
             # The common decisions need no list of legal actions to be checked.
@@ -928,12 +946,7 @@ class Hand:
 
     def _reveal(self, p: PlayerState) -> None:
         p.shown = True
-        cards = self._full_hand(p)
-        category, five = best_high_five(cards)
-        low = best_low_five(cards) if self.settings.hi_lo else None
-        event = HandShown(
-            p.seat, tuple(p.cards), category, tuple(five), tuple(low) if low else None
-        )
+        event = HandShown(p.seat, tuple(p.cards), tuple(self.community), self.settings.hi_lo)
         self._shown_events.append(event)
         self.events.append(event)
 
@@ -972,7 +985,7 @@ class Hand:
         hands: dict[int, ShownHand] = {}
         for event in self._shown_events:
             shown[event.seat] = event.cards
-            hands[event.seat] = ShownHand(event.category, event.best_five, event.low_five)
+            hands[event.seat] = ShownHand.of(event)
         self.events.append(HandEnded(tuple(sorted(final.items())), won_by_fold))
         self.phase = Phase.COMPLETE
         self._over = True
