@@ -1,8 +1,9 @@
 """GET /hands/{hand_id}/fairness and GET /tables/{table_id}/seed-pairs.
 
 Same dependencies as :mod:`lobby_api.history.controllers`: ``db_session`` and
-``current_player`` (its ``.id``). Refusals are RFC 9457 problem documents; a hand or table
-the caller never played is a 404 whether or not it exists.
+``current_player`` (its ``.id``). Refusals are :class:`~lobby_api.problems.DomainError` errors
+(RFC 9457 problem documents); a hand or table the caller never played is a 404 whether or
+not it exists.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from lobby_api.fairness import services
 from lobby_api.fairness.schemas import HandFairness, SeedPairView
-from lobby_api.history.controllers import problem_response
-from lobby_api.history.services import HistoryError
+from lobby_api.problems import problem_responses
 
 __all__ = ["FairnessController"]
 
@@ -27,9 +27,12 @@ class FairnessController(Controller):
 
     path = "/"
     tags = ("fairness",)
-    exception_handlers = {HistoryError: problem_response}  # noqa: RUF012 (Litestar's API)
 
-    @get("/hands/{hand_id:str}/fairness", summary="The fairness check of one of my hands")
+    @get(
+        "/hands/{hand_id:str}/fairness",
+        summary="The fairness check of one of my hands",
+        responses=problem_responses(401, 404),
+    )
     async def hand_fairness(
         self,
         db_session: NamedDependency[AsyncSession],
@@ -42,6 +45,7 @@ class FairnessController(Controller):
     @get(
         ["/tables/{table_id:str}/seed-pairs", "/tables/{table_id:str}/fairness"],
         summary="The seed pairs of a table I played at",
+        responses=problem_responses(401, 404),
     )
     async def seed_pairs(
         self,

@@ -44,7 +44,7 @@ class TableNotFound(HistoryError):
     """No table the caller played at by that id (absent, or never dealt in: same answer)."""
 
     status = 404
-    code = "TABLE_NOT_FOUND"
+    code = "table_not_found"
 
 
 def check_hand(hand: HandRow, dealer_seed: str) -> FairnessCheck:

@@ -2,15 +2,16 @@
 
 The app provides two dependencies: ``db_session`` (an :class:`AsyncSession` on the shared
 database) and ``current_player`` (the authenticated player; only its ``.id`` is used).
-The services' refusals (:class:`~lobby_api.history.services.HistoryError`) become RFC 9457
-problem documents here, so these routes answer the same in any app that mounts them.
+Refusals are :class:`~lobby_api.problems.DomainError` errors, which the app's exception
+handlers (:data:`lobby_api.problems.EXCEPTION_HANDLERS`) answer as RFC 9457 problem
+documents.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 from litestar.enums import MediaType
 from litestar.params import FromPath, QueryParameter
@@ -18,28 +19,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from lobby_api.history import services
 from lobby_api.history.schemas import HandPage, HandView
-from lobby_api.history.services import HistoryError
+from lobby_api.problems import problem_responses
 
-__all__ = ["PROBLEM_MEDIA_TYPE", "HistoryController", "problem_response"]
-
-PROBLEM_MEDIA_TYPE = "application/problem+json"
-
-_TITLES = {400: "Bad Request", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error"}
-
-
-def problem_response(request: Request[Any, Any, Any], error: HistoryError) -> Response[Any]:
-    """The error as an RFC 9457 problem document (``errors`` names the field, if any)."""
-    body: dict[str, Any] = {
-        "type": f"urn:stud:problem:{error.code.lower().replace('_', '-')}",
-        "title": _TITLES.get(error.status, "Error"),
-        "status": error.status,
-        "detail": error.detail,
-        "code": error.code,
-        "instance": request.url.path,
-    }
-    if error.field is not None:
-        body["errors"] = [{"field": error.field, "message": error.detail}]
-    return Response(content=body, status_code=error.status, media_type=PROBLEM_MEDIA_TYPE)
+__all__ = ["HistoryController"]
 
 
 class HistoryController(Controller):
@@ -47,9 +29,8 @@ class HistoryController(Controller):
 
     path = "/hands"
     tags = ("history",)
-    exception_handlers = {HistoryError: problem_response}  # noqa: RUF012 (Litestar's API)
 
-    @get("/", summary="My hands, newest first")
+    @get("/", summary="My hands, newest first", responses=problem_responses(400, 401))
     async def list_hands(
         self,
         db_session: NamedDependency[AsyncSession],
@@ -70,7 +51,7 @@ class HistoryController(Controller):
             db_session, current_player.id, page_size=page_size, page_token=page_token
         )
 
-    @get("/{hand_id:str}", summary="One of my hands")
+    @get("/{hand_id:str}", summary="One of my hands", responses=problem_responses(401, 404, 500))
     async def get_hand(
         self,
         db_session: NamedDependency[AsyncSession],
@@ -87,6 +68,7 @@ class HistoryController(Controller):
         "/{hand_id:str}/phh",
         summary="One of my hands as PHH",
         media_type=MediaType.TEXT,
+        responses=problem_responses(401, 404, 409, 500),
     )
     async def get_phh(
         self,

@@ -14,6 +14,7 @@ import base64
 import binascii
 import hashlib
 import json
+import logging
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -34,6 +35,7 @@ from lobby_api.history.redaction import (
     redacted_phh,
 )
 from lobby_api.history.schemas import HandPage, HandSummary, HandView
+from lobby_api.problems import DomainError
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -50,52 +52,50 @@ __all__ = [
     "list_my_hands",
 ]
 
+log = logging.getLogger("stud.lobby.history")
+
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 
 
-class HistoryError(Exception):
-    """A refusal of the history or fairness services, as an RFC 9457 problem.
-
-    ``status`` is the HTTP status, ``code`` a stable machine-readable name, ``detail`` the
-    human text and ``field`` the request field at fault, if any.
-    """
+class HistoryError(DomainError):
+    """A refusal of the history or fairness services: an RFC 9457 problem with the class's
+    ``status`` and ``code`` (:class:`lobby_api.problems.DomainError`); ``field`` names the
+    request field at fault, if any."""
 
     status = 400
-    code = "BAD_REQUEST"
+    code = "invalid_request"
 
     def __init__(self, detail: str, *, field: str | None = None) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.field = field
+        super().__init__(type(self).status, type(self).code, detail, field)
 
 
 class HandNotFound(HistoryError):
     """No hand the caller may open by that id (absent, or he was not dealt in: same answer)."""
 
     status = 404
-    code = "HAND_NOT_FOUND"
+    code = "hand_not_found"
 
 
 class InvalidPageRequest(HistoryError):
     """A bad page_size or page_token."""
 
     status = 400
-    code = "INVALID_ARGUMENT"
+    code = "invalid_request"
 
 
 class HistoryUnavailable(HistoryError):
     """The hand exists and the caller may open it, but this form of it cannot be given."""
 
     status = 409
-    code = "HISTORY_UNAVAILABLE"
+    code = "history_unavailable"
 
 
 class RecordUnusable(HistoryError):
     """The stored record is inconsistent, or its redaction failed a check: nothing is sent."""
 
     status = 500
-    code = "HAND_RECORD_INCONSISTENT"
+    code = "hand_record_inconsistent"
 
 
 # ------------------------------------------------------------------------- listing
@@ -235,6 +235,8 @@ async def get_hand(session: AsyncSession, player_id: str, hand_id: str) -> HandV
     try:
         return redact_hand(hand, players, await _names(session, players), mine)
     except (RecordInconsistent, LeakRefused) as error:
+        # An engine bug or a changed database: nothing is sent, and ops must hear of it.
+        log.error("hand %s: no view for %s: %s", hand_id, player_id, error)
         raise RecordUnusable(f"hand {hand_id} cannot be shown: {error}") from None
 
 
@@ -252,4 +254,5 @@ async def get_hand_phh(session: AsyncSession, player_id: str, hand_id: str) -> s
     try:
         return redacted_phh(hand, players, await _names(session, players), mine)
     except (RecordInconsistent, LeakRefused) as error:
+        log.error("hand %s: no PHH for %s: %s", hand_id, player_id, error)
         raise RecordUnusable(f"hand {hand_id} has no PHH: {error}") from None

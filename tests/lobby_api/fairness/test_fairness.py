@@ -203,4 +203,4 @@ async def test_only_players_dealt_in_see_a_tables_pairs(store: EngineStore, clie
             )
     for odd in ("%00", "t" * 65):
         body = problem(await client.get(f"/tables/{odd}/seed-pairs", headers=as_player(p1)), 404)
-        assert body["code"] == "TABLE_NOT_FOUND"
+        assert body["code"] == "table_not_found"

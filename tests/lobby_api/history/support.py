@@ -24,8 +24,6 @@ import psycopg2
 import pytest
 from litestar import Litestar, Request
 from litestar.di import Provide
-from litestar.exceptions import HTTPException
-from litestar.response import Response
 from litestar.testing import AsyncTestClient
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
@@ -52,6 +50,7 @@ from engine_server.store.models import HandRow
 from engine_server.store.repository import EngineStore, HandSeat
 from lobby_api.fairness.controllers import FairnessController
 from lobby_api.history.controllers import HistoryController
+from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
 
 POSTGRES_URL = os.environ.get(
     "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -128,8 +127,7 @@ def make_app(database_url: str) -> Litestar:
     The app has a database engine of its own, opened in the loop it serves requests on
     (the test client runs it in a thread of its own, and asyncpg connections belong to
     one loop). ``current_player`` is whoever the ``x-test-player`` header names
-    (authentication is L1's); an error the controllers do not answer themselves becomes a
-    problem document.
+    (authentication is L1's); errors become problem documents by L1's handlers.
     """
     engine = create_engine_for(database_url)
     sessions = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
@@ -141,13 +139,8 @@ def make_app(database_url: str) -> Litestar:
     async def current_player(request: Request[Any, Any, Any]) -> SimpleNamespace:
         player = request.headers.get(PLAYER_HEADER)
         if not player:
-            raise HTTPException(status_code=401, detail="no player")
+            raise DomainError(401, "unauthenticated", "no player")
         return SimpleNamespace(id=player)
-
-    def problem(request: Request[Any, Any, Any], error: HTTPException) -> Response[Any]:
-        body = {"type": "about:blank", "title": "Error", "status": error.status_code}
-        body["detail"] = error.detail
-        return Response(body, status_code=error.status_code, media_type="application/problem+json")
 
     return Litestar(
         route_handlers=[HistoryController, FairnessController],
@@ -155,7 +148,7 @@ def make_app(database_url: str) -> Litestar:
             "db_session": Provide(db_session),
             "current_player": Provide(current_player),
         },
-        exception_handlers={HTTPException: problem},
+        exception_handlers=dict(EXCEPTION_HANDLERS),  # type: ignore[arg-type]
         on_shutdown=[engine.dispose],
     )
 

@@ -295,7 +295,7 @@ async def test_a_running_hand_is_listed_but_has_no_phh_yet(
     view = (await client.get(f"/hands/{running.id}", headers=as_player(p2))).json()
     assert view["state"] == "running" and view["my_cards"] == [] and view["result"] is None
     body = problem(await client.get(f"/hands/{running.id}/phh", headers=as_player(p1)), 409)
-    assert body["code"] == "HISTORY_UNAVAILABLE"
+    assert body["code"] == "history_unavailable"
     # Cancelled without a record: still no PHH, and a zero result.
     await store.cancel_hand(running.id, "test")
     line = (await client.get("/hands", headers=as_player(p1))).json()["hands"][0]
@@ -317,4 +317,4 @@ async def test_an_inconsistent_record_gets_no_phh(
             update(HandRow).where(col(HandRow.id) == played.id).values(actions=actions)
         )
     body = problem(await client.get(f"/hands/{played.id}/phh", headers=as_player(p1)), 500)
-    assert body["code"] == "HAND_RECORD_INCONSISTENT"
+    assert body["code"] == "hand_record_inconsistent"
