@@ -271,9 +271,11 @@ class TableRuntime:
         return min(times) if times else None
 
     async def _on_timer(self, now: float) -> None:
+        # The timer is this change's cause: a hand it starts must not be timed from the last
+        # command's arrival, seconds ago.
+        self._arrived = time.perf_counter()
         if self._deadline is not None and now >= self._deadline:
             self._deadline = None
-            self._arrived = time.perf_counter()
             hand = self._hand
             if hand is not None and hand.to_act is not None:
                 seat = hand.to_act
