@@ -8,6 +8,8 @@ sweeping at once never pay twice.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib
 import logging
 from collections.abc import AsyncIterator
@@ -88,6 +90,9 @@ def create_app(
 ) -> Litestar:
     """The lobby app. ``engine_client``, ``password_hasher`` and ``database`` replace the
     defaults (tests use a cheaper hasher)."""
+    from lobby_api.quickgame.controllers import QuickGameController, TableController
+    from lobby_api.quickgame.services import QuickGames
+    from lobby_api.settlement import Settlement
     from lobby_api.wallet.controllers import WalletController
 
     db = database or Database.from_url(settings.database_url)
@@ -96,6 +101,8 @@ def create_app(
     )
     hasher = password_hasher or PasswordHasher()
     accounts = Accounts(db, hasher, settings.signup_grant)
+    settlement = Settlement(db, engine)
+    games = QuickGames(db, engine, settings, settlement)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -103,9 +110,16 @@ def create_app(
             from seeds.load import apply_seeds
 
             await apply_seeds(db.engine)
+        sweeper = None
+        if settings.sweep_seconds > 0:
+            sweeper = asyncio.create_task(games.sweep_forever(settings.sweep_seconds))
         try:
             yield
         finally:
+            if sweeper is not None:
+                sweeper.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sweeper
             if engine_client is None:
                 await engine.close()
             if database is None:
@@ -136,6 +150,8 @@ def create_app(
             AccountsController,
             CatalogController,
             WalletController,
+            QuickGameController,
+            TableController,
             *_optional_controllers(),
         ],
         dependencies={
@@ -144,8 +160,10 @@ def create_app(
             "player_id": Provide(provide_player_id, sync_to_thread=False),
             "current_player": Provide(provide_current_player),
             "accounts": Provide(lambda: accounts, sync_to_thread=False),
+            "games": Provide(lambda: games, sync_to_thread=False),
+            "settlement": Provide(lambda: settlement, sync_to_thread=False),
         },
-        state=State({"settings": settings, "db": db, "engine": engine}),
+        state=State({"settings": settings, "db": db, "engine": engine, "games": games}),
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
         lifespan=[lifespan],

@@ -15,7 +15,6 @@ from typing import Any
 
 from litestar import Request
 from litestar.datastructures import State
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.auth import Scope, TokenError, mint_token, verify_token
 from lobby_api.accounts.models import PlayerRow
@@ -61,8 +60,11 @@ def provide_player_id(request: Request[Any, Any, Any], state: State) -> str:
     return token_subject(request.headers.get("authorization"), state.settings.jwt_secret)
 
 
-async def provide_current_player(db_session: AsyncSession, player_id: str) -> PlayerRow:
-    player = await db_session.get(PlayerRow, player_id)
+async def provide_current_player(state: State, player_id: str) -> PlayerRow:
+    # A short read of its own: the request's shared session would hold a connection for the
+    # whole request.
+    async with state.db.read() as session:
+        player = await session.get(PlayerRow, player_id)
     if player is None:
         raise _unauthenticated("the token names no account", "token_invalid")
     return player

@@ -1,4 +1,4 @@
-"""``GET /wallet``: my balance and my statement."""
+"""``GET /wallet``: my balance and my statement (settling closed seat sessions first)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from litestar.params import Parameter
 
 from lobby_api.db import Database
 from lobby_api.problems import problem_responses
+from lobby_api.settlement import Settlement
 from lobby_api.wallet.schemas import WalletView
 from lobby_api.wallet.services import read_wallet
 
@@ -27,10 +28,13 @@ class WalletController(Controller):
     async def wallet(
         self,
         db: Database,
+        settlement: Settlement,
         player_id: str,
         page_size: Annotated[int, Parameter(ge=1, le=100, description="entries per page")] = 20,
         page_token: Annotated[
             str | None, Parameter(max_length=200, description="next_page_token of a page")
         ] = None,
     ) -> WalletView:
+        # Touching the wallet settles whatever the player left behind at tables.
+        await settlement.settle_player(player_id)
         return await read_wallet(db, player_id, page_size, page_token)

@@ -220,11 +220,10 @@ async def _close_engine_client(app: Litestar) -> None:
 
 
 @pytest.fixture
-async def app(request: pytest.FixtureRequest, settings: LobbySettings) -> AsyncIterator[Litestar]:
+def app(request: pytest.FixtureRequest, settings: LobbySettings) -> Litestar:
+    # Sync on purpose: an async fixture cannot ask for the (async) engine fixture on demand.
     engine = request.getfixturevalue("engine") if "engine" in request.fixturenames else None
-    application = build_app(settings, engine)
-    yield application
-    await _close_engine_client(application)
+    return build_app(settings, engine)
 
 
 @asynccontextmanager
@@ -253,6 +252,7 @@ async def client(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://lobby") as http:
             yield http
+    await _close_engine_client(app)
 
 
 @pytest.fixture

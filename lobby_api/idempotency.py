@@ -1,0 +1,246 @@
+"""``Idempotency-Key`` for requests that move money: a retry gets the first answer.
+
+A money request runs in two parts:
+
+1. ``prepare`` — in one transaction with the insertion of the key's
+   :class:`~lobby_api.wallet.models.IdempotencyRow`: checks the request and moves
+   the money (or refuses, and then nothing at all is written, the key included);
+2. ``complete`` — the calls to the engine and the bookkeeping after them. It
+   must be safe to run again from its ``reference`` (every engine call is
+   idempotent on an id the lobby chose), because a request that dies half-way
+   is resumed by the next retry with the same key, or by the sweep.
+
+A second request with the same key (a retry, or the same request sent several
+times at once):
+
+- with a different body or path → 422 ``idempotency_key_reused``;
+- after the first finished → the first answer (status and body), replayed, with
+  ``Idempotent-Replayed: true``, and nothing moves;
+- while the first is still running → waits for its answer (up to a few seconds,
+  then 409 ``request_in_progress`` with ``Retry-After``);
+- after the first died (its lease ran out) → takes the lease and finishes it.
+
+Keys are per player: 1-255 visible ASCII characters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import msgspec
+import sqlalchemy as sa
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.store.types import utc_now
+from lobby_api.db import Database
+from lobby_api.problems import DomainError
+from lobby_api.wallet.ledger import insert_ignore
+from lobby_api.wallet.models import IdempotencyRow, IdempotencyState
+
+__all__ = [
+    "HEADER",
+    "Answer",
+    "Transient",
+    "check_key",
+    "fingerprint",
+    "run_idempotent",
+]
+
+HEADER = "Idempotency-Key"
+_KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
+#: How long a request owns its key before a retry may take over.
+LEASE = timedelta(seconds=30)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A money request's answer: what every retry with the same key gets."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+class Transient(Exception):
+    """``complete`` could not finish now (the engine is unreachable): retry later.
+
+    The money stays where ``prepare`` put it and the key stays pending: the next
+    retry with the same key, or the sweep, finishes the request.
+    """
+
+
+def check_key(value: str | None) -> str:
+    """The header's value, or a 400 problem naming it."""
+    if value is None or value == "":
+        raise DomainError(
+            400, "idempotency_key_required", f"this request needs an {HEADER} header", HEADER
+        )
+    if not _KEY.match(value):
+        raise DomainError(
+            400,
+            "idempotency_key_invalid",
+            f"{HEADER} must be 1-255 visible ASCII characters",
+            HEADER,
+        )
+    return value
+
+
+def fingerprint(operation: str, method: str, path: str, body: Any) -> str:
+    """SHA-256 of what the request asks for (its JSON body normalised)."""
+    canonical = json.dumps(msgspec.to_builtins(body), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{operation}\n{method} {path}\n{canonical}".encode()).hexdigest()
+
+
+async def _load(session: AsyncSession, player_id: str, key: str) -> IdempotencyRow | None:
+    query = (
+        select(IdempotencyRow)
+        .where(IdempotencyRow.player_id == player_id, IdempotencyRow.key == key)
+        .execution_options(populate_existing=True)
+    )
+    return (await session.exec(query)).first()
+
+
+async def _claim(db: Database, row: IdempotencyRow) -> bool:
+    """Take over a pending key whose lease ran out (one claimant wins)."""
+    now = utc_now()
+    async with db.write() as session:
+        result = await session.exec(
+            sa.update(IdempotencyRow)  # type: ignore[call-overload]
+            .where(
+                col(IdempotencyRow.player_id) == row.player_id,
+                col(IdempotencyRow.key) == row.key,
+                col(IdempotencyRow.state) == IdempotencyState.PENDING.value,
+                col(IdempotencyRow.locked_until) == row.locked_until,
+            )
+            .values(locked_until=now + LEASE)
+        )
+        return bool(result.rowcount == 1)
+
+
+async def _release(db: Database, player_id: str, key: str) -> None:
+    async with db.write() as session:
+        await session.exec(
+            sa.update(IdempotencyRow)  # type: ignore[call-overload]
+            .where(
+                col(IdempotencyRow.player_id) == player_id,
+                col(IdempotencyRow.key) == key,
+                col(IdempotencyRow.state) == IdempotencyState.PENDING.value,
+            )
+            .values(locked_until=utc_now())
+        )
+
+
+async def finish(db: Database, player_id: str, key: str, answer: Answer) -> None:
+    """Store the answer every later retry gets."""
+    async with db.write() as session:
+        await session.exec(
+            sa.update(IdempotencyRow)  # type: ignore[call-overload]
+            .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
+            .values(
+                state=IdempotencyState.DONE.value,
+                status_code=answer.status,
+                response=answer.body,
+            )
+        )
+
+
+async def complete_and_finish(
+    db: Database,
+    player_id: str,
+    key: str,
+    reference: str,
+    complete: Callable[[str], Awaitable[Answer]],
+) -> Answer:
+    """Run ``complete`` as the key's owner; store its answer (a transient failure: 503)."""
+    try:
+        answer = await complete(reference)
+    except Transient as error:
+        await _release(db, player_id, key)
+        raise DomainError(
+            503,
+            "engine_unavailable",
+            f"the game server could not be reached ({error}); retry with the same {HEADER}",
+            headers={"Retry-After": "1"},
+        ) from None
+    except BaseException:
+        await _release(db, player_id, key)
+        raise
+    await finish(db, player_id, key, answer)
+    return answer
+
+
+async def run_idempotent(
+    db: Database,
+    *,
+    player_id: str,
+    key: str,
+    operation: str,
+    fingerprint: str,
+    prepare: Callable[[AsyncSession], Awaitable[str]],
+    complete: Callable[[str], Awaitable[Answer]],
+    wait_seconds: float = 15.0,
+) -> Answer:
+    """Run a money request once per ``(player_id, key)`` (see the module's docstring)."""
+    now = utc_now()
+    row: IdempotencyRow | None = None
+    reference: str | None = None
+    async with db.write() as session:
+        inserted = await session.exec(
+            insert_ignore(session, IdempotencyRow.__table__).values(  # type: ignore[arg-type]
+                player_id=player_id,
+                key=key,
+                operation=operation,
+                fingerprint=fingerprint,
+                state=IdempotencyState.PENDING.value,
+                locked_until=now + LEASE,
+                created_at=now,
+            )
+        )
+        if inserted.rowcount == 1:
+            reference = await prepare(session)
+            await session.exec(
+                sa.update(IdempotencyRow)  # type: ignore[call-overload]
+                .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
+                .values(reference=reference)
+            )
+        else:
+            row = await _load(session, player_id, key)
+    if reference is not None:
+        return await complete_and_finish(db, player_id, key, reference, complete)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_seconds
+    delay = 0.01
+    while True:
+        if row is None:  # pragma: no cover - the conflicting row is visible after the conflict
+            raise DomainError(409, "request_in_progress", "retry", HEADER)
+        if row.fingerprint != fingerprint or row.operation != operation:
+            raise DomainError(
+                422,
+                "idempotency_key_reused",
+                f"this {HEADER} was used for a different request",
+                HEADER,
+            )
+        if row.state == IdempotencyState.DONE.value:
+            return Answer(row.status_code or 200, row.response or {}, replayed=True)
+        if row.locked_until <= utc_now() and row.reference is not None and await _claim(db, row):
+            return await complete_and_finish(db, player_id, key, row.reference, complete)
+        if loop.time() >= deadline:
+            raise DomainError(
+                409,
+                "request_in_progress",
+                f"a request with this {HEADER} is still being processed; retry shortly",
+                HEADER,
+                headers={"Retry-After": "1"},
+            )
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.2)
+        async with db.read() as session:
+            row = await _load(session, player_id, key)

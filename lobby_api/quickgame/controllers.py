@@ -1,0 +1,203 @@
+"""Quick game, matchmaking tickets, and what a seated player does (top-up, leave, seeds).
+
+Requests that move money take an ``Idempotency-Key`` header (see
+:mod:`lobby_api.idempotency`): a retry with the same key gets the first answer
+and moves nothing. Leaving is idempotent by itself (a closed seat session is
+settled once, by its id) and needs no key.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.background_tasks import BackgroundTask
+from litestar.datastructures import State
+from litestar.params import Parameter
+
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.auth import issue_token
+from lobby_api.idempotency import HEADER, Answer, check_key, fingerprint
+from lobby_api.problems import PROBLEM_MEDIA_TYPE, problem_responses
+from lobby_api.quickgame.schemas import (
+    LeaveView,
+    QuickGameRequest,
+    QuickGameView,
+    RotateSeedRequest,
+    RotateSeedView,
+    TicketRequest,
+    TicketView,
+    TopUpRequest,
+    TopUpView,
+)
+from lobby_api.quickgame.services import QuickGames
+
+__all__ = ["QuickGameController", "TableController"]
+
+IdempotencyKey = Annotated[
+    str,
+    Parameter(
+        header=HEADER,
+        min_length=1,
+        max_length=255,
+        pattern=r"^[\x21-\x7e]+$",
+        description="Unique per request you mean (a UUID): a retry with the same key gets the "
+        "first answer and moves no money again.",
+    ),
+]
+TableId = Annotated[str, Parameter(min_length=1, max_length=64, description="the table's id")]
+TicketId = Annotated[str, Parameter(min_length=1, max_length=64, description="the ticket's id")]
+_SECURITY: list[dict[str, list[str]]] = [{"BearerToken": []}]
+_MONEY = {"rate_limit": "money"}
+
+
+def _respond(
+    answer: Answer, extra: dict[str, Any] | None = None, background: BackgroundTask | None = None
+) -> Response[Any]:
+    body = dict(answer.body)
+    problem = answer.status >= 400
+    if extra and not problem:
+        body.update(extra)
+    return Response(
+        content=body,
+        status_code=answer.status,
+        media_type=PROBLEM_MEDIA_TYPE if problem else "application/json",
+        headers={"Idempotent-Replayed": "true"} if answer.replayed else None,
+        background=None if problem else background,
+    )
+
+
+class QuickGameController(Controller):
+    tags = ["quick game"]  # noqa: RUF012 (Litestar's API)
+    security = _SECURITY
+
+    @post(
+        "/quickgame",
+        status_code=201,
+        summary="Open a private quick-game table dealt from my seed pair, and sit at it",
+        responses=problem_responses(401, 404, 409, 422, 429, 503),
+        opt=_MONEY,
+    )
+    async def quick_game(
+        self,
+        request: Request[Any, Any, Any],
+        data: QuickGameRequest,
+        idempotency_key: IdempotencyKey,
+        current_player: PlayerRow,
+        games: QuickGames,
+        state: State,
+    ) -> Response[QuickGameView]:
+        key = check_key(idempotency_key)
+        answer = await games.open_quick_game(
+            current_player, data, key, fingerprint("quickgame", "POST", request.url.path, data)
+        )
+        token = issue_token(state.settings.jwt_secret, current_player, state.settings.token_seconds)
+        body = answer.body
+        matching = BackgroundTask(games.match_waiting, body.get("city"), body.get("stake_level"))
+        return _respond(answer, {"token": token}, matching)
+
+    @post(
+        "/tickets",
+        status_code=201,
+        summary="Sit in at a quick game of my city (placed at once, or the ticket waits)",
+        responses=problem_responses(401, 409, 422, 429, 503),
+        opt=_MONEY,
+    )
+    async def open_ticket(
+        self,
+        request: Request[Any, Any, Any],
+        data: TicketRequest,
+        idempotency_key: IdempotencyKey,
+        current_player: PlayerRow,
+        games: QuickGames,
+    ) -> Response[TicketView]:
+        key = check_key(idempotency_key)
+        answer = await games.open_ticket(
+            current_player, data, key, fingerprint("ticket", "POST", request.url.path, data)
+        )
+        return _respond(answer)
+
+    @get(
+        "/tickets/{ticket_id:str}",
+        summary="Poll my ticket (a waiting ticket looks for a seat again)",
+        responses=problem_responses(401, 404),
+    )
+    async def ticket(self, ticket_id: TicketId, player_id: str, games: QuickGames) -> TicketView:
+        return await games.get_ticket(player_id, ticket_id)
+
+    @delete(
+        "/tickets/{ticket_id:str}",
+        status_code=200,
+        summary="Withdraw my waiting ticket (its buy-in goes back to my wallet)",
+        responses=problem_responses(401, 404, 409),
+    )
+    async def cancel_ticket(
+        self, ticket_id: TicketId, player_id: str, games: QuickGames
+    ) -> TicketView:
+        return await games.cancel_ticket(player_id, ticket_id)
+
+
+class TableController(Controller):
+    path = "/tables/{table_id:str}"
+    tags = ["at the table"]  # noqa: RUF012 (Litestar's API)
+    security = _SECURITY
+
+    @post(
+        "/topup",
+        status_code=200,
+        summary="Add chips between hands (to at least the minimum buy-in where the rules say so)",
+        responses=problem_responses(401, 404, 409, 422, 429, 503),
+        opt=_MONEY,
+    )
+    async def top_up(
+        self,
+        request: Request[Any, Any, Any],
+        table_id: TableId,
+        data: TopUpRequest,
+        idempotency_key: IdempotencyKey,
+        current_player: PlayerRow,
+        games: QuickGames,
+    ) -> Response[TopUpView]:
+        key = check_key(idempotency_key)
+        answer = await games.top_up(
+            current_player,
+            table_id,
+            data,
+            key,
+            fingerprint("topup", "POST", request.url.path, data),
+        )
+        return _respond(answer)
+
+    @post(
+        "/leave",
+        status_code=200,
+        summary="Leave the table: paid out at once between hands, at the hand's end otherwise",
+        responses=problem_responses(401, 404, 409, 429, 503),
+        opt=_MONEY,
+    )
+    async def leave(
+        self, table_id: TableId, current_player: PlayerRow, games: QuickGames
+    ) -> Response[LeaveView]:
+        view, freed = await games.leave(current_player, table_id)
+        background = None
+        if freed:
+            table = await games.table_of(table_id)
+            if table is not None:
+                background = BackgroundTask(games.match_waiting, table.city, table.stake_level)
+        return Response(content=view, background=background)
+
+    @post(
+        "/rotate-seed",
+        status_code=200,
+        summary="Reveal the dealer seed and deal on from the next one (opener, between hands)",
+        responses=problem_responses(401, 403, 404, 409, 422, 503),
+    )
+    async def rotate_seed(
+        self,
+        table_id: TableId,
+        current_player: PlayerRow,
+        games: QuickGames,
+        data: RotateSeedRequest | None = None,
+    ) -> RotateSeedView:
+        seed = data.client_seed if data is not None else None
+        return await games.rotate_seed(current_player, table_id, seed)
