@@ -10,8 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
+import httpx
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col
@@ -27,10 +26,11 @@ from tests.lobby_api.history.support import (
     passive,
     play_hand,
     problem,
+    sign_up,
     uid,
 )
 
-Client = AsyncTestClient[Litestar]
+Client = httpx.AsyncClient
 
 
 async def fairness(client: Client, player: str, hand: PlayedHand) -> dict[str, Any]:
@@ -43,7 +43,7 @@ async def fairness(client: Client, player: str, hand: PlayedHand) -> dict[str, A
 async def test_rotation_reveals_the_old_pair_and_every_hand_of_it_verifies(
     store: EngineStore, client: Client
 ) -> None:
-    players = [uid("p") for _ in range(3)]
+    players = await sign_up(client, 3)
     table = await open_table(store, players, client_seed="opener-1")
     old_pair = await store.current_seed_pair(table.table_id)
     old_hands = [await play_hand(store, table, passive(folders={3})) for _ in range(3)]
@@ -123,7 +123,7 @@ async def test_rotation_reveals_the_old_pair_and_every_hand_of_it_verifies(
 async def test_a_tampered_card_or_seed_fails_the_check(
     store: EngineStore, client: Client, db_engine: AsyncEngine
 ) -> None:
-    players = [uid("p") for _ in range(3)]
+    players = await sign_up(client, 3)
     table = await open_table(store, players)
     pair = await store.current_seed_pair(table.table_id)
     hands = [await play_hand(store, table, passive(folders={2})) for _ in range(3)]
@@ -180,7 +180,7 @@ async def test_a_tampered_card_or_seed_fails_the_check(
 
 
 async def test_only_players_dealt_in_see_a_tables_pairs(store: EngineStore, client: Client) -> None:
-    p1, p2, outsider, late = (uid("p") for _ in range(4))
+    p1, p2, outsider, late = await sign_up(client, 4)
     table = await open_table(store, [p1, p2])
     await play_hand(store, table, passive())
     await store.seat_player(

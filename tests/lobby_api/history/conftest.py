@@ -1,10 +1,4 @@
-"""Fixtures: migrated SQLite and PostgreSQL databases, the store, and the test app."""
+"""Fixtures: the lobby's app and databases come from tests/lobby_api/conftest.py; these add
+an engine store on the test's database."""
 
-from tests.lobby_api.history.support import (  # noqa: F401  (fixtures)
-    client,
-    database_url,
-    db_engine,
-    postgres_url,
-    sqlite_url,
-    store,
-)
+from tests.lobby_api.history.support import db_engine, store  # noqa: F401  (fixtures)

@@ -1,33 +1,27 @@
-"""Test support for the history and fairness endpoints: databases, an app, and real hands.
+"""Test support for the history and fairness endpoints: players, stores and real hands.
 
-Hands are played for real: :func:`play_hand` runs :class:`engine_server.game.hand.Hand` on
-the table's own seed pair and writes it through :class:`EngineStore` (``start_hand`` /
-``finish_hand``) with the record the table runtime writes (``TableRuntime._hand_record``,
-rebuilt here on purpose rather than imported). The databases — a SQLite file and a
-PostgreSQL database of this test session's own (``stud_hist_test_<pid>_<random>``, dropped
-at the end) — are migrated once per session; every test uses ids of its own, so tests never
-see each other's hands.
+The app is the lobby's own (:func:`lobby_api.app.create_app`, from ``tests/lobby_api/
+conftest.py``: ``client``, ``database_url`` on SQLite and PostgreSQL, ``engine``); players
+sign up and log in through it (:func:`sign_up`). Hands are played for real:
+:func:`play_hand` runs :class:`engine_server.game.hand.Hand` on the table's own seed pair
+and writes it through :class:`EngineStore` (``start_hand`` / ``finish_hand``) with the
+record the table runtime writes (``TableRuntime._hand_record``, rebuilt here on purpose
+rather than imported). Tests share a database per backend and use tables and players of
+their own, so they never see each other's hands.
 
 Fixtures are imported by the ``conftest.py`` of each test package.
 """
 
 from __future__ import annotations
 
-import os
 import secrets
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-import psycopg2
+import httpx
 import pytest
-from litestar import Litestar, Request
-from litestar.di import Provide
-from litestar.testing import AsyncTestClient
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine_server.game.actions import ActionKind, LegalAction
 from engine_server.game.cards import format_card
@@ -45,67 +39,16 @@ from engine_server.game.phh import export_phh
 from engine_server.game.profiles import PROFILES, Stakes
 from engine_server.game.replay import result_to_json
 from engine_server.store.database import create_engine_for
-from engine_server.store.migrate import upgrade_to_head
 from engine_server.store.models import HandRow
 from engine_server.store.repository import EngineStore, HandSeat
-from lobby_api.fairness.controllers import FairnessController
-from lobby_api.history.controllers import HistoryController
-from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
+from tests.lobby_api.support import Player, register
 
-POSTGRES_URL = os.environ.get(
-    "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
-PLAYER_HEADER = "x-test-player"
 HOUSE_STAKES = Stakes(1, 1, 2, 4)
-
-
-# --------------------------------------------------------------------------- databases
-
-
-def _admin(url: str) -> psycopg2.extensions.connection:
-    connection = psycopg2.connect(url, connect_timeout=3)
-    connection.autocommit = True
-    return connection
-
-
-@pytest.fixture(scope="session")
-def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('history')}/lobby.sqlite3"
-    upgrade_to_head(url)
-    return url
-
-
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    try:
-        admin = _admin(POSTGRES_URL)
-    except psycopg2.OperationalError as error:
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {error}")
-    name = f"stud_hist_test_{os.getpid()}_{secrets.token_hex(3)}"
-    with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade_to_head(url)
-        yield url
-    finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest) -> str:
-    """A migrated database shared by the session's tests of that backend."""
-    return str(
-        request.getfixturevalue(
-            {"sqlite": "sqlite_url", "postgresql": "postgres_url"}[request.param]
-        )
-    )
 
 
 @pytest.fixture
 async def db_engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """An engine of the test's own on the app's database (to write hands, or tamper)."""
     engine = create_engine_for(database_url)
     try:
         yield engine
@@ -118,56 +61,30 @@ def store(db_engine: AsyncEngine) -> EngineStore:
     return EngineStore(db_engine)
 
 
-# --------------------------------------------------------------------------------- app
+#: Each signed-up player's Authorization header, by player id.
+_AUTH: dict[str, dict[str, str]] = {}
 
 
-def make_app(database_url: str) -> Litestar:
-    """The history and fairness controllers with the dependencies L1's app provides.
-
-    The app has a database engine of its own, opened in the loop it serves requests on
-    (the test client runs it in a thread of its own, and asyncpg connections belong to
-    one loop). ``current_player`` is whoever the ``x-test-player`` header names
-    (authentication is L1's); errors become problem documents by L1's handlers.
-    """
-    engine = create_engine_for(database_url)
-    sessions = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
-
-    async def db_session() -> AsyncIterator[AsyncSession]:
-        async with sessions() as session:
-            yield session
-
-    async def current_player(request: Request[Any, Any, Any]) -> SimpleNamespace:
-        player = request.headers.get(PLAYER_HEADER)
-        if not player:
-            raise DomainError(401, "unauthenticated", "no player")
-        return SimpleNamespace(id=player)
-
-    return Litestar(
-        route_handlers=[HistoryController, FairnessController],
-        dependencies={
-            "db_session": Provide(db_session),
-            "current_player": Provide(current_player),
-        },
-        exception_handlers=dict(EXCEPTION_HANDLERS),  # type: ignore[arg-type]
-        on_shutdown=[engine.dispose],
-    )
-
-
-@pytest.fixture
-async def client(database_url: str) -> AsyncIterator[AsyncTestClient[Litestar]]:
-    async with AsyncTestClient(app=make_app(database_url)) as test_client:
-        yield test_client
+async def sign_up(client: httpx.AsyncClient, count: int) -> list[str]:
+    """The ids of ``count`` new players, registered and logged in through the lobby."""
+    ids = []
+    for _ in range(count):
+        player: Player = await register(client)
+        _AUTH[player.id] = player.auth
+        ids.append(player.id)
+    return ids
 
 
 def as_player(player_id: str) -> dict[str, str]:
-    return {PLAYER_HEADER: player_id}
+    """The headers of a request by a player :func:`sign_up` made."""
+    return _AUTH[player_id]
 
 
 # ------------------------------------------------------------------------------ hands
 
 
 def uid(prefix: str) -> str:
-    """A fresh id (tables, players and sessions are per test)."""
+    """A fresh id (tables and seat sessions are per test)."""
     return f"{prefix}-{secrets.token_hex(4)}"
 
 
@@ -439,20 +356,17 @@ def problem(response: Any, status: int) -> dict[str, Any]:
 
 
 __all__ = [
+    "HOUSE_STAKES",
     "PlayedHand",
     "SeatedTable",
     "as_player",
-    "client",
-    "database_url",
     "db_engine",
-    "make_app",
     "open_table",
     "passive",
     "phh_card_tokens",
     "play_hand",
-    "postgres_url",
     "problem",
-    "sqlite_url",
+    "sign_up",
     "store",
     "uid",
 ]

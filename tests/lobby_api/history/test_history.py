@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
-from litestar import Litestar
-from litestar.testing import AsyncTestClient
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col
@@ -28,10 +27,11 @@ from tests.lobby_api.history.support import (
     phh_card_tokens,
     play_hand,
     problem,
+    sign_up,
     uid,
 )
 
-Client = AsyncTestClient[Litestar]
+Client = httpx.AsyncClient
 
 
 def assert_absent(text: str, cards: list[str]) -> None:
@@ -53,7 +53,7 @@ def expected_phh(played: PlayedHand, table: SeatedTable, seat: int) -> str:
 
 
 async def test_my_hands_newest_first_in_pages(store: EngineStore, client: Client) -> None:
-    p1, p2, p3, p4 = (uid("p") for _ in range(4))
+    p1, p2, p3, p4 = await sign_up(client, 4)
     first = await open_table(store, [p1, p2, p3])
     for _ in range(5):
         await play_hand(store, first, passive(folders={3}))
@@ -100,7 +100,7 @@ async def test_my_hands_newest_first_in_pages(store: EngineStore, client: Client
 
 
 async def test_page_requests_are_checked(store: EngineStore, client: Client) -> None:
-    p1, p2 = uid("p"), uid("p")
+    p1, p2 = await sign_up(client, 2)
     table = await open_table(store, [p1, p2])
     for _ in range(3):
         await play_hand(store, table, passive())
@@ -124,7 +124,7 @@ async def test_page_requests_are_checked(store: EngineStore, client: Client) -> 
 async def test_a_hand_shows_own_cards_up_cards_and_showdown_never_folded_cards(
     store: EngineStore, client: Client
 ) -> None:
-    players = [uid("p") for _ in range(3)]
+    players = await sign_up(client, 3)
     table = await open_table(store, players)
     played = await play_hand(store, table, passive(folders={3}))
     assert played.folded == {3} and played.shown == {1, 2}
@@ -165,7 +165,7 @@ async def test_a_hand_shows_own_cards_up_cards_and_showdown_never_folded_cards(
 async def test_won_by_folds_shows_no_down_card_but_the_viewers_own(
     store: EngineStore, client: Client
 ) -> None:
-    players = [uid("p") for _ in range(3)]
+    players = await sign_up(client, 3)
     table = await open_table(store, players)
     # Whoever is not seat 1 folds: seat 1 wins without a showdown.
     played = await play_hand(store, table, passive(folders={2, 3}))
@@ -189,7 +189,7 @@ async def test_won_by_folds_shows_no_down_card_but_the_viewers_own(
 async def test_players_not_dealt_in_get_the_404_of_a_missing_hand(
     store: EngineStore, client: Client
 ) -> None:
-    p1, p2, outsider, late = (uid("p") for _ in range(4))
+    p1, p2, outsider, late = await sign_up(client, 4)
     table = await open_table(store, [p1, p2])
     played = await play_hand(store, table, passive())
     # Seated after the hand: he sits at the table, but was not dealt into it.
@@ -242,7 +242,7 @@ async def test_phh_download_is_the_engines_export_for_the_viewer(
     muckers: set[int],
     timeouts: set[int],
 ) -> None:
-    players = [uid("p") for _ in range(3)]
+    players = await sign_up(client, 3)
     table = await open_table(store, players, profile=profile)
     for _ in range(2):
         played = await play_hand(store, table, passive(folders, muckers), timeouts=timeouts)
@@ -273,7 +273,7 @@ async def test_phh_download_is_the_engines_export_for_the_viewer(
 async def test_a_running_hand_is_listed_but_has_no_phh_yet(
     store: EngineStore, client: Client
 ) -> None:
-    p1, p2 = uid("p"), uid("p")
+    p1, p2 = await sign_up(client, 2)
     table = await open_table(store, [p1, p2])
     pair = await store.current_seed_pair(table.table_id)
     running = await store.start_hand(
@@ -306,7 +306,7 @@ async def test_a_running_hand_is_listed_but_has_no_phh_yet(
 async def test_an_inconsistent_record_gets_no_phh(
     store: EngineStore, client: Client, db_engine: AsyncEngine
 ) -> None:
-    p1, p2 = uid("p"), uid("p")
+    p1, p2 = await sign_up(client, 2)
     table = await open_table(store, [p1, p2])
     played = await play_hand(store, table, passive())
     actions = list(played.row.actions or ())
