@@ -267,8 +267,13 @@ class TableRuntime:
             await self._leave(state, state.leave_reason)
 
     def _next_wakeup(self) -> float | None:
-        times = [t for t in (self._deadline, self._next_hand_at) if t is not None]
-        return min(times) if times else None
+        times = [self._deadline]
+        # The next hand's time counts only while a hand may start: a paused, closing or
+        # draining table keeps its (past) time, and waking for it would spin the loop.
+        if self._hand is None and not self.draining and self.status in _OPEN_STATUSES:
+            times.append(self._next_hand_at)
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
 
     async def _on_timer(self, now: float) -> None:
         # The timer is this change's cause: a hand it starts must not be timed from the last
