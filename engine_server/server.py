@@ -1,7 +1,9 @@
 """The engine process: gRPC (native clients, the lobby, ops) and Connect/gRPC-Web (browsers).
 
 Both transports run in one asyncio loop over the same :class:`TableManager`,
-so a browser and a native client at one table see the same live state.
+so a browser and a native client at one table see the same live state. The
+same loop serves Prometheus' ``/metrics`` on a port of its own (ops only: it is
+not for the browsers' port).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +35,7 @@ from engine_server.api.table_service import (
     GrpcTableService,
     TableServiceCore,
 )
+from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.settings import EngineSettings
 from engine_server.table.manager import TableManager
 from engine_server.table.runtime import RuntimeHooks, Timing
@@ -109,6 +113,48 @@ def cors(app: ASGIApp, origins: tuple[str, ...]) -> ASGIApp:
     return wrapped
 
 
+async def _serve_asgi(
+    app: ASGIApp, host: str, port: int
+) -> tuple[uvicorn.Server, asyncio.Task[None]]:
+    """Serve ``app`` with uvicorn in this loop; returns once it listens.
+
+    The socket is bound here, so a port in use fails with :class:`OSError` (uvicorn,
+    binding it itself, would ``sys.exit`` from inside its task instead).
+    """
+    listener = socket.create_server((host, port))
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+    )
+    server = uvicorn.Server(config)
+    # The engine owns SIGTERM/SIGINT (drain first); uvicorn must not take them.
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    task = asyncio.create_task(server.serve(sockets=[listener]))
+    while not server.started:
+        if task.done():
+            listener.close()
+            task.result()
+            raise OSError(f"could not serve on {host}:{port}")
+        await asyncio.sleep(0.01)
+    return server, task
+
+
+def _listening_port(server: uvicorn.Server | None) -> int:
+    if server is None or not server.servers:
+        return 0
+    return int(server.servers[0].sockets[0].getsockname()[1])
+
+
+async def _stop_asgi(server: uvicorn.Server | None, task: asyncio.Task[None] | None) -> None:
+    if server is not None:
+        server.should_exit = True
+    if task is not None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 @dataclass
 class EngineServer:
     """A running engine: its gRPC server, its web server and the tables they share."""
@@ -120,13 +166,18 @@ class EngineServer:
     web_server: uvicorn.Server | None = None
     web_task: asyncio.Task[None] | None = None
     health: health.aio.HealthServicer | None = None
+    metrics: EngineMetrics | None = None
+    metrics_server: uvicorn.Server | None = None
+    metrics_task: asyncio.Task[None] | None = None
 
     @property
     def web_port(self) -> int:
-        server = self.web_server
-        if server is None or not server.servers:
-            return 0
-        return int(server.servers[0].sockets[0].getsockname()[1])
+        return _listening_port(self.web_server)
+
+    @property
+    def metrics_port(self) -> int:
+        """The port serving ``/metrics`` (``settings.metrics_port``, or the one 0 picked)."""
+        return _listening_port(self.metrics_server)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Graceful stop: drain (no new hands, finish running ones), then stop serving."""
@@ -136,12 +187,10 @@ class EngineServer:
             async with asyncio.timeout(max(grace, 0.1) * 6):
                 await self.manager.drain()
         await self.manager.shutdown()
-        if self.web_server is not None:
-            self.web_server.should_exit = True
-        if self.web_task is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.web_task
+        await _stop_asgi(self.web_server, self.web_task)
         await self.grpc_server.stop(grace)
+        # Last, so that a scrape during the drain still sees the engine.
+        await _stop_asgi(self.metrics_server, self.metrics_task)
 
 
 async def start_engine(
@@ -153,19 +202,24 @@ async def start_engine(
     hooks: RuntimeHooks | None = None,
     interceptors: list[grpc.aio.ServerInterceptor] | None = None,
 ) -> EngineServer:
-    """Load the tables and start serving; returns once both ports listen."""
+    """Load the tables and start serving; returns once every port listens.
+
+    ``hooks`` are called after the engine's own metrics have counted.
+    """
+    metrics = EngineMetrics()
     manager = TableManager(
         directory,
         store,
         timing=timing or Timing(between_hands_seconds=settings.between_hands_seconds),
-        hooks=hooks,
+        hooks=metrics.hooks(hooks),
     )
+    metrics.watch(manager)
     await manager.load()
     server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=interceptors or [])
-    core = TableServiceCore(manager, settings.jwt_secret)
+    core = TableServiceCore(manager, settings.jwt_secret, on_refused=metrics.refused)
     table_service_pb2_grpc.add_TableServiceServicer_to_server(GrpcTableService(core), server)
     admin_service_pb2_grpc.add_AdminServiceServicer_to_server(
-        GrpcAdminService(manager, settings.jwt_secret), server
+        GrpcAdminService(manager, settings.jwt_secret, on_refused=metrics.refused), server
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -180,26 +234,23 @@ async def start_engine(
     await server.start()
     for name in ("", *names[:2]):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    engine = EngineServer(settings, manager, server, grpc_port, health=health_servicer)
-    if True:  # the web port always serves; port 0 takes any free port
+    engine = EngineServer(
+        settings, manager, server, grpc_port, health=health_servicer, metrics=metrics
+    )
+    try:
+        # Port 0 takes any free port, for the web and for the metrics alike.
         app = cors(TableServiceASGIApplication(ConnectTableService(core)), settings.cors_origins)
-        config = uvicorn.Config(
-            app,
-            host=settings.host,
-            port=settings.web_port,
-            log_level="warning",
-            lifespan="off",
-            access_log=False,
+        engine.web_server, engine.web_task = await _serve_asgi(
+            app, settings.host, settings.web_port
         )
-        web = uvicorn.Server(config)
-        # The engine owns SIGTERM/SIGINT (drain first); uvicorn must not take them.
-        web.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
-        engine.web_server = web
-        engine.web_task = asyncio.create_task(web.serve())
-        while not web.started:
-            if engine.web_task.done():
-                engine.web_task.result()
-            await asyncio.sleep(0.01)
+        engine.metrics_server, engine.metrics_task = await _serve_asgi(
+            metrics_app(metrics), settings.host, settings.metrics_port
+        )
+    except BaseException:
+        await _stop_asgi(engine.web_server, engine.web_task)
+        await manager.shutdown()
+        await server.stop(None)
+        raise
     return engine
 
 

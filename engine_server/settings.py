@@ -7,7 +7,7 @@
 | ``STUD_ENGINE_HOST`` | ``127.0.0.1`` | address the engine listens on |
 | ``STUD_ENGINE_GRPC_PORT`` | ``50051`` | gRPC port (native clients, the lobby, ops) |
 | ``STUD_ENGINE_WEB_PORT`` | ``8081`` | Connect / gRPC-Web port for browsers (0: any free port) |
-| ``STUD_ENGINE_METRICS_PORT`` | ``9464`` | Prometheus ``/metrics`` (0: off) |
+| ``STUD_ENGINE_METRICS_PORT`` | ``9464`` | Prometheus ``/metrics`` (0: any free port) |
 | ``STUD_ENGINE_BETWEEN_HANDS`` | ``2.0`` | seconds between hands |
 | ``STUD_ENGINE_CORS_ORIGINS`` | ``*`` | origins allowed to call the web port, comma-separated |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |

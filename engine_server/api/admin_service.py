@@ -17,7 +17,7 @@ from engine_server.api.convert import (
     snapshot_message,
     table_status_message,
 )
-from engine_server.api.errors import abort, invalid
+from engine_server.api.errors import ErrorObserver, abort, invalid
 from engine_server.api.table_service import _grpc_headers, authenticate, parse_table_name
 from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
@@ -87,9 +87,13 @@ def _id(value: str, field: str, limit: int = 64) -> str:
 
 
 class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
-    def __init__(self, manager: TableManager, secret: str) -> None:
+    def __init__(
+        self, manager: TableManager, secret: str, on_refused: ErrorObserver | None = None
+    ) -> None:
         self.manager = manager
         self.secret = secret
+        #: told of every refusal (metrics)
+        self.on_refused = on_refused
 
     async def _run(
         self,
@@ -108,7 +112,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 )
             return await body(identity)
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.on_refused)
 
     def _table(self, name: str, field: str = "name") -> TableRuntime:
         return self.manager.get(parse_table_name(name, field))

@@ -6,6 +6,7 @@ abort or a Connect error, so every transport reports the same reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NoReturn
 
 import grpc
@@ -18,9 +19,20 @@ from protobuf.wkt import Any as ConnectAny
 
 from engine_server.table.errors import ErrorKind, TableError
 
-__all__ = ["DOMAIN", "abort", "connect_error", "error_info", "invalid", "status_of"]
+__all__ = [
+    "DOMAIN",
+    "ErrorObserver",
+    "abort",
+    "connect_error",
+    "error_info",
+    "invalid",
+    "status_of",
+]
 
 DOMAIN = "stud.v1"
+
+#: told of every refusal sent to a client, whatever the transport (the engine's metrics)
+ErrorObserver = Callable[[TableError], None]
 
 _GRPC_CODES = {
     ErrorKind.INVALID_ARGUMENT: code_pb2.INVALID_ARGUMENT,
@@ -62,18 +74,26 @@ def status_of(error: TableError) -> status_pb2.Status:
     return status_pb2.Status(code=_GRPC_CODES[error.kind], message=error.message, details=[detail])
 
 
-async def abort(context: grpc.aio.ServicerContext[object, object], error: TableError) -> NoReturn:
+async def abort(
+    context: grpc.aio.ServicerContext[object, object],
+    error: TableError,
+    observe: ErrorObserver | None = None,
+) -> NoReturn:
+    if observe is not None:
+        observe(error)
     await context.abort_with_status(rpc_status.to_status(status_of(error)))
     raise AssertionError("abort_with_status returned")  # pragma: no cover - it always raises
 
 
-def connect_error(error: TableError) -> ConnectError:
+def connect_error(error: TableError, observe: ErrorObserver | None = None) -> ConnectError:
     """The Connect error for ``error``, with its ``ErrorInfo`` as the one detail.
 
     connectrpc's :class:`ErrorDetail` packs only messages of its own protobuf
     runtime (a google.protobuf message has no ``_desc``), so the detail is
     handed over already packed, as connectrpc's own ``Any``.
     """
+    if observe is not None:
+        observe(error)
     info = error_info(error)
     packed = ConnectAny(
         type_url="type.googleapis.com/" + info.DESCRIPTOR.full_name,

@@ -21,7 +21,7 @@ from engine_server.api.convert import (
     session_message,
     snapshot_message,
 )
-from engine_server.api.errors import abort, connect_error, invalid
+from engine_server.api.errors import ErrorObserver, abort, connect_error, invalid
 from engine_server.auth import Identity, Scope, TokenError, verify_token
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
@@ -67,9 +67,13 @@ def _check_id(value: str, field: str) -> str:
 
 
 class TableServiceCore:
-    def __init__(self, manager: TableManager, secret: str) -> None:
+    def __init__(
+        self, manager: TableManager, secret: str, on_refused: ErrorObserver | None = None
+    ) -> None:
         self.manager = manager
         self.secret = secret
+        #: told of every refusal either transport sends (metrics)
+        self.on_refused = on_refused
 
     def _runtime(self, name: str) -> TableRuntime:
         return self.manager.get(parse_table_name(name))
@@ -199,39 +203,39 @@ class GrpcTableService(table_service_pb2_grpc.TableServiceServicer):
             async for message in self.core.watch(request, self._identity(context)):
                 yield message
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.core.on_refused)
 
     async def Act(self, request: Any, context: Any) -> Any:
         try:
             return await self.core.act(request, self._identity(context))
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.core.on_refused)
 
     async def Leave(self, request: Any, context: Any) -> Any:
         try:
             return await self.core.leave(request, self._identity(context))
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.core.on_refused)
 
     async def SitOut(self, request: Any, context: Any) -> Any:
         try:
             seat, from_hand = await self.core.sit(request.table, self._identity(context), True)
             return table_service_pb2.SitOutResponse(seat=seat, from_hand_number=from_hand)
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.core.on_refused)
 
     async def SitIn(self, request: Any, context: Any) -> Any:
         try:
             seat, from_hand = await self.core.sit(request.table, self._identity(context), False)
             return table_service_pb2.SitInResponse(seat=seat, from_hand_number=from_hand)
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.core.on_refused)
 
     async def ShowCards(self, request: Any, context: Any) -> Any:
         try:
             return await self.core.show_cards(request, self._identity(context))
         except TableError as error:
-            await abort(context, error)
+            await abort(context, error, self.core.on_refused)
 
 
 class ConnectTableService:
@@ -251,36 +255,36 @@ class ConnectTableService:
             async for message in self.core.watch(request, self._identity(ctx)):
                 yield message
         except TableError as error:
-            raise connect_error(error) from None
+            raise connect_error(error, self.core.on_refused) from None
 
     async def act(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
             return await self.core.act(request, self._identity(ctx))
         except TableError as error:
-            raise connect_error(error) from None
+            raise connect_error(error, self.core.on_refused) from None
 
     async def leave(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
             return await self.core.leave(request, self._identity(ctx))
         except TableError as error:
-            raise connect_error(error) from None
+            raise connect_error(error, self.core.on_refused) from None
 
     async def sit_out(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
             seat, from_hand = await self.core.sit(request.table, self._identity(ctx), True)
             return table_service_pb2.SitOutResponse(seat=seat, from_hand_number=from_hand)
         except TableError as error:
-            raise connect_error(error) from None
+            raise connect_error(error, self.core.on_refused) from None
 
     async def sit_in(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
             seat, from_hand = await self.core.sit(request.table, self._identity(ctx), False)
             return table_service_pb2.SitInResponse(seat=seat, from_hand_number=from_hand)
         except TableError as error:
-            raise connect_error(error) from None
+            raise connect_error(error, self.core.on_refused) from None
 
     async def show_cards(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
             return await self.core.show_cards(request, self._identity(ctx))
         except TableError as error:
-            raise connect_error(error) from None
+            raise connect_error(error, self.core.on_refused) from None

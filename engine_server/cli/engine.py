@@ -16,6 +16,9 @@ __all__ = ["configure", "run"]
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grpc-port", type=int, help="gRPC port (STUD_ENGINE_GRPC_PORT)")
     parser.add_argument("--web-port", type=int, help="Connect/gRPC-Web port (STUD_ENGINE_WEB_PORT)")
+    parser.add_argument(
+        "--metrics-port", type=int, help="Prometheus /metrics port (STUD_ENGINE_METRICS_PORT)"
+    )
     parser.add_argument("--host", help="address to listen on (STUD_ENGINE_HOST)")
     parser.add_argument("--database-url", help="database URL (STUD_DATABASE_URL)")
 
@@ -30,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, name in (
         ("grpc_port", "STUD_ENGINE_GRPC_PORT"),
         ("web_port", "STUD_ENGINE_WEB_PORT"),
+        ("metrics_port", "STUD_ENGINE_METRICS_PORT"),
         ("host", "STUD_ENGINE_HOST"),
         ("database_url", "STUD_DATABASE_URL"),
     ):
@@ -48,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
                 {
                     "grpc": f"{settings.host}:{engine.grpc_port}",
                     "web": f"http://{settings.host}:{engine.web_port}",
+                    "metrics": f"http://{settings.host}:{engine.metrics_port}/metrics",
                     "database": settings.database_url,
                 }
             ),

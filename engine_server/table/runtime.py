@@ -228,7 +228,11 @@ class TableRuntime:
         try:
             await self._pay_out_leavers()
         except Exception:
-            log.exception("table %s: could not pay out the players who were leaving", self.table_id)
+            log.exception(
+                "table %s: could not pay out the players who were leaving",
+                self.table_id,
+                extra=self._log_ids(),
+            )
         while True:
             wake = self._next_wakeup()
             try:
@@ -241,14 +245,27 @@ class TableRuntime:
                 try:
                     await self._on_timer(loop.time())
                 except Exception:
-                    log.exception("table %s: timer failed", self.table_id)
+                    log.exception("table %s: timer failed", self.table_id, extra=self._log_ids())
                 continue
             self._arrived = arrived
             try:
                 result = await command()
             except Exception as error:
-                if not isinstance(error, TableError):
-                    log.exception("table %s: command failed", self.table_id)
+                if isinstance(error, TableError):
+                    log.debug(
+                        "table %s: %s refused: %s",
+                        self.table_id,
+                        _command_name(command),
+                        error.reason,
+                        extra=self._log_ids(command=_command_name(command), reason=error.reason),
+                    )
+                else:
+                    log.exception(
+                        "table %s: %s failed",
+                        self.table_id,
+                        _command_name(command),
+                        extra=self._log_ids(command=_command_name(command)),
+                    )
                 if not future.done():
                     future.set_exception(error)
             else:
@@ -257,7 +274,9 @@ class TableRuntime:
             try:
                 await self._maybe_start_hand()
             except Exception:
-                log.exception("table %s: could not start a hand", self.table_id)
+                log.exception(
+                    "table %s: could not start a hand", self.table_id, extra=self._log_ids()
+                )
 
     async def _pay_out_leavers(self) -> None:
         """Seats loaded as leaving (a previous engine died during their last hand, which
@@ -284,9 +303,22 @@ class TableRuntime:
             hand = self._hand
             if hand is not None and hand.to_act is not None:
                 seat = hand.to_act
+                before = len(hand.events)
                 hand.timeout(seat)
+                # What the clock did for him (fold, check, protect, ...), not just "timeout".
+                taken = str(self._outcome(hand, seat, ActionKind.TIMEOUT, before).kind)
+                if any(isinstance(e, ProtectionApplied) for e in hand.events[before:]):
+                    taken = "protect"
+                log.info(
+                    "table %s hand %d: seat %d timed out (%s)",
+                    self.table_id,
+                    self._hand_number,
+                    seat,
+                    taken,
+                    extra=self._log_ids(seat=seat, action=taken),
+                )
                 if self.hooks.on_action:
-                    self.hooks.on_action(self.table_id, "timeout", True)
+                    self.hooks.on_action(self.table_id, taken, True)
                 await self._after_hand_change()
         await self._maybe_start_hand()
 
@@ -423,6 +455,11 @@ class TableRuntime:
             return watcher
 
         return await self.call(attach)
+
+    def open_streams(self) -> tuple[int, int]:
+        """How many streams watch this table: players' and ops' (for metrics)."""
+        admins = sum(1 for w in self._watchers if w.admin)
+        return len(self._watchers) - admins, admins
 
     async def unwatch(self, watcher: Watcher) -> None:
         """The stream behind ``watcher`` ended (the client went away)."""
@@ -577,6 +614,14 @@ class TableRuntime:
         )
         self._hand = hand
         self._next_hand_at = None
+        log.info(
+            "table %s hand %d started (nonce %d, seats %s)",
+            self.table_id,
+            hand_number,
+            started.nonce,
+            ",".join(map(str, ready)),
+            extra=self._log_ids(hand_id=started.hand_id, nonce=started.nonce, seats=ready),
+        )
         if self.hooks.on_hand_started:
             self.hooks.on_hand_started(self.table_id)
         self._publish(
@@ -667,6 +712,18 @@ class TableRuntime:
         )
         self._last_hand_obj = hand
         self._last_hand_seats = dict(self._hand_seats)
+        log.info(
+            "table %s hand %d %s",
+            self.table_id,
+            self._hand_number,
+            f"cancelled: {self._cancel_reason}" if cancelled else "finished",
+            extra=self._log_ids(
+                hand_id=self._hand_id,
+                cancelled=cancelled,
+                rake=0 if result is None else result.rake,
+                final_stacks={str(n): stack for n, stack in sorted(final.items())},
+            ),
+        )
         self._hand = None
         self._hand_id = None
         if self.hooks.on_hand_finished:
@@ -745,7 +802,7 @@ class TableRuntime:
                 hand, table=self.config.name, hand_number=self._hand_number, players=names
             )
         except Exception:
-            log.exception("table %s: PHH export failed", self.table_id)
+            log.exception("table %s: PHH export failed", self.table_id, extra=self._log_ids())
             phh = None
         return HandRecord(
             cards=cards,
@@ -812,7 +869,8 @@ class TableRuntime:
             # last event its batch publishes (the next TurnStarted, a street's cards, ...).
             sequence = self._sequence + outcome.sequence
             if self.hooks.on_action:
-                self.hooks.on_action(self.table_id, str(kind), False)
+                # The action as taken (a bring-in may have been completed), not as asked.
+                self.hooks.on_action(self.table_id, str(outcome.kind), False)
             await self._after_hand_change()
             answer = ActOutcome(
                 sequence,
@@ -1025,7 +1083,11 @@ class TableRuntime:
             high = self.config.max_buy_in
             snapshot = await self._store.add_chips(session_id, request_id, amount)
             if high and snapshot.stack > high and snapshot.stack != state.stack:
-                log.warning("table %s: stack above the maximum buy-in", self.table_id)
+                log.warning(
+                    "table %s: stack above the maximum buy-in",
+                    self.table_id,
+                    extra=self._log_ids(seat=state.seat),
+                )
             added = snapshot.stack - state.stack
             state.stack = snapshot.stack
             state.chips_in = snapshot.chips_in
@@ -1055,6 +1117,14 @@ class TableRuntime:
     async def _set_status(self, status: TableStatus, reason: str) -> None:
         if status is self.status:
             return
+        log.info(
+            "table %s: %s -> %s (%s)",
+            self.table_id,
+            self.status,
+            status,
+            reason or "-",
+            extra=self._log_ids(status=str(status), reason=reason),
+        )
         self.status = status
         await self._store.set_table_status(self.table_id, status)
         self._publish([TableStatusChanged(status, reason)])
@@ -1115,6 +1185,13 @@ class TableRuntime:
                 )
         self.seats.clear()
         events.append(self._rotated_event(revealed))
+        log.info(
+            "table %s closed (%s): %d seat sessions paid out",
+            self.table_id,
+            reason,
+            len(closed),
+            extra=self._log_ids(status=str(TableStatus.CLOSED), reason=reason),
+        )
         self.status = TableStatus.CLOSED
         events.append(TableStatusChanged(TableStatus.CLOSED, reason))
         self._publish(events)
@@ -1173,6 +1250,20 @@ class TableRuntime:
 
         return await self.call(command)
 
+    def _log_ids(self, **more: Any) -> dict[str, Any]:
+        """``extra`` for a log line about this table: its id and the running hand's number."""
+        return {
+            "table": self.table_id,
+            "hand": self._hand_number if self._hand is not None else None,
+            **more,
+        }
+
     _cancel_reason = "cancelled"
     _arrived = 0.0
     _published_events = 0
+
+
+def _command_name(command: Callable[..., Any]) -> str:
+    """The runtime method a command closure belongs to ("act", "pause", ...)."""
+    parts = getattr(command, "__qualname__", "").split(".")
+    return parts[-3] if len(parts) >= 3 and parts[-2] == "<locals>" else "command"

@@ -103,6 +103,8 @@ async def launch(database_url: str, **overrides: Any) -> Engine:
         grpc_port=0,
         web_port=0,
         between_hands_seconds=overrides.pop("between_hands_seconds", 0.05),
+        # Any free port: engines of concurrent test runs must not meet on the default 9464.
+        metrics_port=overrides.pop("metrics_port", 0),
         **overrides,
     )
     server = await start_engine(settings, directory=directory, store=store)

@@ -1,0 +1,233 @@
+"""The engine's Prometheus metrics, served at ``/metrics`` on their own small HTTP port.
+
+Every engine owns a :class:`EngineMetrics` with its own
+:class:`~prometheus_client.CollectorRegistry` rather than the process-wide
+default one: tests (and the lobby's tests) run several engines in one process,
+and metrics registered globally would either clash on the second engine or
+mix every engine's counts into one page. The engine process serves its
+registry and nothing else, which is also what a scrape should see.
+
+What a scrape shows (``stud_engine_`` prefix):
+
+| metric | type | labels | meaning |
+|---|---|---|---|
+| ``tables`` | gauge | ``status`` | live tables by status (every status, 0 included) |
+| ``seats_occupied`` | gauge | | occupied seats over every table |
+| ``hands_running`` | gauge | | tables with a hand in progress |
+| ``open_streams`` | gauge | ``audience`` | open WatchTable streams (``player`` or ``admin``) |
+| ``hands_started_total`` | counter | | hands dealt (hands per second: ``rate()`` of it) |
+| ``hands_finished_total`` | counter | ``cancelled`` | hands ended, cancelled ones apart |
+| ``actions_total`` | counter | ``kind``, ``timeout`` | actions taken, the clock's own ones marked |
+| ``errors_total`` | counter | ``reason``, ``code`` | refused RPCs by ``ErrorInfo`` reason and gRPC code |
+| ``action_to_view_seconds`` | histogram | | from a command's arrival to its views' publication |
+
+The gauges are read from the live tables at scrape time (no bookkeeping that
+could drift); the scrape runs in the engine's event loop, the only thread
+that changes them.
+
+>>> metrics = EngineMetrics()
+>>> hooks = metrics.hooks()
+>>> hooks.on_hand_started("t1"); hooks.on_hand_finished("t1", False)
+>>> hooks.on_action("t1", "call", False); hooks.on_view_latency(0.002)
+>>> page = metrics.exposition().decode()
+>>> "stud_engine_hands_finished_total{cancelled=\\"false\\"} 1.0" in page
+True
+>>> 'stud_engine_actions_total{kind="call",timeout="false"} 1.0' in page
+True
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    make_asgi_app,
+)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from engine_server.table.errors import ErrorKind, TableError
+from engine_server.table.model import TableStatus
+from engine_server.table.runtime import RuntimeHooks
+
+if TYPE_CHECKING:
+    from engine_server.table.manager import TableManager
+
+__all__ = ["CONTENT_TYPE_LATEST", "LATENCY_BUCKETS", "EngineMetrics", "metrics_app"]
+
+log = logging.getLogger("stud.metrics")
+
+PREFIX = "stud_engine"
+
+#: action-to-view latency buckets, seconds: a healthy table answers in a few milliseconds
+LATENCY_BUCKETS = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    float("inf"),
+)
+
+#: gRPC status names of the error kinds (the ``code`` label)
+_CODES = {kind: kind.value.upper() for kind in ErrorKind}
+
+
+class _LiveTables(Collector):
+    """The gauges, computed from the manager's tables when scraped."""
+
+    def __init__(self, manager: TableManager) -> None:
+        self.manager = manager
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        by_status = dict.fromkeys(TableStatus, 0)
+        seats = running = players = admins = 0
+        for runtime in list(self.manager.tables.values()):
+            by_status[runtime.status] += 1
+            seats += len(runtime.seats)
+            running += runtime.hand_running
+            watching, auditing = runtime.open_streams()
+            players += watching
+            admins += auditing
+        tables = GaugeMetricFamily(
+            f"{PREFIX}_tables", "Tables on this node by status", labels=["status"]
+        )
+        for status, count in by_status.items():
+            tables.add_metric([status.value], count)
+        yield tables
+        yield GaugeMetricFamily(
+            f"{PREFIX}_seats_occupied", "Occupied seats over every table", value=seats
+        )
+        yield GaugeMetricFamily(
+            f"{PREFIX}_hands_running", "Tables with a hand in progress", value=running
+        )
+        streams = GaugeMetricFamily(
+            f"{PREFIX}_open_streams", "Open WatchTable streams", labels=["audience"]
+        )
+        streams.add_metric(["player"], players)
+        streams.add_metric(["admin"], admins)
+        yield streams
+
+
+class EngineMetrics:
+    """One engine's metrics: counters fed by :meth:`hooks` and :meth:`refused`, live gauges."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry(auto_describe=True)
+        self.hands_started = Counter(
+            f"{PREFIX}_hands_started", "Hands dealt", registry=self.registry
+        )
+        self.hands_finished = Counter(
+            f"{PREFIX}_hands_finished",
+            "Hands ended (cancelled: by CancelHand or a restart)",
+            ["cancelled"],
+            registry=self.registry,
+        )
+        self.actions = Counter(
+            f"{PREFIX}_actions",
+            "Actions taken (timeout: the clock acted for the seat)",
+            ["kind", "timeout"],
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            f"{PREFIX}_errors",
+            "Refused RPCs by ErrorInfo reason and gRPC code",
+            ["reason", "code"],
+            registry=self.registry,
+        )
+        self.view_latency = Histogram(
+            f"{PREFIX}_action_to_view_seconds",
+            "Seconds from a command's arrival at its table to the publication of its views",
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
+        )
+        # Both values of the labels exist from the start, so rate() sees the first hand.
+        for cancelled in ("false", "true"):
+            self.hands_finished.labels(cancelled=cancelled)
+        self._live: _LiveTables | None = None
+
+    def watch(self, manager: TableManager) -> None:
+        """Report ``manager``'s tables in the gauges (once per engine)."""
+        if self._live is not None:
+            raise RuntimeError("these metrics already watch a table manager")
+        self._live = _LiveTables(manager)
+        self.registry.register(self._live)
+
+    def hooks(self, chained: RuntimeHooks | None = None) -> RuntimeHooks:
+        """Runtime hooks that count into these metrics, then call ``chained``'s (if any)."""
+        other = chained or RuntimeHooks()
+
+        def hand_started(table_id: str) -> None:
+            self.hands_started.inc()
+            if other.on_hand_started:
+                other.on_hand_started(table_id)
+
+        def hand_finished(table_id: str, cancelled: bool) -> None:
+            self.hands_finished.labels(cancelled=_flag(cancelled)).inc()
+            if other.on_hand_finished:
+                other.on_hand_finished(table_id, cancelled)
+
+        def action(table_id: str, kind: str, timeout: bool) -> None:
+            self.actions.labels(kind=kind, timeout=_flag(timeout)).inc()
+            if other.on_action:
+                other.on_action(table_id, kind, timeout)
+
+        def view_latency(seconds: float) -> None:
+            self.view_latency.observe(seconds)
+            if other.on_view_latency:
+                other.on_view_latency(seconds)
+
+        return RuntimeHooks(hand_started, hand_finished, action, view_latency)
+
+    def refused(self, error: TableError) -> None:
+        """Count one refused RPC."""
+        self.errors.labels(reason=error.reason, code=_CODES[error.kind]).inc()
+
+    def exposition(self) -> bytes:
+        """The metrics in Prometheus' text format."""
+        return generate_latest(self.registry)
+
+
+def _flag(value: bool) -> str:
+    return "true" if value else "false"
+
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Any]]
+Send = Callable[[Any], Awaitable[None]]
+
+
+def metrics_app(metrics: EngineMetrics) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+    """An ASGI app serving ``metrics`` at ``/metrics`` (404 elsewhere)."""
+    serve = make_asgi_app(metrics.registry)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"] == "/metrics" and scope["method"] in ("GET", "HEAD"):
+            await serve(scope, receive, send)
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 404,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b"not found: try /metrics\n"})
+
+    return app
