@@ -119,6 +119,17 @@ async def test_page_requests_are_checked(store: EngineStore, client: Client) -> 
     assert body["errors"][0]["field"] == "page_token"
     body = problem(await client.get("/hands", params={"page_size": -1}, headers=as_player(p1)), 400)
     assert body["errors"][0]["field"] == "page_size"
+    for odd in ("many", "2.5"):
+        body = problem(
+            await client.get("/hands", params={"page_size": odd}, headers=as_player(p1)), 400
+        )
+        assert body["errors"][0]["field"] == "page_size"
+    # More than the most is the most.
+    for big in (10**6, 10**30):
+        response = await client.get("/hands", params={"page_size": big}, headers=as_player(p1))
+        assert response.status_code == 200 and len(response.json()["hands"]) == 3
+    # Without a token nobody is anybody.
+    problem(await client.get("/hands"), 401)
 
 
 async def test_a_hand_shows_own_cards_up_cards_and_showdown_never_folded_cards(
