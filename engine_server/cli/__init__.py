@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "engine": ("engine", "run the engine server (gRPC and Connect/gRPC-Web)"),
     "admin": ("admin", "operate an engine: tables, hands, seeds, drain (AdminService)"),
     "run": ("run", "run the whole card room: engine, lobby and demo bots"),
+    "bots": ("bots", "bot players that sit in at quick games through the lobby"),
 }
 
 

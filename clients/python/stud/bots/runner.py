@@ -1,0 +1,450 @@
+"""Bot players: accounts in the lobby that keep seats at quick-game tables and play them.
+
+Each bot is a lobby account of one city (``bot_oslo_1``, …). For every stake level it plays,
+it keeps ``tables_per_bot`` *slots*; a slot that has no table holds a matchmaking ticket
+(``POST /tickets``), so whenever a player of that city opens a quick game (``POST
+/quickgame``), the lobby seats the waiting bots at his table — a lone human always has
+opponents. A seated slot opens ``WatchTable`` on the engine (the address is in the ticket)
+with the bot's token and acts on its turns (:mod:`stud.bots.strategy`); a bot never sits
+twice at one table (the lobby places a ticket only where its player has no seat).
+
+A slot leaves its table (``POST /tables/{id}/leave``; mid-hand it plays the hand out) when
+
+- no human sits there any more (only bots of this process), so the table can close;
+- no human has been connected for ``idle_hands`` hand starts (the human went away);
+- it is busted and the top-up (``POST /tables/{id}/topup``) was refused;
+- it played ``hands`` hands (a limit for tests and demos), or the bots are stopping.
+
+Then it opens a new ticket (unless ``once``). On stop, waiting tickets are withdrawn (their
+buy-in goes back to the wallet) and seated slots leave.
+
+Progress is reported through ``emit(event, **fields)`` (the ``stud bots`` command prints
+one JSON line per call): ``ready``, ``waiting``, ``seated``, ``topped_up``, ``left``,
+``error``, ``stopped``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import httpx
+
+from stud.bots.lobby import LobbyClient, LobbyError
+from stud.bots.strategy import decide
+from stud.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+
+__all__ = ["BotsConfig", "Emit", "bot_username", "default_buy_in", "run_bots"]
+
+log = logging.getLogger("stud.bots")
+
+#: ``emit(event, **fields)``: where the bots report what they do.
+Emit = Callable[..., None]
+
+#: Stream failures worth watching again after (the engine restarted, the table moved, …).
+_RETRY_STREAM = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.ABORTED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.INTERNAL,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BotsConfig:
+    """What ``stud bots`` was asked to do."""
+
+    lobby: str
+    #: username -> password (registration and log-in).
+    password: Callable[[str], str]
+    cities: tuple[str, ...] = ("oslo", "stockholm")
+    per_city: int = 3
+    stakes: tuple[str, ...] = ("house-2-4",)
+    #: Tables one bot plays at once, per stake level (one ticket waits while it has fewer).
+    tables_per_bot: int = 2
+    #: Chips a bot sits down with; None: :func:`default_buy_in` of the level.
+    buy_in: int | None = None
+    #: Seconds a bot "thinks" before acting (randomised between half and one and a half).
+    think: float = 0.8
+    #: Leave a table after this many hands (None: stay while a human plays).
+    hands: int | None = None
+    #: Each slot plays at one table, then stops (tests).
+    once: bool = False
+    #: Leave after this many hand starts in a row with no human connected.
+    idle_hands: int = 3
+    #: Ticket polling interval, seconds.
+    poll: float = 0.5
+    #: How long stopping may take before streams are cut (the clock then acts for the bot).
+    shutdown_seconds: float = 15.0
+    #: Seed of the bots' random choices (None: unpredictable).
+    seed: int | None = None
+    prefix: str = "bot"
+
+
+def bot_username(prefix: str, city: str, number: int) -> str:
+    """``bot_oslo_1``: a valid lobby username (``[A-Za-z0-9_]``, at most 32 characters).
+
+    >>> bot_username("bot", "oslo", 1)
+    'bot_oslo_1'
+    >>> bot_username("bot", "new-york", 12)
+    'bot_new_york_12'
+    """
+    city_part = re.sub(r"[^A-Za-z0-9_]", "_", city)
+    suffix = f"_{number}"
+    return f"{prefix}_{city_part}"[: 32 - len(suffix)] + suffix
+
+
+def default_buy_in(level: dict[str, Any]) -> int:
+    """25 big bets, within the level's buy-in limits.
+
+    >>> default_buy_in({"big_bet": 4, "min_buy_in": 40, "max_buy_in": 400})
+    100
+    >>> default_buy_in({"big_bet": 100, "min_buy_in": 2000, "max_buy_in": 10000})
+    2500
+    """
+    return int(min(level["max_buy_in"], max(level["min_buy_in"], 25 * level["big_bet"])))
+
+
+@dataclass
+class _Shared:
+    """What every slot of one ``run_bots`` shares."""
+
+    config: BotsConfig
+    emit: Emit
+    stop: asyncio.Event
+    #: Player ids of every bot of this process: anyone else at a table is a human.
+    bot_ids: set[str] = field(default_factory=set)
+    channels: dict[str, grpc.aio.Channel] = field(default_factory=dict)
+
+    def stub(self, address: str) -> table_service_pb2_grpc.TableServiceStub:
+        if address not in self.channels:
+            self.channels[address] = grpc.aio.insecure_channel(address)
+        return table_service_pb2_grpc.TableServiceStub(self.channels[address])
+
+    async def pause(self, seconds: float) -> bool:
+        """Sleep, or return early (True) when the bots are stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), seconds)
+        return self.stop.is_set()
+
+
+@dataclass
+class _Bot:
+    username: str
+    city: str
+    lobby: LobbyClient
+
+
+class _Slot:
+    """One seat a bot keeps at one stake level: a waiting ticket or a table it plays."""
+
+    def __init__(
+        self, shared: _Shared, bot: _Bot, level: dict[str, Any], buy_in: int, rng: random.Random
+    ) -> None:
+        self.shared = shared
+        self.bot = bot
+        self.level = level
+        self.buy_in = buy_in
+        self.rng = rng
+
+    @property
+    def _name(self) -> str:
+        return self.bot.username
+
+    async def run(self) -> None:
+        shared = self.shared
+        while not shared.stop.is_set():
+            try:
+                ticket = await self._find_seat()
+                if ticket is not None:
+                    reason = await self._play(ticket)
+                    if reason == "no_humans" and not self.shared.config.once:
+                        # The table is winding down; give it time to close before sitting again.
+                        await shared.pause(2.0)
+            except Exception as error:
+                # A lobby refusal, an engine failure, a bug: report it, rest, and sit again.
+                if isinstance(error, grpc.aio.AioRpcError):
+                    detail = f"{error.code().name}: {error.details()}"
+                else:
+                    detail = str(error) or type(error).__name__
+                if not isinstance(error, LobbyError | grpc.aio.AioRpcError):
+                    log.exception("%s: unexpected failure", self._name)
+                shared.emit("error", bot=self._name, detail=detail)
+                if await shared.pause(5.0):
+                    return
+            if shared.config.once:
+                return
+
+    # ------------------------------------------------------------------ ticket
+
+    async def _find_seat(self) -> dict[str, Any] | None:
+        """Open a ticket and poll it until seated (None: expired, stopped or no money)."""
+        shared, lobby = self.shared, self.bot.lobby
+        try:
+            ticket = await lobby.open_ticket(self.level["id"], self.buy_in)
+        except LobbyError as error:
+            if error.code != "insufficient_funds":
+                raise
+            shared.emit("error", bot=self._name, detail=f"wallet too low: {error.detail}")
+            await shared.pause(30.0)
+            return None
+        shared.emit("waiting", bot=self._name, ticket=ticket["id"], stake_level=self.level["id"])
+        while True:
+            status = ticket["status"]
+            if status == "seated":
+                return ticket
+            if status in ("expired", "cancelled"):
+                return None
+            if await shared.pause(shared.config.poll):
+                await self._withdraw(ticket["id"])
+                return None
+            ticket = await lobby.ticket(ticket["id"])
+
+    async def _withdraw(self, ticket_id: str) -> None:
+        """Stopping: withdraw the ticket, or leave the table it found meanwhile."""
+        lobby = self.bot.lobby
+        try:
+            await lobby.cancel_ticket(ticket_id)
+        except LobbyError as error:
+            if error.code != "ticket_seated":
+                raise
+            ticket = await lobby.ticket(ticket_id)
+            if ticket.get("table_id"):
+                with contextlib.suppress(LobbyError):
+                    await lobby.leave(ticket["table_id"])
+
+    # ------------------------------------------------------------------- table
+
+    async def _play(self, ticket: dict[str, Any]) -> str:
+        """Play at the ticket's table until the slot leaves it; returns why it left."""
+        shared = self.shared
+        table_id = ticket["table_id"]
+        shared.emit("seated", bot=self._name, table=table_id, seat=ticket.get("seat"))
+        game = _Game(self, table_id, ticket["table"], shared.stub(ticket["engine_grpc"]))
+        leave_on_stop = asyncio.create_task(game.leave_when_stopping())
+        try:
+            reason = await game.play()
+        finally:
+            leave_on_stop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await leave_on_stop
+        shared.emit("left", bot=self._name, table=table_id, reason=reason, hands=game.hands)
+        return reason
+
+
+class _Game:
+    """One slot at one table: the WatchTable stream, its decisions and its way out."""
+
+    def __init__(
+        self,
+        slot: _Slot,
+        table_id: str,
+        table: str,
+        stub: table_service_pb2_grpc.TableServiceStub,
+    ) -> None:
+        self.slot = slot
+        self.shared = slot.shared
+        self.lobby = slot.bot.lobby
+        self.table_id = table_id
+        self.table = table
+        self.stub = stub
+        self.hands = 0
+        self.leaving: str | None = None
+        self._counted_hand = 0
+        self._idle_hands = 0
+        self._topped_up_at = -1
+        self._acted_through = -1
+
+    def _metadata(self) -> tuple[tuple[str, str]]:
+        return (("authorization", f"Bearer {self.lobby.token}"),)
+
+    async def leave(self, reason: str) -> None:
+        """Ask the lobby to take the bot off the table (mid-hand: after the hand)."""
+        if self.leaving is not None:
+            return
+        self.leaving = reason
+        try:
+            await self.lobby.leave(self.table_id)
+        except LobbyError as error:
+            if error.code != "not_seated":
+                self.shared.emit("error", bot=self.slot.bot.username, detail=str(error))
+
+    async def leave_when_stopping(self) -> None:
+        await self.shared.stop.wait()
+        await self.leave("stopped")
+
+    async def play(self) -> str:
+        """Watch and act until the seat is gone; reconnects after transient stream failures."""
+        failures = 0
+        while True:
+            try:
+                ended = await self._watch()
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND):
+                    return self.leaving or "gone"  # no seat (left) or no table (closed)
+                if code not in _RETRY_STREAM or failures >= 10:
+                    raise
+                failures += 1
+                if await self.shared.pause(min(5.0, 0.5 * failures)) and self.leaving is None:
+                    await self.leave("stopped")
+                continue
+            return self.leaving or ended
+
+    async def _watch(self) -> str:
+        stream = self.stub.WatchTable(
+            table_service_pb2.WatchTableRequest(table=self.table), metadata=self._metadata()
+        )
+        async for message in stream:
+            snapshot = message.snapshot
+            if snapshot.status == table_pb2.TABLE_STATUS_CLOSED:
+                return "closed"
+            me = next((s for s in snapshot.seats if s.number == snapshot.viewer_seat), None)
+            if me is None:
+                return "gone"
+            self._count_hand(snapshot, me)
+            if self.leaving is None:
+                reason = await self._reason_to_leave(snapshot, me)
+                if reason is not None:
+                    await self.leave(reason)
+            if (
+                snapshot.turn_seat == snapshot.viewer_seat
+                and snapshot.legal_actions
+                and message.sequence > self._acted_through
+            ):
+                await self._act(snapshot)
+        return "gone"  # the engine ends the stream when the seat frees or the table closes
+
+    def _count_hand(self, snapshot: table_pb2.TableSnapshot, me: table_pb2.Seat) -> None:
+        if not snapshot.hand_in_progress or snapshot.hand_number <= self._counted_hand:
+            return
+        self._counted_hand = snapshot.hand_number
+        if me.in_hand:
+            self.hands += 1
+        humans_here = any(
+            s.connected for s in snapshot.seats if s.player_id not in self.shared.bot_ids
+        )
+        self._idle_hands = 0 if humans_here else self._idle_hands + 1
+
+    async def _reason_to_leave(
+        self, snapshot: table_pb2.TableSnapshot, me: table_pb2.Seat
+    ) -> str | None:
+        config = self.shared.config
+        if self.shared.stop.is_set():
+            return "stopped"
+        if not any(s.player_id not in self.shared.bot_ids for s in snapshot.seats):
+            return "no_humans"
+        if self._idle_hands >= config.idle_hands:
+            return "humans_away"
+        if config.hands is not None and self.hands >= config.hands:
+            return "hands"
+        if me.stack == 0 and not me.in_hand and self._topped_up_at < snapshot.hand_number:
+            self._topped_up_at = snapshot.hand_number
+            try:
+                answer = await self.lobby.top_up(self.table_id, self.slot.buy_in)
+            except LobbyError as error:
+                if error.code == "hand_in_progress":
+                    self._topped_up_at = -1  # try again on a later snapshot
+                    return None
+                self.shared.emit("error", bot=self.slot.bot.username, detail=str(error))
+                return "busted"
+            self.shared.emit(
+                "topped_up", bot=self.slot.bot.username, table=self.table_id, stack=answer["stack"]
+            )
+        return None
+
+    async def _act(self, snapshot: table_pb2.TableSnapshot) -> None:
+        decision = decide(snapshot, self.slot.rng)
+        if decision is None:
+            return
+        think = self.shared.config.think
+        if think > 0:
+            await asyncio.sleep(think * self.slot.rng.uniform(0.5, 1.5))
+        request = table_service_pb2.ActRequest(
+            table=self.table,
+            hand_number=snapshot.hand_number,
+            kind=decision.kind,
+            action_id=f"{self.slot.bot.username}-{self.slot.rng.getrandbits(64):016x}",
+        )
+        if decision.amount is not None:
+            request.amount = decision.amount
+        try:
+            response = await self.stub.Act(request, metadata=self._metadata(), timeout=10)
+        except grpc.aio.AioRpcError as error:
+            # The clock acted first, or the hand moved on: the next snapshot tells what is next.
+            log.info("%s: act refused: %s", self.slot.bot.username, error.details())
+            return
+        self._acted_through = response.sequence
+
+
+async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
+    """Sign the bots in and keep them seated until ``stop`` is set (or, with ``once``, until
+    every slot played its table). Returns 0, or 1 when no bot could sign in."""
+    shared = _Shared(config, emit, stop)
+    rng = random.Random(config.seed)
+    async with httpx.AsyncClient(timeout=15) as http:
+        levels = {level["id"]: level for level in await LobbyClient(http, config.lobby).stakes()}
+        unknown = [s for s in config.stakes if s not in levels]
+        if unknown:
+            emit("error", detail=f"unknown stake levels: {', '.join(unknown)}")
+            return 2
+        bots: list[_Bot] = []
+        for city in config.cities:
+            for number in range(1, config.per_city + 1):
+                username = bot_username(config.prefix, city, number)
+                bot = _Bot(username, city, LobbyClient(http, config.lobby))
+                try:
+                    await bot.lobby.sign_in(username, config.password(username), city)
+                except LobbyError as error:
+                    emit("error", bot=username, detail=f"cannot sign in: {error}")
+                    continue
+                assert bot.lobby.player_id is not None
+                shared.bot_ids.add(bot.lobby.player_id)
+                bots.append(bot)
+        if not bots:
+            return 1
+        slots = [
+            _Slot(
+                shared,
+                bot,
+                levels[level_id],
+                config.buy_in or default_buy_in(levels[level_id]),
+                random.Random(rng.getrandbits(64)),
+            )
+            for bot in bots
+            for level_id in config.stakes
+            for _ in range(config.tables_per_bot)
+        ]
+        emit("ready", bots=[b.username for b in bots], slots=len(slots))
+        tasks = [asyncio.create_task(slot.run()) for slot in slots]
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            running: set[asyncio.Task[Any]] = set(tasks)
+            while running and not stop.is_set():
+                _done, running = await asyncio.wait(
+                    running | {stopping}, return_when=asyncio.FIRST_COMPLETED
+                )
+                running.discard(stopping)
+            if running:
+                # Stopping: tickets are withdrawn and tables left; a hand in play is played
+                # out, for a while (after that the engine's clock acts for the bot).
+                _done, late = await asyncio.wait(running, timeout=config.shutdown_seconds)
+                for task in late:
+                    task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            stopping.cancel()
+            for task in tasks:
+                task.cancel()
+            for channel in shared.channels.values():
+                await channel.close()
+    emit("stopped")
+    return 0

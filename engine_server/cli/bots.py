@@ -1,0 +1,166 @@
+"""``stud bots``: bot players that sit in at quick games through the lobby and play.
+
+    stud bots --lobby http://127.0.0.1:8000 [--cities oslo,stockholm] [--per-city 3]
+              [--stake house-2-4] [--tables-per-bot 2] [--think 0.8]
+              [--hands N] [--once] [--duration SECONDS]
+
+Each bot is a lobby account (``bot_oslo_1``, …: registered on first use, logged in after)
+that keeps a matchmaking ticket open, so a player of its city who opens a quick game gets
+the bots of his city as opponents; see :mod:`stud.bots.runner` for how they sit, play and
+leave. One JSON line per thing that happens goes to stdout (``{"event": "seated", ...}``).
+SIGTERM or SIGINT stops them cleanly: waiting tickets are withdrawn, seated bots leave their
+tables (mid-hand they play the hand out first).
+
+Bot passwords: ``STUD_BOTS_PASSWORD``, else derived from the token secret
+(``STUD_JWT_SECRET`` or ``var/jwt-secret``) and the username, so the same bots log in again
+after a restart and nobody without the secret can.
+
+The bot code lives in the Python client package (``clients/python/stud/bots``), imported
+only when the command runs: the engine never depends on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import hmac
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from engine_server.cli import CliError
+
+__all__ = ["bot_password", "configure", "run"]
+
+
+def _names(text: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return names
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lobby",
+        default=os.environ.get("STUD_BOTS_LOBBY"),
+        help="the lobby's base URL, e.g. http://127.0.0.1:8000 (STUD_BOTS_LOBBY)",
+    )
+    parser.add_argument(
+        "--cities", type=_names, default=("oslo", "stockholm"), help="cities (oslo,stockholm)"
+    )
+    parser.add_argument("--per-city", type=_positive_int, default=3, help="bots per city (3)")
+    parser.add_argument(
+        "--stake",
+        type=_names,
+        default=("house-2-4",),
+        help="stake level(s) the bots answer quick games at, comma-separated (house-2-4)",
+    )
+    parser.add_argument(
+        "--tables-per-bot",
+        type=_positive_int,
+        default=2,
+        help="tables one bot plays at once per stake level (2)",
+    )
+    parser.add_argument("--buy-in", type=_positive_int, help="chips per seat (25 big bets)")
+    parser.add_argument(
+        "--think", type=_seconds, default=0.8, help="seconds a bot thinks before acting (0.8)"
+    )
+    parser.add_argument("--hands", type=_positive_int, help="leave a table after N hands")
+    parser.add_argument(
+        "--once", action="store_true", help="each seat plays one table, then the bots exit"
+    )
+    parser.add_argument("--duration", type=_seconds, help="stop after this many seconds")
+    parser.add_argument(
+        "--idle-hands",
+        type=_positive_int,
+        default=3,
+        help="leave after this many hands with no human connected (3)",
+    )
+    parser.add_argument("--seed", type=int, help="seed of the bots' random choices")
+
+
+def bot_password(env: Mapping[str, str]) -> Callable[[str], str]:
+    """The bots' password for a username: ``STUD_BOTS_PASSWORD``, else an HMAC of the
+    username under the token secret.
+
+    >>> bot_password({"STUD_JWT_SECRET": "s" * 32})("bot_oslo_1")[:12]
+    '38973c05e7ab'
+    """
+    fixed = env.get("STUD_BOTS_PASSWORD")
+    if fixed:
+        return lambda _username: fixed
+    secret = env.get("STUD_JWT_SECRET")
+    if not secret:
+        from engine_server.settings import SECRET_FILE
+
+        if not SECRET_FILE.exists():
+            raise CliError("set STUD_BOTS_PASSWORD (or STUD_JWT_SECRET, the secret the lobby uses)")
+        secret = SECRET_FILE.read_text().strip()
+    key = secret.encode()
+    return lambda username: hmac.new(
+        key, f"stud-bots:{username}".encode(), hashlib.sha256
+    ).hexdigest()[:32]
+
+
+def _emit(event: str, **fields: Any) -> None:
+    line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event}
+    line.update(fields)
+    print(json.dumps(line), flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+    import signal
+
+    from stud.bots import BotsConfig, LobbyError, run_bots
+
+    if not args.lobby:
+        raise CliError("--lobby URL is required (or STUD_BOTS_LOBBY)")
+    config = BotsConfig(
+        lobby=args.lobby,
+        password=bot_password(os.environ),
+        cities=args.cities,
+        per_city=args.per_city,
+        stakes=args.stake,
+        tables_per_bot=args.tables_per_bot,
+        buy_in=args.buy_in,
+        think=args.think,
+        hands=args.hands,
+        once=args.once,
+        idle_hands=args.idle_hands,
+        seed=args.seed,
+    )
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+    async def main() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        if args.duration is not None:
+            loop.call_later(args.duration, stop.set)
+        return await run_bots(config, stop, _emit)
+
+    try:
+        return asyncio.run(main())
+    except LobbyError as error:
+        raise CliError(f"the lobby at {args.lobby}: {error}", code=1) from None

@@ -1,0 +1,301 @@
+"""``stud bots`` (clients/python/stud/bots): the strategy never sends an illegal action and plays
+its hands sensibly; the command signs bots in through the lobby, answers a human's quick game
+with the bots of his city only, plays through the engine, leaves a table the human left, and
+stops cleanly on SIGTERM with no ticket or seat left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import doctest
+import importlib
+import random
+from pathlib import Path
+
+import httpx
+import pytest
+import stud.bots.lobby
+from sqlmodel import col, select
+from stud.bots import strategy
+from stud.bots.strategy import Decision, classify, decide
+from stud.v1 import admin_service_pb2, settings_pb2, table_pb2
+
+from engine_server.cli import CliError, main
+from engine_server.cli.bots import bot_password
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.quickgame.models import TicketRow
+from tests.clients.bots import Observed, passive_player
+from tests.clients.room import BotsProcess, card_room, sign_up
+
+K = table_pb2
+S = settings_pb2
+DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+
+
+def _snapshot(
+    cards: tuple[list[str], list[str]],
+    street: settings_pb2.Street.ValueType,
+    *legal: table_pb2.LegalAction,
+) -> table_pb2.TableSnapshot:
+    down, up = cards
+    return K.TableSnapshot(
+        viewer_seat=3,
+        street=street,
+        seats=[K.Seat(number=3, down_cards=down, up_cards=up), K.Seat(number=5, up_cards=["Kd"])],
+        legal_actions=list(legal),
+        settings=S.TableSettings(stakes=S.Stakes(ante=1, bring_in=1, small_bet=2, big_bet=4)),
+    )
+
+
+def _fixed(kind: table_pb2.ActionKind.ValueType, amount: int = 0) -> table_pb2.LegalAction:
+    return K.LegalAction(kind=kind, min_amount=amount, max_amount=amount)
+
+
+@pytest.mark.parametrize(
+    "module", ["stud.bots.strategy", "stud.bots.runner", "engine_server.cli.bots"]
+)
+def test_docstring_examples(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0, result
+
+
+@pytest.mark.parametrize(
+    ("cards", "street", "expected"),
+    [
+        (["2c", "2d", "2h"], S.STREET_THIRD, "strong"),  # trips
+        (["Kc", "Kd", "7h"], S.STREET_THIRD, "strong"),  # a big pair early
+        (["5c", "5d", "7h", "Ks", "Qd"], S.STREET_FIFTH, "medium"),  # a small pair later
+        (["5c", "5d", "7h", "7s", "Qd"], S.STREET_FIFTH, "strong"),  # two pair
+        (["Ah", "8h", "3h"], S.STREET_THIRD, "medium"),  # three to a flush
+        (["Ah", "8d", "3c"], S.STREET_THIRD, "medium"),  # an ace up front
+        (["9h", "8d", "3c"], S.STREET_THIRD, "weak"),
+        (["9h", "8h", "3h", "Jc", "2d"], S.STREET_FIFTH, "weak"),  # three to a flush is late
+    ],
+)
+def test_classify(cards: list[str], street: settings_pb2.Street.ValueType, expected: str) -> None:
+    assert classify(cards, street) == expected
+
+
+def test_strong_hands_raise_weak_hands_check_or_fold() -> None:
+    rng = random.Random(1)
+    trips = (["9c", "9d"], ["9h"])
+    facing = (_fixed(K.ACTION_KIND_FOLD), _fixed(K.ACTION_KIND_CALL, 4))
+    raise_ = _fixed(K.ACTION_KIND_RAISE, 8)
+    assert decide(_snapshot(trips, S.STREET_FIFTH, *facing, raise_), rng, aggression=1.0) == (
+        Decision(K.ACTION_KIND_RAISE)
+    )
+    # Without aggression a strong hand just calls.
+    assert decide(_snapshot(trips, S.STREET_FIFTH, *facing, raise_), rng, aggression=0.0) == (
+        Decision(K.ACTION_KIND_CALL)
+    )
+    junk = (["9c", "4d"], ["2h", "Jc", "6d"])
+    assert decide(_snapshot(junk, S.STREET_FIFTH, *facing), rng) == Decision(K.ACTION_KIND_FOLD)
+    free = (_fixed(K.ACTION_KIND_CHECK), _fixed(K.ACTION_KIND_BET, 4))
+    assert decide(_snapshot(junk, S.STREET_FIFTH, *free), rng) == Decision(K.ACTION_KIND_CHECK)
+    # Ordered showdown: always show; a bring-in's size choice: the smallest.
+    show = (_fixed(K.ACTION_KIND_SHOW), _fixed(K.ACTION_KIND_MUCK))
+    assert decide(_snapshot(junk, S.STREET_SHOWDOWN, *show), rng) == Decision(K.ACTION_KIND_SHOW)
+    bring_in = (
+        K.LegalAction(kind=K.ACTION_KIND_BRING_IN, min_amount=1, max_amount=2),
+        _fixed(K.ACTION_KIND_COMPLETE, 2),
+    )
+    assert decide(_snapshot(junk, S.STREET_THIRD, *bring_in), rng) == Decision(
+        K.ACTION_KIND_BRING_IN, 1
+    )
+    assert decide(_snapshot(junk, S.STREET_THIRD), rng) is None  # not his turn
+
+
+def test_decisions_are_always_legal_and_sized() -> None:
+    """Random hands against random sets of legal actions: the choice is one of them, with an
+    amount exactly when the action has a range (then a legal size)."""
+    rng = random.Random(20260)
+    kinds = [k for k in K.ActionKind.values() if k != K.ACTION_KIND_UNSPECIFIED]
+    streets = [s for s in S.Street.values() if s != S.STREET_UNSPECIFIED]
+    for _ in range(2000):
+        cards = rng.sample(DECK, rng.randint(3, 7))
+        legal = []
+        for kind in rng.sample(kinds, rng.randint(1, 4)):
+            low = rng.randint(0, 20)
+            shape = rng.choice(["fixed", "range", "discrete"])
+            if shape == "fixed":
+                legal.append(K.LegalAction(kind=kind, min_amount=low, max_amount=low))
+            elif shape == "range":
+                legal.append(K.LegalAction(kind=kind, min_amount=low, max_amount=low + 9))
+            else:
+                legal.append(
+                    K.LegalAction(
+                        kind=kind,
+                        min_amount=low,
+                        max_amount=low * 2 + 1,
+                        amounts=[low, low * 2 + 1],
+                    )
+                )
+        snapshot = _snapshot((cards[:2], cards[2:]), rng.choice(streets), *legal)
+        decision = decide(snapshot, rng, aggression=rng.random())
+        assert decision is not None
+        chosen = next(a for a in legal if a.kind == decision.kind)
+        if chosen.min_amount == chosen.max_amount:
+            assert decision.amount is None
+        elif chosen.amounts:
+            assert decision.amount in chosen.amounts
+        else:
+            assert decision.amount is not None
+            assert chosen.min_amount <= decision.amount <= chosen.max_amount
+
+
+def test_bot_passwords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    secret = {"STUD_JWT_SECRET": "k" * 40}
+    password = bot_password(secret)
+    assert password("bot_oslo_1") == bot_password(secret)("bot_oslo_1")  # stable
+    assert password("bot_oslo_1") != password("bot_oslo_2")
+    assert bot_password({"STUD_JWT_SECRET": "j" * 40})("bot_oslo_1") != password("bot_oslo_1")
+    assert bot_password({**secret, "STUD_BOTS_PASSWORD": "fixed-pw"})("bot_oslo_1") == "fixed-pw"
+    import engine_server.settings
+
+    monkeypatch.setattr(engine_server.settings, "SECRET_FILE", tmp_path / "none")
+    with pytest.raises(CliError, match="STUD_BOTS_PASSWORD"):
+        bot_password({})
+    assert not (tmp_path / "none").exists()  # it never invents a secret
+
+
+def test_command_line_refusals(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUD_BOTS_PASSWORD", "x" * 12)
+    monkeypatch.delenv("STUD_BOTS_LOBBY", raising=False)
+    monkeypatch.setattr(stud.bots.lobby, "ATTEMPTS", 1)  # no back-off against a closed port
+
+    def command(*args: str) -> tuple[int, str, str]:
+        try:
+            code = main(["bots", *args])
+        except SystemExit as exit_:  # argparse's refusals
+            code = int(exit_.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    assert command() == (2, "", "stud bots: --lobby URL is required (or STUD_BOTS_LOBBY)\n")
+    code, out, err = command("--lobby", "http://127.0.0.1:9", "--per-city", "0")
+    assert code == 2 and "--per-city: must be at least 1" in err
+    code, out, err = command("--lobby", "http://127.0.0.1:9")
+    assert code == 1 and out == "", err
+    assert err.startswith("stud bots: the lobby at http://127.0.0.1:9: 0 unreachable"), err
+
+
+async def test_bots_answer_a_quick_game_of_their_city_and_leave_cleanly(tmp_path: Path) -> None:
+    async with card_room(tmp_path) as room:
+        bots = await BotsProcess.start(
+            room.lobby_url,
+            "--cities",
+            "oslo,stockholm",
+            "--per-city",
+            "2",
+            "--tables-per-bot",
+            "1",
+            "--think",
+            "0",
+            "--seed",
+            "3",
+        )
+        human_task: asyncio.Task[None] | None = None
+        try:
+            waiting = await bots.wait_for("waiting", 4)
+            assert {w["bot"] for w in waiting} == {
+                "bot_oslo_1",
+                "bot_oslo_2",
+                "bot_stockholm_1",
+                "bot_stockholm_2",
+            }
+            token = await sign_up(room.lobby_url, "ann", "ann-password", "oslo")
+            auth = {"Authorization": f"Bearer {token}"}
+            async with httpx.AsyncClient(base_url=room.lobby_url, headers=auth) as http:
+                answer = await http.post(
+                    "/quickgame",
+                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "ann-seed"},
+                    headers={"Idempotency-Key": "ann-1"},
+                )
+                assert answer.status_code == 201, answer.text
+                game = answer.json()
+                table_id = game["table_id"]
+
+                # Both Oslo bots sit in; the Stockholm bots keep waiting.
+                seated = await bots.wait_for("seated", 2)
+                assert {s["bot"] for s in seated} == {"bot_oslo_1", "bot_oslo_2"}
+                assert {s["table"] for s in seated} == {table_id}
+
+                seen = Observed()
+                ann = await http.get("/me")
+                human_task = asyncio.create_task(
+                    passive_player(room.engine, table_id, ann.json()["id"], seen)
+                )
+                await seen.reach(3, timeout=30)  # two hands played, the third dealt
+                snapshot = await room.engine.admin.GetTable(
+                    admin_service_pb2.GetTableRequest(name=f"tables/{table_id}"),
+                    metadata=room.engine.admin_md,
+                )
+                bot_seats = {s.number for s in snapshot.table.seats if s.display_name != "ann"}
+                assert len(bot_seats) == 2
+                by_bots = [t for t in seen.taken.values() if t[0] in bot_seats]
+                assert by_bots, seen.taken
+                assert not [t for t in by_bots if t[2]], "a bot let its clock run out"
+
+                # Ann leaves (after the running hand, which she plays out: her stream ends
+                # when her seat frees); the bots leave too (no human there), then wait again.
+                left = await http.post(f"/tables/{table_id}/leave")
+                assert left.status_code == 200, left.text
+                await asyncio.wait_for(human_task, 30)
+                gone = await bots.wait_for("left", 2)
+                assert {(g["bot"], g["table"], g["reason"]) for g in gone} == {
+                    ("bot_oslo_1", table_id, "no_humans"),
+                    ("bot_oslo_2", table_id, "no_humans"),
+                }
+                assert all(g["hands"] >= 2 for g in gone), gone
+                await bots.wait_for("waiting", 6, timeout=30)
+        finally:
+            if human_task is not None:
+                human_task.cancel()
+            code = await bots.stop()
+        assert code == 0, bots
+        assert bots.named("stopped") and not bots.named("error"), bots
+
+        # Nothing left behind: no ticket waits, every bot wallet holds all its chips again.
+        async with room.app.state.db.read() as session:
+            bot_ids = (
+                await session.exec(
+                    select(PlayerRow.id).where(col(PlayerRow.username).startswith("bot_"))
+                )
+            ).all()
+            tickets = (
+                await session.exec(select(TicketRow).where(col(TicketRow.player_id).in_(bot_ids)))
+            ).all()
+        assert len(bot_ids) == 4
+        assert tickets and {t.status for t in tickets} <= {"cancelled", "seated"}, [
+            (t.id, t.status) for t in tickets
+        ]
+        total = 0
+        async with httpx.AsyncClient(base_url=room.lobby_url) as http:
+            for name in ("bot_oslo_1", "bot_oslo_2", "bot_stockholm_1", "bot_stockholm_2"):
+                login = await http.post(
+                    "/auth/login", json={"username": name, "password": "bot-password-for-tests"}
+                )
+                wallet = await http.get(
+                    "/wallet", headers={"Authorization": f"Bearer {login.json()['access_token']}"}
+                )
+                total += wallet.json()["balance"]
+                if "stockholm" in name:
+                    assert wallet.json()["balance"] == 10_000, name  # never played
+        # The two Oslo bots and Ann played for chips; the house table takes no rake.
+        ann_wallet = await _balance(room.lobby_url, token)
+        assert total + ann_wallet == 5 * 10_000
+
+
+async def _balance(lobby_url: str, token: str) -> int:
+    async with httpx.AsyncClient(base_url=lobby_url) as http:
+        wallet = await http.get("/wallet", headers={"Authorization": f"Bearer {token}"})
+        assert wallet.status_code == 200, wallet.text
+        return int(wallet.json()["balance"])
+
+
+def test_strategy_module_is_pure() -> None:
+    """The strategy imports nothing of the engine or the lobby (clients stay independent)."""
+    source = Path(strategy.__file__).read_text()
+    assert "engine_server" not in source and "lobby_api" not in source
