@@ -31,6 +31,7 @@ from lobby_api.auth import provide_current_player, provide_player_id, token_subj
 from lobby_api.catalog.controllers import CatalogController
 from lobby_api.db import Database, provide_db, provide_db_session
 from lobby_api.engine_client import EngineClient
+from lobby_api.play import play_router
 from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
 from lobby_api.settings import LobbySettings
 
@@ -153,6 +154,7 @@ def create_app(
             QuickGameController,
             TableController,
             *_optional_controllers(),
+            play_router(),
         ],
         dependencies={
             "db": Provide(provide_db, sync_to_thread=False),

@@ -1,0 +1,288 @@
+/**
+ * The web table page (served by the lobby at /play): sign in, open a quick game, and play it.
+ *
+ *   sign in        POST /auth/login                      → a token (kept in sessionStorage)
+ *   lobby          GET /me, GET /wallet, GET /stakes
+ *   quick game     POST /quickgame {stake_level, buy_in, client_seed}
+ *                  → the table, the engine's Connect/gRPC-Web URL and a token
+ *   play           TableService.WatchTable (render every snapshot), TableService.Act
+ *   leave / top up POST /tables/{id}/leave, POST /tables/{id}/topup
+ *
+ * The page is plain TypeScript on the DOM (no framework), bundled by esbuild
+ * (scripts/build-web) into lobby_api/static/play/. Front-end teams: copy freely.
+ */
+
+import { errorReason } from "../index.js";
+import type { ActionKind, Event as TableEvent, TableSnapshot } from "../index.js";
+import { Lobby, LobbyProblem } from "./api.js";
+import type { QuickGame, StakeLevel } from "./api.js";
+import { TableConnection } from "./connection.js";
+import type { Ended } from "./connection.js";
+import { chips } from "./format.js";
+import { describeEvent, el, localDeadline, renderActions, renderTable, tickClocks } from "./render.js";
+
+/** The lobby serves this page, so its API is on the same origin. */
+const LOBBY_URL = window.location.origin;
+const TOKEN_KEY = "stud.token";
+const TABLE_KEY = "stud.table";
+const LOG_LINES = 40;
+
+/** Where the player sits: enough to watch his table again after a reload. */
+interface Seat {
+  table: string;
+  tableId: string;
+  engineUrl: string;
+  token: string;
+}
+
+type Section = "sign-in" | "lobby" | "table-view";
+
+function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const element = document.getElementById(id);
+  if (element === null) throw new Error(`the page has no #${id}`);
+  return element as T;
+}
+
+function message(error: unknown): string {
+  if (error instanceof LobbyProblem) return error.message;
+  const reason = errorReason(error);
+  if (reason !== undefined) return REASONS[reason] ?? reason;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Friendlier words for the engine's refusals a player may meet while clicking. */
+const REASONS: Record<string, string> = {
+  NOT_YOUR_TURN: "Too late: it is no longer your turn (your clock may have run out).",
+  STALE_HAND: "That hand has ended.",
+  ILLEGAL_ACTION: "That action is not allowed now.",
+  NO_HAND_IN_PROGRESS: "No hand is running.",
+};
+
+class TablePage {
+  private lobby = new Lobby(LOBBY_URL);
+  private stakes: StakeLevel[] = [];
+  private seat: Seat | undefined;
+  private connection: TableConnection | undefined;
+  private snapshot: TableSnapshot | undefined;
+
+  async start(): Promise<void> {
+    byId<HTMLFormElement>("sign-in-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.signIn();
+    });
+    byId<HTMLFormElement>("quick-game-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.quickGame();
+    });
+    byId<HTMLSelectElement>("stake-level").addEventListener("change", () => this.suggestBuyIn());
+    byId("sign-out").addEventListener("click", () => this.signOut());
+    byId("leave").addEventListener("click", () => void this.leave());
+    byId("top-up").addEventListener("click", () => void this.topUp());
+    setInterval(tickClocks, 200);
+
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token === null) {
+      this.show("sign-in");
+      return;
+    }
+    this.lobby = new Lobby(LOBBY_URL, token);
+    try {
+      await this.enterLobby();
+    } catch {
+      this.signOut();
+      return;
+    }
+    const stored = sessionStorage.getItem(TABLE_KEY);
+    if (stored !== null) this.openTable(JSON.parse(stored) as Seat);
+  }
+
+  private show(section: Section): void {
+    for (const id of ["sign-in", "lobby", "table-view"] as const) byId(id).hidden = id !== section;
+    byId("sign-out").hidden = section === "sign-in";
+    document.body.dataset["section"] = section;
+  }
+
+  // ------------------------------------------------------------------ signing in
+
+  private async signIn(): Promise<void> {
+    const username = byId<HTMLInputElement>("username").value.trim();
+    const password = byId<HTMLInputElement>("password").value;
+    const error = byId("sign-in-error");
+    const button = byId<HTMLButtonElement>("sign-in-button");
+    error.textContent = "";
+    button.disabled = true;
+    try {
+      this.lobby = await this.lobby.signIn(username, password);
+      sessionStorage.setItem(TOKEN_KEY, this.lobby.token ?? "");
+      await this.enterLobby();
+    } catch (e) {
+      error.textContent = message(e);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  private signOut(): void {
+    this.connection?.stop();
+    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(TABLE_KEY);
+    this.lobby = new Lobby(LOBBY_URL);
+    byId("who").textContent = "";
+    this.show("sign-in");
+  }
+
+  // ----------------------------------------------------------------------- lobby
+
+  private async enterLobby(notice = ""): Promise<void> {
+    const [me, wallet, stakes] = await Promise.all([this.lobby.me(), this.lobby.wallet(), this.lobby.stakes()]);
+    byId("who").textContent = `${me.username} · ${me.city}`;
+    byId("wallet").textContent = `Wallet: ${chips(wallet.balance)} chips`;
+    byId("lobby-notice").textContent = notice;
+    this.stakes = stakes;
+    const select = byId<HTMLSelectElement>("stake-level");
+    const chosen = select.value;
+    select.replaceChildren(
+      ...stakes.map((level) => {
+        const option = el("option", "", `${level.name} — buy-in ${chips(level.min_buy_in)}–${chips(level.max_buy_in)}`);
+        option.value = level.id;
+        return option;
+      }),
+    );
+    if (stakes.some((level) => level.id === chosen)) select.value = chosen;
+    this.suggestBuyIn();
+    this.show("lobby");
+  }
+
+  /** 25 big bets, within the level's buy-in limits. */
+  private suggestBuyIn(): void {
+    const level = this.stakes.find((s) => s.id === byId<HTMLSelectElement>("stake-level").value);
+    if (level === undefined) return;
+    const input = byId<HTMLInputElement>("buy-in");
+    input.min = String(level.min_buy_in);
+    input.max = String(level.max_buy_in);
+    input.value = String(Math.min(level.max_buy_in, Math.max(level.min_buy_in, 25 * level.big_bet)));
+  }
+
+  private async quickGame(): Promise<void> {
+    const error = byId("quick-game-error");
+    const button = byId<HTMLButtonElement>("quick-game-button");
+    error.textContent = "";
+    button.disabled = true;
+    try {
+      const stake = byId<HTMLSelectElement>("stake-level").value;
+      const game: QuickGame = await this.lobby.quickGame(stake, Number(byId<HTMLInputElement>("buy-in").value));
+      const seat: Seat = {
+        table: game.table,
+        tableId: game.table_id,
+        engineUrl: game.engine_grpc_web,
+        token: game.token ?? this.lobby.token ?? "",
+      };
+      sessionStorage.setItem(TABLE_KEY, JSON.stringify(seat));
+      this.openTable(seat);
+    } catch (e) {
+      error.textContent = message(e);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // ----------------------------------------------------------------------- table
+
+  private openTable(seat: Seat): void {
+    this.seat = seat;
+    this.snapshot = undefined;
+    byId("log").replaceChildren();
+    byId("table-error").textContent = "";
+    byId("link-state").textContent = "connecting…";
+    this.show("table-view");
+    const connection = new TableConnection(seat.engineUrl, seat.token, seat.table);
+    this.connection = connection;
+    void connection
+      .watch({
+        onSnapshot: (snapshot, event) => this.onSnapshot(snapshot, event),
+        onLink: (state, detail) => {
+          byId("link-state").textContent = state === "connected" ? "connected" : `reconnecting… (${detail ?? ""})`;
+        },
+      })
+      .then((ended) => this.onEnded(connection, ended));
+  }
+
+  private onSnapshot(snapshot: TableSnapshot, event: TableEvent | undefined): void {
+    this.snapshot = snapshot;
+    const deadline = localDeadline(snapshot, Date.now());
+    renderTable(snapshot, deadline);
+    renderActions(snapshot, deadline, (kind, amount) => void this.act(kind, amount));
+    if (event !== undefined) {
+      const line = describeEvent(snapshot, event);
+      if (line) this.log(line);
+    }
+    const me = snapshot.seats.find((s) => s.number === snapshot.viewerSeat);
+    const busted = me !== undefined && me.stack === 0n && !(me.inHand && snapshot.handInProgress);
+    byId("top-up").hidden = !busted;
+  }
+
+  private async onEnded(connection: TableConnection, ended: Ended): Promise<void> {
+    if (connection !== this.connection || ended.kind === "stopped") return;
+    if (ended.kind === "replaced") {
+      byId("link-state").textContent = "this table is open in another tab";
+      return;
+    }
+    sessionStorage.removeItem(TABLE_KEY);
+    this.connection = undefined;
+    this.seat = undefined;
+    await this.enterLobby(ended.kind === "left" ? "You left the table; your chips are back in your wallet." : "");
+  }
+
+  private log(line: string): void {
+    const list = byId("log");
+    list.prepend(el("li", "", line));
+    while (list.children.length > LOG_LINES) list.lastElementChild?.remove();
+  }
+
+  private async act(kind: ActionKind, amount: bigint | undefined): Promise<void> {
+    const connection = this.connection;
+    const snapshot = this.snapshot;
+    if (connection === undefined || snapshot === undefined) return;
+    const bar = byId("actions");
+    for (const control of bar.querySelectorAll<HTMLButtonElement | HTMLInputElement>("button, input")) control.disabled = true;
+    bar.dataset["sending"] = "true";
+    try {
+      await connection.act(snapshot.handNumber, kind, amount);
+      byId("table-error").textContent = "";
+    } catch (e) {
+      byId("table-error").textContent = message(e);
+      // Nothing changed at the table: let him choose again on the same snapshot.
+      if (this.snapshot === snapshot) {
+        renderActions(snapshot, localDeadline(snapshot, Date.now()), (k, a) => void this.act(k, a));
+      }
+    } finally {
+      delete bar.dataset["sending"];
+    }
+  }
+
+  private async leave(): Promise<void> {
+    if (this.seat === undefined) return;
+    try {
+      const answer = await this.lobby.leave(this.seat.tableId);
+      byId("table-error").textContent =
+        answer.state === "closed"
+          ? `You left with ${chips(answer.final_stack ?? 0)}.`
+          : "You will leave when this hand ends.";
+    } catch (e) {
+      byId("table-error").textContent = message(e);
+    }
+  }
+
+  private async topUp(): Promise<void> {
+    const settings = this.snapshot?.settings;
+    if (this.seat === undefined || settings === undefined) return;
+    try {
+      await this.lobby.topUp(this.seat.tableId, Number(settings.minBuyIn));
+      byId("table-error").textContent = "";
+    } catch (e) {
+      byId("table-error").textContent = message(e);
+    }
+  }
+}
+
+void new TablePage().start();

@@ -1,0 +1,381 @@
+/**
+ * Drawing the player's seat view (a TableSnapshot) into the page. Every snapshot is drawn in
+ * full: the snapshot is the whole truth, and events are only used for the table log.
+ *
+ * What a player may see is decided by the engine: his own down cards arrive in his seat's
+ * `downCards`; other seats only say how many they hold (`downCardCount`), drawn as backs.
+ */
+
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+
+import { ActionKind, PotShare, SeatStatus } from "../index.js";
+import type { Event as TableEvent, HandResult, LegalAction, Seat, TableSnapshot } from "../index.js";
+import { cardElement, dealtOrder } from "./cards.js";
+import {
+  actionHasAmount,
+  actionLabel,
+  actionVerb,
+  categoryName,
+  chips,
+  statusName,
+  streetName,
+} from "./format.js";
+
+/** Shorthand for making an element with a class and text. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className = "",
+  text?: string,
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+function byId(id: string): HTMLElement {
+  const element = document.getElementById(id);
+  if (element === null) throw new Error(`the page has no #${id}`);
+  return element;
+}
+
+/** A seat's display name, by seat number (seats that left show as "Seat n"). */
+export function seatName(snapshot: TableSnapshot, seat: number): string {
+  return snapshot.seats.find((s) => s.number === seat)?.displayName || `Seat ${seat}`;
+}
+
+/**
+ * The local time (Date.now() scale) at which the turn's clock runs out. The engine's deadline
+ * is compared with its own server_time, not the device's clock, which may be off.
+ */
+export function localDeadline(snapshot: TableSnapshot, receivedAt: number): number | undefined {
+  if (snapshot.turnDeadline === undefined || snapshot.serverTime === undefined) return undefined;
+  return receivedAt + (timestampMs(snapshot.turnDeadline) - timestampMs(snapshot.serverTime));
+}
+
+/** Where seat `number` sits on the oval: the viewer at the bottom, the others clockwise. */
+function seatPosition(number: number, viewer: number, seats: number): { left: number; top: number } {
+  const offset = (number - (viewer || 1) + seats) % seats;
+  const angle = Math.PI / 2 + (offset * 2 * Math.PI) / seats;
+  return { left: 50 + 38 * Math.cos(angle), top: 50 + 36 * Math.sin(angle) };
+}
+
+function seatTags(snapshot: TableSnapshot, seat: Seat): string[] {
+  const tags: string[] = [];
+  if (seat.number === snapshot.buttonSeat) tags.push("dealer");
+  if (seat.number === snapshot.bringInSeat && snapshot.handInProgress) tags.push("bring-in");
+  if (seat.folded) tags.push("folded");
+  if (seat.allIn) tags.push("all in");
+  if (seat.allInProtected) tags.push("protected");
+  if (seat.status === SeatStatus.SITTING_OUT) tags.push("sitting out");
+  if (seat.status === SeatStatus.LEAVING) tags.push("leaving");
+  if (!seat.connected) tags.push("away");
+  return tags;
+}
+
+function seatElement(snapshot: TableSnapshot, seat: Seat, deadline: number | undefined): HTMLElement {
+  const me = seat.number === snapshot.viewerSeat;
+  const turn = seat.number === snapshot.turnSeat && snapshot.handInProgress;
+  const box = el("div", "seat");
+  box.classList.toggle("me", me);
+  box.classList.toggle("turn", turn);
+  box.classList.toggle("folded", seat.folded);
+  box.classList.toggle("out", !seat.inHand && snapshot.handInProgress);
+  box.dataset["seat"] = String(seat.number);
+  box.dataset["player"] = seat.playerId;
+
+  // Between hands the seats hold no cards; the hands shown at the last showdown stay on the
+  // felt until the next deal, as they would on a real table.
+  const result = snapshot.handInProgress ? undefined : snapshot.lastHand;
+  const shownAtShowdown = result?.shown.find((shown) => shown.seat === seat.number)?.cards ?? [];
+  const won = (result?.pots ?? []).flatMap((pot) => pot.awards).filter((award) => award.seat === seat.number);
+  const cards = el("div", "cards");
+  const shown = seat.shownCards.length > 0 ? seat.shownCards : shownAtShowdown;
+  if (shown.length > 0) {
+    cards.append(...shown.map((card) => cardElement(card)));
+    cards.classList.add("shown");
+  } else {
+    cards.append(...dealtOrder(seat.downCards, seat.downCardCount, seat.upCards));
+  }
+  box.append(cards);
+  box.classList.toggle("winner", won.length > 0);
+
+  const plate = el("div", "plate");
+  plate.append(el("span", "name", seat.displayName || seat.playerId), el("span", "stack", chips(seat.stack)));
+  box.append(plate);
+
+  const tags = seatTags(snapshot, seat);
+  if (tags.length > 0) {
+    const line = el("div", "tags");
+    for (const tag of tags) line.append(el("span", `tag tag-${tag.replace(/\s+/g, "-")}`, tag));
+    box.append(line);
+  }
+  if (seat.betThisStreet > 0n) box.append(el("div", "bet", chips(seat.betThisStreet)));
+  if (won.length > 0) {
+    const total = won.reduce((sum, award) => sum + award.amount, 0n);
+    box.append(el("div", "won", `wins ${chips(total)}`));
+  }
+  if (turn && deadline !== undefined) box.append(clockElement(deadline, actionSeconds(snapshot)));
+  return box;
+}
+
+function actionSeconds(snapshot: TableSnapshot): number {
+  return snapshot.settings?.rules?.actionSeconds ?? 0;
+}
+
+/** A countdown bar; {@link tickClocks} keeps it moving. */
+export function clockElement(deadline: number, totalSeconds: number): HTMLElement {
+  const clock = el("div", "clock");
+  clock.dataset["deadline"] = String(deadline);
+  clock.dataset["total"] = String(Math.max(1, totalSeconds) * 1000);
+  clock.append(el("div", "fill"), el("span", "seconds"));
+  tickClock(clock, Date.now());
+  return clock;
+}
+
+function tickClock(clock: HTMLElement, now: number): void {
+  const remaining = Math.max(0, Number(clock.dataset["deadline"]) - now);
+  const total = Number(clock.dataset["total"]);
+  const fill = clock.querySelector<HTMLElement>(".fill");
+  const seconds = clock.querySelector<HTMLElement>(".seconds");
+  if (fill !== null) fill.style.width = `${Math.min(100, (100 * remaining) / total)}%`;
+  if (seconds !== null) seconds.textContent = `${Math.ceil(remaining / 1000)} s`;
+  clock.classList.toggle("urgent", remaining < 5000);
+}
+
+/** Move every countdown on the page (called a few times a second). */
+export function tickClocks(): void {
+  const now = Date.now();
+  for (const clock of document.querySelectorAll<HTMLElement>(".clock[data-deadline]")) tickClock(clock, now);
+}
+
+/** The felt: seats around the oval, the pots and the hand in the middle, and the header. */
+export function renderTable(snapshot: TableSnapshot, deadline: number | undefined): void {
+  const view = byId("table-view");
+  const me = snapshot.seats.find((s) => s.number === snapshot.viewerSeat);
+  const last = snapshot.lastHand;
+  // State for tests and tools (the page's own drawing does not read it back).
+  Object.assign(view.dataset, {
+    table: snapshot.table,
+    status: String(snapshot.status),
+    handNumber: String(snapshot.handNumber),
+    handInProgress: String(snapshot.handInProgress),
+    viewerSeat: String(snapshot.viewerSeat),
+    turnSeat: String(snapshot.turnSeat),
+    inHand: String(Boolean(me?.inHand) && snapshot.handInProgress),
+    lastHand: last === undefined ? "" : String(last.handNumber),
+  });
+
+  const stakes = snapshot.settings?.stakes;
+  byId("table-name").textContent = snapshot.table.replace(/^tables\//, "Table ");
+  byId("table-stakes").textContent =
+    stakes === undefined
+      ? ""
+      : `${snapshot.settings?.profile ?? ""} · ${chips(stakes.smallBet)}/${chips(stakes.bigBet)}, ante ${chips(stakes.ante)}, bring-in ${chips(stakes.bringIn)}`;
+  byId("table-status").textContent = statusName(snapshot.status);
+
+  const total = Math.max(snapshot.settings?.rules?.maxPlayers ?? 0, ...snapshot.seats.map((s) => s.number), 2);
+  const seats = byId("seats");
+  seats.replaceChildren(
+    ...snapshot.seats.map((seat) => {
+      const box = seatElement(snapshot, seat, deadline);
+      const { left, top } = seatPosition(seat.number, snapshot.viewerSeat, total);
+      box.style.left = `${left}%`;
+      box.style.top = `${top}%`;
+      return box;
+    }),
+  );
+
+  byId("hand-info").textContent =
+    snapshot.handNumber > 0n
+      ? `Hand #${snapshot.handNumber}${snapshot.handInProgress ? ` · ${streetName(snapshot.street)}` : " · between hands"}`
+      : "No hand yet";
+  byId("pot-total").textContent = snapshot.handInProgress ? `Pot ${chips(snapshot.potTotal)}` : "";
+  byId("pots").replaceChildren(
+    ...snapshot.pots.map((pot, index) =>
+      el("span", "pot", `${index === 0 ? "Main" : `Side ${index}`} ${chips(pot.amount)}`),
+    ),
+  );
+  renderResult(snapshot, last);
+
+  renderFairness(snapshot);
+}
+
+/** The seed pair dealing this table (FAIRNESS.md): what the player can check later. */
+function renderFairness(snapshot: TableSnapshot): void {
+  const seed = snapshot.seed;
+  const box = byId("fairness");
+  if (seed === undefined) {
+    box.replaceChildren();
+    return;
+  }
+  const code = (text: string, title: string): HTMLElement => {
+    const element = el("code", "", text);
+    element.title = title;
+    return element;
+  };
+  box.replaceChildren(
+    document.createTextNode("Dealer seed commitment "),
+    code(`${seed.commitment.slice(0, 16)}…`, seed.commitment),
+    document.createTextNode(", your client seed "),
+    code(seed.clientSeed, "chosen by this browser"),
+    document.createTextNode(`, nonce ${snapshot.nonce}. The dealer seed is revealed when the table closes.`),
+  );
+}
+
+/** The last finished hand: who won which pot, and the hands shown. */
+function renderResult(snapshot: TableSnapshot, result: HandResult | undefined): void {
+  const box = byId("last-hand");
+  if (result === undefined) {
+    box.replaceChildren(el("h3", "", "Last hand"), el("p", "muted", "No hand has finished yet."));
+    delete box.dataset["handNumber"];
+    return;
+  }
+  box.dataset["handNumber"] = String(result.handNumber);
+  const how = result.cancelled ? "cancelled: every chip went back" : result.wonByFold ? "won uncontested" : "showdown";
+  const parts: HTMLElement[] = [el("h3", "", `Hand #${result.handNumber} result`), el("p", "muted", how)];
+
+  const winners = el("ul", "winners");
+  result.pots.forEach((pot, index) => {
+    const label = result.pots.length > 1 ? (index === 0 ? "Main pot" : `Side pot ${index}`) : "Pot";
+    for (const award of pot.awards) {
+      const share = award.share === PotShare.HIGH ? " (high)" : award.share === PotShare.LOW ? " (low)" : "";
+      const item = el("li", "winner");
+      item.append(
+        el("strong", "", seatName(snapshot, award.seat)),
+        document.createTextNode(` wins ${chips(award.amount)}${share} — ${label} ${chips(pot.amount)}`),
+      );
+      item.dataset["seat"] = String(award.seat);
+      winners.append(item);
+    }
+  });
+  parts.push(winners);
+
+  for (const shown of result.shown) {
+    const line = el("div", "shown-hand");
+    const cards = el("div", "cards small");
+    cards.append(...shown.cards.map((card) => cardElement(card)));
+    const category = shown.high === undefined ? "" : categoryName(shown.high.category);
+    const title = el("div", "shown-title");
+    title.append(el("span", "name", seatName(snapshot, shown.seat)), el("span", "category muted", category));
+    line.append(title, cards);
+    parts.push(line);
+  }
+  if (result.rake > 0n) parts.push(el("p", "muted", `Rake ${chips(result.rake)}`));
+  box.replaceChildren(...parts);
+}
+
+/** One line of the table log for an event, or undefined for events not worth a line. */
+export function describeEvent(snapshot: TableSnapshot, event: TableEvent): string | undefined {
+  const kind = event.kind;
+  const name = (seat: number): string => seatName(snapshot, seat);
+  switch (kind.case) {
+    case "handStarted":
+      return `Hand #${kind.value.handNumber} starts`;
+    case "bringInPosted":
+      return `${name(kind.value.seat)} brings in ${chips(kind.value.amount)}`;
+    case "streetStarted":
+      return `${streetName(kind.value.street)}`;
+    case "actionTaken": {
+      const a = kind.value;
+      const amount = actionHasAmount(a.kind) ? ` ${chips(a.amount)}` : "";
+      return `${name(a.seat)} ${actionVerb(a.kind)}${amount}${a.allIn ? " (all in)" : ""}${a.timedOut ? " — clock ran out" : ""}`;
+    }
+    case "potAwarded":
+      return (kind.value.pot?.awards ?? []).map((w) => `${name(w.seat)} wins ${chips(w.amount)}`).join("; ");
+    case "handCancelled":
+      return `Hand cancelled: ${kind.value.reason}`;
+    case "playerJoined":
+      return `${kind.value.seat?.displayName || name(kind.value.seat?.number ?? 0)} sits down`;
+    case "playerLeft":
+      return `${kind.value.displayName} leaves with ${chips(kind.value.finalStack)}`;
+    case "chipsAdded":
+      return `${name(kind.value.seat)} adds ${chips(kind.value.amount)}`;
+    case "tableStatusChanged":
+      return `Table: ${statusName(kind.value.status)}`;
+    default:
+      return undefined;
+  }
+}
+
+/** What the viewer has to pay to call: the street's bet minus what he has in front of him. */
+export function toCall(snapshot: TableSnapshot): bigint {
+  const me = snapshot.seats.find((s) => s.number === snapshot.viewerSeat);
+  return me === undefined ? 0n : snapshot.streetBet - me.betThisStreet;
+}
+
+/** One button (with an amount field where the size is the player's choice) per legal action. */
+export function renderActions(
+  snapshot: TableSnapshot,
+  deadline: number | undefined,
+  onAct: (kind: ActionKind, amount: bigint | undefined) => void,
+): void {
+  const bar = byId("actions");
+  const myTurn =
+    snapshot.handInProgress && snapshot.turnSeat === snapshot.viewerSeat && snapshot.legalActions.length > 0;
+  bar.dataset["myTurn"] = String(myTurn);
+  if (!myTurn) {
+    const waiting = snapshot.handInProgress
+      ? snapshot.turnSeat > 0
+        ? `Waiting for ${seatName(snapshot, snapshot.turnSeat)}…`
+        : ""
+      : "Waiting for the next hand…";
+    bar.replaceChildren(el("p", "muted", waiting));
+    return;
+  }
+  const banner = el("div", "turn-banner");
+  banner.append(el("strong", "", "Your turn"));
+  const owed = toCall(snapshot);
+  if (owed > 0n) banner.append(el("span", "muted", ` · ${chips(owed)} to call`));
+  if (deadline !== undefined) banner.append(clockElement(deadline, actionSeconds(snapshot)));
+  const buttons = el("div", "buttons");
+  for (const action of snapshot.legalActions) buttons.append(...actionControls(action, onAct));
+  bar.replaceChildren(banner, buttons);
+}
+
+function actionButton(action: LegalAction, amount: bigint | undefined, label: string): HTMLButtonElement {
+  const button = el("button", `action action-${ActionKind[action.kind].toLowerCase()}`, label);
+  button.type = "button";
+  button.dataset["kind"] = ActionKind[action.kind];
+  if (amount !== undefined) button.dataset["amount"] = String(amount);
+  return button;
+}
+
+function actionControls(
+  action: LegalAction,
+  onAct: (kind: ActionKind, amount: bigint | undefined) => void,
+): HTMLElement[] {
+  const label = actionLabel(action.kind);
+  const sized = actionHasAmount(action.kind);
+  // One legal size: Act takes no amount. A few discrete sizes: one button each.
+  if (action.minAmount === action.maxAmount) {
+    const button = actionButton(action, undefined, sized ? `${label} ${chips(action.minAmount)}` : label);
+    if (action.allIn) button.textContent += " (all in)";
+    button.addEventListener("click", () => onAct(action.kind, undefined));
+    return [button];
+  }
+  if (action.amounts.length > 0) {
+    return action.amounts.map((amount) => {
+      const button = actionButton(action, amount, `${label} ${chips(amount)}`);
+      button.addEventListener("click", () => onAct(action.kind, amount));
+      return button;
+    });
+  }
+  // A range (pot limit, no limit, a bring-in's choice): the player types the total.
+  const group = el("span", "sized");
+  const input = el("input", "amount");
+  input.type = "number";
+  input.min = String(action.minAmount);
+  input.max = String(action.maxAmount);
+  input.step = "1";
+  input.value = String(action.minAmount);
+  input.setAttribute("aria-label", `${label} amount`);
+  const button = actionButton(action, action.minAmount, label);
+  button.addEventListener("click", () => {
+    const value = BigInt(Math.round(Number(input.value) || 0));
+    const amount = value < action.minAmount ? action.minAmount : value > action.maxAmount ? action.maxAmount : value;
+    onAct(action.kind, amount);
+  });
+  group.append(button, input);
+  return [group];
+}
