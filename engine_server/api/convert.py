@@ -287,7 +287,7 @@ def snapshot_message(view: TableView) -> table_pb2.TableSnapshot:
         nonce=view.nonce or 0,
         next_commitment=view.next_commitment,
         server_time=timestamp(view.server_time),
-        pot_total=sum(a for a, _ in view.pots),
+        pot_total=sum(a for a, _ in view.pots) + sum(s.bet for s in view.seats),
     )
     if view.turn_deadline is not None:
         snapshot.turn_deadline.CopyFrom(timestamp(view.turn_deadline))

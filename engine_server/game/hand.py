@@ -320,15 +320,28 @@ class Hand:
     def live_pots(self) -> list[tuple[int, tuple[int, ...]]]:
         """The pots as they stand now: ``(amount, eligible seats)``, main pot first.
 
-        Bets not yet matched count in the pot they would go to; nothing is returned.
+        Only chips gathered from finished betting rounds (antes included) are in
+        the pots; this street's bets stand in front of the players until the
+        round ends. Nothing is returned yet.
         """
+        gathered = {q.seat: q.contributed - q.bet for q in self.players}
         live = [q for q in self.players if not q.folded]
-        if len(live) == 1 or not self.players:
-            return [(self.pot_total, tuple(q.seat for q in live))]
-        return [
-            (amount, tuple(sorted(q.seat for q in eligible)))
-            for amount, eligible in self._build_pots(won_by_fold=False)
-        ]
+        if len(live) == 1:
+            return [(sum(gathered.values()), (live[0].seat,))]
+        # Players all in before this street split the pots; later all-ins only at its end.
+        levels = sorted(
+            {gathered[q.seat] for q in live if (q.all_in or q.protected) and q.bet == 0}
+            | {max(gathered[q.seat] for q in live)}
+        )
+        pots: list[tuple[int, tuple[int, ...]]] = []
+        floor = 0
+        for level in levels:
+            amount = sum(min(c, level) - min(c, floor) for c in gathered.values())
+            if amount > 0:
+                eligible = tuple(sorted(q.seat for q in live if gathered[q.seat] >= level))
+                pots.append((amount, eligible))
+            floor = level
+        return pots
 
     def result(self) -> HandResult:
         if self._result is None:

@@ -384,9 +384,13 @@ def _parse_setting(key: str, value: object, spot: str) -> Any:
         if not _is_count(value):
             raise ProfileError(spot, "must be an integer >= 0")
         return value
-    if key in ("action_seconds", "reconnect_extra_seconds"):
+    if key == "action_seconds":
         if not _is_count(value) or value == 0:
             raise ProfileError(spot, "must be a positive integer")
+        return value
+    if key == "reconnect_extra_seconds":
+        if not _is_count(value):
+            raise ProfileError(spot, "must be an integer >= 0")
         return value
     if key in (
         "bring_in_last_option",

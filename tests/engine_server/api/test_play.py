@@ -416,11 +416,6 @@ async def test_leaving_mid_hand_plays_the_hand_out_then_pays_out_and_frees_the_s
             await newcomer.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug, reported: snapshot pots include this street's bets (table.proto: "
-    "Seat.bet_this_street is not in them yet; pot_total = pots + street bets)",
-)
 async def test_snapshot_pots_leave_the_street_bets_out(engine: Engine) -> None:
     players = await open_table(engine, "pots", [bettor, caller, caller])
     try:
