@@ -31,6 +31,7 @@ from lobby_api.auth import provide_current_player, provide_player_id, token_subj
 from lobby_api.catalog.controllers import CatalogController
 from lobby_api.db import Database, provide_db, provide_db_session
 from lobby_api.engine_client import EngineClient
+from lobby_api.metrics import MetricsController, metrics_middleware
 from lobby_api.play import play_router
 from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
 from lobby_api.settings import LobbySettings
@@ -145,9 +146,14 @@ def create_app(
             ).middleware
         )
 
+    # Request metrics inside the rate limiters: a refusal they raise would pass through
+    # them as an exception and be counted as a 200.
+    middleware.append(metrics_middleware())
+
     return Litestar(
         route_handlers=[
             health,
+            MetricsController,
             AccountsController,
             CatalogController,
             WalletController,
