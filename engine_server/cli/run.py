@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -166,13 +167,16 @@ def run(args: argparse.Namespace) -> int:
         from engine_server.store.migrate import check_schema
 
         check_schema(database_url)
-        seeds_loader = Path("seeds") / "load.py"
-        if seeds_loader.exists():
+        if importlib.util.find_spec("seeds.load") is not None:
             _step("loading seeds/ (cities, stake levels)")
             subprocess.run([sys.executable, "-m", "seeds.load"], env=env, check=True)
         _step(f"starting the engine (gRPC {host}:{grpc_port}, web {host}:{web_port})")
         engine = start("engine", [*_stud(), "engine"], ready_line=True)
         addresses = _read_ready_line(engine, "engine", 60)
+        # The quick-game answer tells browsers (the /play page) where the engine's web port is.
+        env.setdefault(
+            "STUD_LOBBY_ENGINE_WEB", str(addresses.get("web") or f"http://{host}:{web_port}")
+        )
         lobby_url = ""
         if "lobby" in COMMANDS:
             _step(f"starting the lobby (http://{host}:{lobby_port})")
