@@ -24,6 +24,7 @@ import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
+from sqlalchemy.exc import DataError
 
 __all__ = [
     "EXCEPTION_HANDLERS",
@@ -183,6 +184,16 @@ def _http(request: Request[Any, Any, Any], error: HTTPException) -> Response[Any
     return problem_response(request, DomainError(status, code, detail, field, headers=headers))
 
 
+def _data_error(request: Request[Any, Any, Any], error: DataError) -> Response[Any]:
+    # The database refused a value the request carried (a NUL character, say): the client's
+    # input, not a server fault. Schemas should have caught it; log to find which.
+    log.warning("database refused a value on %s %s: %s", request.method, request.url.path, error)
+    return problem_response(
+        request,
+        DomainError(400, "invalid_value", "the request carries a value that cannot be stored"),
+    )
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=error)
     return problem_response(
@@ -195,6 +206,7 @@ EXCEPTION_HANDLERS: dict[type[Exception], Any] = {
     DomainError: _domain,
     ValidationException: _validation,
     HTTPException: _http,
+    DataError: _data_error,
     Exception: _unexpected,
 }
 

@@ -28,12 +28,18 @@ class RegisterRequest(msgspec.Struct):
     username: Username
     password: Password
     city: Annotated[
-        str, msgspec.Meta(min_length=1, max_length=32, description="a city id (GET /cities)")
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=32,
+            pattern=r"^[a-z0-9][a-z0-9._-]*$",
+            description="a city id (GET /cities)",
+        ),
     ]
 
 
 class LoginRequest(msgspec.Struct):
-    username: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    username: Username
     password: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
 

@@ -45,8 +45,18 @@ IdempotencyKey = Annotated[
         "first answer and moves no money again.",
     ),
 ]
-TableId = Annotated[str, Parameter(min_length=1, max_length=64, description="the table's id")]
-TicketId = Annotated[str, Parameter(min_length=1, max_length=64, description="the ticket's id")]
+TableId = Annotated[
+    str,
+    Parameter(
+        min_length=1, max_length=63, pattern=r"^[a-z0-9][a-z0-9-]*$", description="the table's id"
+    ),
+]
+TicketId = Annotated[
+    str,
+    Parameter(
+        min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$", description="the ticket's id"
+    ),
+]
 _SECURITY: list[dict[str, list[str]]] = [{"BearerToken": []}]
 _MONEY = {"rate_limit": "money"}
 

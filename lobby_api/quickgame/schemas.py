@@ -21,7 +21,13 @@ __all__ = [
 ]
 
 StakeLevelId = Annotated[
-    str, msgspec.Meta(min_length=1, max_length=32, description="a stake level id (GET /stakes)")
+    str,
+    msgspec.Meta(
+        min_length=1,
+        max_length=32,
+        pattern=r"^[a-z0-9][a-z0-9._-]*$",
+        description="a stake level id (GET /stakes)",
+    ),
 ]
 Chips = Annotated[int, msgspec.Meta(ge=1, le=10**15, description="chips (the level's unit)")]
 ClientSeed = Annotated[

@@ -104,7 +104,9 @@ def postgres_template() -> Iterator[str]:
         yield name
     finally:
         with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            for leftover in [*_TO_DROP, name]:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{leftover}" WITH (FORCE)')
+        _TO_DROP.clear()
         admin.close()
 
 
@@ -114,7 +116,12 @@ def shared_postgres(postgres_template: str) -> Iterator[str]:
     yield from _postgres_copy(postgres_template)
 
 
-def _postgres_copy(template_name: str) -> Iterator[str]:
+#: Databases made for single tests, dropped together at the end of the session (dropping
+#: one takes as long as creating it).
+_TO_DROP: list[str] = []
+
+
+def _postgres_copy(template_name: str, *, drop_now: bool = True) -> Iterator[str]:
     name = f"stud_lobby_test_{os.getpid()}_{secrets.token_hex(4)}"
     admin = _admin(POSTGRES_URL)
     try:
@@ -122,8 +129,11 @@ def _postgres_copy(template_name: str) -> Iterator[str]:
             cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template_name}"')
         yield make_url(POSTGRES_URL).set(database=name).render_as_string(False)
     finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if drop_now:
+            with admin.cursor() as cursor:
+                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        else:
+            _TO_DROP.append(name)
         admin.close()
 
 
@@ -157,7 +167,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if not fresh:
         yield request.getfixturevalue("shared_postgres")
         return
-    yield from _postgres_copy(request.getfixturevalue("postgres_template"))
+    yield from _postgres_copy(request.getfixturevalue("postgres_template"), drop_now=False)
 
 
 @pytest.fixture

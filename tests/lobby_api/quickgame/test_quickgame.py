@@ -8,6 +8,7 @@ import uuid
 
 import grpc
 import httpx
+import pytest
 from litestar import Litestar
 from stud.v1 import admin_service_pb2, table_service_pb2
 
@@ -27,6 +28,8 @@ from tests.lobby_api.support import (
 )
 
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+#: Concurrency is shown on PostgreSQL (SQLite serialises every writer anyway).
+POSTGRES_ONLY = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
 
 def quick(level: str = "t-fast", buy_in: int = 100, seed: str = "alice_01") -> dict[str, object]:
@@ -151,6 +154,7 @@ async def test_a_retry_with_the_same_key_gets_the_first_answer_and_moves_nothing
     )
 
 
+@POSTGRES_ONLY
 async def test_one_key_sent_ten_times_at_once_opens_one_table(
     client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
@@ -175,6 +179,7 @@ async def test_one_key_sent_ten_times_at_once_opens_one_table(
     await assert_ledger_consistent(db)
 
 
+@POSTGRES_ONLY
 async def test_fifty_buy_ins_at_once_from_a_wallet_that_pays_for_ten(
     settings: object, engine: Engine, city: str
 ) -> None:
