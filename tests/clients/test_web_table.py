@@ -1,0 +1,222 @@
+"""The web table page (/play) plays a complete hand against ``stud bots`` in headless Chromium.
+
+A real engine and the lobby run in this test's loop (tests/clients/room.py), three Oslo bots
+run as ``stud bots``, and clients/web/test/play-table.mjs drives Debian's Chromium with
+playwright-core as a person would: sign in, quick game, click legal actions until a hand he
+acted in has ended and its result shows, then leave. Its screenshots are kept in
+test-artifacts/ (web-table.png: the table when the hand has ended; web-table-hand.png: his
+last decision in it). What the page showed is checked against the lobby's hand history.
+
+Also: the committed build of the page (lobby_api/static/play) is what scripts/build-web makes
+of its sources now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import struct
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from lobby_api.play import PLAY_DIRECTORY
+from tests.clients.room import ROOT, BotsProcess, card_room, sign_up
+
+WEB = ROOT / "clients/web"
+CHROMIUM = Path(os.environ.get("STUD_CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = ROOT / "test-artifacts"
+CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
+BOTS = {"bot_oslo_1", "bot_oslo_2", "bot_oslo_3"}
+PASSWORD = "ann-password"
+
+
+@pytest.fixture(scope="module")
+def npm_packages() -> None:
+    """clients/web's npm packages (esbuild, playwright-core, ...), by the project's script."""
+    result = subprocess.run(
+        [ROOT / "scripts/setup-web"], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_committed_page_is_built_from_its_sources(npm_packages: None, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [ROOT / "scripts/build-web", tmp_path],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    built = sorted(p.name for p in tmp_path.iterdir())
+    assert (
+        built
+        == sorted(p.name for p in PLAY_DIRECTORY.iterdir())
+        == [
+            "index.html",
+            "table.css",
+            "table.js",
+        ]
+    )
+    for name in built:
+        assert (tmp_path / name).read_bytes() == (PLAY_DIRECTORY / name).read_bytes(), (
+            f"lobby_api/static/play/{name} is not built from clients/web/src: run scripts/build-web"
+        )
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+async def _play_in_chromium(lobby_url: str) -> dict[str, Any]:
+    process = await asyncio.create_subprocess_exec(
+        "node",
+        "test/play-table.mjs",
+        lobby_url,
+        "ann",
+        PASSWORD,
+        str(ARTIFACTS),
+        "house-2-4",
+        cwd=WEB,
+        env={**os.environ, "STUD_CHROMIUM": str(CHROMIUM), "STUD_PLAY_DEADLINE": "60"},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 80)
+    except TimeoutError:
+        process.kill()
+        stdout, stderr = await process.communicate()
+    lines = stdout.decode().strip().splitlines()
+    assert lines, f"exit {process.returncode}, no report\n{stderr.decode()}"
+    report: dict[str, Any] = json.loads(lines[-1])
+    report["exit"] = process.returncode
+    report["stderr"] = stderr.decode()[-2000:]
+    return report
+
+
+async def test_web_table_plays_a_hand_against_bots(npm_packages: None, tmp_path: Path) -> None:
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
+    ARTIFACTS.mkdir(exist_ok=True)
+    for old in ARTIFACTS.glob("web-table*.png"):
+        old.unlink()
+
+    # A pause between hands long enough that the finished hand is what the screenshot shows.
+    async with card_room(tmp_path, between_hands_seconds=1.5) as room:
+        bots = await BotsProcess.start(
+            room.lobby_url,
+            *("--cities", "oslo", "--per-city", "3", "--tables-per-bot", "1"),
+            *("--think", "0.05", "--seed", "11"),
+        )
+        try:
+            await bots.wait_for("waiting", 3)
+            token = await sign_up(room.lobby_url, "ann", PASSWORD, "oslo")
+            report = await _play_in_chromium(room.lobby_url)
+            assert report["exit"] == 0 and report["ok"], json.dumps(report, indent=1)
+            table_id = report["state"]["table"].removeprefix("tables/")
+            seated = bots.named("seated")
+            assert {s["bot"] for s in seated} == BOTS and {s["table"] for s in seated} == {
+                table_id
+            }, bots
+            # Ann left, so the bots leave too: no human sits there any more.
+            gone = await bots.wait_for("left", 3)
+            assert {(g["table"], g["reason"]) for g in gone} == {(table_id, "no_humans")}, bots
+            async with httpx.AsyncClient(
+                base_url=room.lobby_url, headers={"Authorization": f"Bearer {token}"}
+            ) as http:
+                history = await _hand_history(http, table_id, report["firstDecision"]["hand"])
+        finally:
+            code = await bots.stop()
+        assert code == 0, bots
+
+    _check_report(report, history)
+    # The screenshots are kept as the test's artifacts (test-artifacts/ is git-ignored).
+    for name in ("web-table.png", "web-table-hand.png"):
+        path = ARTIFACTS / name
+        assert path.exists(), name
+        width, height = _png_size(path)
+        assert width >= 1300 and height >= 850, (name, width, height)
+        assert path.stat().st_size > 30_000, name  # a drawn table, not a blank page
+
+
+async def _hand_history(http: httpx.AsyncClient, table_id: str, hand_number: int) -> dict[str, Any]:
+    page = await http.get("/hands")
+    assert page.status_code == 200, page.text
+    (summary,) = [
+        h
+        for h in page.json()["hands"]
+        if h["table"].endswith(table_id) and h["hand_number"] == hand_number
+    ]
+    hand = await http.get(f"/hands/{summary['hand_id']}")
+    assert hand.status_code == 200, hand.text
+    body: dict[str, Any] = hand.json()
+    return body
+
+
+def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
+    """What the page showed, seen through Chromium, against the lobby's record of the hand."""
+    assert report["problems"] == [], report["problems"]
+    assert report["who"] == "ann · oslo"
+    assert report["walletBefore"] == "Wallet: 10,000 chips"
+    assert report["buyIn"] == "100"  # 25 big bets of 2/4
+
+    # He clicked legal actions, in the hand that then ended with its result on the page.
+    clicks = report["clicks"]
+    played = report["handPlayed"]
+    assert clicks and played in {c["hand"] for c in clicks}, clicks
+    assert {c["kind"] for c in clicks} <= {"CHECK", "CALL", "BRING_IN", "COMPLETE", "SHOW"}
+    for click in clicks:
+        if click["kind"] == "CALL":
+            assert re.fullmatch(r"Call \d+", click["label"]), click
+    assert report["state"]["lastHand"] >= played and not report["state"]["inHand"]
+    result = report["result"]
+    assert result["handNumber"] == report["state"]["lastHand"]
+    assert result["title"] == f"Hand #{result['handNumber']} result"
+    assert result["winners"] and all(re.search(r" wins \d+", w) for w in result["winners"])
+    verbs = {"CHECK": "checks", "CALL": "calls", "BRING_IN": "brings in", "COMPLETE": "completes"}
+    assert any(line.startswith(f"ann {verbs[c['kind']]}") for c in clicks for line in report["log"])
+
+    # His seat view at his first decision: his own down cards face up, the others' as backs.
+    first = report["firstDecision"]
+    assert first["myName"] == "ann" and first["myBacks"] == 0
+    assert len(first["myDownCards"]) >= 2 and len(first["myUpCards"]) >= 1, first
+    assert all(CARD.match(c) for c in first["myDownCards"] + first["myUpCards"]), first
+    assert {o["name"] for o in first["others"]} == BOTS
+    for other in first["others"]:
+        assert other["downFaces"] == 0, other  # never another player's down card
+        assert all(CARD.match(c) for c in other["upCards"]), other
+        assert re.fullmatch(r"\d+", other["stack"]), other
+        if not other["folded"]:
+            assert other["backs"] >= 2 and other["upCards"], other
+    assert re.fullmatch(r"Pot \d+", first["pot"]), first
+    assert re.match(rf"Hand #{first['hand']} · \w+ street", first["handInfo"]), first
+    assert re.fullmatch(r"\d+ s", first["turnClock"]) and first["seatClock"], first
+    assert first["buttons"], first
+
+    # The lobby's record of that hand: the cards the page showed him are the cards he was
+    # dealt, and everyone's up cards are as the page drew them.
+    assert history["state"] == "complete"
+    mine = [c["card"] for c in history["my_cards"]]
+    down = [c["card"] for c in history["my_cards"] if not c["up"]]
+    assert first["myDownCards"] == down[: len(first["myDownCards"])], (first, mine)
+    up = history["up_cards"][str(history["my_seat"])]
+    assert first["myUpCards"] == up[: len(first["myUpCards"])], (first, up)
+    by_name = {s["display_name"]: s["seat"] for s in history["seats"] if "display_name" in s}
+    for other in first["others"]:
+        seat_up = history["up_cards"].get(str(by_name.get(other["name"])), [])
+        assert other["upCards"] == seat_up[: len(other["upCards"])], (other, seat_up)
+
+    # He left and is back in the lobby, his chips in his wallet.
+    assert report["notice"].startswith("You left the table")
+    assert re.fullmatch(r"Wallet: [\d,]+ chips", report["walletAfter"])
+    assert set(report["seconds"]) == {"launched", "signed_in", "at_table", "hand_over", "left"}
