@@ -1,0 +1,61 @@
+"""``stud lobby``: migrates an empty database, serves the API, stops cleanly on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from engine_server.store.migrate import current_revisions, head_revisions
+
+STUD = str(Path(sys.executable).parent / "stud")
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
+    env["STUD_JWT_SECRET"] = "cli-test-secret-" + "q" * 40
+    env["STUD_LOG_FORMAT"] = "text"
+    return env
+
+
+def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/cli.sqlite3"
+    process = subprocess.Popen(
+        [STUD, "lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"],
+        env=_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        ready = json.loads(process.stdout.readline())
+        assert ready["engine"] == "127.0.0.1:9" and ready["database"] == url
+        with httpx.Client(base_url=ready["http"], timeout=10) as http:
+            assert http.get("/health").json() == {"status": "ok"}
+            assert {c["id"] for c in http.get("/cities").json()} >= {"oslo", "vienna"}
+            assert http.get("/schema/openapi.json").status_code == 200
+        assert current_revisions(url) == head_revisions()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=30)
+    assert code == 0, process.stderr.read() if process.stderr else ""
+
+
+def test_stud_lobby_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [STUD, "lobby", "--database-url", "mysql://somewhere/db"],
+        env=_environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("stud lobby: STUD_DATABASE_URL")
+    assert len(done.stderr.strip().splitlines()) == 1
