@@ -165,6 +165,8 @@ def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
         message.event.CopyFrom(
             event_message(update.event, update.hand_number, update.time, update.view.last_hand)
         )
+        if update.action_id and message.event.HasField("action_taken"):
+            message.event.action_taken.action_id = update.action_id
     return message
 
 

@@ -90,6 +90,8 @@ class Update:
     event: UpdateEvent | None
     view: TableView
     time: datetime
+    #: the client's action id, on the update carrying that action's own event
+    action_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,8 +530,10 @@ class TableRuntime:
             for event in events:
                 sequence += 1
                 shown = event if watcher.admin else self._redact(event, watcher.seat)
+                acting = self._acting
+                action_id = acting[1] if acting is not None and acting[0] == sequence else ""
                 try:
-                    watcher.queue.put_nowait(Update(sequence, number, shown, view, now))
+                    watcher.queue.put_nowait(Update(sequence, number, shown, view, now, action_id))
                 except asyncio.QueueFull:
                     self._end_watcher(
                         watcher,
@@ -762,7 +766,8 @@ class TableRuntime:
         }
         cards = []
         for seat, card, index in hand.dealt_cards:
-            up, street = up_by_index.get(index, (True, None))
+            # A card with no deal event of its own is never claimed to be face up.
+            up, street = up_by_index.get(index, (False, None))
             cards.append(
                 {
                     "seat": seat,
@@ -871,7 +876,11 @@ class TableRuntime:
             if self.hooks.on_action:
                 # The action as taken (a bring-in may have been completed), not as asked.
                 self.hooks.on_action(self.table_id, str(outcome.kind), False)
-            await self._after_hand_change()
+            self._acting = (sequence, action_id)
+            try:
+                await self._after_hand_change()
+            finally:
+                self._acting = None
             answer = ActOutcome(
                 sequence,
                 hand_number,
@@ -1259,6 +1268,7 @@ class TableRuntime:
         }
 
     _cancel_reason = "cancelled"
+    _acting: tuple[int, str] | None = None
     _arrived = 0.0
     _published_events = 0
 

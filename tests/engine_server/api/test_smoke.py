@@ -51,3 +51,53 @@ async def test_three_clients_play_three_hands_and_chips_are_conserved(engine: En
     last = table.snapshot.last_hand
     assert last.hand_number == 3
     assert sum(last.final_stacks.values()) + sum(p.rake for p in last.pots) == 300
+
+
+async def test_the_stream_names_the_action_id_of_each_action(engine: Engine) -> None:
+    await engine.create_table("ids")
+    for player in ("a1", "a2"):
+        await engine.seat("ids", player, buy_in=100)
+    streams = {
+        p: engine.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/ids"), metadata=engine.player_md(p)
+        )
+        for p in ("a1", "a2")
+    }
+    sent: dict[int, str] = {}
+    seen: dict[int, str] = {}
+
+    async def play(player: str) -> None:
+        async for message in streams[player]:
+            if message.event.HasField("action_taken") and player == "a1":
+                seen[message.sequence] = message.event.action_taken.action_id
+            snap = message.snapshot
+            if snap.hand_number > 1 or len(sent) >= 4:
+                return
+            if snap.turn_seat and snap.turn_seat == snap.viewer_seat and snap.legal_actions:
+                kinds = [a.kind for a in snap.legal_actions]
+                kind = kinds[1] if len(kinds) > 1 else kinds[0]  # check or call: keep it going
+                action_id = uuid.uuid4().hex
+                try:
+                    answer = await engine.tables.Act(
+                        table_service_pb2.ActRequest(
+                            table="tables/ids",
+                            hand_number=snap.hand_number,
+                            kind=kind,
+                            action_id=action_id,
+                        ),
+                        metadata=engine.player_md(player),
+                    )
+                except grpc.aio.AioRpcError:
+                    continue
+                sent[answer.sequence] = action_id
+
+    try:
+        await asyncio.wait_for(asyncio.gather(play("a1"), play("a2")), 30)
+    finally:
+        for stream in streams.values():
+            stream.cancel()
+    assert sent
+    for sequence, action_id in sent.items():
+        if sequence in seen:
+            assert seen[sequence] == action_id
+    assert any(sequence in seen for sequence in sent)
