@@ -6,13 +6,15 @@ into :class:`~engine_server.table.errors.TableError` with the same reasons.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
 from engine_server.store import errors as store_errors
-from engine_server.store.database import create_engine_for
+from engine_server.store.database import create_engine_for, is_sqlite
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import SeatSessionRow, SeedPairRow, TableRow
 from engine_server.store.repository import EngineStore, HandSeat
@@ -122,15 +124,22 @@ def _seat(row: SeatSessionRow) -> SeatState:
 class StoreTables:
     """Both ports the table layer needs: ``TableStore`` (runtime) and ``TableDirectory``."""
 
-    def __init__(self, store: EngineStore) -> None:
+    def __init__(self, store: EngineStore, *, one_writer: bool = False) -> None:
         self.store = store
+        # SQLite takes one writer at a time. Left to SQLite, concurrent writers (one per table
+        # starting or finishing a hand) poll its lock with growing sleeps while the holder
+        # waits on this busy loop: under load the wait passed the busy timeout and writes
+        # failed with "database is locked". Queued here, each starts as the last one ends.
+        self._writes: contextlib.AbstractAsyncContextManager[Any] = (
+            asyncio.Lock() if one_writer else contextlib.nullcontext()
+        )
 
     # -- TableDirectory
 
     async def create_table(self, spec: TableSpec) -> tuple[LoadedTable, bool]:
         c = spec.config
         overrides = dict(c.rule_overrides)
-        async with _translated():
+        async with self._writes, _translated():
             row = await self.store.create_table(
                 request_id=spec.request_id,
                 table_id=c.table_id,
@@ -177,7 +186,8 @@ class StoreTables:
         return loaded
 
     async def recover_running_hands(self) -> int:
-        return len(await self.store.recover_running_hands())
+        async with self._writes:
+            return len(await self.store.recover_running_hands())
 
     async def list_tables(
         self,
@@ -219,15 +229,16 @@ class StoreTables:
         profile: str,
         settings: dict[str, Any],
     ) -> StartedHand:
-        row = await self.store.start_hand(
-            table_id,
-            hand_number=hand_number,
-            seed_pair_id=seed_pair_id,
-            button_seat=button_seat,
-            players=[HandSeat(*p) for p in players],
-            profile=profile,
-            settings=settings,
-        )
+        async with self._writes:
+            row = await self.store.start_hand(
+                table_id,
+                hand_number=hand_number,
+                seed_pair_id=seed_pair_id,
+                button_seat=button_seat,
+                players=[HandSeat(*p) for p in players],
+                profile=profile,
+                settings=settings,
+            )
         return StartedHand(row.id, row.nonce)
 
     async def finish_hand(
@@ -238,21 +249,23 @@ class StoreTables:
         close_sessions: list[tuple[str, str]],
         button_seat: int,
     ) -> None:
-        await self.store.finish_hand(
-            hand_id,
-            cards=record.cards,
-            actions=record.actions,
-            pots=record.pots,
-            rake=record.rake,
-            result=record.result,
-            phh=record.phh,
-            final_stacks=final_stacks,
-            close_sessions=close_sessions,
-            button_seat=button_seat,
-        )
+        async with self._writes:
+            await self.store.finish_hand(
+                hand_id,
+                cards=record.cards,
+                actions=record.actions,
+                pots=record.pots,
+                rake=record.rake,
+                result=record.result,
+                phh=record.phh,
+                final_stacks=final_stacks,
+                close_sessions=close_sessions,
+                button_seat=button_seat,
+            )
 
     async def cancel_hand(self, hand_id: str, reason: str) -> None:
-        await self.store.cancel_hand(hand_id, reason)
+        async with self._writes:
+            await self.store.cancel_hand(hand_id, reason)
 
     async def seat_player(
         self,
@@ -263,7 +276,7 @@ class StoreTables:
         seat: int,
         buy_in: int,
     ) -> SessionSnapshot:
-        async with _translated():
+        async with self._writes, _translated():
             row = await self.store.seat_player(
                 table_id,
                 session_id,
@@ -275,32 +288,32 @@ class StoreTables:
         return _session(row)
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
-        async with _translated():
+        async with self._writes, _translated():
             return _session(await self.store.add_chips(session_id, request_id, amount))
 
     async def mark_closing(self, session_id: str) -> SessionSnapshot:
-        async with _translated():
+        async with self._writes, _translated():
             return _session(await self.store.mark_closing(session_id))
 
     async def close_session(
         self, session_id: str, final_stack: int, reason: str
     ) -> SessionSnapshot:
-        async with _translated():
+        async with self._writes, _translated():
             return _session(await self.store.close_session(session_id, final_stack, reason))
 
     async def set_table_status(self, table_id: str, status: TableStatus) -> None:
-        async with _translated():
+        async with self._writes, _translated():
             await self.store.set_table_status(table_id, str(status))
 
     async def rotate_seed(
         self, table_id: str, client_seed: str | None
     ) -> tuple[RevealedPair, SeedPair]:
-        async with _translated():
+        async with self._writes, _translated():
             rotation = await self.store.rotate_seed(table_id, client_seed)
         return _revealed(rotation.revealed), _pair(rotation.current, rotation.next)
 
     async def close_table(self, table_id: str) -> tuple[list[SessionSnapshot], RevealedPair]:
-        async with _translated():
+        async with self._writes, _translated():
             closure = await self.store.close_table(table_id)
         return [_session(s) for s in closure.closed_sessions], _revealed(closure.revealed)
 
@@ -314,5 +327,5 @@ async def open_store(
     """
     await prepare_database(url)
     store = EngineStore(create_engine_for(url))
-    tables = StoreTables(store)
+    tables = StoreTables(store, one_writer=is_sqlite(url))
     return tables, tables, store.dispose
