@@ -167,6 +167,13 @@ def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
         )
         if update.action_id and message.event.HasField("action_taken"):
             message.event.action_taken.action_id = update.action_id
+        if message.event.HasField("player_joined"):
+            # The domain event names only the seat; the contract's PlayerJoined carries the
+            # seat as this viewer sees it, which is the update's own snapshot of that seat.
+            joined = message.event.player_joined.seat
+            seat = next((s for s in message.snapshot.seats if s.number == joined.number), None)
+            if seat is not None:
+                joined.CopyFrom(seat)
     return message
 
 
