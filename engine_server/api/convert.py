@@ -7,8 +7,9 @@ module only changes shape.
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
 
 from google.protobuf import struct_pb2, timestamp_pb2
 from stud.v1 import events_pb2, settings_pb2, table_pb2
@@ -86,10 +87,57 @@ CLOSE_REASON_TO_PROTO: dict[str, Any] = {
 }
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def timestamp(moment: datetime) -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(moment)
-    return stamp
+    """``moment`` as a Timestamp (a naive datetime is taken as UTC, as FromDatetime does).
+
+    Done in integers: ``Timestamp.FromDatetime`` is pure Python and every snapshot has one.
+
+    >>> stamp = timestamp(datetime(2025, 1, 2, 3, 4, 5, 678901, tzinfo=UTC))
+    >>> (stamp.seconds, stamp.nanos) == (1735787045, 678901000)
+    True
+    >>> reference = timestamp_pb2.Timestamp()
+    >>> reference.FromDatetime(datetime(1969, 12, 31, 23, 59, 59, 500000))
+    >>> timestamp(datetime(1969, 12, 31, 23, 59, 59, 500000)) == reference
+    True
+    """
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    delta = moment - _EPOCH
+    return timestamp_pb2.Timestamp(
+        seconds=delta.days * 86_400 + delta.seconds, nanos=delta.microseconds * 1000
+    )
+
+
+K = TypeVar("K")
+M = TypeVar("M")
+
+
+class _ByIdentity(Generic[K, M]):
+    """Messages built from immutable domain values, kept by the value's identity.
+
+    A table's settings stay the same for its whole life and its last hand's result for a whole
+    hand, yet every update's snapshot carries both: built once, they are copied (in C) into
+    each snapshot. Each entry holds its value, so its id cannot be reused while cached. The
+    messages are shared: callers copy them and never change them.
+    """
+
+    def __init__(self, build: Callable[[K], M], size: int = 4096) -> None:
+        self._build = build
+        self._size = size
+        self._entries: dict[int, tuple[K, M]] = {}
+
+    def __call__(self, value: K) -> M:
+        entry = self._entries.get(id(value))
+        if entry is not None and entry[0] is value:
+            return entry[1]
+        message = self._build(value)
+        self._entries[id(value)] = (value, message)
+        if len(self._entries) > self._size:
+            del self._entries[next(iter(self._entries))]
+        return message
 
 
 def table_status_message(status: TableStatus) -> Any:
@@ -255,11 +303,17 @@ def hand_result_message(last: LastHand) -> table_pb2.HandResult:
     return message
 
 
+_shared_settings: _ByIdentity[TableConfig, settings_pb2.TableSettings] = _ByIdentity(
+    settings_message
+)
+_shared_result: _ByIdentity[LastHand, table_pb2.HandResult] = _ByIdentity(hand_result_message)
+
+
 def snapshot_message(view: TableView) -> table_pb2.TableSnapshot:
     stack_of = {s.number: s.stack + s.bet for s in view.seats}
     snapshot = table_pb2.TableSnapshot(
         table=view.config.name,
-        settings=settings_message(view.config),
+        settings=_shared_settings(view.config),
         status=STATUS_TO_PROTO[view.status],
         viewer_seat=view.viewer_seat or 0,
         seats=[_seat_message(info) for info in view.seats],
@@ -292,7 +346,7 @@ def snapshot_message(view: TableView) -> table_pb2.TableSnapshot:
     if view.turn_deadline is not None:
         snapshot.turn_deadline.CopyFrom(timestamp(view.turn_deadline))
     if view.last_hand is not None:
-        snapshot.last_hand.CopyFrom(hand_result_message(view.last_hand))
+        snapshot.last_hand.CopyFrom(_shared_result(view.last_hand))
     return snapshot
 
 
@@ -328,9 +382,9 @@ def event_message(
     _fill_event(message, event)
     if last_hand is not None and last_hand.hand_number == hand_number:
         if isinstance(event, hand_events.HandEnded):
-            message.hand_ended.result.CopyFrom(hand_result_message(last_hand))
+            message.hand_ended.result.CopyFrom(_shared_result(last_hand))
         elif isinstance(event, hand_events.HandCancelled):
-            message.hand_cancelled.result.CopyFrom(hand_result_message(last_hand))
+            message.hand_cancelled.result.CopyFrom(_shared_result(last_hand))
     return message
 
 

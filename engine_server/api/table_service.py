@@ -25,6 +25,7 @@ from engine_server.api.errors import ErrorObserver, abort, connect_error, invali
 from engine_server.auth import Identity, Scope, TokenError, verify_token
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
+from engine_server.table.model import TableView
 from engine_server.table.runtime import TableRuntime, Update
 
 __all__ = [
@@ -95,6 +96,10 @@ class TableServiceCore:
         runtime = self._runtime(request.table)
         seat = self._seat(runtime, identity)
         watcher = await runtime.watch(seat)
+        # One change may bring several events (a street's cards, an action and the next
+        # turn): their updates share the view after it, converted once for all of them.
+        view: TableView | None = None
+        snapshot: table_pb2.TableSnapshot | None = None
         try:
             while True:
                 item = await watcher.queue.get()
@@ -102,7 +107,9 @@ class TableServiceCore:
                     return
                 if isinstance(item, TableError):
                     raise item
-                yield response_of(item)
+                if item.view is not view or snapshot is None:
+                    view, snapshot = item.view, snapshot_message(item.view)
+                yield response_of(item, snapshot)
         finally:
             await runtime.unwatch(watcher)
 
@@ -157,9 +164,13 @@ class TableServiceCore:
         return table_service_pb2.ShowCardsResponse(hand=hand)
 
 
-def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
+def response_of(
+    update: Update, snapshot: table_pb2.TableSnapshot | None = None
+) -> table_service_pb2.WatchTableResponse:
+    """The stream message of ``update`` (``snapshot``: its view, already converted)."""
     message = table_service_pb2.WatchTableResponse(
-        sequence=update.sequence, snapshot=snapshot_message(update.view)
+        sequence=update.sequence,
+        snapshot=snapshot if snapshot is not None else snapshot_message(update.view),
     )
     if update.event is not None:
         message.event.CopyFrom(
