@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from litestar.datastructures import State
+from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.sql import Executable
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.store.database import WRITE_OPTIONS, async_url, create_engine_for, is_sqlite
@@ -39,6 +42,11 @@ class Database:
             class_=AsyncSession,
             expire_on_commit=False,
         )
+        self._autocommit = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self.dialect == "postgresql"
+            else engine
+        )
 
     @classmethod
     def from_url(cls, url: str, *, pool_size: int = 10, max_overflow: int = 20) -> Database:
@@ -48,6 +56,18 @@ class Database:
         return cls(
             create_async_engine(async_url(url), pool_size=pool_size, max_overflow=max_overflow)
         )
+
+    async def fetch(self, statement: Executable) -> list[Row[Any]]:
+        """The rows of one read-only statement, in as few round trips as the database allows.
+
+        On PostgreSQL the statement runs in autocommit mode (one statement is atomic by
+        itself: no BEGIN and COMMIT round trips); on SQLite in a deferred read transaction.
+        """
+        async with self._autocommit.connect() as connection:
+            rows = list((await connection.execute(statement)).all())
+            if not self.is_postgres:
+                await connection.rollback()
+            return rows
 
     @property
     def is_postgres(self) -> bool:

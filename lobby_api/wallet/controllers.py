@@ -35,6 +35,4 @@ class WalletController(Controller):
             str | None, Parameter(max_length=200, description="next_page_token of a page")
         ] = None,
     ) -> WalletView:
-        # Touching the wallet settles whatever the player left behind at tables.
-        await settlement.settle_player(player_id)
-        return await read_wallet(db, player_id, page_size, page_token)
+        return await read_wallet(db, settlement, player_id, page_size, page_token)

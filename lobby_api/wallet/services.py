@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import base64
 import binascii
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
-from sqlmodel import col, select
+import sqlalchemy as sa
+from sqlmodel import col
 
+from engine_server.store.models import SeatSessionRow
+from engine_server.store.models import SeatSessionState as EngineSessionState
 from lobby_api.db import Database
 from lobby_api.problems import DomainError
+from lobby_api.quickgame.models import LobbySeatRow, SeatState
 from lobby_api.wallet.ledger import wallet_account
 from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow
 from lobby_api.wallet.schemas import EntryView, WalletView
+
+if TYPE_CHECKING:
+    from lobby_api.settlement import Settlement
 
 __all__ = ["decode_page_token", "encode_page_token", "read_wallet"]
 
@@ -36,35 +45,81 @@ def decode_page_token(token: str) -> int:
     return int(number)
 
 
-async def read_wallet(
-    db: Database, player_id: str, page_size: int, page_token: str | None
-) -> WalletView:
+def _statement(player_id: str, page_size: int, before: int | None) -> sa.Select[Any]:
     account_id = wallet_account(player_id)
+    joined = col(LedgerEntryRow.account_id) == col(LedgerAccountRow.id)
+    if before is not None:
+        joined = sa.and_(joined, col(LedgerEntryRow.id) < before)
+    # Whether a closed seat session of his waits to be settled (then settle, and read again).
+    unsettled = (
+        sa.exists()
+        .where(
+            col(LobbySeatRow.player_id) == player_id,
+            col(LobbySeatRow.state) == SeatState.SEATED.value,
+            col(LobbySeatRow.settled_at).is_(None),
+            col(SeatSessionRow.id) == col(LobbySeatRow.seat_session_id),
+            col(SeatSessionRow.state) == EngineSessionState.CLOSED.value,
+        )
+        .label("unsettled")
+    )
+    return (
+        sa.select(
+            col(LedgerAccountRow.balance),
+            col(LedgerEntryRow.id),
+            col(LedgerEntryRow.transaction_id),
+            col(LedgerEntryRow.amount),
+            col(LedgerEntryRow.balance_after),
+            col(LedgerEntryRow.kind),
+            col(LedgerEntryRow.reference),
+            col(LedgerEntryRow.created_at),
+            unsettled,
+        )
+        .select_from(LedgerAccountRow)
+        .outerjoin(LedgerEntryRow, joined)
+        .where(col(LedgerAccountRow.id) == account_id)
+        .order_by(col(LedgerEntryRow.id).desc())
+        .limit(page_size + 1)
+    )
+
+
+async def read_wallet(
+    db: Database,
+    settlement: Settlement,
+    player_id: str,
+    page_size: int,
+    page_token: str | None,
+) -> WalletView:
+    """The wallet, read in one statement; a closed seat session is settled first (rare)."""
     before = decode_page_token(page_token) if page_token else None
-    async with db.read() as session:
-        account = await session.get(LedgerAccountRow, account_id)
-        query = select(LedgerEntryRow).where(LedgerEntryRow.account_id == account_id)
-        if before is not None:
-            query = query.where(col(LedgerEntryRow.id) < before)
-        rows = (
-            await session.exec(query.order_by(col(LedgerEntryRow.id).desc()).limit(page_size + 1))
-        ).all()
+    statement = _statement(player_id, page_size, before)
+    rows = await db.fetch(statement)
+    if not rows or rows[0].unsettled:
+        # Touching the wallet settles whatever the player left behind at tables.
+        await settlement.settle_player(player_id)
+        rows = await db.fetch(statement)
+    balance = rows[0].balance if rows else 0
     entries = [
         EntryView(
-            id=row.id or 0,
+            id=row.id,
             transaction_id=row.transaction_id,
             amount=row.amount,
             balance_after=row.balance_after,
             kind=row.kind,
             reference=row.reference,
-            created_at=row.created_at,
+            created_at=_utc(row.created_at),
         )
         for row in rows[:page_size]
+        if row.id is not None
     ]
     token = encode_page_token(entries[-1].id) if len(rows) > page_size else None
     return WalletView(
-        account=account_id,
-        balance=account.balance if account is not None else 0,
+        account=wallet_account(player_id),
+        balance=balance,
         entries=entries,
         next_page_token=token,
     )
+
+
+def _utc(moment: datetime) -> datetime:
+    # Core rows bypass the column type on some drivers: keep timestamps aware UTC.
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -34,8 +34,15 @@ async def test_register_creates_a_player_with_the_signup_grant(
     assert wallet.json()["balance"] == 10_000
     assert [e["kind"] for e in wallet.json()["entries"]] == ["signup_grant"]
     await assert_ledger_consistent(db)
-    assert await rows(db, "SELECT balance FROM ledger_accounts WHERE id = 'house:play-money'") == [
-        (-10_000,)
+    grant = await rows(
+        db,
+        "SELECT e.account_id, e.amount FROM ledger_entries e JOIN ledger_transactions t "
+        "ON t.id = e.transaction_id WHERE t.idempotency_key = :k ORDER BY e.amount",
+        k=f"grant:{body['id']}",
+    )
+    assert [tuple(g) for g in grant] == [
+        ("house:play-money", -10_000),
+        (f"wallet:{body['id']}", 10_000),
     ]
 
 
