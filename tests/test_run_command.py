@@ -115,6 +115,7 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
         start_new_session=True,
     )
     output: list[str] = []
+    children: list[str] = []
     try:
         assert process.stdout is not None
         deadline = time.monotonic() + 180
@@ -127,6 +128,10 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
                 break
         text = "".join(output)
         assert "The card room is up" in text, text
+        children = subprocess.run(
+            ["pgrep", "-P", str(process.pid)], capture_output=True, text=True
+        ).stdout.split()
+        assert len(children) >= 3, children  # engine, lobby, bots
         lobby = f"http://127.0.0.1:{lobby_port}"
         assert f"engine gRPC    127.0.0.1:{grpc_port}" in text
         assert f"{lobby}/schema" in text and f"{lobby}/play" in text
@@ -168,5 +173,5 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
     assert process.returncode == 0, "".join(output)
     assert "==> stopped" in "".join(output)
     # Every child (engine, lobby, bots) is gone with it.
-    left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True)
-    assert left.stdout.strip() == "", left.stdout
+    alive = [pid for pid in children if Path(f"/proc/{pid}").exists()]
+    assert not alive, alive

@@ -133,16 +133,19 @@ def run(args: argparse.Namespace) -> int:
             stdout=subprocess.PIPE if ready_line else log,
             stderr=log,
             text=True,
+            # Ctrl-C reaches only this supervisor, which stops the children in order.
+            start_new_session=True,
         )
         children.append((name, process))
         return process
 
     def stop_all() -> int:
+        # One at a time, last started first: the bots leave their tables while the lobby
+        # and the engine still answer, and the engine drains its hands last.
         worst = 0
-        for _name, process in reversed(children):
+        for name, process in reversed(children):
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-        for name, process in reversed(children):
             try:
                 code = process.wait(timeout=45)
             except subprocess.TimeoutExpired:
