@@ -1,0 +1,980 @@
+"""The engine under load: bot tables over real gRPC, from processes apart from the server.
+
+Run from the repository root::
+
+    .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
+        [--seconds 60] [--warmup 15] [--load-processes N] [--idle-tables N] [--json FILE]
+    .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
+
+What it does:
+
+1. Starts ``stud engine`` as a subprocess on loopback (SQLite in a temporary
+   directory, ``STUD_ENGINE_BETWEEN_HANDS`` small, ``STUD_LOG_LEVEL=WARNING``)
+   and reads the JSON line it prints when ready.
+2. Memory per idle table: the engine's RSS (``VmRSS``) after one warm-up
+   table, then after ``--idle-tables`` more idle tables (created, paused,
+   seven players seated: they deal no hand), divided by their number.
+3. Creates ``--tables`` tables (house rules, 30 s clock), pauses them and
+   seats seven players at each, all through ``AdminService``.
+4. Starts ``--load-processes`` load processes (``multiprocessing``, spawned).
+   Each runs one asyncio loop with one gRPC channel per ~50 tables shared by
+   its bots: a ``WatchTable`` stream per seat, seven per table. When every
+   stream has its first snapshot, the tables are resumed.
+5. Each bot acts when its seat's turn comes (checks or calls mostly, bets or
+   raises now and then): at ``--pace`` seconds per action per table (each
+   table's actions spaced that far apart, tables out of phase), or at once
+   with ``--pace 0`` ("flat out").
+6. After ``--warmup`` seconds, for ``--seconds`` seconds, every Act sent is
+   measured from sending it to the moment the *last* of the table's seven
+   streams has received the update carrying that action (matched by
+   ``ActResponse.sequence``, the sequence of the action's own event).
+
+It reports actions per second (Acts answered in the window / its length),
+the p50/p99/max of that latency, the Act round trip, Acts whose update did
+not reach all seven seats, errors, the engine process's CPU use in the window
+and the load average (the machine may be shared: read the figures with it).
+
+``--profile-engine FILE`` runs py-spy (not a project dependency: only if it
+is installed) against the engine during the window and writes a flame graph.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import multiprocessing
+import os
+import random
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "EngineProcess",
+    "LoadResult",
+    "Options",
+    "choose_action",
+    "format_result",
+    "main",
+    "parse_options",
+    "run",
+]
+
+SEATS = 7
+SECRET = "engine-load-benchmark-" + "s" * 32
+#: tables per gRPC channel in a load process (each channel is one TCP connection)
+TABLES_PER_CHANNEL = 50
+#: tables per load process when --load-processes is not given
+TABLES_PER_PROCESS = 250
+STAKES = (1, 1, 2, 4)  # ante, bring-in, small bet, big bet
+BUY_IN = 10_000  # deep enough that nobody goes broke in a run
+ACTION_SECONDS = 30  # the table clock: bots answer long before it
+BETWEEN_HANDS = 0.1
+#: how long after the window answered Acts may still reach their last seat
+SETTLE_SECONDS = 5.0
+#: how often a bot bets or raises when it may (else it checks or calls)
+AGGRESSION = 0.1
+ADMIN_CONCURRENCY = 4
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class Options:
+    """One run's parameters."""
+
+    tables: int = 1000
+    pace: float = 2.0
+    seconds: float = 60.0
+    warmup: float = 15.0
+    load_processes: int = 0  # 0: one per TABLES_PER_PROCESS tables
+    idle_tables: int | None = None  # None: as many as --tables
+    between_hands: float = BETWEEN_HANDS
+    seed: int = 7
+    json_path: str | None = None
+    profile_engine: str | None = None
+
+    @property
+    def processes(self) -> int:
+        if self.load_processes > 0:
+            return min(self.load_processes, self.tables)
+        return max(1, min(4, math.ceil(self.tables / TABLES_PER_PROCESS)))
+
+    @property
+    def idle(self) -> int:
+        return self.tables if self.idle_tables is None else self.idle_tables
+
+
+def parse_options(argv: Sequence[str] | None = None) -> Options:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.engine_load",
+        description="Bot tables against a real stud engine over gRPC; latency and throughput.",
+    )
+    parser.add_argument("--tables", type=int, help="tables under load (default 1000)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        help="seconds between one table's actions (default 2.0; 0: flat out, act at once)",
+    )
+    parser.add_argument("--seconds", type=float, help="measured window (default 60)")
+    parser.add_argument("--warmup", type=float, help="seconds before the window (default 15)")
+    parser.add_argument(
+        "--load-processes",
+        type=int,
+        default=0,
+        help=f"bot processes (default: one per {TABLES_PER_PROCESS} tables, at most 4)",
+    )
+    parser.add_argument(
+        "--idle-tables",
+        type=int,
+        help="idle tables for the memory figure (default: as many as --tables; 0: skip)",
+    )
+    parser.add_argument(
+        "--between-hands",
+        type=float,
+        default=BETWEEN_HANDS,
+        help=f"STUD_ENGINE_BETWEEN_HANDS (default {BETWEEN_HANDS})",
+    )
+    parser.add_argument("--seed", type=int, default=7, help="the bots' random seed")
+    parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
+    parser.add_argument(
+        "--profile-engine", help="py-spy flame graph (SVG) of the engine during the window"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="50 tables, 50 idle ones, 3 s warm-up, 10 s window"
+    )
+    args = parser.parse_args(argv)
+    defaults = (
+        Options(tables=50, seconds=10.0, warmup=3.0, idle_tables=50) if args.quick else Options()
+    )
+    values: dict[str, Any] = {
+        "tables": args.tables,
+        "pace": args.pace,
+        "seconds": args.seconds,
+        "warmup": args.warmup,
+        "idle_tables": args.idle_tables,
+    }
+    chosen = {k: v for k, v in values.items() if v is not None}
+    options = Options(
+        tables=chosen.get("tables", defaults.tables),
+        pace=chosen.get("pace", defaults.pace),
+        seconds=chosen.get("seconds", defaults.seconds),
+        warmup=chosen.get("warmup", defaults.warmup),
+        idle_tables=chosen.get("idle_tables", defaults.idle_tables),
+        load_processes=args.load_processes,
+        between_hands=args.between_hands,
+        seed=args.seed,
+        json_path=args.json_path,
+        profile_engine=args.profile_engine,
+    )
+    if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
+        parser.error("--tables must be >= 1, --seconds > 0, --pace and --warmup >= 0")
+    return options
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+@dataclass
+class EngineProcess:
+    """``stud engine`` running as a child process."""
+
+    process: subprocess.Popen[bytes]
+    address: str
+    log_path: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def rss_bytes(self) -> int:
+        """The engine's resident set size (``VmRSS`` of /proc/<pid>/status)."""
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+        raise RuntimeError("no VmRSS for the engine process")
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the engine has used (all its threads)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        # The database is a throwaway file: no need to wait for a drain of every table.
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        self.process.wait(30)
+
+
+def engine_command() -> list[str]:
+    stud = Path(sys.executable).parent / "stud"
+    if stud.exists():
+        return [str(stud)]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from engine_server.cli import main; sys.exit(main())",
+    ]
+
+
+def start_engine_process(directory: Path, between_hands: float) -> EngineProcess:
+    """Start ``stud engine`` on free loopback ports; returns once it prints its addresses."""
+    env = {
+        **os.environ,
+        "STUD_JWT_SECRET": SECRET,
+        "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
+        "STUD_LOG_LEVEL": "WARNING",
+        "STUD_LOG_FORMAT": "text",
+        "STUD_ENGINE_METRICS_PORT": "0",
+    }
+    log_path = directory / "engine.log"
+    command = [
+        *engine_command(),
+        "engine",
+        "--grpc-port",
+        "0",
+        "--web-port",
+        "0",
+        "--database-url",
+        f"sqlite:///{directory}/engine.sqlite3",
+    ]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=log, env=env, cwd=directory
+        )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 60
+    line = b""
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([process.stdout], [], [], max(left, 0))
+        chunk = os.read(process.stdout.fileno(), 4096) if ready else b""
+        if not chunk:
+            process.kill()
+            process.wait()
+            raise RuntimeError(f"stud engine did not start:\n{log_path.read_text()[-2000:]}")
+        line += chunk
+    address = json.loads(line.decode().splitlines()[0])["grpc"]
+    return EngineProcess(process, address, log_path)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _grpc_options() -> list[tuple[str, Any]]:
+    # Each channel gets its own connection (grpc shares subchannels between channels with the
+    # same target and arguments otherwise), and may carry many streams.
+    return [("grpc.use_local_subchannel_pool", 1), ("grpc.max_receive_message_length", 1 << 22)]
+
+
+async def _bounded(jobs: Sequence[Callable[[], Awaitable[None]]], limit: int) -> None:
+    semaphore = asyncio.Semaphore(limit)
+
+    async def one(job: Callable[[], Awaitable[None]]) -> None:
+        async with semaphore:
+            await job()
+
+    await asyncio.gather(*(one(job) for job in jobs))
+
+
+def player_id(table_id: str, seat: int) -> str:
+    return f"{table_id}-p{seat}"
+
+
+async def create_tables(admin: Any, admin_md: Any, table_ids: Sequence[str]) -> None:
+    """Create each table, pause it (no hand is dealt) and seat seven players."""
+    from google.protobuf import struct_pb2
+    from stud.v1 import admin_service_pb2, settings_pb2
+
+    ante, bring_in, small, big = STAKES
+
+    async def one(table_id: str) -> None:
+        overrides = struct_pb2.Struct()
+        overrides.update({"action_seconds": ACTION_SECONDS})
+        await admin.CreateTable(
+            admin_service_pb2.CreateTableRequest(
+                request_id=f"create-{table_id}",
+                table_id=table_id,
+                profile="house",
+                rule_overrides=overrides,
+                stakes=settings_pb2.Stakes(
+                    ante=ante, bring_in=bring_in, small_bet=small, big_bet=big
+                ),
+                min_buy_in=100,
+                max_buy_in=BUY_IN * 10,
+                client_seed="benchmark",
+            ),
+            metadata=admin_md,
+            timeout=60,
+        )
+        name = f"tables/{table_id}"
+        await admin.PauseTable(
+            admin_service_pb2.PauseTableRequest(name=name, reason="benchmark setup"),
+            metadata=admin_md,
+            timeout=60,
+        )
+        for seat in range(1, SEATS + 1):
+            player = player_id(table_id, seat)
+            await admin.SeatPlayer(
+                admin_service_pb2.SeatPlayerRequest(
+                    table=name,
+                    seat_session_id=f"ss-{player}",
+                    player_id=player,
+                    display_name=player,
+                    seat=seat,
+                    buy_in=BUY_IN,
+                ),
+                metadata=admin_md,
+                timeout=60,
+            )
+
+    await _bounded([lambda t=t: one(t) for t in table_ids], ADMIN_CONCURRENCY)  # type: ignore[misc]
+
+
+async def resume_tables(admin: Any, admin_md: Any, table_ids: Sequence[str]) -> None:
+    from stud.v1 import admin_service_pb2
+
+    async def one(table_id: str) -> None:
+        await admin.ResumeTable(
+            admin_service_pb2.ResumeTableRequest(name=f"tables/{table_id}"),
+            metadata=admin_md,
+            timeout=60,
+        )
+
+    await _bounded([lambda t=t: one(t) for t in table_ids], ADMIN_CONCURRENCY)  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- bots
+
+
+def choose_action(legal: Sequence[Any], rng: random.Random) -> tuple[int, int | None]:
+    """A bot's action from the snapshot's legal actions: (kind, amount or None).
+
+    Mostly check or call (hands go to showdown, stacks last), now and then the
+    smallest bet, raise or completion.
+
+    >>> from stud.v1 import table_pb2 as t
+    >>> legal = [t.LegalAction(kind=t.ACTION_KIND_FOLD),
+    ...          t.LegalAction(kind=t.ACTION_KIND_CALL, min_amount=2, max_amount=2),
+    ...          t.LegalAction(kind=t.ACTION_KIND_RAISE, min_amount=4, max_amount=4)]
+    >>> choose_action(legal, random.Random(1)) == (t.ACTION_KIND_CALL, None)
+    True
+    >>> sized = [t.LegalAction(kind=t.ACTION_KIND_BET, min_amount=2, max_amount=4, amounts=[2, 4])]
+    >>> choose_action(sized, random.Random(1)) == (t.ACTION_KIND_BET, 2)
+    True
+    """
+    from stud.v1 import table_pb2 as t
+
+    by_kind = {action.kind: action for action in legal}
+    order = (
+        t.ACTION_KIND_CHECK,
+        t.ACTION_KIND_CALL,
+        t.ACTION_KIND_BRING_IN,
+        t.ACTION_KIND_SHOW,
+        t.ACTION_KIND_COMPLETE,
+        t.ACTION_KIND_BET,
+        t.ACTION_KIND_RAISE,
+        t.ACTION_KIND_FOLD,
+        t.ACTION_KIND_MUCK,
+    )
+    if rng.random() < AGGRESSION:
+        order = (t.ACTION_KIND_BET, t.ACTION_KIND_RAISE, t.ACTION_KIND_COMPLETE, *order)
+    action = next((by_kind[k] for k in order if k in by_kind), legal[0])
+    if action.max_amount != action.min_amount:
+        return action.kind, action.amounts[0] if action.amounts else action.min_amount
+    return action.kind, None
+
+
+@dataclass
+class WorkerStats:
+    """What one load process measured (latencies in seconds)."""
+
+    worker: int = 0
+    tables: int = 0
+    acts_total: int = 0
+    sent: int = 0
+    answered: int = 0
+    errored: int = 0
+    updates: int = 0
+    latencies: list[float] = field(default_factory=list)
+    round_trips: list[float] = field(default_factory=list)
+    incomplete: int = 0
+    unanswered: int = 0
+    act_errors: dict[str, int] = field(default_factory=dict)
+    stream_errors: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
+
+
+class _Window:
+    """The measured window, in ``time.monotonic`` (one clock for every process)."""
+
+    def __init__(self) -> None:
+        self.start = math.inf
+        self.end = math.inf
+
+    def covers(self, moment: float) -> bool:
+        return self.start <= moment < self.end
+
+
+class _Table:
+    """One table as its seven bots see it: pacing, and which seats each update reached."""
+
+    def __init__(
+        self, name: str, pace: float, stats: WorkerStats, window: _Window, rng: random.Random
+    ) -> None:
+        self.name = name
+        self.pace = pace
+        self.stats = stats
+        self.window = window
+        # Out of phase: the first action of each table comes at a random point of its pace.
+        self.last_sent = time.monotonic() - rng.uniform(0, pace)
+        #: sequence -> [seats it reached, when the latest of them got it]
+        self.arrivals: dict[int, list[Any]] = {}
+        #: answered Acts whose update has not reached every seat yet: sequence -> sent at
+        self.pending: dict[int, float] = {}
+
+    def due(self) -> float:
+        return self.last_sent + self.pace
+
+    def arrived(self, sequence: int, moment: float) -> None:
+        entry = self.arrivals.get(sequence)
+        if entry is None:
+            entry = self.arrivals[sequence] = [0, moment]
+            if len(self.arrivals) > 4096:
+                for old in list(self.arrivals)[:2048]:
+                    if old not in self.pending:
+                        del self.arrivals[old]
+        entry[0] += 1
+        entry[1] = moment
+        if entry[0] == SEATS:
+            sent = self.pending.pop(sequence, None)
+            if sent is not None:
+                self._measured(sent, moment)
+
+    def answered(self, sequence: int, sent: float) -> None:
+        entry = self.arrivals.get(sequence)
+        if entry is not None and entry[0] >= SEATS:
+            self._measured(sent, entry[1])
+        else:
+            self.pending[sequence] = sent
+
+    def _measured(self, sent: float, last_seat: float) -> None:
+        if self.window.covers(sent):
+            self.stats.latencies.append(last_seat - sent)
+
+
+def _error_reason(error: Any) -> str:
+    """``CODE/REASON`` of a gRPC error (REASON from its google.rpc.ErrorInfo)."""
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    reason = ""
+    with contextlib.suppress(Exception):
+        status = rpc_status.from_call(error)
+        if status is not None:
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info):
+                    reason = info.reason
+    name = error.code().name if error.code() is not None else "UNKNOWN"
+    return f"{name}/{reason}" if reason else name
+
+
+class _Bot:
+    """One seat: a WatchTable stream, and an Act when its turn comes."""
+
+    def __init__(
+        self,
+        table: _Table,
+        seat: int,
+        stub: Any,
+        token: str,
+        rng: random.Random,
+        state: _WorkerState,
+    ) -> None:
+        self.table = table
+        self.seat = seat
+        self.stub = stub
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.rng = rng
+        self.state = state
+        self.snapshot: Any = None
+        self.sequence = -1
+        #: no Act on a snapshot older than this (our last Act's event, or the snapshot it failed on)
+        self.acted_through = -1
+        self.acting = False
+        self.ready = asyncio.Event()
+        self.call: Any = None
+
+    async def watch(self) -> None:
+        import grpc
+        from stud.v1 import table_service_pb2
+
+        request = table_service_pb2.WatchTableRequest(table=self.table.name)
+        while not self.state.closing:
+            self.call = self.stub.WatchTable(request, metadata=self.metadata)
+            try:
+                async for message in self.call:
+                    now = time.monotonic()
+                    if message.HasField("event"):
+                        self.table.arrived(message.sequence, now)
+                        if self.table.window.covers(now):
+                            self.table.stats.updates += 1
+                    self.snapshot = message.snapshot
+                    self.sequence = message.sequence
+                    self.ready.set()
+                    self._maybe_act()
+                return
+            except grpc.aio.AioRpcError as error:
+                if self.state.closing:
+                    return
+                key = _error_reason(error)
+                self.table.stats.stream_errors[key] = self.table.stats.stream_errors.get(key, 0) + 1
+                await asyncio.sleep(0.2)
+
+    def _my_turn(self) -> bool:
+        snap = self.snapshot
+        return (
+            snap is not None
+            and snap.hand_in_progress
+            and snap.turn_seat == self.seat
+            and len(snap.legal_actions) > 0
+            and self.sequence > self.acted_through
+        )
+
+    def _maybe_act(self) -> None:
+        if not self.acting and not self.state.stopping and self._my_turn():
+            self.acting = True
+            task = asyncio.get_running_loop().create_task(self._act())
+            self.state.tasks.add(task)
+            task.add_done_callback(self.state.tasks.discard)
+
+    async def _act(self) -> None:
+        import grpc
+        from stud.v1 import table_service_pb2
+
+        stats = self.table.stats
+        try:
+            wait = self.table.due() - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if self.state.stopping or not self._my_turn():
+                return
+            snap = self.snapshot
+            kind, amount = choose_action(snap.legal_actions, self.rng)
+            request = table_service_pb2.ActRequest(
+                table=self.table.name,
+                hand_number=snap.hand_number,
+                kind=kind,
+                action_id=uuid.uuid4().hex,
+            )
+            if amount is not None:
+                request.amount = amount
+            seen = self.sequence
+            sent = time.monotonic()
+            self.table.last_sent = sent
+            in_window = self.table.window.covers(sent)
+            stats.acts_total += 1
+            if in_window:
+                stats.sent += 1
+            try:
+                response = await self.stub.Act(request, metadata=self.metadata, timeout=30)
+            except grpc.aio.AioRpcError as error:
+                self.acted_through = max(self.acted_through, seen)
+                key = _error_reason(error)
+                stats.act_errors[key] = stats.act_errors.get(key, 0) + 1
+                if in_window:
+                    stats.errored += 1
+                return
+            done = time.monotonic()
+            self.acted_through = max(self.acted_through, response.sequence)
+            if in_window:
+                stats.answered += 1
+                stats.round_trips.append(done - sent)
+            self.table.answered(response.sequence, sent)
+        finally:
+            self.acting = False
+            # Updates that came while acting may have brought the turn back (a new street).
+            self._maybe_act()
+
+
+@dataclass
+class _WorkerState:
+    closing: bool = False
+    stopping: bool = False
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What a load process is given."""
+
+    worker: int
+    address: str
+    table_ids: tuple[str, ...]
+    pace: float
+    seed: int
+
+
+def _load_process(spec: WorkerSpec, control: Any, results: Any) -> None:
+    """A load process: its tables' bots in one asyncio loop (``multiprocessing`` target)."""
+    try:
+        stats = asyncio.run(_load(spec, control, results))
+        results.put(("done", spec.worker, asdict(stats)))
+    except BaseException as error:  # report it rather than leave the parent waiting
+        results.put(("failed", spec.worker, repr(error)))
+        raise
+
+
+async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
+    import grpc
+    from stud.v1 import table_service_pb2_grpc
+
+    from engine_server.auth import Scope, mint_token
+
+    loop = asyncio.get_running_loop()
+    stats = WorkerStats(worker=spec.worker, tables=len(spec.table_ids))
+    window = _Window()
+    state = _WorkerState()
+    rng = random.Random(spec.seed * 1000 + spec.worker)
+    count = max(1, math.ceil(len(spec.table_ids) / TABLES_PER_CHANNEL))
+    channels = [
+        grpc.aio.insecure_channel(spec.address, options=_grpc_options()) for _ in range(count)
+    ]
+    bots: list[_Bot] = []
+    for index, table_id in enumerate(spec.table_ids):
+        stub = table_service_pb2_grpc.TableServiceStub(channels[index // TABLES_PER_CHANNEL])
+        table = _Table(f"tables/{table_id}", spec.pace, stats, window, rng)
+        for seat in range(1, SEATS + 1):
+            token = mint_token(SECRET, player_id(table_id, seat), [Scope.PLAYER])
+            bots.append(_Bot(table, seat, stub, token, random.Random(rng.random()), state))
+    watchers = [loop.create_task(bot.watch()) for bot in bots]
+    try:
+        ready = asyncio.gather(*(bot.ready.wait() for bot in bots))
+        await asyncio.wait_for(ready, 60 + len(bots) / 50)
+        results.put(("ready", spec.worker, None))
+        window.start, window.end = await loop.run_in_executor(None, control.get)
+        cpu_start = time.process_time()
+        await asyncio.sleep(max(0.0, window.end - time.monotonic()))
+        stats.cpu_seconds = time.process_time() - cpu_start
+        state.stopping = True
+        # Let Acts in flight be answered and their updates reach every seat.
+        deadline = time.monotonic() + SETTLE_SECONDS
+        tables = {bot.table for bot in bots}
+        while time.monotonic() < deadline and (state.tasks or any(t.pending for t in tables)):
+            await asyncio.sleep(0.05)
+        stats.incomplete = sum(
+            1 for t in tables for sent in t.pending.values() if window.covers(sent)
+        )
+        stats.unanswered = stats.sent - stats.answered - stats.errored
+        return stats
+    finally:
+        state.closing = True
+        for bot in bots:
+            if bot.call is not None:
+                bot.call.cancel()
+        for task in [*watchers, *state.tasks]:
+            task.cancel()
+        await asyncio.gather(*watchers, *state.tasks, return_exceptions=True)
+        for channel in channels:
+            await channel.close()
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class LoadResult:
+    """One run's figures."""
+
+    tables: int
+    seats: int
+    pace: float
+    seconds: float
+    load_processes: int
+    actions: int
+    actions_per_second: float
+    target_actions_per_second: float | None
+    p50_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    act_p50_ms: float | None
+    act_p99_ms: float | None
+    measured: int
+    incomplete: int
+    unanswered: int
+    act_errors: dict[str, int]
+    stream_errors: dict[str, int]
+    updates_per_second: float
+    engine_cpu_percent: float
+    engine_cpu_ms_per_action: float | None
+    load_cpu_percent: float
+    load_average_before: tuple[float, float, float]
+    load_average_after: tuple[float, float, float]
+    rss_start_mib: float
+    rss_warm_mib: float
+    idle_tables: int
+    rss_idle_mib: float | None
+    idle_table_kib: float | None
+    rss_loaded_mib: float
+    engine_pid: int
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (nearest rank), in milliseconds."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1] * 1000
+
+
+def _merge(counters: Sequence[dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for counter in counters:
+        total.update(counter)
+    return dict(total)
+
+
+def _profile(engine: EngineProcess, seconds: float, output: str) -> subprocess.Popen[bytes] | None:
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not Path(spy).exists():
+        print("--profile-engine: py-spy is not installed; no profile", file=sys.stderr)
+        return None
+    return subprocess.Popen(
+        [
+            *(spy, "record", "--pid", str(engine.pid), "--duration", str(max(1, int(seconds)))),
+            *("--output", output, "--rate", "50", "--nonblocking"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
+    import grpc
+    from stud.v1 import admin_service_pb2_grpc
+
+    from engine_server.auth import Scope, mint_token
+
+    mib = 1024 * 1024
+    admin_md = (("authorization", "Bearer " + mint_token(SECRET, "bench-ops", [Scope.ADMIN])),)
+    channel = grpc.aio.insecure_channel(engine.address, options=_grpc_options())
+    admin = admin_service_pb2_grpc.AdminServiceStub(channel)
+    try:
+        rss_start = engine.rss_bytes()
+        # The first table loads code the others share: measure from after it.
+        await create_tables(admin, admin_md, ["warm-up"])
+        await asyncio.sleep(0.5)
+        rss_warm = engine.rss_bytes()
+        rss_idle = None
+        if options.idle:
+            idle_ids = [f"idle-{i:05d}" for i in range(options.idle)]
+            began = time.monotonic()
+            await create_tables(admin, admin_md, idle_ids)
+            await asyncio.sleep(0.5)
+            rss_idle = engine.rss_bytes()
+            _note(f"{options.idle} idle tables in {time.monotonic() - began:.1f} s")
+        table_ids = [f"load-{i:05d}" for i in range(options.tables)]
+        began = time.monotonic()
+        await create_tables(admin, admin_md, table_ids)
+        _note(f"{options.tables} tables seated in {time.monotonic() - began:.1f} s")
+
+        context = multiprocessing.get_context("spawn")
+        results = context.Queue()
+        controls = []
+        processes = []
+        count = options.processes
+        for worker in range(count):
+            control = context.Queue()
+            spec = WorkerSpec(
+                worker, engine.address, tuple(table_ids[worker::count]), options.pace, options.seed
+            )
+            process = context.Process(
+                target=_load_process, args=(spec, control, results), daemon=True
+            )
+            process.start()
+            controls.append(control)
+            processes.append(process)
+        loop = asyncio.get_running_loop()
+        try:
+            began = time.monotonic()
+            for _ in range(count):
+                kind, worker, detail = await loop.run_in_executor(None, results.get, True, 600)
+                if kind != "ready":
+                    raise RuntimeError(f"load process {worker} failed: {detail}")
+            _note(f"{options.tables * SEATS} streams open in {time.monotonic() - began:.1f} s")
+            await resume_tables(admin, admin_md, table_ids)
+            start = time.monotonic() + options.warmup
+            end = start + options.seconds
+            for control in controls:
+                control.put((start, end))
+            _note(f"warming up {options.warmup:g} s, then measuring {options.seconds:g} s")
+            await asyncio.sleep(max(0.0, start - time.monotonic()))
+            load_before = os.getloadavg()
+            cpu_before = engine.cpu_seconds()
+            spy = (
+                _profile(engine, options.seconds, options.profile_engine)
+                if options.profile_engine
+                else None
+            )
+            await asyncio.sleep(max(0.0, end - time.monotonic()))
+            cpu_after = engine.cpu_seconds()
+            load_after = os.getloadavg()
+            rss_loaded = engine.rss_bytes()
+            stats: list[WorkerStats] = []
+            for _ in range(count):
+                kind, worker, detail = await loop.run_in_executor(
+                    None, results.get, True, SETTLE_SECONDS + 60
+                )
+                if kind != "done":
+                    raise RuntimeError(f"load process {worker} failed: {detail}")
+                stats.append(WorkerStats(**detail))
+            if spy is not None:
+                spy.wait(30)
+        finally:
+            for process in processes:
+                process.join(10)
+                if process.is_alive():
+                    process.kill()
+    finally:
+        await channel.close()
+
+    latencies = [x for s in stats for x in s.latencies]
+    round_trips = [x for s in stats for x in s.round_trips]
+    answered = sum(s.answered for s in stats)
+    return LoadResult(
+        tables=options.tables,
+        seats=SEATS,
+        pace=options.pace,
+        seconds=options.seconds,
+        load_processes=count,
+        actions=answered,
+        actions_per_second=answered / options.seconds,
+        target_actions_per_second=options.tables / options.pace if options.pace else None,
+        p50_ms=_percentile(latencies, 50),
+        p99_ms=_percentile(latencies, 99),
+        max_ms=max(latencies) * 1000 if latencies else None,
+        act_p50_ms=_percentile(round_trips, 50),
+        act_p99_ms=_percentile(round_trips, 99),
+        measured=len(latencies),
+        incomplete=sum(s.incomplete for s in stats),
+        unanswered=sum(s.unanswered for s in stats),
+        act_errors=_merge([s.act_errors for s in stats]),
+        stream_errors=_merge([s.stream_errors for s in stats]),
+        updates_per_second=sum(s.updates for s in stats) / options.seconds,
+        engine_cpu_percent=100 * (cpu_after - cpu_before) / options.seconds,
+        engine_cpu_ms_per_action=1000 * (cpu_after - cpu_before) / answered if answered else None,
+        load_cpu_percent=100 * sum(s.cpu_seconds for s in stats) / options.seconds,
+        load_average_before=load_before,
+        load_average_after=load_after,
+        rss_start_mib=rss_start / mib,
+        rss_warm_mib=rss_warm / mib,
+        idle_tables=options.idle,
+        rss_idle_mib=rss_idle / mib if rss_idle is not None else None,
+        idle_table_kib=(rss_idle - rss_warm) / 1024 / options.idle if rss_idle else None,
+        rss_loaded_mib=rss_loaded / mib,
+        engine_pid=engine.pid,
+    )
+
+
+def _note(text: str) -> None:
+    print(f"engine_load: {text}", file=sys.stderr, flush=True)
+
+
+def run(options: Options) -> LoadResult:
+    """Start an engine, load it as ``options`` say, stop it; returns the figures."""
+    with tempfile.TemporaryDirectory(prefix="stud-engine-load-") as directory:
+        engine = start_engine_process(Path(directory), options.between_hands)
+        _note(f"engine pid {engine.pid} on {engine.address}")
+        try:
+            return asyncio.run(_drive(options, engine))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                sys.stderr.write(engine.log_path.read_text()[-3000:])
+            raise
+        finally:
+            engine.stop()
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def format_result(result: LoadResult) -> str:
+    """A compact text table of ``result``."""
+    pace = "flat out" if not result.pace else f"{result.pace:g} s"
+    target = (
+        f" (target {result.target_actions_per_second:.0f})"
+        if result.target_actions_per_second
+        else ""
+    )
+    before = "/".join(f"{x:.2f}" for x in result.load_average_before)
+    after = "/".join(f"{x:.2f}" for x in result.load_average_after)
+    rows = [
+        ("tables x seats", f"{result.tables} x {result.seats}"),
+        ("pace per table", pace),
+        ("window", f"{result.seconds:g} s, {result.load_processes} load process(es)"),
+        ("actions/s", f"{result.actions_per_second:.1f}{target}"),
+        (
+            "act -> last seat",
+            f"p50 {_ms(result.p50_ms)} ms, p99 {_ms(result.p99_ms)} ms, "
+            f"max {_ms(result.max_ms)} ms ({result.measured} measured)",
+        ),
+        ("act round trip", f"p50 {_ms(result.act_p50_ms)} ms, p99 {_ms(result.act_p99_ms)} ms"),
+        (
+            "not at all seats",
+            f"{result.incomplete} (unanswered {result.unanswered}, "
+            f"act errors {result.act_errors or 0}, stream errors {result.stream_errors or 0})",
+        ),
+        ("stream updates/s", f"{result.updates_per_second:.0f} (messages the bots received)"),
+        (
+            "CPU",
+            f"engine {result.engine_cpu_percent:.0f}% "
+            f"({_ms(result.engine_cpu_ms_per_action)} ms per action), "
+            f"load processes {result.load_cpu_percent:.0f}%",
+        ),
+        ("load average", f"{before} before, {after} after (1/5/15 min, 2 cores)"),
+        (
+            "engine RSS",
+            f"{result.rss_start_mib:.1f} MiB at 0 tables, {result.rss_warm_mib:.1f} after 1, "
+            f"{result.rss_loaded_mib:.1f} under load",
+        ),
+    ]
+    if result.idle_table_kib is not None:
+        rows.append(
+            (
+                "idle table",
+                f"{result.idle_table_kib:.1f} KiB each ({result.idle_tables} paused tables, "
+                f"7 seated: {result.rss_warm_mib:.1f} -> {result.rss_idle_mib:.1f} MiB)",
+            )
+        )
+    width = max(len(name) for name, _ in rows)
+    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_options(argv)
+    result = run(options)
+    print(format_result(result))
+    if options.json_path:
+        Path(options.json_path).write_text(json.dumps(asdict(result), indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
