@@ -79,7 +79,10 @@ __all__ = [
 ]
 
 _STREETS = tuple(Street)
-_SIMPLE = frozenset({ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL})
+#: the actions whose "to" may exceed the stack (they go all in for it)
+_SIZED = frozenset(
+    {ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE, ActionKind.CALL, ActionKind.BRING_IN}
+)
 _FOLD: Final = ActionKind.FOLD
 _CHECK: Final = ActionKind.CHECK
 _CALL: Final = ActionKind.CALL
@@ -394,9 +397,9 @@ class Hand:
         )
 
     def _beyond_stack(self, seat: int, legal: LegalAction, to: int) -> bool:
-        """A bet, raise or bring-in larger than the stack is all in for the stack."""
+        """A bet, raise, call or bring-in larger than the stack is all in for the stack."""
         p = self._by_seat[seat]
-        return legal.kind not in _SIMPLE and legal.max_to == p.bet + p.stack and to > legal.max_to
+        return legal.kind in _SIZED and legal.max_to == p.bet + p.stack and to > legal.max_to
 
     def can_act(self, seat: int, kind: ActionKind, to: int | None = None) -> bool:
         return self.refusal(seat, kind, to) is None
@@ -581,15 +584,21 @@ class Hand:
     def _bring_in_choices(self, p: PlayerState) -> tuple[LegalAction, ...]:
         small = self.stakes.small_bet
         all_in_to = p.stack
+        complete_to = min(small, all_in_to)
+        complete = LegalAction(ActionKind.COMPLETE, complete_to, complete_to)
         if self.settings.bring_in is BringInMode.RANGE:
             low = max(self.stakes.ante, 1)
             high = small - 1
+            if high < low:
+                # No amount lies between the ante and the small bet: only the completion.
+                return (complete,)
             bring = LegalAction(ActionKind.BRING_IN, min(low, all_in_to), min(high, all_in_to))
         else:
             amount = min(self.stakes.bring_in, all_in_to)
+            if amount <= 0:
+                return (complete,)
             bring = LegalAction(ActionKind.BRING_IN, amount, amount)
-        complete_to = min(small, all_in_to)
-        return (LegalAction(ActionKind.COMPLETE, complete_to, complete_to), bring)
+        return (complete, bring)
 
     # --------------------------------------------------------------- applying
 
@@ -649,9 +658,10 @@ class Hand:
     def _choose_bring_in(
         self, p: PlayerState, kind: ActionKind, to: int | None, *, by_timeout: bool
     ) -> None:
-        complete, bring = self._bring_in_choices(p)
+        choices = self._bring_in_choices(p)
+        complete, bring = choices[0], choices[-1]
         if by_timeout:
-            amount = bring.min_to
+            amount = bring.min_to  # the smallest bring-in (the completion when it is the only one)
         elif kind is ActionKind.COMPLETE:
             amount = complete.min_to
         elif to is None:

@@ -145,6 +145,8 @@ def _parse_stakes(value: object) -> tuple[Stakes, Rake | None, bool]:
     assert ante is not None and small is not None
     if small == 0:
         raise ScriptError("stakes.small_bet", "must be at least 1")
+    if stakes.get("big_bet") == 0:
+        raise ScriptError("stakes.big_bet", "must be at least 1")
     parsed = Stakes.from_small_bet(
         ante=ante,
         small_bet=small,

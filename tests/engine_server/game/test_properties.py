@@ -289,13 +289,7 @@ def rule_accepts(hand: Hand, seat: int, kind: ActionKind, to: int | None) -> boo
         if kind in _SIZED:
             return True  # HAND_SCRIPT.md: larger than the stack is all in for the stack
         if kind is ActionKind.CALL:
-            # HAND_SCRIPT.md says "a call larger than the stack" too, yet a call
-            # has no size to give; the engine refuses a larger ``to`` (reported).
-            return None
-        if kind in (ActionKind.SHOW, ActionKind.MUCK):
-            # Suspected quirk (reported): show/muck with a positive ``to`` is
-            # accepted from a seat all in before the last street, refused otherwise.
-            return None
+            return True  # HAND_SCRIPT.md: "a call larger than the stack" is all in too
     return False
 
 
@@ -537,21 +531,6 @@ def copy_hand(current: Play) -> Hand:
     return hand
 
 
-def _known_empty_bring_in_range(hand: Hand) -> bool:
-    """A suspected engine bug, kept out of the assertions until fixed (reported).
-
-    Under a ``range`` bring-in whose lowest amount (the ante, at least 1) is
-    not below the small bet, the engine lists ``bring_in`` with ``min_to >
-    max_to`` (no size allowed), yet accepts it without an amount and posts
-    less than the ante (nothing at all when the small bet is 1).
-    """
-    return (
-        hand.phase is Phase.BRING_IN
-        and hand.settings.bring_in is BringInMode.RANGE
-        and max(hand.stakes.ante, 1) >= hand.stakes.small_bet
-    )
-
-
 def check_legal_list(current: Play) -> None:
     hand = current.hand
     seat = hand.to_act
@@ -562,8 +541,9 @@ def check_legal_list(current: Play) -> None:
     assert len(set(kinds)) == len(kinds), f"a kind listed twice: {kinds}"
     assert kinds == sorted(kinds, key=LEGAL_ORDER.index), f"not in HAND_SCRIPT.md order: {kinds}"
     if hand.phase is Phase.BRING_IN:
-        # RULES.md: the bet is forced, only its size is chosen; never fold.
-        assert kinds == [ActionKind.COMPLETE, ActionKind.BRING_IN], kinds
+        # RULES.md: the bet is forced, only its size is chosen; never fold. A range with
+        # no amount between the ante and the small bet leaves only the completion.
+        assert kinds in ([ActionKind.COMPLETE, ActionKind.BRING_IN], [ActionKind.COMPLETE]), kinds
     elif hand.phase is Phase.SHOWDOWN:
         assert set(kinds) <= {ActionKind.SHOW, ActionKind.MUCK}, kinds
     else:
@@ -571,8 +551,7 @@ def check_legal_list(current: Play) -> None:
     all_in_to = _all_in_to(hand, seat)
     sizes: set[int | None] = {None, -1, 0, 10**9, all_in_to, all_in_to + 1}
     for a in listed:
-        if not (a.kind is ActionKind.BRING_IN and _known_empty_bring_in_range(hand)):
-            assert a.min_to <= a.max_to, f"{a}: no size is allowed"
+        assert a.min_to <= a.max_to, f"{a}: no size is allowed"
         assert all(a.min_to <= s <= a.max_to for s in a.sizes), a
         sizes |= {a.min_to - 1, a.min_to, a.max_to, a.max_to + 1, *a.sizes}
     for kind in _KINDS:
