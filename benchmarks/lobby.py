@@ -44,6 +44,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -65,7 +66,7 @@ class Row:
     p99_ms: float
 
 
-def bare_app() -> object:
+def bare_app() -> Any:
     """The yardstick: Litestar with one trivial JSON endpoint."""
     from litestar import Litestar, get
 
@@ -83,7 +84,7 @@ def _serve_bare(port: int) -> None:
         server = uvicorn.Server(
             uvicorn.Config(
                 bare_app(), host="127.0.0.1", port=port, log_level="warning", access_log=False
-            )  # type: ignore[arg-type]
+            )
         )
         serving = asyncio.create_task(server.serve())
         while not server.started:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,6 +30,8 @@ from lobby_api.auth import provide_current_player, provide_player_id, token_subj
 from lobby_api.catalog.controllers import CatalogController
 from lobby_api.db import Database, provide_db, provide_db_session
 from lobby_api.engine_client import EngineClient
+from lobby_api.fairness.controllers import FairnessController
+from lobby_api.history.controllers import HistoryController
 from lobby_api.metrics import MetricsController, metrics_middleware
 from lobby_api.play import play_router
 from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
@@ -39,12 +40,6 @@ from lobby_api.settings import LobbySettings
 __all__ = ["create_app"]
 
 log = logging.getLogger("stud.lobby")
-
-#: Controllers another module provides (hand history, fairness); registered when present.
-OPTIONAL_CONTROLLERS = (
-    ("lobby_api.history.controllers", "HistoryController"),
-    ("lobby_api.fairness.controllers", "FairnessController"),
-)
 
 
 @get("/health", tags=["ops"], summary="Liveness and database check", include_in_schema=True)
@@ -73,14 +68,6 @@ def _player_or_address(request: Request[Any, Any, Any]) -> str:
         )
     except DomainError:
         return get_remote_address(request)
-
-
-def _optional_controllers() -> list[type]:
-    found = []
-    for module_name, name in OPTIONAL_CONTROLLERS:
-        module = importlib.import_module(module_name)
-        found.append(getattr(module, name))
-    return found
 
 
 def create_app(
@@ -159,7 +146,8 @@ def create_app(
             WalletController,
             QuickGameController,
             TableController,
-            *_optional_controllers(),
+            HistoryController,
+            FairnessController,
             play_router(),
         ],
         dependencies={

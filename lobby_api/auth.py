@@ -64,7 +64,7 @@ async def provide_current_player(state: State, player_id: str) -> PlayerRow:
     # A short read of its own: the request's shared session would hold a connection for the
     # whole request.
     async with state.db.read() as session:
-        player = await session.get(PlayerRow, player_id)
+        player: PlayerRow | None = await session.get(PlayerRow, player_id)
     if player is None:
         raise _unauthenticated("the token names no account", "token_invalid")
     return player

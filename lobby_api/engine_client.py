@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +142,7 @@ class EngineClient:
     async def create_table(self, spec: TableSpec) -> table_pb2.Table:
         overrides = struct_pb2.Struct()
         overrides.update(spec.rule_overrides)
-        response = await self._call(
+        response: admin_service_pb2.CreateTableResponse = await self._call(
             "CreateTable",
             admin_service_pb2.CreateTableRequest(
                 request_id=spec.request_id,
@@ -173,7 +174,7 @@ class EngineClient:
         buy_in: int,
         seat: int = 0,
     ) -> table_pb2.SeatSession:
-        response = await self._call(
+        response: admin_service_pb2.SeatPlayerResponse = await self._call(
             "SeatPlayer",
             admin_service_pb2.SeatPlayerRequest(
                 table=f"tables/{table_id}",
@@ -189,7 +190,7 @@ class EngineClient:
     async def add_chips(
         self, table_id: str, seat_session_id: str, request_id: str, amount: int
     ) -> table_pb2.SeatSession:
-        response = await self._call(
+        response: admin_service_pb2.AddChipsResponse = await self._call(
             "AddChips",
             admin_service_pb2.AddChipsRequest(
                 table=f"tables/{table_id}",
@@ -203,7 +204,7 @@ class EngineClient:
     async def remove_player(
         self, table_id: str, seat_session_id: str, reason: str = "left through the lobby"
     ) -> table_pb2.SeatSession:
-        response = await self._call(
+        response: admin_service_pb2.RemovePlayerResponse = await self._call(
             "RemovePlayer",
             admin_service_pb2.RemovePlayerRequest(
                 table=f"tables/{table_id}", seat_session_id=seat_session_id, reason=reason
@@ -215,22 +216,24 @@ class EngineClient:
         self, table_id: str, client_seed: str = ""
     ) -> admin_service_pb2.RotateSeedResponse:
         # Not idempotent (each call rotates): never retried.
-        return await self._call(
+        response: admin_service_pb2.RotateSeedResponse = await self._call(
             "RotateSeed",
             admin_service_pb2.RotateSeedRequest(name=f"tables/{table_id}", client_seed=client_seed),
             retries=0,
         )
+        return response
 
     async def close_table(
         self, table_id: str, reason: str = "everyone left"
     ) -> admin_service_pb2.CloseTableResponse:
-        return await self._call(
+        response: admin_service_pb2.CloseTableResponse = await self._call(
             "CloseTable",
             admin_service_pb2.CloseTableRequest(name=f"tables/{table_id}", reason=reason),
         )
+        return response
 
     async def list_seat_sessions(
-        self, table_id: str, states: list[int] | None = None
+        self, table_id: str, states: Sequence[table_pb2.SeatSessionState.ValueType] = ()
     ) -> list[table_pb2.SeatSession]:
         sessions: list[table_pb2.SeatSession] = []
         token = ""
@@ -239,7 +242,7 @@ class EngineClient:
                 "ListSeatSessions",
                 admin_service_pb2.ListSeatSessionsRequest(
                     table=f"tables/{table_id}",
-                    states=states or [],
+                    states=states,
                     page_size=1000,
                     page_token=token,
                 ),

@@ -113,7 +113,7 @@ async def _claim(db: Database, row: IdempotencyRow) -> bool:
     now = utc_now()
     async with db.write() as session:
         result = await session.exec(
-            sa.update(IdempotencyRow)  # type: ignore[call-overload]
+            sa.update(IdempotencyRow)
             .where(
                 col(IdempotencyRow.player_id) == row.player_id,
                 col(IdempotencyRow.key) == row.key,
@@ -128,7 +128,7 @@ async def _claim(db: Database, row: IdempotencyRow) -> bool:
 async def _release(db: Database, player_id: str, key: str) -> None:
     async with db.write() as session:
         await session.exec(
-            sa.update(IdempotencyRow)  # type: ignore[call-overload]
+            sa.update(IdempotencyRow)
             .where(
                 col(IdempotencyRow.player_id) == player_id,
                 col(IdempotencyRow.key) == key,
@@ -142,7 +142,7 @@ async def finish(db: Database, player_id: str, key: str, answer: Answer) -> None
     """Store the answer every later retry gets."""
     async with db.write() as session:
         await session.exec(
-            sa.update(IdempotencyRow)  # type: ignore[call-overload]
+            sa.update(IdempotencyRow)
             .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
             .values(
                 state=IdempotencyState.DONE.value,
@@ -194,7 +194,7 @@ async def run_idempotent(
     reference: str | None = None
     async with db.write() as session:
         inserted = await session.exec(
-            insert_ignore(session, IdempotencyRow.__table__).values(  # type: ignore[arg-type]
+            insert_ignore(session, IdempotencyRow.__table__).values(  # type: ignore[attr-defined]
                 player_id=player_id,
                 key=key,
                 operation=operation,
@@ -207,7 +207,7 @@ async def run_idempotent(
         if inserted.rowcount == 1:
             reference = await prepare(session)
             await session.exec(
-                sa.update(IdempotencyRow)  # type: ignore[call-overload]
+                sa.update(IdempotencyRow)
                 .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
                 .values(reference=reference)
             )

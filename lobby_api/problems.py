@@ -202,7 +202,7 @@ def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[A
 
 
 #: Register on the app: every error becomes a problem document.
-EXCEPTION_HANDLERS: dict[type[Exception], Any] = {
+EXCEPTION_HANDLERS: Any = {
     DomainError: _domain,
     ValidationException: _validation,
     HTTPException: _http,

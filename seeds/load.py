@@ -184,10 +184,9 @@ async def apply_seeds(engine: AsyncEngine, data: SeedData | None = None) -> tupl
     writer = engine.execution_options(sqlite_begin="IMMEDIATE")
     async with AsyncSession(writer, expire_on_commit=False) as session, session.begin():
         if engine.dialect.name == "postgresql":
-            await session.exec(
-                sa.text("SELECT pg_advisory_xact_lock(:key)").bindparams(key=_LOCK_KEY)
-            )
-        for row in [*data.cities, *data.stakes]:
+            await session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+        rows: list[CityRow | StakeLevelRow] = [*data.cities, *data.stakes]
+        for row in rows:
             existing = await session.get(type(row), row.id)
             if existing is None:
                 session.add(type(row).model_validate(row.model_dump()))

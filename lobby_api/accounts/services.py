@@ -72,7 +72,7 @@ class Accounts:
                     )
                 else:
                     await session.exec(
-                        insert_ignore(session, LedgerAccountRow.__table__).values(  # type: ignore[arg-type]
+                        insert_ignore(session, LedgerAccountRow.__table__).values(  # type: ignore[attr-defined]
                             id=wallet,
                             kind=AccountKind.WALLET.value,
                             player_id=player.id,

@@ -103,7 +103,9 @@ class QuickGameController(Controller):
         )
         token = issue_token(state.settings.jwt_secret, current_player, state.settings.token_seconds)
         body = answer.body
-        matching = BackgroundTask(games.match_waiting, body.get("city"), body.get("stake_level"))
+        matching = BackgroundTask(
+            games.match_waiting, str(body.get("city")), str(body.get("stake_level"))
+        )
         return _respond(answer, {"token": token}, matching)
 
     @post(

@@ -159,24 +159,25 @@ async def post(
         raise LedgerError(f"posting {key!r} does not balance")
     now = now or utc_now()
     ids = sorted(a for a, _ in movements)
+    # Create the accounts that do not exist yet before locking any: locking the existing ones
+    # first and the new ones after would take locks out of the sorted order (and two postings
+    # could deadlock). Inserting in sorted order keeps even the waits on a concurrent insert
+    # in that order.
+    values = []
+    for account_id in ids:
+        kind_of = account_kind(account_id)
+        owner = account_id.partition(":")[2] if kind_of is AccountKind.WALLET else None
+        values.append(
+            {
+                "id": account_id,
+                "kind": kind_of.value,
+                "player_id": owner,
+                "balance": 0,
+                "created_at": now,
+            }
+        )
+    await session.exec(insert_ignore(session, LedgerAccountRow.__table__).values(values))  # type: ignore[attr-defined]
     accounts = await _lock(session, ids)
-    missing = [a for a in ids if a not in accounts]
-    if missing:
-        values = []
-        for account_id in missing:
-            kind_of = account_kind(account_id)
-            owner = account_id.partition(":")[2] if kind_of is AccountKind.WALLET else None
-            values.append(
-                {
-                    "id": account_id,
-                    "kind": kind_of.value,
-                    "player_id": owner,
-                    "balance": 0,
-                    "created_at": now,
-                }
-            )
-        await session.exec(insert_ignore(session, LedgerAccountRow.__table__).values(values))  # type: ignore[call-overload,arg-type]
-        accounts.update(await _lock(session, missing))
     # The key is checked only once the accounts are locked: a concurrent posting of the same
     # key (which touches the same accounts) has committed or not started by now.
     existing = (

@@ -45,7 +45,7 @@ def decode_page_token(token: str) -> int:
     return int(number)
 
 
-def _statement(player_id: str, page_size: int, before: int | None) -> sa.Select[Any]:
+def _statement(player_id: str, page_size: int, before: int | None) -> Any:
     account_id = wallet_account(player_id)
     joined = col(LedgerEntryRow.account_id) == col(LedgerAccountRow.id)
     if before is not None:
