@@ -455,6 +455,10 @@ export interface components {
         /** LoginRequest */
         LoginRequest: {
             password: string;
+            /**
+             * @description 3-32 characters of [A-Za-z0-9_]; unique regardless of case
+             * @example ann_01
+             */
             username: string;
         };
         /** Mismatch */
