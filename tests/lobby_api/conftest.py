@@ -23,8 +23,8 @@ import shutil
 import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import grpc
@@ -42,7 +42,7 @@ from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineClient
 from lobby_api.settings import LobbySettings
-from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
+from tests.engine_server.api.conftest import SECRET, launch, shut
 
 POSTGRES_URL = os.environ.get(
     "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -117,16 +117,10 @@ def postgres_template() -> Iterator[str]:
         admin.close()
 
 
-#: The databases this package's tests share (one per backend).
-_SHARED_URLS: set[str] = set()
-
-
 @pytest.fixture(scope="session")
 def shared_postgres(postgres_template: str) -> Iterator[str]:
-    """One PostgreSQL database for the session's tests."""
-    for url in _postgres_copy(postgres_template):
-        _SHARED_URLS.add(url)
-        yield url
+    """One PostgreSQL database for the session's tests that need no engine."""
+    yield from _postgres_copy(postgres_template)
 
 
 #: Databases made for single tests, dropped together at the end of the session (dropping
@@ -159,9 +153,7 @@ def _sqlite_copy(template: Path, target: Path) -> str:
 
 @pytest.fixture(scope="session")
 def shared_sqlite(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = _sqlite_copy(sqlite_template, tmp_path_factory.mktemp("lobby-shared") / "lobby.sqlite3")
-    _SHARED_URLS.add(url)
-    return url
+    return _sqlite_copy(sqlite_template, tmp_path_factory.mktemp("lobby-shared") / "lobby.sqlite3")
 
 
 @pytest.fixture(params=BACKENDS)
@@ -255,10 +247,16 @@ class EngineThread:
             await shut(engine)
 
 
-#: The engine as a test sees it: ``tests.engine_server.api.conftest.Engine`` (addresses, stubs
-#: on the test's loop, and its helpers), whether it serves from the session's thread or was
-#: launched for the test.
-LiveEngine = Engine
+@dataclass
+class LiveEngine:
+    """The session's engine as one test sees it: its addresses and stubs on this loop."""
+
+    grpc_address: str
+    web_url: str
+    database_url: str
+    channel: grpc.aio.Channel
+    admin: admin_service_pb2_grpc.AdminServiceStub
+    tables: table_service_pb2_grpc.TableServiceStub
 
 
 @pytest.fixture(scope="session")
@@ -276,28 +274,16 @@ def postgres_engine(shared_postgres: str) -> Iterator[EngineThread]:
 
 
 @pytest.fixture
-async def engine(request: pytest.FixtureRequest, database_url: str) -> AsyncIterator[Engine]:
-    """A real engine on the test's database.
-
-    On this package's shared databases it is the session's engine of that backend (started
-    once); on any other database (a test package with databases of its own) one is launched
-    for the test.
-    """
-    if database_url not in _SHARED_URLS:
-        launched = await launch(database_url)
-        try:
-            yield launched
-        finally:
-            await shut(launched)
-        return
+async def engine(request: pytest.FixtureRequest, database_url: str) -> AsyncIterator[LiveEngine]:
+    """The real engine on the test's database (started once per backend and session)."""
     backend = "sqlite" if database_url.startswith("sqlite") else "postgres"
     thread: EngineThread = request.getfixturevalue(f"{backend}_engine")
+    assert thread.database_url == database_url
     channel = grpc.aio.insecure_channel(thread.grpc_address)
-    grpc_port = int(thread.grpc_address.rsplit(":", 1)[1])
-    web_port = int(thread.web_url.rsplit(":", 1)[1])
     try:
-        yield Engine(
-            SimpleNamespace(grpc_port=grpc_port, web_port=web_port),  # type: ignore[arg-type]
+        yield LiveEngine(
+            thread.grpc_address,
+            thread.web_url,
             database_url,
             channel,
             admin_service_pb2_grpc.AdminServiceStub(channel),
