@@ -1,17 +1,14 @@
 """Fixtures: the lobby app over a migrated SQLite file and a PostgreSQL database of its own.
 
-The databases are copied from a template migrated once per session: a SQLite file, and
-``CREATE DATABASE stud_lobby_test_<random> TEMPLATE …`` on the PostgreSQL server at
-``$STUD_TEST_POSTGRES_URL`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``),
-dropped at the end. When the server cannot be reached the PostgreSQL cases are skipped
-with the reason. The tests of a session share one database per backend and tell their
-data apart by a city of their own (``city``): tables and tickets only ever meet those of
-their city.
+Every test gets a fresh database, copied from a template migrated once per session:
+a SQLite file, or ``CREATE DATABASE stud_lobby_test_<random> TEMPLATE …`` on the
+PostgreSQL server at ``$STUD_TEST_POSTGRES_URL`` (default
+``postgresql://postgres@127.0.0.1:5432/postgres``), dropped after the test. When the
+server cannot be reached the PostgreSQL cases are skipped with the reason.
 
 ``client`` is an :class:`httpx.AsyncClient` on :func:`lobby_api.app.create_app` over ASGI
-(lifespan run in the test's loop: the seeds are loaded). A test that also asks for
-``engine`` gets a real engine on loopback over the same database — one per backend for
-the session, serving from a thread of its own — and the app talks to it.
+(lifespan run in the test's loop: the seeds are loaded). A test that also asks for ``engine`` gets a real engine on
+loopback sharing the test's database, and the app talks to it.
 """
 
 from __future__ import annotations
@@ -20,21 +17,17 @@ import asyncio
 import os
 import secrets
 import shutil
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
 import httpx
 import psycopg2
 import pytest
 from argon2 import PasswordHasher
 from litestar import Litestar
 from sqlalchemy.engine import make_url
-from stud.v1 import admin_service_pb2_grpc, table_service_pb2_grpc
 
 from engine_server.store.migrate import upgrade_to_head
 from lobby_api.app import create_app
@@ -42,7 +35,7 @@ from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineClient
 from lobby_api.settings import LobbySettings
-from tests.engine_server.api.conftest import SECRET, launch, shut
+from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 
 POSTGRES_URL = os.environ.get(
     "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -160,11 +153,11 @@ def shared_sqlite(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactor
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A database at head, of each backend.
 
-    Tests share one database per backend (they use cities of their own, see ``city``, so
-    they never meet each other's tables and tickets); a test asking for ``fresh_database``
-    gets one of its own.
+    Tests without an engine share one database per backend (they use cities of their own,
+    see ``city``, so they never meet each other's tables and tickets); a test with a real
+    engine gets a fresh one, so the engine does not bring back other tests' tables.
     """
-    fresh = "fresh_database" in request.fixturenames
+    fresh = "engine" in request.fixturenames or "fresh_database" in request.fixturenames
     if request.param == "sqlite":
         if not fresh:
             yield request.getfixturevalue("shared_sqlite")
@@ -202,95 +195,14 @@ def settings(database_url: str) -> LobbySettings:
 CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 
-class EngineThread:
-    """A real engine on loopback, serving from a thread with an event loop of its own."""
-
-    def __init__(self, database_url: str) -> None:
-        self.database_url = database_url
-        self.grpc_address = ""
-        self.web_url = ""
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self._run, name="test-engine", daemon=True)
-
-    def start(self) -> EngineThread:
-        self._thread.start()
-        if not self._ready.wait(60):
-            raise TimeoutError("the engine did not start")
-        if self._error is not None:
-            raise self._error
-        return self
-
-    def stop(self) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as error:
-            self._error = error
-            self._ready.set()
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        engine = await launch(self.database_url)
-        try:
-            self.grpc_address, self.web_url = engine.grpc_address, engine.web_url
-            self._ready.set()
-            await self._stop.wait()
-        finally:
-            await shut(engine)
-
-
-@dataclass
-class LiveEngine:
-    """The session's engine as one test sees it: its addresses and stubs on this loop."""
-
-    grpc_address: str
-    web_url: str
-    database_url: str
-    channel: grpc.aio.Channel
-    admin: admin_service_pb2_grpc.AdminServiceStub
-    tables: table_service_pb2_grpc.TableServiceStub
-
-
-@pytest.fixture(scope="session")
-def sqlite_engine(shared_sqlite: str) -> Iterator[EngineThread]:
-    running_engine = EngineThread(shared_sqlite).start()
-    yield running_engine
-    running_engine.stop()
-
-
-@pytest.fixture(scope="session")
-def postgres_engine(shared_postgres: str) -> Iterator[EngineThread]:
-    running_engine = EngineThread(shared_postgres).start()
-    yield running_engine
-    running_engine.stop()
-
-
 @pytest.fixture
-async def engine(request: pytest.FixtureRequest, database_url: str) -> AsyncIterator[LiveEngine]:
-    """The real engine on the test's database (started once per backend and session)."""
-    backend = "sqlite" if database_url.startswith("sqlite") else "postgres"
-    thread: EngineThread = request.getfixturevalue(f"{backend}_engine")
-    assert thread.database_url == database_url
-    channel = grpc.aio.insecure_channel(thread.grpc_address)
+async def engine(database_url: str) -> AsyncIterator[Engine]:
+    """A real engine on loopback sharing the test's database."""
+    running = await launch(database_url)
     try:
-        yield LiveEngine(
-            thread.grpc_address,
-            thread.web_url,
-            database_url,
-            channel,
-            admin_service_pb2_grpc.AdminServiceStub(channel),
-            table_service_pb2_grpc.TableServiceStub(channel),
-        )
+        yield running
     finally:
-        await channel.close()
+        await shut(running)
 
 
 async def add_test_levels(db: Database) -> None:
@@ -300,7 +212,7 @@ async def add_test_levels(db: Database) -> None:
                 session.add(StakeLevelRow.model_validate(level.model_dump()))
 
 
-def build_app(settings: LobbySettings, engine: Any = None, **overrides: Any) -> Litestar:
+def build_app(settings: LobbySettings, engine: Engine | None = None, **overrides: Any) -> Litestar:
     values = {
         **{f: getattr(settings, f) for f in settings.__dataclass_fields__},
         **overrides,

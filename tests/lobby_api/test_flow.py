@@ -14,7 +14,7 @@ import time
 import httpx
 
 from lobby_api.db import Database
-from tests.lobby_api.conftest import LiveEngine
+from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, play, register, rows, scalar
 
 HANDS = 3
@@ -37,7 +37,7 @@ async def _leave_and_settle(player: Player, table_id: str, db: Database) -> dict
 
 
 async def test_register_quick_game_sit_in_play_leave_settle(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     opener = await register(client, city)
     opened = await opener.post(

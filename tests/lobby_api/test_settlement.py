@@ -10,7 +10,8 @@ from litestar import Litestar
 from stud.v1 import table_service_pb2
 
 from lobby_api.db import Database
-from tests.lobby_api.conftest import LiveEngine, build_app, running
+from tests.engine_server.api.conftest import Engine
+from tests.lobby_api.conftest import build_app, running
 from tests.lobby_api.support import assert_ledger_consistent, register, scalar
 
 
@@ -18,7 +19,7 @@ async def test_replicas_sweeping_at_once_credit_a_closed_session_once(
     client: httpx.AsyncClient,
     app: Litestar,
     settings: object,
-    engine: LiveEngine,
+    engine: Engine,
     db: Database,
     city: str,
 ) -> None:
@@ -90,7 +91,7 @@ async def test_replicas_sweeping_at_once_credit_a_closed_session_once(
 
 
 async def test_touching_the_wallet_settles(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     player = await register(client, city)
     game = (

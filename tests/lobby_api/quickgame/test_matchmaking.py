@@ -9,7 +9,8 @@ import time
 import httpx
 
 from lobby_api.db import Database
-from tests.lobby_api.conftest import LiveEngine, add_test_levels, build_app, running
+from tests.engine_server.api.conftest import Engine
+from tests.lobby_api.conftest import add_test_levels, build_app, running
 from tests.lobby_api.support import assert_ledger_consistent, counts, register, rows, scalar
 
 SLOW = "t-austria"  # a 30 s clock: a running hand waits, nothing moves by itself
@@ -25,7 +26,7 @@ async def _open(client: httpx.AsyncClient, city: str, level: str = SLOW) -> tupl
 
 
 async def test_six_besides_the_opener_then_tickets_wait_until_a_seat_frees(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     _opener, table_id = await _open(client, city)
     guests = []
@@ -94,7 +95,7 @@ async def test_six_besides_the_opener_then_tickets_wait_until_a_seat_frees(
 
 
 async def test_the_opener_is_not_placed_at_his_own_table(
-    client: httpx.AsyncClient, engine: LiveEngine, city: str
+    client: httpx.AsyncClient, engine: Engine, city: str
 ) -> None:
     opener, _table_id = await _open(client, city)
     again = await opener.post("/tickets", {"stake_level": SLOW, "buy_in": 60})

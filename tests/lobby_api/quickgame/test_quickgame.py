@@ -15,8 +15,8 @@ from stud.v1 import admin_service_pb2, table_service_pb2
 from engine_server.auth import Scope, verify_token
 from lobby_api.catalog.models import StakeLevelRow
 from lobby_api.db import Database
-from tests.engine_server.api.conftest import SECRET, bearer
-from tests.lobby_api.conftest import LiveEngine, build_app, running
+from tests.engine_server.api.conftest import SECRET, Engine, bearer
+from tests.lobby_api.conftest import build_app, running
 from tests.lobby_api.support import (
     Player,
     assert_ledger_consistent,
@@ -37,7 +37,7 @@ def quick(level: str = "t-fast", buy_in: int = 100, seed: str = "alice_01") -> d
 
 
 async def test_a_quick_game_opens_a_private_table_dealt_from_the_players_seed(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     player = await register(client, city)
     answer = await player.post("/quickgame", quick())
@@ -133,7 +133,7 @@ async def test_bad_quick_games_name_the_field_and_write_nothing(
 
 
 async def test_a_retry_with_the_same_key_gets_the_first_answer_and_moves_nothing(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     player = await register(client, city)
     idempotency = uuid.uuid4().hex
@@ -156,7 +156,7 @@ async def test_a_retry_with_the_same_key_gets_the_first_answer_and_moves_nothing
 
 @POSTGRES_ONLY
 async def test_one_key_sent_ten_times_at_once_opens_one_table(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     player = await register(client, city)
     idempotency = uuid.uuid4().hex
@@ -181,7 +181,7 @@ async def test_one_key_sent_ten_times_at_once_opens_one_table(
 
 @POSTGRES_ONLY
 async def test_fifty_buy_ins_at_once_from_a_wallet_that_pays_for_ten(
-    settings: object, engine: LiveEngine, city: str
+    settings: object, engine: Engine, city: str
 ) -> None:
     app = build_app(settings, engine, signup_grant=1000)  # type: ignore[arg-type]
     async with (
@@ -220,7 +220,7 @@ async def test_fifty_buy_ins_at_once_from_a_wallet_that_pays_for_ten(
 
 
 async def test_an_unreachable_engine_keeps_the_money_in_escrow_until_a_retry_finishes(
-    settings: object, engine: LiveEngine, client: httpx.AsyncClient, db: Database, city: str
+    settings: object, engine: Engine, client: httpx.AsyncClient, db: Database, city: str
 ) -> None:
     # A second replica that cannot reach the engine.
     cut_off = build_app(settings, None)  # type: ignore[arg-type]
@@ -265,7 +265,7 @@ async def test_an_unreachable_engine_keeps_the_money_in_escrow_until_a_retry_fin
 
 
 async def test_an_engine_refusal_gives_the_buy_in_back(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     async with db.write() as session:
         session.add(

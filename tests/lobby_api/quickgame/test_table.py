@@ -11,7 +11,7 @@ import httpx
 import sqlalchemy as sa
 
 from lobby_api.db import Database
-from tests.lobby_api.conftest import LiveEngine
+from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, counts, register, rows, scalar
 
 SLOW = "t-austria"
@@ -38,7 +38,7 @@ async def _wait_for_running_hand(db: Database, table_id: str) -> None:
 
 
 async def test_a_top_up_between_hands_adds_chips_once(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     opener, game = await _open(client, city)
     table_id = game["table_id"]
@@ -71,7 +71,7 @@ async def test_a_top_up_between_hands_adds_chips_once(
 
 
 async def test_no_top_up_during_a_hand(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     opener, game = await _open(client, city)
     guest = await register(client, city)
@@ -87,7 +87,7 @@ async def test_no_top_up_during_a_hand(
 
 
 async def test_casinos_austria_top_ups_reach_the_minimum_buy_in(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     # RULES.md §2: casinos_austria re-buys "only up to at least the minimum buy-in" (40 here).
     austrian, game = await _open(client, city, SLOW, 40)
@@ -109,7 +109,7 @@ async def test_casinos_austria_top_ups_reach_the_minimum_buy_in(
 
 
 async def test_leaving_between_hands_pays_out_once_and_closes_the_empty_table(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     opener, game = await _open(client, city)
     table_id = game["table_id"]
@@ -151,7 +151,7 @@ async def test_leaving_between_hands_pays_out_once_and_closes_the_empty_table(
 
 
 async def test_leaving_during_a_hand_pays_out_when_it_ends(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     opener, game = await _open(client, city, "t-fast")
     guest = await register(client, city)
@@ -179,7 +179,7 @@ async def test_leaving_during_a_hand_pays_out_when_it_ends(
 
 
 async def test_the_opener_rotates_the_seed_pair(
-    client: httpx.AsyncClient, engine: LiveEngine, db: Database, city: str
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
     opener, game = await _open(client, city)
     path = f"/tables/{game['table_id']}/rotate-seed"
