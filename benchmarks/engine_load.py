@@ -88,6 +88,8 @@ SETTLE_SECONDS = 5.0
 #: how often a bot bets or raises when it may (else it checks or calls)
 AGGRESSION = 0.1
 ADMIN_CONCURRENCY = 4
+#: WatchTable calls a load process starts at once (each waits for its first message)
+OPENING = 100
 
 
 # --------------------------------------------------------------------------- options
@@ -416,6 +418,7 @@ class WorkerStats:
     unanswered: int = 0
     act_errors: dict[str, int] = field(default_factory=dict)
     stream_errors: dict[str, int] = field(default_factory=dict)
+    error_samples: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
 
 
@@ -526,9 +529,16 @@ class _Bot:
 
         request = table_service_pb2.WatchTableRequest(table=self.table.name)
         while not self.state.closing:
+            # A few streams start at a time: thousands at once overflow gRPC's queue of calls
+            # the server has yet to take (grpc.server.max_pending_requests), which cancels some.
+            await self.state.opening.acquire()
+            opening = True
             self.call = self.stub.WatchTable(request, metadata=self.metadata)
             try:
                 async for message in self.call:
+                    if opening:
+                        self.state.opening.release()
+                        opening = False
                     now = time.monotonic()
                     if message.HasField("event"):
                         self.table.arrived(message.sequence, now)
@@ -542,9 +552,16 @@ class _Bot:
             except grpc.aio.AioRpcError as error:
                 if self.state.closing:
                     return
+                stats = self.table.stats
                 key = _error_reason(error)
-                self.table.stats.stream_errors[key] = self.table.stats.stream_errors.get(key, 0) + 1
+                stats.stream_errors[key] = stats.stream_errors.get(key, 0) + 1
+                if len(stats.error_samples) < 3:
+                    late = time.monotonic() - self.table.window.end
+                    stats.error_samples.append(f"{key} ({late:+.1f} s after the window)")
                 await asyncio.sleep(0.2)
+            finally:
+                if opening:
+                    self.state.opening.release()
 
     def _my_turn(self) -> bool:
         snap = self.snapshot
@@ -617,6 +634,7 @@ class _WorkerState:
     closing: bool = False
     stopping: bool = False
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    opening: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(OPENING))
 
 
 @dataclass(frozen=True)
@@ -719,6 +737,7 @@ class LoadResult:
     unanswered: int
     act_errors: dict[str, int]
     stream_errors: dict[str, int]
+    error_samples: list[str]
     updates_per_second: float
     engine_cpu_percent: float
     engine_cpu_ms_per_action: float | None
@@ -876,6 +895,7 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         unanswered=sum(s.unanswered for s in stats),
         act_errors=_merge([s.act_errors for s in stats]),
         stream_errors=_merge([s.stream_errors for s in stats]),
+        error_samples=[x for s in stats for x in s.error_samples][:5],
         updates_per_second=sum(s.updates for s in stats) / options.seconds,
         engine_cpu_percent=100 * (cpu_after - cpu_before) / options.seconds,
         engine_cpu_ms_per_action=1000 * (cpu_after - cpu_before) / answered if answered else None,
