@@ -8,6 +8,7 @@ import time
 import uuid
 
 import httpx
+import pytest
 import sqlalchemy as sa
 
 from lobby_api.db import Database
@@ -15,6 +16,9 @@ from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, counts, register, rows, scalar
 
 SLOW = "t-austria"
+
+#: These tests share the session's engine (each keeps to a city of its own).
+pytestmark = pytest.mark.shared_engine
 
 
 async def _open(
