@@ -906,6 +906,10 @@ class TableRuntime:
             if isinstance(e, BringInPosted) and e.seat == seat:
                 kind = ActionKind.COMPLETE if e.completed else ActionKind.BRING_IN
                 return ActOutcome(place, 0, seat, kind, e.amount, e.amount, e.all_in)
+            # An ordered showdown's decision is recorded as the hand shown or mucked.
+            if isinstance(e, HandShown | HandMucked) and e.seat == seat:
+                kind = ActionKind.SHOW if isinstance(e, HandShown) else ActionKind.MUCK
+                return ActOutcome(place, 0, seat, kind, 0, 0, False)
         return ActOutcome(0, 0, seat, kind, 0, 0, False)
 
     async def leave(self, seat: int, reason: str = "left") -> SessionSnapshot:
