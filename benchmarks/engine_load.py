@@ -363,7 +363,7 @@ async def resume_tables(admin: Any, admin_md: Any, table_ids: Sequence[str]) -> 
 # --------------------------------------------------------------------------- bots
 
 
-def choose_action(legal: Sequence[Any], rng: random.Random) -> tuple[int, int | None]:
+def choose_action(legal: Sequence[Any], rng: random.Random) -> tuple[Any, int | None]:
     """A bot's action from the snapshot's legal actions: (kind, amount or None).
 
     Mostly check or call (hands go to showdown, stacks last), now and then the
@@ -382,7 +382,7 @@ def choose_action(legal: Sequence[Any], rng: random.Random) -> tuple[int, int | 
     from stud.v1 import table_pb2 as t
 
     by_kind = {action.kind: action for action in legal}
-    order = (
+    order: tuple[Any, ...] = (
         t.ACTION_KIND_CHECK,
         t.ACTION_KIND_CALL,
         t.ACTION_KIND_BRING_IN,

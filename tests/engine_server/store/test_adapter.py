@@ -27,7 +27,7 @@ async def _most_at_once(tables: StoreTables, writes: int) -> int:
         finally:
             inside -= 1
 
-    tables.store.set_table_status = counted  # type: ignore[method-assign]
+    tables.store.set_table_status = counted  # type: ignore[method-assign,assignment]
     try:
         statuses = [TableStatus.PAUSED, TableStatus.WAITING] * (writes // 2)
         await asyncio.gather(*(tables.set_table_status("t1", s) for s in statuses))

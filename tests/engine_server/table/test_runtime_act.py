@@ -44,7 +44,11 @@ async def test_every_answer_names_its_own_event_through_an_ordered_showdown() ->
     seed = SeedPair("s1", "0" * 64, "c" * 64, "client", 0, "d" * 64)
     seats = [SeatState(n, f"p{n}", f"P{n}", f"ss{n}", 1000, 1000) for n in (1, 2, 3)]
     runtime = TableRuntime(
-        config, seed, _Store(), seats=seats, timing=Timing(between_hands_seconds=0.0)
+        config,
+        seed,
+        _Store(),  # type: ignore[arg-type]
+        seats=seats,
+        timing=Timing(between_hands_seconds=0.0),
     )
     runtime.start()
     try:
@@ -81,7 +85,8 @@ async def test_every_answer_names_its_own_event_through_an_ordered_showdown() ->
                     ActionKind.MUCK: HandMucked,
                     ActionKind.BRING_IN: BringInPosted,
                 }.get(choice, ActionTaken)
-                assert isinstance(event, expected), (choice, event)
+                assert type(event) is expected, (choice, event)
+                assert isinstance(event, ActionTaken | BringInPosted | HandShown | HandMucked)
                 assert event.seat == seat
                 assert answer.kind is choice
         assert decisions == {ActionKind.SHOW, ActionKind.MUCK}

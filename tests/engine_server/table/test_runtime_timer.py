@@ -30,7 +30,7 @@ def _runtime(store: _StatusOnlyStore, status: TableStatus) -> TableRuntime:
     return TableRuntime(
         config,
         seed,
-        store,  # type: ignore[arg-type]
+        store,
         status=status,
         seats=seats,
         timing=Timing(between_hands_seconds=0.0),
