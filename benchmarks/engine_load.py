@@ -686,6 +686,7 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
         await asyncio.wait_for(ready, 60 + len(bots) / 50)
         results.put(("ready", spec.worker, None))
         window.start, window.end = await loop.run_in_executor(None, control.get)
+        await asyncio.sleep(max(0.0, window.start - time.monotonic()))
         cpu_start = time.process_time()
         await asyncio.sleep(max(0.0, window.end - time.monotonic()))
         stats.cpu_seconds = time.process_time() - cpu_start
