@@ -56,7 +56,7 @@ class RefusalCode(StrEnum):
     HAND_OVER = "HAND_OVER"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class LegalAction:
     """One legal action for the seat to act.
 
@@ -70,6 +70,16 @@ class LegalAction:
     min_to: int = 0
     max_to: int = 0
     sizes: tuple[int, ...] = ()
+
+    def __init__(
+        self, kind: ActionKind, min_to: int = 0, max_to: int = 0, sizes: tuple[int, ...] = ()
+    ) -> None:
+        # Set field by field with literal names: compiled by mypyc, a direct store (see
+        # engine_server.game.events; every decision builds a few of these).
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "min_to", min_to)
+        object.__setattr__(self, "max_to", max_to)
+        object.__setattr__(self, "sizes", sizes)
 
     def allows(self, to: int) -> bool:
         """Whether ``to`` is a total this action may bring the bet to."""
