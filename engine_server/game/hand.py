@@ -1053,7 +1053,7 @@ class Hand:
             for p in self.players:
                 for i, chips in enumerate(p.round_contributed):
                     round_chips[i] += chips
-            rake = self._rake.of_rounds(round_chips)
+            rake = self._rake.of_rounds(round_chips, len(self.players))
         if rake:
             self.events.append(RakeTaken(rake))
         results: list[PotResult] = []

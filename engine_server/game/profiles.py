@@ -23,11 +23,13 @@ from fractions import Fraction
 from typing import Any, Final
 
 __all__ = [
+    "MOST_PLAYERS",
     "PROFILES",
     "BringInMode",
     "Dealing",
     "ProfileError",
     "Rake",
+    "RakeBracket",
     "RuleSettings",
     "ShortDeckRule",
     "ShowdownRule",
@@ -104,6 +106,28 @@ class ShortDeckRule(StrEnum):
     CASINOS_AUSTRIA = "casinos_austria"
 
 
+#: The most players a table seats (``max_players``' upper bound): a rake by players must
+#: give a schedule for every count from 2 to this.
+MOST_PLAYERS: Final = 9
+
+
+@dataclass(frozen=True, slots=True)
+class RakeBracket:
+    """One bracket of a rake by players: hands dealt to ``min_players``…``max_players``
+    players pay by this ``schedule`` of ``(pot_at_least, rake)`` steps."""
+
+    min_players: int
+    max_players: int
+    schedule: tuple[tuple[int, int], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "min_players": self.min_players,
+            "max_players": self.max_players,
+            "schedule": [list(step) for step in self.schedule],
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Rake:
     """How the house takes its rake.
@@ -112,32 +136,51 @@ class Rake:
     each betting round, rounded down per round; otherwise of the final pot),
     with an optional ``cap`` on the total; or a ``schedule`` of
     ``(pot_at_least, rake)`` steps, the largest step the final pot reaches
-    giving the rake.
+    giving the rake; or schedules ``by_players``: the bracket holding the
+    number of players dealt into the hand gives the schedule (multipoker's
+    table by limit, players and pot). A parsed rake by players has a bracket
+    for every count from 2 to :data:`MOST_PLAYERS`; a count no bracket holds
+    (only in a rake built in code) takes no rake.
 
-    >>> Rake(percent=Fraction(5), per_round=True).of_rounds([21, 40, 0])
+    >>> Rake(percent=Fraction(5), per_round=True).of_rounds([21, 40, 0], players=3)
     3
-    >>> Rake(schedule=((5, 1), (12, 2))).of_pot(13)
+    >>> Rake(schedule=((5, 1), (12, 2))).of_pot(13, players=2)
     2
+    >>> brackets = {"by_players": [
+    ...     {"min_players": 2, "max_players": 3, "schedule": [[20, 1]]},
+    ...     {"min_players": 4, "max_players": 9, "schedule": [[20, 1], [30, 2]]}]}
+    >>> rake = Rake.from_json(brackets, "rake")
+    >>> rake.of_pot(35, players=3), rake.of_pot(35, players=5)
+    (1, 2)
     """
 
     percent: Fraction | None = None
     per_round: bool = False
     cap: int | None = None
     schedule: tuple[tuple[int, int], ...] = ()
+    by_players: tuple[RakeBracket, ...] = ()
 
-    def of_rounds(self, round_chips: list[int]) -> int:
-        """The rake on a hand whose rounds left these chips in the pot."""
+    def of_rounds(self, round_chips: list[int], players: int) -> int:
+        """The rake on a hand dealt to ``players`` whose rounds left these chips in the pot."""
         pot = sum(round_chips)
         if self.percent is not None and self.per_round:
             total = sum(int(chips * self.percent / 100) for chips in round_chips)
             return self._capped(total, pot)
-        return self.of_pot(pot)
+        return self.of_pot(pot, players)
 
-    def of_pot(self, pot: int) -> int:
+    def of_pot(self, pot: int, players: int) -> int:
+        """The rake on a final pot of a hand dealt to ``players``."""
         if self.percent is not None:
             return self._capped(int(pot * self.percent / 100), pot)
+        schedule = self.schedule
+        if self.by_players:
+            schedule = ()
+            for bracket in self.by_players:
+                if bracket.min_players <= players <= bracket.max_players:
+                    schedule = bracket.schedule
+                    break
         rake = 0
-        for threshold, amount in self.schedule:
+        for threshold, amount in schedule:
             if pot >= threshold:
                 rake = amount
         return min(rake, pot)
@@ -153,6 +196,8 @@ class Rake:
                 int(self.percent) if self.percent.denominator == 1 else float(self.percent)
             )
             return {"percent": percent, "per_round": self.per_round, "cap": self.cap}
+        if self.by_players:
+            return {"by_players": [bracket.to_json() for bracket in self.by_players]}
         return {"schedule": [list(step) for step in self.schedule]}
 
     @classmethod
@@ -170,21 +215,11 @@ class Rake:
         if "schedule" in keys:
             if keys != {"schedule"}:
                 raise ProfileError(where, "a schedule rake takes no other keys")
-            steps = value["schedule"]
-            if not isinstance(steps, list) or not steps:
-                raise ProfileError(f"{where}.schedule", "must be a non-empty list")
-            parsed: list[tuple[int, int]] = []
-            for i, step in enumerate(steps):
-                if (
-                    not isinstance(step, list)
-                    or len(step) != 2
-                    or not all(_is_count(x) for x in step)
-                ):
-                    raise ProfileError(
-                        f"{where}.schedule[{i}]", "must be [POT_AT_LEAST, RAKE], two integers >= 0"
-                    )
-                parsed.append((step[0], step[1]))
-            return cls(schedule=tuple(sorted(parsed)))
+            return cls(schedule=_parse_schedule(value["schedule"], f"{where}.schedule"))
+        if "by_players" in keys:
+            if keys != {"by_players"}:
+                raise ProfileError(where, "a rake by players takes no other keys")
+            return cls(by_players=_parse_brackets(value["by_players"], f"{where}.by_players"))
         unknown = keys - {"percent", "per_round", "cap"}
         if unknown:
             raise ProfileError(f"{where}.{sorted(unknown)[0]}", "unknown rake key")
@@ -202,6 +237,63 @@ class Rake:
         if cap is not None and not _is_count(cap):
             raise ProfileError(f"{where}.cap", "must be an integer >= 0 or null")
         return cls(percent=Fraction(str(percent)), per_round=per_round, cap=cap)
+
+
+def _parse_schedule(steps: object, where: str) -> tuple[tuple[int, int], ...]:
+    if not isinstance(steps, list) or not steps:
+        raise ProfileError(where, "must be a non-empty list")
+    parsed: list[tuple[int, int]] = []
+    for i, step in enumerate(steps):
+        if not isinstance(step, list) or len(step) != 2 or not all(_is_count(x) for x in step):
+            raise ProfileError(f"{where}[{i}]", "must be [POT_AT_LEAST, RAKE], two integers >= 0")
+        parsed.append((step[0], step[1]))
+    return tuple(sorted(parsed))
+
+
+def _parse_brackets(value: object, where: str) -> tuple[RakeBracket, ...]:
+    """Brackets that do not overlap and leave no count from 2 to MOST_PLAYERS without a
+    schedule: multipoker's table gives one for every count it seats (RULES.md §2 rake), so a
+    gap would be a mistake in the data, and a hand of that count would go unraked."""
+    if not isinstance(value, list) or not value:
+        raise ProfileError(where, "must be a non-empty list of brackets")
+    brackets: list[tuple[RakeBracket, int]] = []
+    for i, item in enumerate(value):
+        spot = f"{where}[{i}]"
+        if not isinstance(item, dict):
+            raise ProfileError(spot, "must be {min_players, max_players, schedule}")
+        unknown = set(item) - {"min_players", "max_players", "schedule"}
+        if unknown:
+            raise ProfileError(f"{spot}.{sorted(unknown)[0]}", "unknown bracket key")
+        for key in ("min_players", "max_players", "schedule"):
+            if key not in item:
+                raise ProfileError(f"{spot}.{key}", "missing")
+        low, high = item["min_players"], item["max_players"]
+        if not _is_count(low) or low < 2:
+            raise ProfileError(f"{spot}.min_players", "must be an integer >= 2")
+        if not _is_count(high) or high < low:
+            raise ProfileError(f"{spot}.max_players", "must be an integer >= min_players")
+        schedule = _parse_schedule(item["schedule"], f"{spot}.schedule")
+        brackets.append((RakeBracket(low, high, schedule), i))
+    brackets.sort(key=lambda entry: entry[0].min_players)
+    covered = 1  # the largest count the brackets so far cover
+    for bracket, i in brackets:
+        spot = f"{where}[{i}]"
+        if bracket.min_players <= covered:
+            raise ProfileError(
+                f"{spot}.min_players", f"overlaps another bracket (which goes up to {covered})"
+            )
+        if bracket.min_players > covered + 1:
+            raise ProfileError(
+                where, f"no bracket for {_counts(covered + 1, bracket.min_players - 1)}"
+            )
+        covered = bracket.max_players
+    if covered < MOST_PLAYERS:
+        raise ProfileError(where, f"no bracket for {_counts(covered + 1, MOST_PLAYERS)}")
+    return tuple(bracket for bracket, _ in brackets)
+
+
+def _counts(low: int, high: int) -> str:
+    return f"{low} players" if low == high else f"{low}-{high} players"
 
 
 def _is_count(value: object) -> bool:
@@ -377,8 +469,8 @@ def apply_overrides(
 
 def _parse_setting(key: str, value: object, spot: str) -> Any:
     if key == "max_players":
-        if not _is_count(value) or not 2 <= value <= 9:  # type: ignore[operator]
-            raise ProfileError(spot, "must be an integer from 2 to 9")
+        if not _is_count(value) or not 2 <= value <= MOST_PLAYERS:  # type: ignore[operator]
+            raise ProfileError(spot, f"must be an integer from 2 to {MOST_PLAYERS}")
         return value
     if key in ("max_raises",):
         if not _is_count(value):

@@ -54,6 +54,21 @@ _OVERRIDES: dict[str, st.SearchStrategy[Any]] = {
     "max_players": st.integers(2, 9),
 }
 
+_SCHEDULES: st.SearchStrategy[list[list[int]]] = st.lists(
+    st.tuples(st.integers(0, 200), st.integers(0, 15)).map(list), min_size=1, max_size=4
+)
+
+
+def _brackets(cuts: list[int], schedules: list[list[list[int]]]) -> list[dict[str, Any]]:
+    """Brackets starting at 2 and at each cut, the last one up to 10 players."""
+    starts = [2, *cuts]
+    ends = [start - 1 for start in cuts] + [10]
+    return [
+        {"min_players": low, "max_players": high, "schedule": schedule}
+        for low, high, schedule in zip(starts, ends, schedules, strict=True)
+    ]
+
+
 #: ``stakes.rake`` values of HAND_SCRIPT.md; absent means the profile's own.
 _RAKES: st.SearchStrategy[dict[str, Any]] = st.one_of(
     st.just({"none": True}),
@@ -63,8 +78,12 @@ _RAKES: st.SearchStrategy[dict[str, Any]] = st.one_of(
         st.booleans(),
         st.none() | st.integers(0, 30),
     ),
-    st.lists(st.tuples(st.integers(0, 200), st.integers(0, 15)), min_size=1, max_size=4).map(
-        lambda steps: {"schedule": [list(step) for step in steps]}
+    _SCHEDULES.map(lambda steps: {"schedule": steps}),
+    # Multipoker's: brackets of players dealt in, cut anywhere, covering 2 to 9 (and beyond).
+    st.sets(st.integers(3, 9), max_size=3).flatmap(
+        lambda cuts: st.lists(_SCHEDULES, min_size=len(cuts) + 1, max_size=len(cuts) + 1).map(
+            lambda schedules: {"by_players": _brackets(sorted(cuts), schedules)}
+        )
     ),
 )
 
