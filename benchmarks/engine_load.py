@@ -27,7 +27,7 @@ What it does:
 6. After ``--warmup`` seconds, for ``--seconds`` seconds, every Act sent is
    measured from sending it to the moment the *last* of the table's seven
    streams has received the update carrying that action (matched by
-   ``ActResponse.sequence``, the sequence of the action's own event).
+   ``ActResponse.sequence``, the number of the change carrying that action).
 
 It reports actions per second (Acts answered in the window / its length),
 the p50/p99/max of that latency, the Act round trip, Acts whose update did
@@ -517,8 +517,10 @@ class _Bot:
         self.state = state
         self.snapshot: Any = None
         self.sequence = -1
-        #: no Act on a snapshot older than this (our last Act's event, or the snapshot it failed on)
-        self.acted_through = -1
+        #: no Act on a snapshot older than this: our last Act's change (which may already hand
+        #: us the next turn: a new street can open on us), or the one after the snapshot an Act
+        #: failed on
+        self.act_from = 0
         self.acting = False
         self.ready = asyncio.Event()
         self.call: Any = None
@@ -540,7 +542,7 @@ class _Bot:
                         self.state.opening.release()
                         opening = False
                     now = time.monotonic()
-                    if message.HasField("event"):
+                    if message.events:
                         self.table.arrived(message.sequence, now)
                         if self.table.window.covers(now):
                             self.table.stats.updates += 1
@@ -570,7 +572,7 @@ class _Bot:
             and snap.hand_in_progress
             and snap.turn_seat == self.seat
             and len(snap.legal_actions) > 0
-            and self.sequence > self.acted_through
+            and self.sequence >= self.act_from
         )
 
     def _maybe_act(self) -> None:
@@ -611,14 +613,14 @@ class _Bot:
             try:
                 response = await self.stub.Act(request, metadata=self.metadata, timeout=30)
             except grpc.aio.AioRpcError as error:
-                self.acted_through = max(self.acted_through, seen)
+                self.act_from = max(self.act_from, seen + 1)
                 key = _error_reason(error)
                 stats.act_errors[key] = stats.act_errors.get(key, 0) + 1
                 if in_window:
                     stats.errored += 1
                 return
             done = time.monotonic()
-            self.acted_through = max(self.acted_through, response.sequence)
+            self.act_from = max(self.act_from, response.sequence)
             if in_window:
                 stats.answered += 1
                 stats.round_trips.append(done - sent)

@@ -172,19 +172,24 @@ def response_of(
         sequence=update.sequence,
         snapshot=snapshot if snapshot is not None else snapshot_message(update.view),
     )
-    if update.event is not None:
-        message.event.CopyFrom(
-            event_message(update.event, update.hand_number, update.time, update.view.last_hand)
-        )
-        if update.action_id and message.event.HasField("action_taken"):
-            message.event.action_taken.action_id = update.action_id
-        if message.event.HasField("player_joined"):
+    last_hand = update.view.last_hand
+    action_id = update.action_id
+    for event in update.events:
+        converted = message.events.add()
+        converted.CopyFrom(event_message(event, update.hand_number, update.time, last_hand))
+        if action_id and converted.HasField("action_taken"):
+            # The change's first action is the one the client sent.
+            converted.action_taken.action_id, action_id = action_id, ""
+        if converted.HasField("player_joined"):
             # The domain event names only the seat; the contract's PlayerJoined carries the
             # seat as this viewer sees it, which is the update's own snapshot of that seat.
-            joined = message.event.player_joined.seat
+            joined = converted.player_joined.seat
             seat = next((s for s in message.snapshot.seats if s.number == joined.number), None)
             if seat is not None:
                 joined.CopyFrom(seat)
+    if message.events:
+        # v0.1 clients read one event per message: give them the change's cause.
+        message.event.CopyFrom(message.events[0])
     return message
 
 

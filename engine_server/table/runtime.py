@@ -85,12 +85,15 @@ class Timing:
 
 @dataclass(frozen=True, slots=True)
 class Update:
+    """One change as one watcher sees it: its events in order and the view after them."""
+
     sequence: int
     hand_number: int
-    event: UpdateEvent | None
+    #: empty in a stream's first update (the full snapshot)
+    events: tuple[UpdateEvent, ...]
     view: TableView
     time: datetime
-    #: the client's action id, on the update carrying that action's own event
+    #: the client's action id, on the update carrying that action
     action_id: str = ""
 
 
@@ -449,7 +452,7 @@ class TableRuntime:
                 Update(
                     self._sequence,
                     self._hand_number,
-                    None,
+                    (),
                     self.view(seat, reveal_all=admin),
                     datetime.now(UTC),
                 )
@@ -514,39 +517,56 @@ class TableRuntime:
             self._set_deadline(self._deadline - asyncio.get_running_loop().time() + extra)
 
     def _publish(self, events: list[UpdateEvent], hand_number: int | None = None) -> None:
-        """Push ``events`` to every watcher, each with its own view after them."""
-        if not events or not self._watchers:
-            self._sequence += len(events)
+        """Push one change (``events``, in order) to every watcher, with its view after it.
+
+        A change is one message per stream however many events it holds: streaming costs
+        per message, and a change's events share the view after the last of them anyway.
+        """
+        if not events:
+            return
+        self._sequence += 1
+        sequence = self._sequence
+        if not self._watchers:
             return
         now = datetime.now(UTC)
         number = self._hand_number if hand_number is None else hand_number
+        acting = self._acting
+        action_id = acting[1] if acting is not None and acting[0] == sequence else ""
+        public = tuple(events)
         views: dict[tuple[int | None, bool], TableView] = {}
+        shown_by_seat: dict[int | None, tuple[UpdateEvent, ...]] = {}
         for watcher in list(self._watchers):
             key = (watcher.seat, watcher.admin)
             view = views.get(key)
             if view is None:
                 view = views[key] = self.view(watcher.seat, reveal_all=watcher.admin)
-            sequence = self._sequence
-            for event in events:
-                sequence += 1
-                shown = event if watcher.admin else self._redact(event, watcher.seat)
-                acting = self._acting
-                action_id = acting[1] if acting is not None and acting[0] == sequence else ""
-                try:
-                    watcher.queue.put_nowait(Update(sequence, number, shown, view, now, action_id))
-                except asyncio.QueueFull:
-                    self._end_watcher(
-                        watcher,
-                        TableError(
-                            ErrorKind.RESOURCE_EXHAUSTED,
-                            "SLOW_CONSUMER",
-                            "the stream fell too far behind; watch again",
-                        ),
-                    )
-                    break
-        self._sequence += len(events)
+            if watcher.admin:
+                shown = public
+            else:
+                shown = shown_by_seat.get(watcher.seat) or shown_by_seat.setdefault(
+                    watcher.seat, self._redacted(public, watcher.seat)
+                )
+            try:
+                watcher.queue.put_nowait(Update(sequence, number, shown, view, now, action_id))
+            except asyncio.QueueFull:
+                self._end_watcher(
+                    watcher,
+                    TableError(
+                        ErrorKind.RESOURCE_EXHAUSTED,
+                        "SLOW_CONSUMER",
+                        "the stream fell too far behind; watch again",
+                    ),
+                )
         if self.hooks.on_view_latency is not None:
             self.hooks.on_view_latency(time.perf_counter() - self._arrived)
+
+    @classmethod
+    def _redacted(
+        cls, events: tuple[UpdateEvent, ...], viewer: int | None
+    ) -> tuple[UpdateEvent, ...]:
+        """``events`` as ``viewer`` may see them; the same tuple when nothing is hidden."""
+        shown = tuple(cls._redact(event, viewer) for event in events)
+        return events if all(a is b for a, b in zip(shown, events, strict=True)) else shown
 
     @staticmethod
     def _redact(event: UpdateEvent, viewer: int | None) -> UpdateEvent:
@@ -628,20 +648,16 @@ class TableRuntime:
         )
         if self.hooks.on_hand_started:
             self.hooks.on_hand_started(self.table_id)
-        self._publish(
-            [
-                HandBegan(
-                    hand_number,
-                    started.nonce,
-                    self.seed.commitment,
-                    self.seed.client_seed,
-                    button,
-                    tuple(ready),
-                )
-            ]
-        )
         self._published_events = 0
-        await self._after_hand_change()
+        began = HandBegan(
+            hand_number,
+            started.nonce,
+            self.seed.commitment,
+            self.seed.client_seed,
+            button,
+            tuple(ready),
+        )
+        await self._after_hand_change(began)
 
     def _next_button(self, ready: list[int]) -> int:
         if self.button is None:
@@ -656,13 +672,17 @@ class TableRuntime:
             "action_seconds": self.config.action_seconds,
         }
 
-    async def _after_hand_change(self) -> None:
-        """Publish the hand's new events, move the clock, and finish the hand when over."""
+    async def _after_hand_change(self, cause: UpdateEvent | None = None) -> None:
+        """Publish the hand's new events, move the clock, and finish the hand when over.
+
+        ``cause``: an event of the table's that leads the change (the hand's start).
+        """
         hand = self._hand
         assert hand is not None
-        new_events: list[UpdateEvent] = [
+        new_events: list[UpdateEvent] = [] if cause is None else [cause]
+        new_events.extend(
             e for e in hand.events[self._published_events :] if not isinstance(e, HandStarted)
-        ]
+        )
         self._published_events = len(hand.events)
         if hand.is_over:
             await self._end_hand(new_events)
@@ -870,9 +890,8 @@ class TableRuntime:
                     "ILLEGAL_ACTION", refused.message, legal_actions=legal
                 ) from None
             outcome = self._outcome(hand, seat, kind, before)
-            # The answer names the change number of the action's own event, not that of the
-            # last event its batch publishes (the next TurnStarted, a street's cards, ...).
-            sequence = self._sequence + outcome.sequence
+            # The action's change is the next one published (with the cards and turn after it).
+            sequence = self._sequence + 1
             if self.hooks.on_action:
                 # The action as taken (a bring-in may have been completed), not as asked.
                 self.hooks.on_action(self.table_id, str(outcome.kind), False)
@@ -899,17 +918,17 @@ class TableRuntime:
 
     @staticmethod
     def _outcome(hand: Hand, seat: int, kind: ActionKind, before: int) -> ActOutcome:
-        """The action as recorded; ``sequence`` is its event's place among the new events."""
-        for place, e in enumerate(hand.events[before:], start=1):
+        """The action as recorded (``sequence`` 0: the caller numbers it)."""
+        for e in hand.events[before:]:
             if isinstance(e, ActionTaken) and e.seat == seat:
-                return ActOutcome(place, 0, seat, e.kind, e.amount, e.to, e.all_in)
+                return ActOutcome(0, 0, seat, e.kind, e.amount, e.to, e.all_in)
             if isinstance(e, BringInPosted) and e.seat == seat:
                 kind = ActionKind.COMPLETE if e.completed else ActionKind.BRING_IN
-                return ActOutcome(place, 0, seat, kind, e.amount, e.amount, e.all_in)
+                return ActOutcome(0, 0, seat, kind, e.amount, e.amount, e.all_in)
             # An ordered showdown's decision is recorded as the hand shown or mucked.
             if isinstance(e, HandShown | HandMucked) and e.seat == seat:
                 kind = ActionKind.SHOW if isinstance(e, HandShown) else ActionKind.MUCK
-                return ActOutcome(place, 0, seat, kind, 0, 0, False)
+                return ActOutcome(0, 0, seat, kind, 0, 0, False)
         return ActOutcome(0, 0, seat, kind, 0, 0, False)
 
     async def leave(self, seat: int, reason: str = "left") -> SessionSnapshot:

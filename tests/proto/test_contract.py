@@ -275,13 +275,17 @@ def test_watch_table_response_carries_sequence_event_and_snapshot() -> None:
             seat=5, kind=table_pb2.ACTION_KIND_CHECK, action_id="a-1"
         ),
     )
-    message = table_service_pb2.WatchTableResponse(sequence=42, event=event, snapshot=snapshot)
+    turn = events_pb2.Event(hand_number=7, turn_started=events_pb2.TurnStarted(seat=2))
+    message = table_service_pb2.WatchTableResponse(
+        sequence=42, event=event, events=[event, turn], snapshot=snapshot
+    )
     decoded = table_service_pb2.WatchTableResponse.FromString(message.SerializeToString())
     assert decoded == message
-    assert decoded.event.WhichOneof("kind") == "action_taken"
+    assert [e.WhichOneof("kind") for e in decoded.events] == ["action_taken", "turn_started"]
+    assert decoded.event == decoded.events[0]
     assert decoded.snapshot.turn_deadline.seconds == 1_700_000_030
     first = table_service_pb2.WatchTableResponse(sequence=41, snapshot=snapshot)
-    assert not first.HasField("event")
+    assert not first.HasField("event") and not first.events
 
 
 def test_act_amount_has_presence() -> None:

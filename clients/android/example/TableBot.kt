@@ -111,7 +111,9 @@ fun main(args: Array<String>) {
     var messages = 0
     var actions = 0
     var lastSequence = -1L
-    var actedThrough = -1L // the sequence of our last accepted action: older snapshots are stale
+    // The change of our last accepted action: older snapshots are stale, while that change's own
+    // may already hand us the next turn (a new street can open on us).
+    var actedThrough = -1L
     var exitCode = 0
     loop@ while (true) {
         val left = deadline - System.nanoTime()
@@ -139,8 +141,9 @@ fun main(args: Array<String>) {
                 }
                 lastSequence = response.sequence
                 val snapshot = response.snapshot
-                if (response.hasEvent()) {
-                    println("EVENT sequence=${response.sequence} hand=${response.event.handNumber} kind=${response.event.kindCase.name}")
+                if (response.eventsCount > 0) {
+                    val kinds = response.eventsList.joinToString(",") { it.kindCase.name }
+                    println("EVENT sequence=${response.sequence} hand=${response.getEvents(0).handNumber} kinds=$kinds")
                 } else {
                     println("SNAPSHOT sequence=${response.sequence} ${describe(snapshot)}")
                 }
@@ -148,7 +151,7 @@ fun main(args: Array<String>) {
                     break@loop
                 }
                 // Act only on the newest snapshot we hold: older ones queued behind it are stale.
-                if (updates.isNotEmpty() || response.sequence <= actedThrough) continue@loop
+                if (updates.isNotEmpty() || response.sequence < actedThrough) continue@loop
                 if (snapshot.turnSeat == 0 || snapshot.turnSeat != snapshot.viewerSeat) continue@loop
                 val action = choose(snapshot.legalActionsList) ?: continue@loop
                 val request = ActRequest.newBuilder()

@@ -74,7 +74,9 @@ async function main(argv: string[]): Promise<number> {
   let messages = 0;
   let actions = 0;
   let lastSequence = -1n;
-  let actedThrough = -1n; // the sequence of our last accepted action: older snapshots are stale
+  // The change of our last accepted action: older snapshots are stale, while that change's own
+  // may already hand us the next turn (a new street can open on us).
+  let actedThrough = -1n;
   let code = 0;
   try {
     for await (const response of client.watchTable({ table }, { signal: deadline })) {
@@ -88,14 +90,14 @@ async function main(argv: string[]): Promise<number> {
         console.log(`NO_SNAPSHOT sequence=${response.sequence}`);
         continue;
       }
-      if (response.event !== undefined) {
-        const kind = response.event.kind.case ?? "none";
-        console.log(`EVENT sequence=${response.sequence} hand=${response.event.handNumber} kind=${caseName(kind)}`);
+      if (response.events.length > 0) {
+        const kinds = response.events.map((event) => caseName(event.kind.case ?? "none")).join(",");
+        console.log(`EVENT sequence=${response.sequence} hand=${response.events[0].handNumber} kinds=${kinds}`);
       } else {
         console.log(`SNAPSHOT sequence=${response.sequence} ${describe(snapshot)}`);
       }
       if (snapshot.handNumber > hands || snapshot.status === TableStatus.CLOSED) break;
-      if (response.sequence <= actedThrough) continue;
+      if (response.sequence < actedThrough) continue;
       if (snapshot.turnSeat === 0 || snapshot.turnSeat !== snapshot.viewerSeat) continue;
       const action = choose(snapshot.legalActions);
       if (action === undefined) continue;

@@ -46,7 +46,9 @@ __all__ = [
     "caller",
     "check_privacy",
     "error_info",
-    "event_kind",
+    "event_kinds",
+    "event_of",
+    "has_event",
     "is_event",
     "open_table",
     "own_seat",
@@ -57,6 +59,7 @@ __all__ = [
     "resume",
     "seat_of",
     "seat_players",
+    "with_event",
 ]
 
 #: a strategy: what to do on one's turn, ``(kind, amount or None)``, or ``None`` to let the
@@ -237,11 +240,12 @@ class Player:
         snap = message.snapshot
         if not snap.viewer_seat or snap.turn_seat != snap.viewer_seat or not snap.legal_actions:
             return False
-        if not message.HasField("event"):
+        if not message.events:
             return True  # a fresh stream that finds him to act
-        return (
-            message.event.WhichOneof("kind") == "turn_started"
-            and message.event.turn_started.seat == snap.viewer_seat
+        return any(
+            event.WhichOneof("kind") == "turn_started"
+            and event.turn_started.seat == snap.viewer_seat
+            for event in message.events
         )
 
     async def act(
@@ -296,16 +300,51 @@ class Player:
     def events(self, kind: str, hand_number: int | None = None) -> list[events_pb2.Event]:
         """This client's events of one kind (of one hand)."""
         return [
-            m.event
+            event
             for m in self.messages
-            if m.HasField("event")
-            and m.event.WhichOneof("kind") == kind
-            and (hand_number is None or m.event.hand_number == hand_number)
+            for event in m.events
+            if event.WhichOneof("kind") == kind
+            and (hand_number is None or event.hand_number == hand_number)
         ]
 
 
-def event_kind(message: table_service_pb2.WatchTableResponse) -> str | None:
-    return message.event.WhichOneof("kind") if message.HasField("event") else None
+def event_kinds(message: table_service_pb2.WatchTableResponse) -> list[str]:
+    """The kinds of the change's events, in order (none in a stream's first message)."""
+    return [event.WhichOneof("kind") or "" for event in message.events]
+
+
+def has_event(
+    message: table_service_pb2.WatchTableResponse, kind: str, hand_number: int | None = None
+) -> bool:
+    """Whether the message's change holds an event of this kind (in this hand)."""
+    return any(
+        event.WhichOneof("kind") == kind
+        and (hand_number is None or event.hand_number == hand_number)
+        for event in message.events
+    )
+
+
+def event_of(message: table_service_pb2.WatchTableResponse, kind: str) -> events_pb2.Event:
+    """The message's first event of this kind (fails the test if it has none)."""
+    for event in message.events:
+        if event.WhichOneof("kind") == kind:
+            return event
+    raise AssertionError(f"no {kind} event at sequence {message.sequence}: {event_kinds(message)}")
+
+
+def with_event(
+    kind: str, check: Callable[[Any], bool] = lambda _: True
+) -> Callable[[table_service_pb2.WatchTableResponse], bool]:
+    """A predicate for :meth:`Player.wait_for`: a change holding an event of this kind whose
+    content (``event.<kind>``) passes ``check``."""
+
+    def predicate(message: table_service_pb2.WatchTableResponse) -> bool:
+        return any(
+            event.WhichOneof("kind") == kind and check(getattr(event, kind))
+            for event in message.events
+        )
+
+    return predicate
 
 
 # ------------------------------------------------------------------ tables
@@ -369,9 +408,7 @@ def is_event(
     """A predicate for :meth:`Player.wait_for`: an event of this kind (in this hand)."""
 
     def predicate(message: table_service_pb2.WatchTableResponse) -> bool:
-        return event_kind(message) == kind and (
-            hand_number is None or message.event.hand_number == hand_number
-        )
+        return has_event(message, kind, hand_number)
 
     return predicate
 
@@ -392,7 +429,7 @@ def seat_of(snapshot: table_pb2.TableSnapshot, number: int) -> table_pb2.Seat:
 
 def public_part(message: table_service_pb2.WatchTableResponse) -> tuple[Any, ...]:
     """What every seat must see alike at one sequence number: the snapshot without the
-    viewer's own cards, legal actions and clock reading, and the event without dealt
+    viewer's own cards, legal actions and clock reading, and the events without dealt
     down cards."""
     snap = table_pb2.TableSnapshot()
     snap.CopyFrom(message.snapshot)
@@ -402,16 +439,14 @@ def public_part(message: table_service_pb2.WatchTableResponse) -> tuple[Any, ...
     for seat in snap.seats:
         seat.ClearField("down_cards")
         seat.ClearField("seat_session_id")
-    event = events_pb2.Event()
-    if message.HasField("event"):
-        event.CopyFrom(message.event)
+    events = []
+    for shown in message.events:
+        event = events_pb2.Event()
+        event.CopyFrom(shown)
         for deal in event.cards_dealt.deals:
             deal.ClearField("down_cards")
-    return (
-        message.sequence,
-        snap.SerializeToString(deterministic=True),
-        event.SerializeToString(deterministic=True) if message.HasField("event") else None,
-    )
+        events.append(event.SerializeToString(deterministic=True))
+    return (message.sequence, snap.SerializeToString(deterministic=True), tuple(events))
 
 
 # ------------------------------------------------------------------ privacy
@@ -511,8 +546,7 @@ class HandTruth:
                             )
                         if seat.folded:
                             truth.folded[snap.hand_number].add(seat.number)
-                if message.HasField("event"):
-                    event = message.event
+                for event in message.events:
                     for deal in event.cards_dealt.deals:
                         truth.up[event.hand_number].setdefault(deal.seat, set()).update(
                             deal.up_cards
@@ -565,8 +599,11 @@ def check_privacy(players: list[Player], truth: HandTruth | None = None) -> Hand
             if key not in checked:
                 checked.add(key)
                 _check_snapshot(snap, viewer, truth, where)
-            if message.HasField("event"):
-                _check_event(message.event, viewer, truth, where)
+            for event in message.events:
+                _check_event(event, viewer, truth, where)
+            if message.events:
+                # v0.1's single event is the change's first (its cause).
+                assert message.event == message.events[0], where
     return truth
 
 

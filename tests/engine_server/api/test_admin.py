@@ -30,6 +30,7 @@ from stud.v1 import admin_service_pb2, settings_pb2, table_pb2, table_service_pb
 from engine_server.auth import Scope
 from engine_server.game.fairness import commitment
 from tests.engine_server.api.conftest import Engine, bearer, launch, shut
+from tests.engine_server.api.players import event_of, has_event
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -130,9 +131,10 @@ class Watch:
 
     def events(self, kind: str) -> list[Any]:
         return [
-            getattr(m.event, kind)
+            getattr(event, kind)
             for m in self.messages
-            if m.HasField("event") and m.event.WhichOneof("kind") == kind
+            for event in m.events
+            if event.WhichOneof("kind") == kind
         ]
 
     async def close(self) -> None:
@@ -142,7 +144,7 @@ class Watch:
 
 
 def event_is(kind: str) -> Callable[[table_service_pb2.WatchTableResponse], bool]:
-    return lambda m: m.HasField("event") and m.event.WhichOneof("kind") == kind
+    return lambda m: has_event(m, kind)
 
 
 def status_is(status: int) -> Callable[[table_service_pb2.WatchTableResponse], bool]:
@@ -416,7 +418,7 @@ async def test_pause_takes_effect_between_hands_and_resume_deals_again(engine: E
         )
         assert resumed.table.status != table_pb2.TABLE_STATUS_PAUSED
         started = await watch.until(event_is("hand_started"))
-        assert started.event.hand_started.hand_number == 2
+        assert event_of(started, "hand_started").hand_started.hand_number == 2
         await refused(
             engine.admin.ResumeTable(a.ResumeTableRequest(name=name), metadata=engine.admin_md),
             PRECONDITION,
@@ -615,7 +617,7 @@ async def test_rotate_seed_between_hands_reveals_the_old_seed(engine: Engine) ->
     watch = Watch(engine, table_id, "ann")
     try:
         await engine.admin.ResumeTable(a.ResumeTableRequest(name=name), metadata=engine.admin_md)
-        started = (await watch.until(event_is("hand_started"))).event.hand_started
+        started = event_of(await watch.until(event_is("hand_started")), "hand_started").hand_started
         assert (started.hand_number, started.nonce) == (2, 0)
         assert started.seed.commitment == rotated.current.commitment
         assert started.seed.client_seed == "fresh_seed"

@@ -19,13 +19,14 @@ from tests.engine_server.api.players import (
     bettor,
     caller,
     check_privacy,
-    event_kind,
+    event_of,
     is_event,
     open_table,
     passive,
     pause,
     public_part,
     seat_of,
+    with_event,
 )
 
 K = table_pb2
@@ -68,7 +69,7 @@ def seconds(stamp: timestamp_pb2.Timestamp) -> float:
 
 def hand_messages(player: Player, hand: int) -> list[table_service_pb2.WatchTableResponse]:
     """This player's updates of one hand, from its HandStarted to its HandEnded."""
-    return [m for m in player.messages if m.HasField("event") and m.event.hand_number == hand]
+    return [m for m in player.messages if m.events and m.events[0].hand_number == hand]
 
 
 def timeouts_of(
@@ -77,25 +78,31 @@ def timeouts_of(
     """What the clock did on each of ``player``'s turns in ``hand``: (his view when the turn
     started, "check"/"fold"/"protected"/"show"..., the event), in order."""
     found: list[tuple[table_pb2.TableSnapshot, str, events_pb2.Event]] = []
-    turn: table_service_pb2.WatchTableResponse | None = None
+    turn: tuple[table_pb2.TableSnapshot, events_pb2.Event] | None = None
     for message in hand_messages(player, hand):
-        kind = event_kind(message)
-        event = message.event
-        if kind == "turn_started":
-            turn = message if event.turn_started.seat == player.seat else None
-        elif turn is not None and kind == "action_taken" and event.action_taken.seat == player.seat:
-            if event.action_taken.timed_out:
-                name = K.ActionKind.Name(event.action_taken.kind).removeprefix("ACTION_KIND_")
-                found.append((turn.snapshot, name.lower(), event))
-                elapsed = seconds(event.time) - seconds(turn.event.time)
-                assert elapsed >= CLOCK * 0.9, f"acted for after {elapsed:.3f} s"
-            turn = None
-        elif turn is not None and kind == "all_in_protected":
-            assert event.all_in_protected.seat == player.seat
-            found.append((turn.snapshot, "protected", event))
-            elapsed = seconds(event.time) - seconds(turn.event.time)
-            assert elapsed >= CLOCK * 0.9, f"protected after {elapsed:.3f} s"
-            turn = None
+        for event in message.events:
+            kind = event.WhichOneof("kind")
+            if kind == "turn_started":
+                # The turn is its change's last event: the message's view is the turn's.
+                mine = event.turn_started.seat == player.seat
+                turn = (message.snapshot, event) if mine else None
+            elif (
+                turn is not None
+                and kind == "action_taken"
+                and event.action_taken.seat == player.seat
+            ):
+                if event.action_taken.timed_out:
+                    name = K.ActionKind.Name(event.action_taken.kind).removeprefix("ACTION_KIND_")
+                    found.append((turn[0], name.lower(), event))
+                    elapsed = seconds(event.time) - seconds(turn[1].time)
+                    assert elapsed >= CLOCK * 0.9, f"acted for after {elapsed:.3f} s"
+                turn = None
+            elif turn is not None and kind == "all_in_protected":
+                assert event.all_in_protected.seat == player.seat
+                found.append((turn[0], "protected", event))
+                elapsed = seconds(event.time) - seconds(turn[1].time)
+                assert elapsed >= CLOCK * 0.9, f"protected after {elapsed:.3f} s"
+                turn = None
     return found
 
 
@@ -177,16 +184,13 @@ def check_protected_hand(players: list[Player], protected: Player, hand: int) ->
     index = next(
         i
         for i, m in enumerate(messages)
-        if event_kind(m) == "all_in_protected" and m.event.all_in_protected.seat == protected.seat
+        if with_event("all_in_protected", lambda e: e.seat == protected.seat)(m)
     )
     at_protection = seat_of(messages[index].snapshot, protected.seat)
     assert at_protection.all_in_protected and not at_protection.folded
     for message in messages[index + 1 :]:
         snap = message.snapshot
-        if (
-            event_kind(message) == "turn_started"
-            and message.event.turn_started.seat == protected.seat
-        ):
+        if with_event("turn_started", lambda e: e.seat == protected.seat)(message):
             # Only his turn to show or muck at an ordered showdown.
             assert snap.street == S.STREET_SHOWDOWN, snap
             assert {a.kind for a in snap.legal_actions} <= {K.ACTION_KIND_SHOW, K.ACTION_KIND_MUCK}
@@ -325,41 +329,33 @@ async def test_a_dropped_player_is_acted_for_then_reconnects_to_a_fresh_snapshot
     a, _, x = players
     try:
         fourth = await x.wait_for(
-            lambda m: (
-                event_kind(m) == "street_started"
-                and m.event.street_started.street == S.STREET_FOURTH
-            ),
+            with_event("street_started", lambda e: e.street == S.STREET_FOURTH),
             timeout=20,
         )
         hand = fourth.snapshot.hand_number
         mark = len(a.messages)
         await x.disconnect()
         away = await a.wait_for(
-            lambda m: (
-                event_kind(m) == "connection_changed" and m.event.connection_changed.seat == x.seat
-            ),
+            with_event("connection_changed", lambda e: e.seat == x.seat),
             after=mark,
             timeout=5,
         )
-        assert not away.event.connection_changed.connected
+        assert not event_of(away, "connection_changed").connection_changed.connected
         assert not seat_of(away.snapshot, x.seat).connected
         assert seat_of(away.snapshot, x.seat).in_hand
         # He stays in the hand: his clock checks for him.
         acted = await a.wait_for(
-            lambda m: (
-                event_kind(m) == "action_taken"
-                and m.event.action_taken.seat == x.seat
-                and m.event.action_taken.timed_out
-            ),
+            with_event("action_taken", lambda e: e.seat == x.seat and e.timed_out),
             timeout=10,
         )
-        assert acted.event.action_taken.kind == K.ACTION_KIND_CHECK
-        assert acted.event.hand_number == hand
+        timed_out = event_of(acted, "action_taken")
+        assert timed_out.action_taken.kind == K.ACTION_KIND_CHECK
+        assert timed_out.hand_number == hand
 
         # He comes back: a fresh snapshot first (no event), the whole table as it stands.
         x.decide = caller
         fresh = await x.connect()
-        assert not fresh.HasField("event")
+        assert not fresh.events and not fresh.HasField("event")
         snap = fresh.snapshot
         assert snap.viewer_seat == x.seat and snap.hand_in_progress and snap.hand_number == hand
         mine = seat_of(snap, x.seat)
@@ -371,11 +367,7 @@ async def test_a_dropped_player_is_acted_for_then_reconnects_to_a_fresh_snapshot
         same = await a.wait_for(lambda m: m.sequence == fresh.sequence, timeout=5)
         assert public_part(same)[1] == public_part(fresh)[1]
         back = await a.wait_for(
-            lambda m: (
-                event_kind(m) == "connection_changed"
-                and m.event.connection_changed.seat == x.seat
-                and m.event.connection_changed.connected
-            ),
+            with_event("connection_changed", lambda e: e.seat == x.seat and e.connected),
             after=a.messages.index(away),
             timeout=5,
         )
@@ -390,7 +382,7 @@ async def test_a_dropped_player_is_acted_for_then_reconnects_to_a_fresh_snapshot
     assert any(
         answer.action.seat == x.seat and answer.sequence > fresh.sequence for answer in x.answers
     )
-    result = ended.event.hand_ended.result
+    result = event_of(ended, "hand_ended").hand_ended.result
     assert not result.won_by_fold and x.seat in [shown.seat for shown in result.shown]
     assert sum(result.final_stacks.values()) + result.rake == 300
     check_privacy(players)

@@ -30,6 +30,7 @@ from stud.v1 import admin_service_pb2, table_pb2, table_service_pb2
 from stud.v1.table_service_connect import TableServiceClient
 
 from tests.engine_server.api.conftest import Engine, launch, shut
+from tests.engine_server.api.players import has_event, with_event
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -102,9 +103,10 @@ class Seen:
 
     def events(self, kind: str) -> list[Any]:
         return [
-            getattr(m.event, kind)
+            getattr(event, kind)
             for m in self.messages
-            if m.HasField("event") and m.event.WhichOneof("kind") == kind
+            for event in m.events
+            if event.WhichOneof("kind") == kind
         ]
 
 
@@ -113,12 +115,7 @@ def decide(message: table_service_pb2.WatchTableResponse, seat: int) -> Any:
     snapshot = message.snapshot
     if snapshot.hand_number != 1 or snapshot.turn_seat != seat or not snapshot.legal_actions:
         return None
-    is_turn_event = (
-        message.HasField("event")
-        and message.event.WhichOneof("kind") == "turn_started"
-        and message.event.turn_started.seat == seat
-    )
-    if message.HasField("event") and not is_turn_event:
+    if message.events and not with_event("turn_started", lambda e: e.seat == seat)(message):
         return None
     kinds = [a.kind for a in snapshot.legal_actions]
     for kind in (table_pb2.ACTION_KIND_CHECK, table_pb2.ACTION_KIND_CALL):
@@ -128,7 +125,7 @@ def decide(message: table_service_pb2.WatchTableResponse, seat: int) -> Any:
 
 
 def hand_over(message: table_service_pb2.WatchTableResponse) -> bool:
-    return message.HasField("event") and message.event.WhichOneof("kind") == "hand_ended"
+    return has_event(message, "hand_ended")
 
 
 async def play_browser(engine: Engine, table_id: str, seen: Seen, protocol: ProtocolType) -> Seen:

@@ -34,7 +34,7 @@ from tests.engine_server.api.players import (
     action,
     at_sequence,
     caller,
-    event_kind,
+    event_of,
     is_event,
     passive,
 )
@@ -213,19 +213,19 @@ async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
 
     # Hand 1 is played out; its stacks are what hand 2 starts from.
     ended = await watcher.wait_for(is_event("hand_ended", 1), timeout=30)
-    before = dict(ended.event.hand_ended.result.final_stacks)
+    before = dict(event_of(ended, "hand_ended").hand_ended.result.final_stacks)
     assert sum(before.values()) == 300 and before != {1: 100, 2: 100, 3: 100}
 
     # Hand 2: two players put chips in, and one asks to leave; then the engine dies.
     mark = 0
     for _ in range(2):
         turn = await watcher.wait_for(
-            lambda m: event_kind(m) == "turn_started" and m.event.hand_number == 2,
+            is_event("turn_started", 2),
             after=mark,
             timeout=10,
         )
         mark = watcher.messages.index(turn) + 1
-        actor = players[turn.event.turn_started.seat - 1]
+        actor = players[event_of(turn, "turn_started").turn_started.seat - 1]
         own = await actor.wait_for(at_sequence(turn.sequence), timeout=5)
         assert own.sequence == turn.sequence
         chosen = action(own.snapshot, K.ACTION_KIND_COMPLETE) or action(
@@ -286,7 +286,7 @@ async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
         for started in again[0].events("hand_started", 3):
             assert started.hand_started.nonce == 2
         ended = await again[0].wait_for(is_event("hand_ended", 3), timeout=30)
-        result = ended.event.hand_ended.result
+        result = event_of(ended, "hand_ended").hand_ended.result
         assert result.nonce == 2
         assert sum(result.final_stacks.values()) + result.rake == before[1] + before[2]
         await second.admin.PauseTable(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from stud.v1 import table_pb2, table_service_pb2
 
 from tests.engine_server.api.conftest import Engine
+from tests.engine_server.api.players import event_of, has_event
 
 
 async def test_player_joined_carries_the_seat_as_the_viewer_sees_it(engine: Engine) -> None:
@@ -15,13 +16,13 @@ async def test_player_joined_carries_the_seat_as_the_viewer_sees_it(engine: Engi
     )
     try:
         first = await stream.read()
-        assert not first.HasField("event")
+        assert not first.events and not first.HasField("event")
         await engine.seat("t1", "bob", buy_in=150, seat=5)
         while True:
             message = await stream.read()
-            if message.event.HasField("player_joined"):
+            if has_event(message, "player_joined"):
                 break
-        joined = message.event.player_joined.seat
+        joined = event_of(message, "player_joined").player_joined.seat
         assert (joined.number, joined.player_id, joined.display_name) == (5, "bob", "BOB")
         assert joined.stack == 150 and joined.status == table_pb2.SEAT_STATUS_SEATED
         # The same seat as the snapshot of that update shows it (no session id for players).

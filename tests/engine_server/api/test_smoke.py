@@ -68,8 +68,9 @@ async def test_the_stream_names_the_action_id_of_each_action(engine: Engine) -> 
 
     async def play(player: str) -> None:
         async for message in streams[player]:
-            if message.event.HasField("action_taken") and player == "a1":
-                seen[message.sequence] = message.event.action_taken.action_id
+            taken = [e.action_taken for e in message.events if e.HasField("action_taken")]
+            if taken and player == "a1":
+                seen[message.sequence] = taken[0].action_id
             snap = message.snapshot
             if snap.hand_number > 1 or len(sent) >= 4:
                 return

@@ -79,7 +79,8 @@ async def test_every_answer_names_its_own_event_through_an_ordered_showdown() ->
                 by_sequence.update((u.sequence, u) for u in _drain(watcher))
                 if choice in (ActionKind.SHOW, ActionKind.MUCK):
                     decisions.add(choice)
-                event = by_sequence[answer.sequence].event
+                # The action's change opens with the action as recorded.
+                event = by_sequence[answer.sequence].events[0]
                 expected = {
                     ActionKind.SHOW: HandShown,
                     ActionKind.MUCK: HandMucked,

@@ -318,7 +318,9 @@ class _Game:
             if (
                 snapshot.turn_seat == snapshot.viewer_seat
                 and snapshot.legal_actions
-                and message.sequence > self._acted_through
+                # Older snapshots are stale; the action's own change may already hand the
+                # bot its next turn (a new street can open on it).
+                and message.sequence >= self._acted_through
             ):
                 await self._act(snapshot)
         return "gone"  # the engine ends the stream when the seat frees or the table closes

@@ -56,8 +56,12 @@ class TableService(Protocol):
     def watch_table(self, request: WatchTableRequest, ctx: RequestContext[WatchTableRequest, WatchTableResponse], /) -> AsyncIterator[WatchTableResponse]:
         """
         Streams the caller's seat view of the table: first a message with the full snapshot, then
-        one message per change, each with the event and the new snapshot.
+        one message per change, each with the change's events and the new snapshot.
 
+        - A change is everything one cause brings about at once: an action with the cards and
+          the turn that follow it, a hand's start with its antes, cards and first turn, a
+          player sitting down. Its message carries all of its events in order (`events`) and the
+          view after the last of them.
         - `sequence` numbers the table's changes; within one stream each message's sequence is one
           more than the previous one's. There is no resume: after a drop, call WatchTable again
           and start over from the fresh snapshot it sends first.
@@ -261,8 +265,12 @@ class TableServiceClient(ConnectClient):
     ) -> AsyncIterator[WatchTableResponse]:
         """
         Streams the caller's seat view of the table: first a message with the full snapshot, then
-        one message per change, each with the event and the new snapshot.
+        one message per change, each with the change's events and the new snapshot.
 
+        - A change is everything one cause brings about at once: an action with the cards and
+          the turn that follow it, a hand's start with its antes, cards and first turn, a
+          player sitting down. Its message carries all of its events in order (`events`) and the
+          view after the last of them.
         - `sequence` numbers the table's changes; within one stream each message's sequence is one
           more than the previous one's. There is no resume: after a drop, call WatchTable again
           and start over from the fresh snapshot it sends first.
@@ -440,8 +448,12 @@ class TableServiceSync(Protocol):
     def watch_table(self, request: WatchTableRequest, ctx: RequestContext[WatchTableRequest, WatchTableResponse], /) -> Iterator[WatchTableResponse]:
         """
         Streams the caller's seat view of the table: first a message with the full snapshot, then
-        one message per change, each with the event and the new snapshot.
+        one message per change, each with the change's events and the new snapshot.
 
+        - A change is everything one cause brings about at once: an action with the cards and
+          the turn that follow it, a hand's start with its antes, cards and first turn, a
+          player sitting down. Its message carries all of its events in order (`events`) and the
+          view after the last of them.
         - `sequence` numbers the table's changes; within one stream each message's sequence is one
           more than the previous one's. There is no resume: after a drop, call WatchTable again
           and start over from the fresh snapshot it sends first.
@@ -643,8 +655,12 @@ class TableServiceClientSync(ConnectClientSync):
     ) -> Iterator[WatchTableResponse]:
         """
         Streams the caller's seat view of the table: first a message with the full snapshot, then
-        one message per change, each with the event and the new snapshot.
+        one message per change, each with the change's events and the new snapshot.
 
+        - A change is everything one cause brings about at once: an action with the cards and
+          the turn that follow it, a hand's start with its antes, cards and first turn, a
+          player sitting down. Its message carries all of its events in order (`events`) and the
+          view after the last of them.
         - `sequence` numbers the table's changes; within one stream each message's sequence is one
           more than the previous one's. There is no resume: after a drop, call WatchTable again
           and start over from the fresh snapshot it sends first.

@@ -3,8 +3,10 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 from stud.v1 import events_pb2 as _events_pb2
 from stud.v1 import table_pb2 as _table_pb2
 import builtins as _builtins
@@ -15,6 +17,11 @@ if sys.version_info >= (3, 11):
     from typing import TypeAlias as _TypeAlias, Never as _Never
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
+
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
@@ -49,18 +56,30 @@ class WatchTableResponse(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     EVENT_FIELD_NUMBER: _builtins.int
     SNAPSHOT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The table's change number this message reflects. The first message carries the number of
-    the last change already in its snapshot; each update carries its event's number.
+    the last change already in its snapshot; each update carries its change's number.
     """
     @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
     def event(self) -> _events_pb2.Event:
-        """The change; unset in the first message of a stream (the full snapshot)."""
+        """The change's first event (its cause: the action, the hand's start, ...), also the first of
+        `events`. Kept for clients built against v0.1, which had one event per message; read
+        `events`.
+        """
 
     @_builtins.property
     def snapshot(self) -> _table_pb2.TableSnapshot:
         """The caller's whole seat view after the change (always set). Clients may simply render it
-        and use `event` only for animation and sounds.
+        and use `events` only for animation and sounds.
+        """
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
+        """The change's events in the order they happened, as this seat may see them (another
+        seat's down card shows as dealt, face hidden); empty in the first message of a stream
+        (the full snapshot).
         """
 
     def __init__(
@@ -69,10 +88,11 @@ class WatchTableResponse(_message.Message):
         sequence: _builtins.int = ...,
         event: _events_pb2.Event | None = ...,
         snapshot: _table_pb2.TableSnapshot | None = ...,
+        events: _abc.Iterable[_events_pb2.Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -134,7 +154,7 @@ class ActResponse(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     SEQUENCE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
-    """The change number of the ActionTaken event in the WatchTable stream."""
+    """The number of the change that carries this action in the WatchTable stream."""
     @_builtins.property
     def action(self) -> _events_pb2.ActionTaken:
         """The action as the table recorded it."""

@@ -48,8 +48,12 @@ class TableServiceStub:
     def __new__(cls, channel: _aio.Channel) -> TableServiceAsyncStub: ...
     WatchTable: _grpc.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]
     """Streams the caller's seat view of the table: first a message with the full snapshot, then
-    one message per change, each with the event and the new snapshot.
+    one message per change, each with the change's events and the new snapshot.
 
+    - A change is everything one cause brings about at once: an action with the cards and
+      the turn that follow it, a hand's start with its antes, cards and first turn, a
+      player sitting down. Its message carries all of its events in order (`events`) and the
+      view after the last of them.
     - `sequence` numbers the table's changes; within one stream each message's sequence is one
       more than the previous one's. There is no resume: after a drop, call WatchTable again
       and start over from the fresh snapshot it sends first.
@@ -115,8 +119,12 @@ class TableServiceAsyncStub(TableServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     WatchTable: _aio.UnaryStreamMultiCallable[_table_service_pb2.WatchTableRequest, _table_service_pb2.WatchTableResponse]  # type: ignore[assignment]
     """Streams the caller's seat view of the table: first a message with the full snapshot, then
-    one message per change, each with the event and the new snapshot.
+    one message per change, each with the change's events and the new snapshot.
 
+    - A change is everything one cause brings about at once: an action with the cards and
+      the turn that follow it, a hand's start with its antes, cards and first turn, a
+      player sitting down. Its message carries all of its events in order (`events`) and the
+      view after the last of them.
     - `sequence` numbers the table's changes; within one stream each message's sequence is one
       more than the previous one's. There is no resume: after a drop, call WatchTable again
       and start over from the fresh snapshot it sends first.
@@ -185,8 +193,12 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_table_service_pb2.WatchTableResponse], _abc.AsyncIterator[_table_service_pb2.WatchTableResponse]]:
         """Streams the caller's seat view of the table: first a message with the full snapshot, then
-        one message per change, each with the event and the new snapshot.
+        one message per change, each with the change's events and the new snapshot.
 
+        - A change is everything one cause brings about at once: an action with the cards and
+          the turn that follow it, a hand's start with its antes, cards and first turn, a
+          player sitting down. Its message carries all of its events in order (`events`) and the
+          view after the last of them.
         - `sequence` numbers the table's changes; within one stream each message's sequence is one
           more than the previous one's. There is no resume: after a drop, call WatchTable again
           and start over from the fresh snapshot it sends first.

@@ -2,7 +2,7 @@
  * The player's connection to his table on the engine: one WatchTable stream (Connect protocol
  * over fetch), watched again after a drop, and Act with a fresh action id per action he means.
  *
- * WatchTable sends a full snapshot first, then one message per change with the event and the
+ * WatchTable sends a full snapshot first, then one message per change with its events and the
  * new snapshot; a page simply renders every snapshot. There is no resume: after a drop the
  * next stream starts from a fresh snapshot.
  */
@@ -19,8 +19,8 @@ export type Ended =
   | { kind: "stopped" }; // stop() was called
 
 export interface ConnectionHandlers {
-  /** Every snapshot, with the change that led to it (none for a stream's first message). */
-  onSnapshot(snapshot: TableSnapshot, event: TableEvent | undefined): void;
+  /** Every snapshot, with the events of the change that led to it (none in a stream's first). */
+  onSnapshot(snapshot: TableSnapshot, events: readonly TableEvent[]): void;
   /** The stream dropped and is being watched again (`retrying`), or is back (`connected`). */
   onLink(state: "connected" | "retrying", detail?: string): void;
 }
@@ -51,7 +51,7 @@ export class TableConnection {
             first = false;
             delayMs = 500;
           }
-          if (message.snapshot !== undefined) handlers.onSnapshot(message.snapshot, message.event);
+          if (message.snapshot !== undefined) handlers.onSnapshot(message.snapshot, message.events);
         }
         return { kind: "left" };
       } catch (error) {

@@ -199,7 +199,7 @@ class TablePage {
     this.connection = connection;
     void connection
       .watch({
-        onSnapshot: (snapshot, event) => this.onSnapshot(snapshot, event),
+        onSnapshot: (snapshot, events) => this.onSnapshot(snapshot, events),
         onLink: (state, detail) => {
           byId("link-state").textContent = state === "connected" ? "connected" : `reconnecting… (${detail ?? ""})`;
         },
@@ -207,12 +207,12 @@ class TablePage {
       .then((ended) => this.onEnded(connection, ended));
   }
 
-  private onSnapshot(snapshot: TableSnapshot, event: TableEvent | undefined): void {
+  private onSnapshot(snapshot: TableSnapshot, events: readonly TableEvent[]): void {
     this.snapshot = snapshot;
     const deadline = localDeadline(snapshot, Date.now());
     renderTable(snapshot, deadline);
     renderActions(snapshot, deadline, (kind, amount) => void this.act(kind, amount));
-    if (event !== undefined) {
+    for (const event of events) {
       const line = describeEvent(snapshot, event);
       if (line) this.log(line);
     }

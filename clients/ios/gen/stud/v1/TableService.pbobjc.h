@@ -74,6 +74,7 @@ typedef GPB_ENUM(STUDWatchTableResponse_FieldNumber) {
   STUDWatchTableResponse_FieldNumber_Sequence = 1,
   STUDWatchTableResponse_FieldNumber_Event = 2,
   STUDWatchTableResponse_FieldNumber_Snapshot = 3,
+  STUDWatchTableResponse_FieldNumber_EventsArray = 4,
 };
 
 /**
@@ -83,22 +84,35 @@ GPB_FINAL @interface STUDWatchTableResponse : GPBMessage
 
 /**
  * The table's change number this message reflects. The first message carries the number of
- * the last change already in its snapshot; each update carries its event's number.
+ * the last change already in its snapshot; each update carries its change's number.
  **/
 @property(nonatomic, readwrite) int64_t sequence;
 
-/** The change; unset in the first message of a stream (the full snapshot). */
-@property(nonatomic, readwrite, strong, null_resettable) STUDEvent *event;
+/**
+ * The change's first event (its cause: the action, the hand's start, ...), also the first of
+ * `events`. Kept for clients built against v0.1, which had one event per message; read
+ * `events`.
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDEvent *event GPB_DEPRECATED_MSG("stud.v1.WatchTableResponse.event is deprecated (see stud/v1/table_service.proto).");
 /** Test to see if @c event has been set. */
-@property(nonatomic, readwrite) BOOL hasEvent;
+@property(nonatomic, readwrite) BOOL hasEvent GPB_DEPRECATED_MSG("stud.v1.WatchTableResponse.event is deprecated (see stud/v1/table_service.proto).");
 
 /**
  * The caller's whole seat view after the change (always set). Clients may simply render it
- * and use `event` only for animation and sounds.
+ * and use `events` only for animation and sounds.
  **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDTableSnapshot *snapshot;
 /** Test to see if @c snapshot has been set. */
 @property(nonatomic, readwrite) BOOL hasSnapshot;
+
+/**
+ * The change's events in the order they happened, as this seat may see them (another
+ * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+ * (the full snapshot).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableArray<STUDEvent*> *eventsArray;
+/** The number of items in @c eventsArray without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger eventsArray_Count;
 
 @end
 
@@ -174,7 +188,7 @@ GPB_FINAL @interface STUDActResponse : GPBMessage
 /** Test to see if @c action has been set. */
 @property(nonatomic, readwrite) BOOL hasAction;
 
-/** The change number of the ActionTaken event in the WatchTable stream. */
+/** The number of the change that carries this action in the WatchTable stream. */
 @property(nonatomic, readwrite) int64_t sequence;
 
 @end

@@ -109,11 +109,13 @@ typedef struct STUDWatchTableRequest__storage_ {
 @dynamic sequence;
 @dynamic hasEvent, event;
 @dynamic hasSnapshot, snapshot;
+@dynamic eventsArray, eventsArray_Count;
 
 typedef struct STUDWatchTableResponse__storage_ {
   uint32_t _has_storage_[1];
   STUDEvent *event;
   STUDTableSnapshot *snapshot;
+  NSMutableArray *eventsArray;
   int64_t sequence;
 } STUDWatchTableResponse__storage_;
 
@@ -148,6 +150,15 @@ typedef struct STUDWatchTableResponse__storage_ {
         .hasIndex = 2,
         .offset = (uint32_t)offsetof(STUDWatchTableResponse__storage_, snapshot),
         .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "eventsArray",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDEvent),
+        .number = STUDWatchTableResponse_FieldNumber_EventsArray,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDWatchTableResponse__storage_, eventsArray),
+        .flags = GPBFieldRepeated,
         .dataType = GPBDataTypeMessage,
       },
     };

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table_service.proto.
  */
 export const file_stud_v1_table_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiIgoRV2F0Y2hUYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkibwoSV2F0Y2hUYWJsZVJlc3BvbnNlEhAKCHNlcXVlbmNlGAEgASgDEh0KBWV2ZW50GAIgASgLMg4uc3R1ZC52MS5FdmVudBIoCghzbmFwc2hvdBgDIAEoCzIWLnN0dWQudjEuVGFibGVTbmFwc2hvdCKGAQoKQWN0UmVxdWVzdBINCgV0YWJsZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIhCgRraW5kGAMgASgOMhMuc3R1ZC52MS5BY3Rpb25LaW5kEhMKBmFtb3VudBgEIAEoA0gAiAEBEhEKCWFjdGlvbl9pZBgFIAEoCUIJCgdfYW1vdW50IkUKC0FjdFJlc3BvbnNlEiQKBmFjdGlvbhgBIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW4SEAoIc2VxdWVuY2UYAiABKAMiHQoMTGVhdmVSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJIkQKDUxlYXZlUmVzcG9uc2USDAoEbGVmdBgBIAEoCBIlCgdzZXNzaW9uGAIgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiIeCg1TaXRPdXRSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJIkcKDlNpdE91dFJlc3BvbnNlEhsKBHNlYXQYASABKAsyDS5zdHVkLnYxLlNlYXQSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyIdCgxTaXRJblJlcXVlc3QSDQoFdGFibGUYASABKAkiRgoNU2l0SW5SZXNwb25zZRIbCgRzZWF0GAEgASgLMg0uc3R1ZC52MS5TZWF0EhgKEGZyb21faGFuZF9udW1iZXIYAiABKAMiNgoQU2hvd0NhcmRzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAyI1ChFTaG93Q2FyZHNSZXNwb25zZRIgCgRoYW5kGAEgASgLMhIuc3R1ZC52MS5TaG93bkhhbmQykQMKDFRhYmxlU2VydmljZRJHCgpXYXRjaFRhYmxlEhouc3R1ZC52MS5XYXRjaFRhYmxlUmVxdWVzdBobLnN0dWQudjEuV2F0Y2hUYWJsZVJlc3BvbnNlMAESNQoDQWN0EhMuc3R1ZC52MS5BY3RSZXF1ZXN0GhQuc3R1ZC52MS5BY3RSZXNwb25zZSIDkAICEjsKBUxlYXZlEhUuc3R1ZC52MS5MZWF2ZVJlcXVlc3QaFi5zdHVkLnYxLkxlYXZlUmVzcG9uc2UiA5ACAhI+CgZTaXRPdXQSFi5zdHVkLnYxLlNpdE91dFJlcXVlc3QaFy5zdHVkLnYxLlNpdE91dFJlc3BvbnNlIgOQAgISOwoFU2l0SW4SFS5zdHVkLnYxLlNpdEluUmVxdWVzdBoWLnN0dWQudjEuU2l0SW5SZXNwb25zZSIDkAICEkcKCVNob3dDYXJkcxIZLnN0dWQudjEuU2hvd0NhcmRzUmVxdWVzdBoaLnN0dWQudjEuU2hvd0NhcmRzUmVzcG9uc2UiA5ACAkIJUAGiAgRTVFVEYgZwcm90bzM", [file_stud_v1_events, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiIgoRV2F0Y2hUYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkikwEKEldhdGNoVGFibGVSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoAxIhCgVldmVudBgCIAEoCzIOLnN0dWQudjEuRXZlbnRCAhgBEigKCHNuYXBzaG90GAMgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90Eh4KBmV2ZW50cxgEIAMoCzIOLnN0dWQudjEuRXZlbnQihgEKCkFjdFJlcXVlc3QSDQoFdGFibGUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMSIQoEa2luZBgDIAEoDjITLnN0dWQudjEuQWN0aW9uS2luZBITCgZhbW91bnQYBCABKANIAIgBARIRCglhY3Rpb25faWQYBSABKAlCCQoHX2Ftb3VudCJFCgtBY3RSZXNwb25zZRIkCgZhY3Rpb24YASABKAsyFC5zdHVkLnYxLkFjdGlvblRha2VuEhAKCHNlcXVlbmNlGAIgASgDIh0KDExlYXZlUmVxdWVzdBINCgV0YWJsZRgBIAEoCSJECg1MZWF2ZVJlc3BvbnNlEgwKBGxlZnQYASABKAgSJQoHc2Vzc2lvbhgCIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iHgoNU2l0T3V0UmVxdWVzdBINCgV0YWJsZRgBIAEoCSJHCg5TaXRPdXRSZXNwb25zZRIbCgRzZWF0GAEgASgLMg0uc3R1ZC52MS5TZWF0EhgKEGZyb21faGFuZF9udW1iZXIYAiABKAMiHQoMU2l0SW5SZXF1ZXN0Eg0KBXRhYmxlGAEgASgJIkYKDVNpdEluUmVzcG9uc2USGwoEc2VhdBgBIAEoCzINLnN0dWQudjEuU2VhdBIYChBmcm9tX2hhbmRfbnVtYmVyGAIgASgDIjYKEFNob3dDYXJkc1JlcXVlc3QSDQoFdGFibGUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMiNQoRU2hvd0NhcmRzUmVzcG9uc2USIAoEaGFuZBgBIAEoCzISLnN0dWQudjEuU2hvd25IYW5kMpEDCgxUYWJsZVNlcnZpY2USRwoKV2F0Y2hUYWJsZRIaLnN0dWQudjEuV2F0Y2hUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLldhdGNoVGFibGVSZXNwb25zZTABEjUKA0FjdBITLnN0dWQudjEuQWN0UmVxdWVzdBoULnN0dWQudjEuQWN0UmVzcG9uc2UiA5ACAhI7CgVMZWF2ZRIVLnN0dWQudjEuTGVhdmVSZXF1ZXN0GhYuc3R1ZC52MS5MZWF2ZVJlc3BvbnNlIgOQAgISPgoGU2l0T3V0EhYuc3R1ZC52MS5TaXRPdXRSZXF1ZXN0Ghcuc3R1ZC52MS5TaXRPdXRSZXNwb25zZSIDkAICEjsKBVNpdEluEhUuc3R1ZC52MS5TaXRJblJlcXVlc3QaFi5zdHVkLnYxLlNpdEluUmVzcG9uc2UiA5ACAhJHCglTaG93Q2FyZHMSGS5zdHVkLnYxLlNob3dDYXJkc1JlcXVlc3QaGi5zdHVkLnYxLlNob3dDYXJkc1Jlc3BvbnNlIgOQAgJCCVABogIEU1RVRGIGcHJvdG8z", [file_stud_v1_events, file_stud_v1_table]);
 
 /**
  * WatchTable's request.
@@ -45,26 +45,38 @@ export const WatchTableRequestSchema: GenMessage<WatchTableRequest> = /*@__PURE_
 export type WatchTableResponse = Message<"stud.v1.WatchTableResponse"> & {
   /**
    * The table's change number this message reflects. The first message carries the number of
-   * the last change already in its snapshot; each update carries its event's number.
+   * the last change already in its snapshot; each update carries its change's number.
    *
    * @generated from field: int64 sequence = 1;
    */
   sequence: bigint;
 
   /**
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    *
-   * @generated from field: stud.v1.Event event = 2;
+   * @generated from field: stud.v1.Event event = 2 [deprecated = true];
+   * @deprecated
    */
   event?: Event | undefined;
 
   /**
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    *
    * @generated from field: stud.v1.TableSnapshot snapshot = 3;
    */
   snapshot?: TableSnapshot | undefined;
+
+  /**
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   *
+   * @generated from field: repeated stud.v1.Event events = 4;
+   */
+  events: Event[];
 };
 
 /**
@@ -141,7 +153,7 @@ export type ActResponse = Message<"stud.v1.ActResponse"> & {
   action?: ActionTaken | undefined;
 
   /**
-   * The change number of the ActionTaken event in the WatchTable stream.
+   * The number of the change that carries this action in the WatchTable stream.
    *
    * @generated from field: int64 sequence = 2;
    */
@@ -372,8 +384,12 @@ export const ShowCardsResponseSchema: GenMessage<ShowCardsResponse> = /*@__PURE_
 export const TableService: GenService<{
   /**
    * Streams the caller's seat view of the table: first a message with the full snapshot, then
-   * one message per change, each with the event and the new snapshot.
+   * one message per change, each with the change's events and the new snapshot.
    *
+   * - A change is everything one cause brings about at once: an action with the cards and
+   *   the turn that follow it, a hand's start with its antes, cards and first turn, a
+   *   player sitting down. Its message carries all of its events in order (`events`) and the
+   *   view after the last of them.
    * - `sequence` numbers the table's changes; within one stream each message's sequence is one
    *   more than the previous one's. There is no resume: after a drop, call WatchTable again
    *   and start over from the fresh snapshot it sends first.

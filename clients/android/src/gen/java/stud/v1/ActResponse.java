@@ -87,7 +87,7 @@ public  final class ActResponse extends
   private long sequence_;
   /**
    * <pre>
-   * The change number of the ActionTaken event in the WatchTable stream.
+   * The number of the change that carries this action in the WatchTable stream.
    * </pre>
    *
    * <code>int64 sequence = 2;</code>
@@ -99,7 +99,7 @@ public  final class ActResponse extends
   }
   /**
    * <pre>
-   * The change number of the ActionTaken event in the WatchTable stream.
+   * The number of the change that carries this action in the WatchTable stream.
    * </pre>
    *
    * <code>int64 sequence = 2;</code>
@@ -111,7 +111,7 @@ public  final class ActResponse extends
   }
   /**
    * <pre>
-   * The change number of the ActionTaken event in the WatchTable stream.
+   * The number of the change that carries this action in the WatchTable stream.
    * </pre>
    *
    * <code>int64 sequence = 2;</code>
@@ -293,7 +293,7 @@ public  final class ActResponse extends
 
     /**
      * <pre>
-     * The change number of the ActionTaken event in the WatchTable stream.
+     * The number of the change that carries this action in the WatchTable stream.
      * </pre>
      *
      * <code>int64 sequence = 2;</code>
@@ -305,7 +305,7 @@ public  final class ActResponse extends
     }
     /**
      * <pre>
-     * The change number of the ActionTaken event in the WatchTable stream.
+     * The number of the change that carries this action in the WatchTable stream.
      * </pre>
      *
      * <code>int64 sequence = 2;</code>
@@ -319,7 +319,7 @@ public  final class ActResponse extends
     }
     /**
      * <pre>
-     * The change number of the ActionTaken event in the WatchTable stream.
+     * The number of the change that carries this action in the WatchTable stream.
      * </pre>
      *
      * <code>int64 sequence = 2;</code>

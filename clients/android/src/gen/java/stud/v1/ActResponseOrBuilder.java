@@ -28,7 +28,7 @@ public interface ActResponseOrBuilder extends
 
   /**
    * <pre>
-   * The change number of the ActionTaken event in the WatchTable stream.
+   * The number of the change that carries this action in the WatchTable stream.
    * </pre>
    *
    * <code>int64 sequence = 2;</code>

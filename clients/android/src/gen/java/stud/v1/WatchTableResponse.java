@@ -16,13 +16,14 @@ public  final class WatchTableResponse extends
     // @@protoc_insertion_point(message_implements:stud.v1.WatchTableResponse)
     WatchTableResponseOrBuilder {
   private WatchTableResponse() {
+    events_ = emptyProtobufList();
   }
   public static final int SEQUENCE_FIELD_NUMBER = 1;
   private long sequence_;
   /**
    * <pre>
    * The table's change number this message reflects. The first message carries the number of
-   * the last change already in its snapshot; each update carries its event's number.
+   * the last change already in its snapshot; each update carries its change's number.
    * </pre>
    *
    * <code>int64 sequence = 1;</code>
@@ -35,7 +36,7 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The table's change number this message reflects. The first message carries the number of
-   * the last change already in its snapshot; each update carries its event's number.
+   * the last change already in its snapshot; each update carries its change's number.
    * </pre>
    *
    * <code>int64 sequence = 1;</code>
@@ -48,7 +49,7 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The table's change number this message reflects. The first message carries the number of
-   * the last change already in its snapshot; each update carries its event's number.
+   * the last change already in its snapshot; each update carries its change's number.
    * </pre>
    *
    * <code>int64 sequence = 1;</code>
@@ -62,32 +63,38 @@ public  final class WatchTableResponse extends
   private stud.v1.Event event_;
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    */
   @java.lang.Override
-  public boolean hasEvent() {
+  @java.lang.Deprecated public boolean hasEvent() {
     return event_ != null;
   }
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    */
   @java.lang.Override
-  public stud.v1.Event getEvent() {
+  @java.lang.Deprecated public stud.v1.Event getEvent() {
     return event_ == null ? stud.v1.Event.getDefaultInstance() : event_;
   }
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    */
   private void setEvent(stud.v1.Event value) {
     value.getClass();
@@ -96,10 +103,12 @@ public  final class WatchTableResponse extends
     }
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    */
   @java.lang.SuppressWarnings({"ReferenceEquality"})
   private void mergeEvent(stud.v1.Event value) {
@@ -115,10 +124,12 @@ public  final class WatchTableResponse extends
   }
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    */
   private void clearEvent() {  event_ = null;
     
@@ -129,7 +140,7 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -141,7 +152,7 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -153,7 +164,7 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -166,7 +177,7 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -186,13 +197,173 @@ public  final class WatchTableResponse extends
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
    */
   private void clearSnapshot() {  snapshot_ = null;
     
+  }
+
+  public static final int EVENTS_FIELD_NUMBER = 4;
+  private com.google.protobuf.Internal.ProtobufList<stud.v1.Event> events_;
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  @java.lang.Override
+  public java.util.List<stud.v1.Event> getEventsList() {
+    return events_;
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  public java.util.List<? extends stud.v1.EventOrBuilder> 
+      getEventsOrBuilderList() {
+    return events_;
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  @java.lang.Override
+  public int getEventsCount() {
+    return events_.size();
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  @java.lang.Override
+  public stud.v1.Event getEvents(int index) {
+    return events_.get(index);
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  public stud.v1.EventOrBuilder getEventsOrBuilder(
+      int index) {
+    return events_.get(index);
+  }
+  private void ensureEventsIsMutable() {
+    com.google.protobuf.Internal.ProtobufList<stud.v1.Event> tmp = events_;
+    if (!tmp.isModifiable()) {
+      events_ =
+          com.google.protobuf.GeneratedMessageLite.mutableCopy(tmp);
+     }
+  }
+
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  private void setEvents(
+      int index, stud.v1.Event value) {
+    value.getClass();
+  ensureEventsIsMutable();
+    events_.set(index, value);
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  private void addEvents(stud.v1.Event value) {
+    value.getClass();
+  ensureEventsIsMutable();
+    events_.add(value);
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  private void addEvents(
+      int index, stud.v1.Event value) {
+    value.getClass();
+  ensureEventsIsMutable();
+    events_.add(index, value);
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  private void addAllEvents(
+      java.lang.Iterable<? extends stud.v1.Event> values) {
+    ensureEventsIsMutable();
+    com.google.protobuf.AbstractMessageLite.addAll(
+        values, events_);
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  private void clearEvents() {
+    events_ = emptyProtobufList();
+  }
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  private void removeEvents(int index) {
+    ensureEventsIsMutable();
+    events_.remove(index);
   }
 
   public static stud.v1.WatchTableResponse parseFrom(
@@ -297,7 +468,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The table's change number this message reflects. The first message carries the number of
-     * the last change already in its snapshot; each update carries its event's number.
+     * the last change already in its snapshot; each update carries its change's number.
      * </pre>
      *
      * <code>int64 sequence = 1;</code>
@@ -310,7 +481,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The table's change number this message reflects. The first message carries the number of
-     * the last change already in its snapshot; each update carries its event's number.
+     * the last change already in its snapshot; each update carries its change's number.
      * </pre>
      *
      * <code>int64 sequence = 1;</code>
@@ -325,7 +496,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The table's change number this message reflects. The first message carries the number of
-     * the last change already in its snapshot; each update carries its event's number.
+     * the last change already in its snapshot; each update carries its change's number.
      * </pre>
      *
      * <code>int64 sequence = 1;</code>
@@ -339,46 +510,54 @@ public  final class WatchTableResponse extends
 
     /**
      * <pre>
-     * The change; unset in the first message of a stream (the full snapshot).
+     * The change's first event (its cause: the action, the hand's start, ...), also the first of
+     * `events`. Kept for clients built against v0.1, which had one event per message; read
+     * `events`.
      * </pre>
      *
-     * <code>.stud.v1.Event event = 2;</code>
+     * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
      */
     @java.lang.Override
-    public boolean hasEvent() {
+    @java.lang.Deprecated public boolean hasEvent() {
       return instance.hasEvent();
     }
     /**
      * <pre>
-     * The change; unset in the first message of a stream (the full snapshot).
+     * The change's first event (its cause: the action, the hand's start, ...), also the first of
+     * `events`. Kept for clients built against v0.1, which had one event per message; read
+     * `events`.
      * </pre>
      *
-     * <code>.stud.v1.Event event = 2;</code>
+     * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
      */
     @java.lang.Override
-    public stud.v1.Event getEvent() {
+    @java.lang.Deprecated public stud.v1.Event getEvent() {
       return instance.getEvent();
     }
     /**
      * <pre>
-     * The change; unset in the first message of a stream (the full snapshot).
+     * The change's first event (its cause: the action, the hand's start, ...), also the first of
+     * `events`. Kept for clients built against v0.1, which had one event per message; read
+     * `events`.
      * </pre>
      *
-     * <code>.stud.v1.Event event = 2;</code>
+     * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
      */
-    public Builder setEvent(stud.v1.Event value) {
+    @java.lang.Deprecated public Builder setEvent(stud.v1.Event value) {
       copyOnWrite();
       instance.setEvent(value);
       return this;
       }
     /**
      * <pre>
-     * The change; unset in the first message of a stream (the full snapshot).
+     * The change's first event (its cause: the action, the hand's start, ...), also the first of
+     * `events`. Kept for clients built against v0.1, which had one event per message; read
+     * `events`.
      * </pre>
      *
-     * <code>.stud.v1.Event event = 2;</code>
+     * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
      */
-    public Builder setEvent(
+    @java.lang.Deprecated public Builder setEvent(
         stud.v1.Event.Builder builderForValue) {
       copyOnWrite();
       instance.setEvent(builderForValue.build());
@@ -386,24 +565,28 @@ public  final class WatchTableResponse extends
     }
     /**
      * <pre>
-     * The change; unset in the first message of a stream (the full snapshot).
+     * The change's first event (its cause: the action, the hand's start, ...), also the first of
+     * `events`. Kept for clients built against v0.1, which had one event per message; read
+     * `events`.
      * </pre>
      *
-     * <code>.stud.v1.Event event = 2;</code>
+     * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
      */
-    public Builder mergeEvent(stud.v1.Event value) {
+    @java.lang.Deprecated public Builder mergeEvent(stud.v1.Event value) {
       copyOnWrite();
       instance.mergeEvent(value);
       return this;
     }
     /**
      * <pre>
-     * The change; unset in the first message of a stream (the full snapshot).
+     * The change's first event (its cause: the action, the hand's start, ...), also the first of
+     * `events`. Kept for clients built against v0.1, which had one event per message; read
+     * `events`.
      * </pre>
      *
-     * <code>.stud.v1.Event event = 2;</code>
+     * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
      */
-    public Builder clearEvent() {  copyOnWrite();
+    @java.lang.Deprecated public Builder clearEvent() {  copyOnWrite();
       instance.clearEvent();
       return this;
     }
@@ -411,7 +594,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The caller's whole seat view after the change (always set). Clients may simply render it
-     * and use `event` only for animation and sounds.
+     * and use `events` only for animation and sounds.
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -423,7 +606,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The caller's whole seat view after the change (always set). Clients may simply render it
-     * and use `event` only for animation and sounds.
+     * and use `events` only for animation and sounds.
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -435,7 +618,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The caller's whole seat view after the change (always set). Clients may simply render it
-     * and use `event` only for animation and sounds.
+     * and use `events` only for animation and sounds.
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -448,7 +631,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The caller's whole seat view after the change (always set). Clients may simply render it
-     * and use `event` only for animation and sounds.
+     * and use `events` only for animation and sounds.
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -462,7 +645,7 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The caller's whole seat view after the change (always set). Clients may simply render it
-     * and use `event` only for animation and sounds.
+     * and use `events` only for animation and sounds.
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -475,13 +658,187 @@ public  final class WatchTableResponse extends
     /**
      * <pre>
      * The caller's whole seat view after the change (always set). Clients may simply render it
-     * and use `event` only for animation and sounds.
+     * and use `events` only for animation and sounds.
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
      */
     public Builder clearSnapshot() {  copyOnWrite();
       instance.clearSnapshot();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    @java.lang.Override
+    public java.util.List<stud.v1.Event> getEventsList() {
+      return java.util.Collections.unmodifiableList(
+          instance.getEventsList());
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    @java.lang.Override
+    public int getEventsCount() {
+      return instance.getEventsCount();
+    }/**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    @java.lang.Override
+    public stud.v1.Event getEvents(int index) {
+      return instance.getEvents(index);
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder setEvents(
+        int index, stud.v1.Event value) {
+      copyOnWrite();
+      instance.setEvents(index, value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder setEvents(
+        int index, stud.v1.Event.Builder builderForValue) {
+      copyOnWrite();
+      instance.setEvents(index,
+          builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder addEvents(stud.v1.Event value) {
+      copyOnWrite();
+      instance.addEvents(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder addEvents(
+        int index, stud.v1.Event value) {
+      copyOnWrite();
+      instance.addEvents(index, value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder addEvents(
+        stud.v1.Event.Builder builderForValue) {
+      copyOnWrite();
+      instance.addEvents(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder addEvents(
+        int index, stud.v1.Event.Builder builderForValue) {
+      copyOnWrite();
+      instance.addEvents(index,
+          builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder addAllEvents(
+        java.lang.Iterable<? extends stud.v1.Event> values) {
+      copyOnWrite();
+      instance.addAllEvents(values);
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder clearEvents() {
+      copyOnWrite();
+      instance.clearEvents();
+      return this;
+    }
+    /**
+     * <pre>
+     * The change's events in the order they happened, as this seat may see them (another
+     * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+     * (the full snapshot).
+     * </pre>
+     *
+     * <code>repeated .stud.v1.Event events = 4;</code>
+     */
+    public Builder removeEvents(int index) {
+      copyOnWrite();
+      instance.removeEvents(index);
       return this;
     }
 
@@ -504,10 +861,12 @@ public  final class WatchTableResponse extends
             "sequence_",
             "event_",
             "snapshot_",
+            "events_",
+            stud.v1.Event.class,
           };
           java.lang.String info =
-              "\u0000\u0003\u0000\u0000\u0001\u0003\u0003\u0000\u0000\u0000\u0001\u0002\u0002\t" +
-              "\u0003\t";
+              "\u0000\u0004\u0000\u0000\u0001\u0004\u0004\u0000\u0001\u0000\u0001\u0002\u0002\t" +
+              "\u0003\t\u0004\u001b";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -10,7 +10,7 @@ public interface WatchTableResponseOrBuilder extends
   /**
    * <pre>
    * The table's change number this message reflects. The first message carries the number of
-   * the last change already in its snapshot; each update carries its event's number.
+   * the last change already in its snapshot; each update carries its change's number.
    * </pre>
    *
    * <code>int64 sequence = 1;</code>
@@ -20,27 +20,35 @@ public interface WatchTableResponseOrBuilder extends
 
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
+   * @deprecated stud.v1.WatchTableResponse.event is deprecated.
+   *     See stud/v1/table_service.proto;l=101
    * @return Whether the event field is set.
    */
-  boolean hasEvent();
+  @java.lang.Deprecated boolean hasEvent();
   /**
    * <pre>
-   * The change; unset in the first message of a stream (the full snapshot).
+   * The change's first event (its cause: the action, the hand's start, ...), also the first of
+   * `events`. Kept for clients built against v0.1, which had one event per message; read
+   * `events`.
    * </pre>
    *
-   * <code>.stud.v1.Event event = 2;</code>
+   * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
+   * @deprecated stud.v1.WatchTableResponse.event is deprecated.
+   *     See stud/v1/table_service.proto;l=101
    * @return The event.
    */
-  stud.v1.Event getEvent();
+  @java.lang.Deprecated stud.v1.Event getEvent();
 
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
@@ -50,11 +58,43 @@ public interface WatchTableResponseOrBuilder extends
   /**
    * <pre>
    * The caller's whole seat view after the change (always set). Clients may simply render it
-   * and use `event` only for animation and sounds.
+   * and use `events` only for animation and sounds.
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 3;</code>
    * @return The snapshot.
    */
   stud.v1.TableSnapshot getSnapshot();
+
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  java.util.List<stud.v1.Event> 
+      getEventsList();
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  stud.v1.Event getEvents(int index);
+  /**
+   * <pre>
+   * The change's events in the order they happened, as this seat may see them (another
+   * seat's down card shows as dealt, face hidden); empty in the first message of a stream
+   * (the full snapshot).
+   * </pre>
+   *
+   * <code>repeated .stud.v1.Event events = 4;</code>
+   */
+  int getEventsCount();
 }
