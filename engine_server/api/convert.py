@@ -36,6 +36,8 @@ __all__ = [
     "event_message",
     "hand_result_message",
     "legal_action_message",
+    "rake_from_message",
+    "rake_message",
     "session_message",
     "settings_message",
     "snapshot_message",
@@ -148,7 +150,8 @@ def _enum_value(enum_type: Any, prefix: str, value: object) -> Any:
     return enum_type.Value(f"{prefix}_{str(value).upper()}")
 
 
-def _rake_message(rake: Rake | None) -> settings_pb2.Rake | None:
+def rake_message(rake: Rake | None) -> settings_pb2.Rake | None:
+    """The engine's :class:`Rake` as a ``stud.v1.Rake`` (``None`` for no rake)."""
     if rake is None:
         return None
     if rake.percent is not None:
@@ -156,8 +159,66 @@ def _rake_message(rake: Rake | None) -> settings_pb2.Rake | None:
         if rake.cap is not None:
             percent.cap = rake.cap
         return settings_pb2.Rake(percent=percent)
-    steps = [settings_pb2.RakeStep(pot_at_least=a, rake=b) for a, b in rake.schedule]
-    return settings_pb2.Rake(schedule=settings_pb2.RakeSchedule(steps=steps))
+    if rake.by_players:
+        brackets = [
+            settings_pb2.RakePlayerBracket(
+                min_players=bracket.min_players,
+                max_players=bracket.max_players,
+                schedule=_schedule_message(bracket.schedule),
+            )
+            for bracket in rake.by_players
+        ]
+        return settings_pb2.Rake(by_players=settings_pb2.RakeByPlayers(brackets=brackets))
+    return settings_pb2.Rake(schedule=_schedule_message(rake.schedule))
+
+
+def _schedule_message(schedule: tuple[tuple[int, int], ...]) -> settings_pb2.RakeSchedule:
+    steps = [settings_pb2.RakeStep(pot_at_least=a, rake=b) for a, b in schedule]
+    return settings_pb2.RakeSchedule(steps=steps)
+
+
+def _schedule_json(message: settings_pb2.RakeSchedule) -> list[list[int]]:
+    return [[step.pot_at_least, step.rake] for step in message.steps]
+
+
+def rake_from_message(message: settings_pb2.Rake) -> Rake | None:
+    """A ``stud.v1.Rake`` (a table's ``settings.rules.rake``) as the engine's :class:`Rake`.
+
+    ``None`` when no kind is set (the table takes no rake). The message is checked as the
+    rake object of RULES.md §4 is (:class:`~engine_server.game.profiles.ProfileError` naming
+    the field under ``rules.rake``), so what a client reads back is what the engine plays.
+
+    >>> rake = Rake.from_json({"by_players": [
+    ...     {"min_players": 2, "max_players": 3, "schedule": [[20, 1]]},
+    ...     {"min_players": 4, "max_players": 9, "schedule": [[20, 1], [30, 2]]}]}, "rake")
+    >>> rake_from_message(rake_message(rake)) == rake
+    True
+    """
+    kind = message.WhichOneof("kind")
+    value: dict[str, Any]
+    if kind is None:
+        return None
+    if kind == "percent":
+        percent = message.percent
+        value = {
+            "percent": percent.percent,
+            "per_round": percent.per_round,
+            "cap": percent.cap if percent.HasField("cap") else None,
+        }
+    elif kind == "schedule":
+        value = {"schedule": _schedule_json(message.schedule)}
+    else:
+        value = {
+            "by_players": [
+                {
+                    "min_players": bracket.min_players,
+                    "max_players": bracket.max_players,
+                    "schedule": _schedule_json(bracket.schedule),
+                }
+                for bracket in message.by_players.brackets
+            ]
+        }
+    return Rake.from_json(value, "rules.rake")
 
 
 def _rules_message(settings: RuleSettings) -> settings_pb2.Rules:
@@ -180,7 +241,7 @@ def _rules_message(settings: RuleSettings) -> settings_pb2.Rules:
         reconnect_extra_seconds=settings.reconnect_extra_seconds,
         winner_may_show=settings.winner_may_show,
     )
-    rake = _rake_message(settings.rake)
+    rake = rake_message(settings.rake)
     if rake is not None:
         rules.rake.CopyFrom(rake)
     return rules

@@ -411,6 +411,7 @@ class Rake(_message.Message):
 
     PERCENT_FIELD_NUMBER: _builtins.int
     SCHEDULE_FIELD_NUMBER: _builtins.int
+    BY_PLAYERS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def percent(self) -> Global___RakePercent:
         """A percentage of the pot."""
@@ -419,17 +420,22 @@ class Rake(_message.Message):
     def schedule(self) -> Global___RakeSchedule:
         """A schedule of pot thresholds."""
 
+    @_builtins.property
+    def by_players(self) -> Global___RakeByPlayers:
+        """Schedules by the number of players dealt into the hand (multipoker)."""
+
     def __init__(
         self,
         *,
         percent: Global___RakePercent | None = ...,
         schedule: Global___RakeSchedule | None = ...,
+        by_players: Global___RakeByPlayers | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "percent", b"percent", "schedule", b"schedule"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["by_players", b"by_players", "kind", b"kind", "percent", b"percent", "schedule", b"schedule"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "percent", b"percent", "schedule", b"schedule"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_players", b"by_players", "kind", b"kind", "percent", b"percent", "schedule", b"schedule"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["percent", "schedule"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["percent", "schedule", "by_players"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -518,3 +524,64 @@ class RakeStep(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RakeStep: _TypeAlias = RakeStep  # noqa: Y015
+
+@_typing.final
+class RakeByPlayers(_message.Message):
+    """A rake whose schedule depends on how many players were dealt into the hand (multipoker's
+    table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+    gives the schedule.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BRACKETS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def brackets(self) -> _containers.RepeatedCompositeFieldContainer[Global___RakePlayerBracket]:
+        """In ascending min_players order; they do not overlap, and together they cover every count
+        from 2 to 9 players (the most a table seats).
+        """
+
+    def __init__(
+        self,
+        *,
+        brackets: _abc.Iterable[Global___RakePlayerBracket] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["brackets", b"brackets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RakeByPlayers: _TypeAlias = RakeByPlayers  # noqa: Y015
+
+@_typing.final
+class RakePlayerBracket(_message.Message):
+    """One bracket of a rake by players."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MIN_PLAYERS_FIELD_NUMBER: _builtins.int
+    MAX_PLAYERS_FIELD_NUMBER: _builtins.int
+    SCHEDULE_FIELD_NUMBER: _builtins.int
+    min_players: _builtins.int
+    """The fewest players dealt in that this bracket applies to (at least 2)."""
+    max_players: _builtins.int
+    """The most players dealt in that this bracket applies to (at least min_players)."""
+    @_builtins.property
+    def schedule(self) -> Global___RakeSchedule:
+        """The rake by final pot for hands of these counts."""
+
+    def __init__(
+        self,
+        *,
+        min_players: _builtins.int = ...,
+        max_players: _builtins.int = ...,
+        schedule: Global___RakeSchedule | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["schedule", b"schedule"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_players", b"max_players", "min_players", b"min_players", "schedule", b"schedule"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RakePlayerBracket: _TypeAlias = RakePlayerBracket  # noqa: Y015

@@ -28,7 +28,9 @@
 CF_EXTERN_C_BEGIN
 
 @class STUDRake;
+@class STUDRakeByPlayers;
 @class STUDRakePercent;
+@class STUDRakePlayerBracket;
 @class STUDRakeSchedule;
 @class STUDRakeStep;
 @class STUDRules;
@@ -496,12 +498,14 @@ void SetSTUDRules_ShortDeck_RawValue(STUDRules *message, int32_t value);
 typedef GPB_ENUM(STUDRake_FieldNumber) {
   STUDRake_FieldNumber_Percent = 1,
   STUDRake_FieldNumber_Schedule = 2,
+  STUDRake_FieldNumber_ByPlayers = 3,
 };
 
 typedef GPB_ENUM(STUDRake_Kind_OneOfCase) {
   STUDRake_Kind_OneOfCase_GPBUnsetOneOfCase = 0,
   STUDRake_Kind_OneOfCase_Percent = 1,
   STUDRake_Kind_OneOfCase_Schedule = 2,
+  STUDRake_Kind_OneOfCase_ByPlayers = 3,
 };
 
 /**
@@ -517,6 +521,9 @@ GPB_FINAL @interface STUDRake : GPBMessage
 
 /** A schedule of pot thresholds. */
 @property(nonatomic, readwrite, strong, null_resettable) STUDRakeSchedule *schedule;
+
+/** Schedules by the number of players dealt into the hand (multipoker). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDRakeByPlayers *byPlayers;
 
 @end
 
@@ -588,6 +595,55 @@ GPB_FINAL @interface STUDRakeStep : GPBMessage
 
 /** The chips the house takes. */
 @property(nonatomic, readwrite) int64_t rake;
+
+@end
+
+#pragma mark - STUDRakeByPlayers
+
+typedef GPB_ENUM(STUDRakeByPlayers_FieldNumber) {
+  STUDRakeByPlayers_FieldNumber_BracketsArray = 1,
+};
+
+/**
+ * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
+ * table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+ * gives the schedule.
+ **/
+GPB_FINAL @interface STUDRakeByPlayers : GPBMessage
+
+/**
+ * In ascending min_players order; they do not overlap, and together they cover every count
+ * from 2 to 9 players (the most a table seats).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableArray<STUDRakePlayerBracket*> *bracketsArray;
+/** The number of items in @c bracketsArray without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger bracketsArray_Count;
+
+@end
+
+#pragma mark - STUDRakePlayerBracket
+
+typedef GPB_ENUM(STUDRakePlayerBracket_FieldNumber) {
+  STUDRakePlayerBracket_FieldNumber_MinPlayers = 1,
+  STUDRakePlayerBracket_FieldNumber_MaxPlayers = 2,
+  STUDRakePlayerBracket_FieldNumber_Schedule = 3,
+};
+
+/**
+ * One bracket of a rake by players.
+ **/
+GPB_FINAL @interface STUDRakePlayerBracket : GPBMessage
+
+/** The fewest players dealt in that this bracket applies to (at least 2). */
+@property(nonatomic, readwrite) int32_t minPlayers;
+
+/** The most players dealt in that this bracket applies to (at least min_players). */
+@property(nonatomic, readwrite) int32_t maxPlayers;
+
+/** The rake by final pot for hands of these counts. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDRakeSchedule *schedule;
+/** Test to see if @c schedule has been set. */
+@property(nonatomic, readwrite) BOOL hasSchedule;
 
 @end
 

@@ -29,7 +29,9 @@
 // We don't use [Foo class] because it is not a static value.
 GPBObjCClassDeclaration(GPBStruct);
 GPBObjCClassDeclaration(STUDRake);
+GPBObjCClassDeclaration(STUDRakeByPlayers);
 GPBObjCClassDeclaration(STUDRakePercent);
+GPBObjCClassDeclaration(STUDRakePlayerBracket);
 GPBObjCClassDeclaration(STUDRakeSchedule);
 GPBObjCClassDeclaration(STUDRakeStep);
 GPBObjCClassDeclaration(STUDRules);
@@ -769,11 +771,13 @@ void SetSTUDRules_ShortDeck_RawValue(STUDRules *message, int32_t value) {
 @dynamic kindOneOfCase;
 @dynamic percent;
 @dynamic schedule;
+@dynamic byPlayers;
 
 typedef struct STUDRake__storage_ {
   uint32_t _has_storage_[2];
   STUDRakePercent *percent;
   STUDRakeSchedule *schedule;
+  STUDRakeByPlayers *byPlayers;
 } STUDRake__storage_;
 
 // This method is threadsafe because it is initially called
@@ -797,6 +801,15 @@ typedef struct STUDRake__storage_ {
         .number = STUDRake_FieldNumber_Schedule,
         .hasIndex = -1,
         .offset = (uint32_t)offsetof(STUDRake__storage_, schedule),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "byPlayers",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDRakeByPlayers),
+        .number = STUDRake_FieldNumber_ByPlayers,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDRake__storage_, byPlayers),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
@@ -986,6 +999,118 @@ typedef struct STUDRakeStep__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDRakeStep__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDRakeByPlayers
+
+@implementation STUDRakeByPlayers
+
+@dynamic bracketsArray, bracketsArray_Count;
+
+typedef struct STUDRakeByPlayers__storage_ {
+  uint32_t _has_storage_[1];
+  NSMutableArray *bracketsArray;
+} STUDRakeByPlayers__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "bracketsArray",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDRakePlayerBracket),
+        .number = STUDRakeByPlayers_FieldNumber_BracketsArray,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDRakeByPlayers__storage_, bracketsArray),
+        .flags = GPBFieldRepeated,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDRakeByPlayers class]
+                                     rootClass:[STUDSettingsRoot class]
+                                          file:STUDSettingsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDRakeByPlayers__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDRakePlayerBracket
+
+@implementation STUDRakePlayerBracket
+
+@dynamic minPlayers;
+@dynamic maxPlayers;
+@dynamic hasSchedule, schedule;
+
+typedef struct STUDRakePlayerBracket__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t minPlayers;
+  int32_t maxPlayers;
+  STUDRakeSchedule *schedule;
+} STUDRakePlayerBracket__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "minPlayers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDRakePlayerBracket_FieldNumber_MinPlayers,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDRakePlayerBracket__storage_, minPlayers),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "maxPlayers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDRakePlayerBracket_FieldNumber_MaxPlayers,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDRakePlayerBracket__storage_, maxPlayers),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "schedule",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDRakeSchedule),
+        .number = STUDRakePlayerBracket_FieldNumber_Schedule,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDRakePlayerBracket__storage_, schedule),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDRakePlayerBracket class]
+                                     rootClass:[STUDSettingsRoot class]
+                                          file:STUDSettingsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDRakePlayerBracket__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");

@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/settings.proto.
  */
 export const file_stud_v1_settings: GenFile = /*@__PURE__*/
-  fileDesc("ChZzdHVkL3YxL3NldHRpbmdzLnByb3RvEgdzdHVkLnYxIsoBCg1UYWJsZVNldHRpbmdzEg8KB3Byb2ZpbGUYASABKAkSHQoFcnVsZXMYAiABKAsyDi5zdHVkLnYxLlJ1bGVzEi8KDnJ1bGVfb3ZlcnJpZGVzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfCgZzdGFrZXMYBCABKAsyDy5zdHVkLnYxLlN0YWtlcxIPCgdwcml2YXRlGAUgASgIEhIKCm1pbl9idXlfaW4YBiABKAMSEgoKbWF4X2J1eV9pbhgHIAEoAyJMCgZTdGFrZXMSDAoEYW50ZRgBIAEoAxIQCghicmluZ19pbhgCIAEoAxIRCglzbWFsbF9iZXQYAyABKAMSDwoHYmlnX2JldBgEIAEoAyLxAwoFUnVsZXMSEwoLbWF4X3BsYXllcnMYASABKAUSIQoHZGVhbGluZxgCIAEoDjIQLnN0dWQudjEuRGVhbGluZxIeCgVidXJucxgDIAMoDjIPLnN0dWQudjEuU3RyZWV0EiYKCGJyaW5nX2luGAQgASgOMhQuc3R1ZC52MS5CcmluZ0luUnVsZRIcChRicmluZ19pbl9sYXN0X29wdGlvbhgFIAEoCBIZChFvcGVuX3BhaXJfYmlnX2JldBgGIAEoCBISCgptYXhfcmFpc2VzGAcgASgFEiEKGWhlYWRzX3VwX3VuY2FwcGVkX3NldmVudGgYCCABKAgSJQoHdGltZW91dBgJIAEoDjIULnN0dWQudjEuVGltZW91dFJ1bGUSJwoIc2hvd2Rvd24YCiABKA4yFS5zdHVkLnYxLlNob3dkb3duUnVsZRIqCgpzaG9ydF9kZWNrGAsgASgOMhYuc3R1ZC52MS5TaG9ydERlY2tSdWxlEhsKBHJha2UYDCABKAsyDS5zdHVkLnYxLlJha2USDQoFaGlfbG8YDSABKAgSFgoOYWN0aW9uX3NlY29uZHMYDiABKAUSHwoXcmVjb25uZWN0X2V4dHJhX3NlY29uZHMYDyABKAUSFwoPd2lubmVyX21heV9zaG93GBAgASgIImIKBFJha2USJwoHcGVyY2VudBgBIAEoCzIULnN0dWQudjEuUmFrZVBlcmNlbnRIABIpCghzY2hlZHVsZRgCIAEoCzIVLnN0dWQudjEuUmFrZVNjaGVkdWxlSABCBgoEa2luZCJLCgtSYWtlUGVyY2VudBIPCgdwZXJjZW50GAEgASgBEhEKCXBlcl9yb3VuZBgCIAEoCBIQCgNjYXAYAyABKANIAIgBAUIGCgRfY2FwIjAKDFJha2VTY2hlZHVsZRIgCgVzdGVwcxgBIAMoCzIRLnN0dWQudjEuUmFrZVN0ZXAiLgoIUmFrZVN0ZXASFAoMcG90X2F0X2xlYXN0GAEgASgDEgwKBHJha2UYAiABKAMqkgEKBlN0cmVldBIWChJTVFJFRVRfVU5TUEVDSUZJRUQQABIQCgxTVFJFRVRfVEhJUkQQARIRCg1TVFJFRVRfRk9VUlRIEAISEAoMU1RSRUVUX0ZJRlRIEAMSEAoMU1RSRUVUX1NJWFRIEAQSEgoOU1RSRUVUX1NFVkVOVEgQBRITCg9TVFJFRVRfU0hPV0RPV04QBipFCgdEZWFsaW5nEhcKE0RFQUxJTkdfVU5TUEVDSUZJRUQQABIQCgxERUFMSU5HX1NMT1QQARIPCgtERUFMSU5HX1RPUBACKnkKC0JyaW5nSW5SdWxlEh0KGUJSSU5HX0lOX1JVTEVfVU5TUEVDSUZJRUQQABIYChRCUklOR19JTl9SVUxFX0ZPUkNFRBABEhgKFEJSSU5HX0lOX1JVTEVfQ0hPSUNFEAISFwoTQlJJTkdfSU5fUlVMRV9SQU5HRRADKqIBCgtUaW1lb3V0UnVsZRIcChhUSU1FT1VUX1JVTEVfVU5TUEVDSUZJRUQQABIeChpUSU1FT1VUX1JVTEVfQ0hFQ0tfT1JfRk9MRBABEjEKLVRJTUVPVVRfUlVMRV9BTExfSU5fUFJPVEVDVElPTl9JRl9DT05UUklCVVRFRBACEiIKHlRJTUVPVVRfUlVMRV9BTExfSU5fUFJPVEVDVElPThADKpgBCgxTaG93ZG93blJ1bGUSHQoZU0hPV0RPV05fUlVMRV9VTlNQRUNJRklFRBAAEhUKEVNIT1dET1dOX1JVTEVfQUxMEAESIAocU0hPV0RPV05fUlVMRV9MQVNUX0FHR1JFU1NPUhACEjAKLFNIT1dET1dOX1JVTEVfTEFTVF9BR0dSRVNTT1JfT1JfQkVTVF9TSE9XSU5HEAMqqgEKDVNob3J0RGVja1J1bGUSHwobU0hPUlRfREVDS19SVUxFX1VOU1BFQ0lGSUVEEAASGAoUU0hPUlRfREVDS19SVUxFX05PTkUQARIdChlTSE9SVF9ERUNLX1JVTEVfQ09NTVVOSVRZEAISGgoWU0hPUlRfREVDS19SVUxFX01FTUFJRBADEiMKH1NIT1JUX0RFQ0tfUlVMRV9DQVNJTk9TX0FVU1RSSUEQBEIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_struct]);
+  fileDesc("ChZzdHVkL3YxL3NldHRpbmdzLnByb3RvEgdzdHVkLnYxIsoBCg1UYWJsZVNldHRpbmdzEg8KB3Byb2ZpbGUYASABKAkSHQoFcnVsZXMYAiABKAsyDi5zdHVkLnYxLlJ1bGVzEi8KDnJ1bGVfb3ZlcnJpZGVzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfCgZzdGFrZXMYBCABKAsyDy5zdHVkLnYxLlN0YWtlcxIPCgdwcml2YXRlGAUgASgIEhIKCm1pbl9idXlfaW4YBiABKAMSEgoKbWF4X2J1eV9pbhgHIAEoAyJMCgZTdGFrZXMSDAoEYW50ZRgBIAEoAxIQCghicmluZ19pbhgCIAEoAxIRCglzbWFsbF9iZXQYAyABKAMSDwoHYmlnX2JldBgEIAEoAyLxAwoFUnVsZXMSEwoLbWF4X3BsYXllcnMYASABKAUSIQoHZGVhbGluZxgCIAEoDjIQLnN0dWQudjEuRGVhbGluZxIeCgVidXJucxgDIAMoDjIPLnN0dWQudjEuU3RyZWV0EiYKCGJyaW5nX2luGAQgASgOMhQuc3R1ZC52MS5CcmluZ0luUnVsZRIcChRicmluZ19pbl9sYXN0X29wdGlvbhgFIAEoCBIZChFvcGVuX3BhaXJfYmlnX2JldBgGIAEoCBISCgptYXhfcmFpc2VzGAcgASgFEiEKGWhlYWRzX3VwX3VuY2FwcGVkX3NldmVudGgYCCABKAgSJQoHdGltZW91dBgJIAEoDjIULnN0dWQudjEuVGltZW91dFJ1bGUSJwoIc2hvd2Rvd24YCiABKA4yFS5zdHVkLnYxLlNob3dkb3duUnVsZRIqCgpzaG9ydF9kZWNrGAsgASgOMhYuc3R1ZC52MS5TaG9ydERlY2tSdWxlEhsKBHJha2UYDCABKAsyDS5zdHVkLnYxLlJha2USDQoFaGlfbG8YDSABKAgSFgoOYWN0aW9uX3NlY29uZHMYDiABKAUSHwoXcmVjb25uZWN0X2V4dHJhX3NlY29uZHMYDyABKAUSFwoPd2lubmVyX21heV9zaG93GBAgASgIIpABCgRSYWtlEicKB3BlcmNlbnQYASABKAsyFC5zdHVkLnYxLlJha2VQZXJjZW50SAASKQoIc2NoZWR1bGUYAiABKAsyFS5zdHVkLnYxLlJha2VTY2hlZHVsZUgAEiwKCmJ5X3BsYXllcnMYAyABKAsyFi5zdHVkLnYxLlJha2VCeVBsYXllcnNIAEIGCgRraW5kIksKC1Jha2VQZXJjZW50Eg8KB3BlcmNlbnQYASABKAESEQoJcGVyX3JvdW5kGAIgASgIEhAKA2NhcBgDIAEoA0gAiAEBQgYKBF9jYXAiMAoMUmFrZVNjaGVkdWxlEiAKBXN0ZXBzGAEgAygLMhEuc3R1ZC52MS5SYWtlU3RlcCIuCghSYWtlU3RlcBIUCgxwb3RfYXRfbGVhc3QYASABKAMSDAoEcmFrZRgCIAEoAyI9Cg1SYWtlQnlQbGF5ZXJzEiwKCGJyYWNrZXRzGAEgAygLMhouc3R1ZC52MS5SYWtlUGxheWVyQnJhY2tldCJmChFSYWtlUGxheWVyQnJhY2tldBITCgttaW5fcGxheWVycxgBIAEoBRITCgttYXhfcGxheWVycxgCIAEoBRInCghzY2hlZHVsZRgDIAEoCzIVLnN0dWQudjEuUmFrZVNjaGVkdWxlKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAESEQoNU1RSRUVUX0ZPVVJUSBACEhAKDFNUUkVFVF9GSUZUSBADEhAKDFNUUkVFVF9TSVhUSBAEEhIKDlNUUkVFVF9TRVZFTlRIEAUSEwoPU1RSRUVUX1NIT1dET1dOEAYqRQoHRGVhbGluZxIXChNERUFMSU5HX1VOU1BFQ0lGSUVEEAASEAoMREVBTElOR19TTE9UEAESDwoLREVBTElOR19UT1AQAip5CgtCcmluZ0luUnVsZRIdChlCUklOR19JTl9SVUxFX1VOU1BFQ0lGSUVEEAASGAoUQlJJTkdfSU5fUlVMRV9GT1JDRUQQARIYChRCUklOR19JTl9SVUxFX0NIT0lDRRACEhcKE0JSSU5HX0lOX1JVTEVfUkFOR0UQAyqiAQoLVGltZW91dFJ1bGUSHAoYVElNRU9VVF9SVUxFX1VOU1BFQ0lGSUVEEAASHgoaVElNRU9VVF9SVUxFX0NIRUNLX09SX0ZPTEQQARIxCi1USU1FT1VUX1JVTEVfQUxMX0lOX1BST1RFQ1RJT05fSUZfQ09OVFJJQlVURUQQAhIiCh5USU1FT1VUX1JVTEVfQUxMX0lOX1BST1RFQ1RJT04QAyqYAQoMU2hvd2Rvd25SdWxlEh0KGVNIT1dET1dOX1JVTEVfVU5TUEVDSUZJRUQQABIVChFTSE9XRE9XTl9SVUxFX0FMTBABEiAKHFNIT1dET1dOX1JVTEVfTEFTVF9BR0dSRVNTT1IQAhIwCixTSE9XRE9XTl9SVUxFX0xBU1RfQUdHUkVTU09SX09SX0JFU1RfU0hPV0lORxADKqoBCg1TaG9ydERlY2tSdWxlEh8KG1NIT1JUX0RFQ0tfUlVMRV9VTlNQRUNJRklFRBAAEhgKFFNIT1JUX0RFQ0tfUlVMRV9OT05FEAESHQoZU0hPUlRfREVDS19SVUxFX0NPTU1VTklUWRACEhoKFlNIT1JUX0RFQ0tfUlVMRV9NRU1BSUQQAxIjCh9TSE9SVF9ERUNLX1JVTEVfQ0FTSU5PU19BVVNUUklBEARCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * A table's settings: its rule profile with any overrides, its stakes, and its buy-in limits.
@@ -279,6 +279,14 @@ export type Rake = Message<"stud.v1.Rake"> & {
      */
     value: RakeSchedule;
     case: "schedule";
+  } | {
+    /**
+     * Schedules by the number of players dealt into the hand (multipoker).
+     *
+     * @generated from field: stud.v1.RakeByPlayers by_players = 3;
+     */
+    value: RakeByPlayers;
+    case: "byPlayers";
   } | { case: undefined; value?: undefined };
 };
 
@@ -373,6 +381,65 @@ export type RakeStep = Message<"stud.v1.RakeStep"> & {
  */
 export const RakeStepSchema: GenMessage<RakeStep> = /*@__PURE__*/
   messageDesc(file_stud_v1_settings, 6);
+
+/**
+ * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
+ * table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+ * gives the schedule.
+ *
+ * @generated from message stud.v1.RakeByPlayers
+ */
+export type RakeByPlayers = Message<"stud.v1.RakeByPlayers"> & {
+  /**
+   * In ascending min_players order; they do not overlap, and together they cover every count
+   * from 2 to 9 players (the most a table seats).
+   *
+   * @generated from field: repeated stud.v1.RakePlayerBracket brackets = 1;
+   */
+  brackets: RakePlayerBracket[];
+};
+
+/**
+ * Describes the message stud.v1.RakeByPlayers.
+ * Use `create(RakeByPlayersSchema)` to create a new message.
+ */
+export const RakeByPlayersSchema: GenMessage<RakeByPlayers> = /*@__PURE__*/
+  messageDesc(file_stud_v1_settings, 7);
+
+/**
+ * One bracket of a rake by players.
+ *
+ * @generated from message stud.v1.RakePlayerBracket
+ */
+export type RakePlayerBracket = Message<"stud.v1.RakePlayerBracket"> & {
+  /**
+   * The fewest players dealt in that this bracket applies to (at least 2).
+   *
+   * @generated from field: int32 min_players = 1;
+   */
+  minPlayers: number;
+
+  /**
+   * The most players dealt in that this bracket applies to (at least min_players).
+   *
+   * @generated from field: int32 max_players = 2;
+   */
+  maxPlayers: number;
+
+  /**
+   * The rake by final pot for hands of these counts.
+   *
+   * @generated from field: stud.v1.RakeSchedule schedule = 3;
+   */
+  schedule?: RakeSchedule | undefined;
+};
+
+/**
+ * Describes the message stud.v1.RakePlayerBracket.
+ * Use `create(RakePlayerBracketSchema)` to create a new message.
+ */
+export const RakePlayerBracketSchema: GenMessage<RakePlayerBracket> = /*@__PURE__*/
+  messageDesc(file_stud_v1_settings, 8);
 
 /**
  * Streets of a Seven-Card Stud hand, plus the showdown.

@@ -22,6 +22,7 @@ public  final class Rake extends
   public enum KindCase {
     PERCENT(1),
     SCHEDULE(2),
+    BY_PLAYERS(3),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -39,6 +40,7 @@ public  final class Rake extends
       switch (value) {
         case 1: return PERCENT;
         case 2: return SCHEDULE;
+        case 3: return BY_PLAYERS;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -195,6 +197,76 @@ public  final class Rake extends
    */
   private void clearSchedule() {
     if (kindCase_ == 2) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int BY_PLAYERS_FIELD_NUMBER = 3;
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   */
+  @java.lang.Override
+  public boolean hasByPlayers() {
+    return kindCase_ == 3;
+  }
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   */
+  @java.lang.Override
+  public stud.v1.RakeByPlayers getByPlayers() {
+    if (kindCase_ == 3) {
+       return (stud.v1.RakeByPlayers) kind_;
+    }
+    return stud.v1.RakeByPlayers.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   */
+  private void setByPlayers(stud.v1.RakeByPlayers value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 3;
+  }
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   */
+  private void mergeByPlayers(stud.v1.RakeByPlayers value) {
+    value.getClass();
+  if (kindCase_ == 3 &&
+        kind_ != stud.v1.RakeByPlayers.getDefaultInstance()) {
+      kind_ = stud.v1.RakeByPlayers.newBuilder((stud.v1.RakeByPlayers) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 3;
+  }
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   */
+  private void clearByPlayers() {
+    if (kindCase_ == 3) {
       kindCase_ = 0;
       kind_ = null;
     }
@@ -455,6 +527,78 @@ public  final class Rake extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Schedules by the number of players dealt into the hand (multipoker).
+     * </pre>
+     *
+     * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+     */
+    @java.lang.Override
+    public boolean hasByPlayers() {
+      return instance.hasByPlayers();
+    }
+    /**
+     * <pre>
+     * Schedules by the number of players dealt into the hand (multipoker).
+     * </pre>
+     *
+     * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+     */
+    @java.lang.Override
+    public stud.v1.RakeByPlayers getByPlayers() {
+      return instance.getByPlayers();
+    }
+    /**
+     * <pre>
+     * Schedules by the number of players dealt into the hand (multipoker).
+     * </pre>
+     *
+     * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+     */
+    public Builder setByPlayers(stud.v1.RakeByPlayers value) {
+      copyOnWrite();
+      instance.setByPlayers(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Schedules by the number of players dealt into the hand (multipoker).
+     * </pre>
+     *
+     * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+     */
+    public Builder setByPlayers(
+        stud.v1.RakeByPlayers.Builder builderForValue) {
+      copyOnWrite();
+      instance.setByPlayers(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Schedules by the number of players dealt into the hand (multipoker).
+     * </pre>
+     *
+     * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+     */
+    public Builder mergeByPlayers(stud.v1.RakeByPlayers value) {
+      copyOnWrite();
+      instance.mergeByPlayers(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Schedules by the number of players dealt into the hand (multipoker).
+     * </pre>
+     *
+     * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+     */
+    public Builder clearByPlayers() {
+      copyOnWrite();
+      instance.clearByPlayers();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.Rake)
   }
   @java.lang.Override
@@ -475,10 +619,11 @@ public  final class Rake extends
             "kindCase_",
             stud.v1.RakePercent.class,
             stud.v1.RakeSchedule.class,
+            stud.v1.RakeByPlayers.class,
           };
           java.lang.String info =
-              "\u0000\u0002\u0001\u0000\u0001\u0002\u0002\u0000\u0000\u0000\u0001<\u0000\u0002<" +
-              "\u0000";
+              "\u0000\u0003\u0001\u0000\u0001\u0003\u0003\u0000\u0000\u0000\u0001<\u0000\u0002<" +
+              "\u0000\u0003<\u0000";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

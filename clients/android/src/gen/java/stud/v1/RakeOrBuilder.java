@@ -45,5 +45,24 @@ public interface RakeOrBuilder extends
    */
   stud.v1.RakeSchedule getSchedule();
 
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   * @return Whether the byPlayers field is set.
+   */
+  boolean hasByPlayers();
+  /**
+   * <pre>
+   * Schedules by the number of players dealt into the hand (multipoker).
+   * </pre>
+   *
+   * <code>.stud.v1.RakeByPlayers by_players = 3;</code>
+   * @return The byPlayers.
+   */
+  stud.v1.RakeByPlayers getByPlayers();
+
   public stud.v1.Rake.KindCase getKindCase();
 }
