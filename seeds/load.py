@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from engine_server.game.profiles import PROFILES
+from engine_server.game.profiles import PROFILES, ProfileError, Rake
 from lobby_api.catalog.models import CityRow, StakeLevelRow
 
 __all__ = [
@@ -102,29 +102,16 @@ def parse_cities(data: object, where: str = "cities.json") -> list[CityRow]:
 
 
 def _rake(value: object, where: str) -> dict[str, Any] | None:
+    """Null, or a rake by players dealt in that the engine takes as it is (checked by the
+    engine's own parser: brackets that do not overlap and cover 2 to 9 players)."""
     if value is None:
         return None
     if not isinstance(value, dict) or set(value) != {"by_players"}:
         raise SeedError(f"{where}: expected null or {{'by_players': [...]}}")
-    brackets = value["by_players"]
-    if not isinstance(brackets, list) or not brackets:
-        raise SeedError(f"{where}.by_players: expected a non-empty list")
-    for i, bracket in enumerate(brackets):
-        here = f"{where}.by_players[{i}]"
-        if not isinstance(bracket, dict):
-            raise SeedError(f"{here}: expected an object")
-        low = _require(bracket, "min_players", int, here)
-        high = _require(bracket, "max_players", int, here)
-        if not 2 <= low <= high:
-            raise SeedError(f"{here}: expected 2 <= min_players <= max_players")
-        steps = _require(bracket, "schedule", list, here)
-        for j, step in enumerate(steps):
-            if (
-                not isinstance(step, list)
-                or len(step) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in step)
-            ):
-                raise SeedError(f"{here}.schedule[{j}]: expected [pot_at_least, rake], integers")
+    try:
+        Rake.from_json(value, where)
+    except ProfileError as error:
+        raise SeedError(str(error)) from None
     return value
 
 

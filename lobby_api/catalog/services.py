@@ -80,15 +80,14 @@ def seats_at(level: StakeLevelRow) -> int:
 def rule_overrides(level: StakeLevelRow) -> dict[str, Any]:
     """The RULES.md §4 overrides a quick game at this level is created with.
 
-    The clock is the level's. A multipoker rake schedule depends on the number of
-    players; the engine takes one schedule per table, so the table gets the bracket
-    that includes two players (the smallest rake: a table is never charged more than
-    its schedule says for the players dealt in).
+    The clock is the level's, and so is the rake: the level's whole schedule by players
+    dealt in (``{"by_players": [...]}``, multipoker's by limit, players and pot), which the
+    engine applies hand by hand to the number of players dealt into each hand. A level
+    without one plays its profile's rake.
     """
     overrides: dict[str, Any] = {"action_seconds": level.action_seconds}
     if level.action_seconds.is_integer():
         overrides["action_seconds"] = int(level.action_seconds)
     if level.rake:
-        brackets = sorted(level.rake["by_players"], key=lambda b: b["min_players"])
-        overrides["rake"] = {"schedule": brackets[0]["schedule"]}
+        overrides["rake"] = level.rake
     return overrides

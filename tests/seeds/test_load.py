@@ -94,6 +94,29 @@ def test_the_shipped_seeds_are_valid() -> None:
             ],
             "stakes.json[0].rake.by_players[0].schedule[0]",
         ),
+        (
+            [
+                {
+                    "id": "a",
+                    "name": "A",
+                    "profile": "multipoker",
+                    "ante": 1,
+                    "bring_in": 1,
+                    "small_bet": 2,
+                    "big_bet": 4,
+                    "min_buy_in": 1,
+                    "max_buy_in": 2,
+                    "action_seconds": 1,
+                    "rake": {
+                        "by_players": [
+                            {"min_players": 2, "max_players": 5, "schedule": [[5, 1]]},
+                            {"min_players": 4, "max_players": 10, "schedule": [[5, 2]]},
+                        ]
+                    },
+                }
+            ],
+            "stakes.json[0].rake.by_players[1].min_players: overlaps another bracket",
+        ),
         ({"not": "a list"}, "stakes.json: expected a list of objects"),
     ],
 )

@@ -12,7 +12,9 @@ import pytest
 from litestar import Litestar
 from stud.v1 import admin_service_pb2, table_service_pb2
 
+from engine_server.api.convert import rake_from_message
 from engine_server.auth import Scope, verify_token
+from engine_server.game.profiles import Rake
 from lobby_api.catalog.models import StakeLevelRow
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import SECRET, Engine, bearer
@@ -299,3 +301,33 @@ async def test_an_engine_refusal_gives_the_buy_in_back(
     )
     assert status == "failed"
     await assert_ledger_consistent(db)
+
+
+async def test_a_multipoker_quick_game_carries_the_levels_whole_rake_by_players(
+    client: httpx.AsyncClient, engine: Engine, db: Database, city: str
+) -> None:
+    # mp-3-6 from seeds/: 2-3, 4-5 and 6-10 players, each bracket with its own steps.
+    async with db.read() as session:
+        level = await session.get(StakeLevelRow, "mp-3-6")
+    assert level is not None
+    seeded = level.rake
+    assert seeded is not None and len(seeded["by_players"]) == 3
+    listed = {s["id"]: s for s in (await client.get("/stakes")).json()}
+    assert listed["mp-3-6"]["rake"] == seeded
+    player = await register(client, city)
+    answer = await player.post("/quickgame", quick(level="mp-3-6", buy_in=6000))
+    assert answer.status_code == 201, answer.text
+    table = (
+        await engine.admin.GetTable(
+            admin_service_pb2.GetTableRequest(name=answer.json()["table"], reason="test"),
+            metadata=engine.admin_md,
+        )
+    ).table
+    assert table.settings.profile == "multipoker"
+    rake = table.settings.rules.rake
+    assert rake.WhichOneof("kind") == "by_players"
+    assert rake_from_message(rake) == Rake.from_json(seeded, "rake")
+    assert [
+        (b.min_players, b.max_players, [[s.pot_at_least, s.rake] for s in b.schedule.steps])
+        for b in rake.by_players.brackets
+    ] == [(b["min_players"], b["max_players"], b["schedule"]) for b in seeded["by_players"]]
