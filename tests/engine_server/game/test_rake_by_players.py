@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from engine_server.cli import main as stud
 from engine_server.game.actions import ActionKind
 from engine_server.game.hand import Hand
 from engine_server.game.profiles import (
@@ -131,6 +132,21 @@ def test_a_rake_by_players_round_trips_through_its_json() -> None:
     # Brackets given out of order are kept in order of players.
     shuffled = {"by_players": list(reversed(MP_3_6["by_players"]))}
     assert Rake.from_json(shuffled, "rake") == rake
+
+
+def test_stud_rules_multipoker_prints_no_rake_of_its_own(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The schedule belongs to the table's stake level: the profile carries none.
+    assert stud(["rules", "multipoker"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["profile"] == "multipoker" and printed["rake"] is None
+    # Its settings with the level's rake print the rake object as given, and read back.
+    printed["rake"] = MP_3_6
+    settings = apply_overrides(
+        PROFILES["multipoker"], {k: v for k, v in printed.items() if k != "profile"}
+    )
+    assert settings_to_json(settings) == printed
 
 
 def test_every_seeded_multipoker_level_has_a_valid_schedule() -> None:
