@@ -190,9 +190,18 @@ async def open_table(
 Strategy = Callable[[Hand, int, tuple[LegalAction, ...]], tuple[ActionKind, int | None]]
 
 
-def passive(folders: set[int] = frozenset(), muckers: set[int] = frozenset()) -> Strategy:  # type: ignore[assignment]
+def passive(
+    folders: set[int] = frozenset(),  # type: ignore[assignment]
+    muckers: set[int] = frozenset(),  # type: ignore[assignment]
+    bettor: int | None = None,
+) -> Strategy:
     """Seats in ``folders`` fold at their first chance; everyone else checks or calls (the
-    smallest bring-in where it is a choice) and, at an ordered showdown, ``muckers`` muck."""
+    smallest bring-in where it is a choice) and, at an ordered showdown, ``muckers`` muck.
+
+    ``bettor`` bets (the smallest size) whenever nobody has bet yet on a street, so he is the
+    last aggressor and shows first at an ordered showdown: the others then decide, and a
+    mucker mucks whatever the cards. Without a bettor the order depends on the deck (under
+    ``swedish`` the best showing hand shows first, and must)."""
 
     def choose(
         hand: Hand, seat: int, legal: tuple[LegalAction, ...]
@@ -202,6 +211,8 @@ def passive(folders: set[int] = frozenset(), muckers: set[int] = frozenset()) ->
             return ActionKind.FOLD, None
         if ActionKind.MUCK in kinds and seat in muckers:
             return ActionKind.MUCK, None
+        if seat == bettor and ActionKind.BET in kinds:
+            return ActionKind.BET, kinds[ActionKind.BET].min_to
         for kind in (ActionKind.SHOW, ActionKind.CHECK, ActionKind.CALL):
             if kind in kinds:
                 return kind, None

@@ -255,8 +255,11 @@ async def test_phh_download_is_the_engines_export_for_the_viewer(
 ) -> None:
     players = await sign_up(client, 3)
     table = await open_table(store, players, profile=profile)
+    # With muckers, seat 1 bets every street: he shows first and the muckers get to muck
+    # (otherwise a mucker holding the best showing hand shows first, and must show).
+    strategy = passive(folders, muckers, bettor=1 if muckers else None)
     for _ in range(2):
-        played = await play_hand(store, table, passive(folders, muckers), timeouts=timeouts)
+        played = await play_hand(store, table, strategy, timeouts=timeouts)
         hidden_from_all = [card for seat in played.folded for card in played.down_cards(seat)]
         for seat, (_, player_id) in sorted(table.seats.items()):
             response = await client.get(f"/hands/{played.id}/phh", headers=as_player(player_id))
@@ -277,8 +280,8 @@ async def test_phh_download_is_the_engines_export_for_the_viewer(
                 assert set(played.down_cards(seat)) <= tokens
             view = await client.get(f"/hands/{played.id}", headers=as_player(player_id))
             assert_absent(view.text, hidden_from_all + others_hidden)
-    if muckers:
-        assert any(h.mucked for h in table.hands)
+    for played in table.hands:
+        assert played.mucked == muckers
 
 
 async def test_a_running_hand_is_listed_but_has_no_phh_yet(
