@@ -154,7 +154,9 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
     parser.add_argument("--seed", type=int, default=7, help="the bots' random seed")
     parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
     parser.add_argument(
-        "--profile-engine", help="py-spy flame graph (SVG) of the engine during the window"
+        "--profile-engine",
+        help="py-spy profile of the engine during the window: a flame graph (FILE.svg) or "
+        "collapsed stacks (FILE.txt)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="50 tables, 50 idle ones, 3 s warm-up, 10 s window"
@@ -781,6 +783,8 @@ def _profile(engine: EngineProcess, seconds: float, output: str) -> subprocess.P
         [
             *(spy, "record", "--pid", str(engine.pid), "--duration", str(max(1, int(seconds)))),
             *("--output", output, "--rate", "50", "--nonblocking"),
+            # FILE.txt: collapsed stacks (one "frame;frame;... count" line each) for scripts
+            *(("--format", "raw") if output.endswith(".txt") else ()),
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -7,16 +7,17 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import grpc
 from connectrpc.request import RequestContext
-from stud.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
+from stud.v1 import events_pb2, table_pb2, table_service_pb2, table_service_pb2_grpc
 
 from engine_server.api.convert import (
     ACTION_FROM_PROTO,
     ACTION_TO_PROTO,
+    add_own_part,
     event_message,
     session_message,
     snapshot_message,
@@ -25,7 +26,6 @@ from engine_server.api.errors import ErrorObserver, abort, connect_error, invali
 from engine_server.auth import Identity, Scope, TokenError, verify_token
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
-from engine_server.table.model import TableView
 from engine_server.table.runtime import TableRuntime, Update
 
 __all__ = [
@@ -96,10 +96,6 @@ class TableServiceCore:
         runtime = self._runtime(request.table)
         seat = self._seat(runtime, identity)
         watcher = await runtime.watch(seat)
-        # One change may bring several events (a street's cards, an action and the next
-        # turn): their updates share the view after it, converted once for all of them.
-        view: TableView | None = None
-        snapshot: table_pb2.TableSnapshot | None = None
         try:
             while True:
                 item = await watcher.queue.get()
@@ -107,9 +103,7 @@ class TableServiceCore:
                     return
                 if isinstance(item, TableError):
                     raise item
-                if item.view is not view or snapshot is None:
-                    view, snapshot = item.view, snapshot_message(item.view)
-                yield response_of(item, snapshot)
+                yield response_of(item)
         finally:
             await runtime.unwatch(watcher)
 
@@ -164,33 +158,52 @@ class TableServiceCore:
         return table_service_pb2.ShowCardsResponse(hand=hand)
 
 
-def response_of(
-    update: Update, snapshot: table_pb2.TableSnapshot | None = None
-) -> table_service_pb2.WatchTableResponse:
-    """The stream message of ``update`` (``snapshot``: its view, already converted)."""
-    message = table_service_pb2.WatchTableResponse(
-        sequence=update.sequence,
-        snapshot=snapshot if snapshot is not None else snapshot_message(update.view),
-    )
-    last_hand = update.view.last_hand
-    action_id = update.action_id
-    for event in update.events:
-        converted = message.events.add()
-        converted.CopyFrom(event_message(event, update.hand_number, update.time, last_hand))
-        if action_id and converted.HasField("action_taken"):
-            # The change's first action is the one the client sent.
-            converted.action_taken.action_id, action_id = action_id, ""
-        if converted.HasField("player_joined"):
-            # The domain event names only the seat; the contract's PlayerJoined carries the
-            # seat as this viewer sees it, which is the update's own snapshot of that seat.
-            joined = converted.player_joined.seat
-            seat = next((s for s in message.snapshot.seats if s.number == joined.number), None)
-            if seat is not None:
-                joined.CopyFrom(seat)
-    if message.events:
+def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
+    """The stream message of ``update``.
+
+    What the streams of one change have in common (the public snapshot, the events as most
+    seats see them) is converted once, by the first of them, into ``update.shared``; each
+    stream copies it (in C) and adds its own part.
+    """
+    message = table_service_pb2.WatchTableResponse(sequence=update.sequence)
+    base = _shared(update, update.view, lambda: snapshot_message(update.view))
+    message.snapshot.CopyFrom(base)
+    if update.own is not None:
+        add_own_part(message.snapshot, update.own)
+    if update.events:
+        message.events.extend(_shared(update, update.events, lambda: _events_of(update, base)))
         # v0.1 clients read one event per message: give them the change's cause.
         message.event.CopyFrom(message.events[0])
     return message
+
+
+def _shared(update: Update, key: object, build: Callable[[], Any]) -> Any:
+    """``build()``, done once per ``key`` object among the updates of one change."""
+    entry = update.shared.get(id(key))
+    if entry is None or entry[0] is not key:
+        # The entry holds its key: the id cannot be reused while the change is being sent.
+        entry = update.shared[id(key)] = (key, build())
+    return entry[1]
+
+
+def _events_of(update: Update, snapshot: table_pb2.TableSnapshot) -> list[events_pb2.Event]:
+    last_hand = update.view.last_hand
+    action_id = update.action_id
+    converted = []
+    for event in update.events:
+        message = event_message(event, update.hand_number, update.time, last_hand)
+        if action_id and message.HasField("action_taken"):
+            # The change's first action is the one the client sent.
+            message.action_taken.action_id, action_id = action_id, ""
+        if message.HasField("player_joined"):
+            # The domain event names only the seat; the contract's PlayerJoined carries the
+            # seat as the table shows it, which is the update's own snapshot of that seat.
+            joined = message.player_joined.seat
+            seat = next((s for s in snapshot.seats if s.number == joined.number), None)
+            if seat is not None:
+                joined.CopyFrom(seat)
+        converted.append(message)
+    return converted
 
 
 def _action_message(outcome: Any, action_id: str) -> Any:

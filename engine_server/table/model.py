@@ -14,6 +14,7 @@ from engine_server.game.profiles import RuleSettings, Stakes, Street
 
 __all__ = [
     "LastHand",
+    "OwnPart",
     "SeatInfo",
     "SeatState",
     "SeatStatus",
@@ -176,3 +177,13 @@ class TableView:
     next_commitment: str
     last_hand: LastHand | None
     server_time: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class OwnPart:
+    """What one seat sees beyond the public view: its own down cards and, on its turn, its
+    legal actions. A seat's view is the public view (``viewer_seat`` None) with this part."""
+
+    seat: int
+    down_cards: tuple[Card, ...]
+    legal_actions: tuple[LegalAction, ...]

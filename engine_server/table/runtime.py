@@ -53,6 +53,7 @@ from engine_server.table.events import (
 )
 from engine_server.table.model import (
     LastHand,
+    OwnPart,
     SeatInfo,
     SeatState,
     SeedPair,
@@ -85,7 +86,12 @@ class Timing:
 
 @dataclass(frozen=True, slots=True)
 class Update:
-    """One change as one watcher sees it: its events in order and the view after them."""
+    """One change as one watcher sees it: its events in order and the view after them.
+
+    The view after a change is the public one, shared by every player's stream, with ``own``
+    (the watcher's own cards and legal actions) to add; a stream's first update and ops'
+    updates carry their whole view instead (``own`` None).
+    """
 
     sequence: int
     hand_number: int
@@ -95,6 +101,9 @@ class Update:
     time: datetime
     #: the client's action id, on the update carrying that action
     action_id: str = ""
+    own: OwnPart | None = None
+    #: conversions the streams of one change share (filled by whoever sends the updates)
+    shared: dict[object, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,21 +542,22 @@ class TableRuntime:
         acting = self._acting
         action_id = acting[1] if acting is not None and acting[0] == sequence else ""
         public = tuple(events)
-        views: dict[tuple[int | None, bool], TableView] = {}
-        shown_by_seat: dict[int | None, tuple[UpdateEvent, ...]] = {}
+        # One public view for every player's stream, each adding only its own part; ops see
+        # every card.
+        view = self.view(None)
+        admin_view: TableView | None = None
+        shared: dict[object, Any] = {}
         for watcher in list(self._watchers):
-            key = (watcher.seat, watcher.admin)
-            view = views.get(key)
-            if view is None:
-                view = views[key] = self.view(watcher.seat, reveal_all=watcher.admin)
             if watcher.admin:
-                shown = public
+                admin_view = admin_view or self.view(None, reveal_all=True)
+                update = Update(sequence, number, public, admin_view, now, action_id, shared=shared)
             else:
-                shown = shown_by_seat.get(watcher.seat) or shown_by_seat.setdefault(
-                    watcher.seat, self._redacted(public, watcher.seat)
-                )
+                seat = watcher.seat
+                own = self._own_part(seat) if seat is not None else None
+                shown = self._redacted(public, seat)
+                update = Update(sequence, number, shown, view, now, action_id, own, shared)
             try:
-                watcher.queue.put_nowait(Update(sequence, number, shown, view, now, action_id))
+                watcher.queue.put_nowait(update)
             except asyncio.QueueFull:
                 self._end_watcher(
                     watcher,
@@ -559,6 +569,17 @@ class TableRuntime:
                 )
         if self.hooks.on_view_latency is not None:
             self.hooks.on_view_latency(time.perf_counter() - self._arrived)
+
+    def _own_part(self, seat: int) -> OwnPart:
+        """What ``seat`` sees beyond the public view (as :meth:`view` gives it to him)."""
+        hand = self._hand
+        if hand is None:
+            return OwnPart(seat, (), ())
+        player = next((p for p in hand.players if p.seat == seat), None)
+        down = tuple(player.down_cards) if player is not None else ()
+        turn = hand.to_act if not hand.is_over else None
+        legal = hand.legal_actions() if turn is not None and turn == seat else ()
+        return OwnPart(seat, down, tuple(legal))
 
     @classmethod
     def _redacted(
