@@ -46,7 +46,9 @@ __all__ = [
     "category_of",
     "evaluate_high",
     "evaluate_low8",
+    "showing_key_of",
     "showing_strength",
+    "strength_of_showing_key",
 ]
 
 
@@ -230,19 +232,43 @@ def showing_strength(up_cards: Sequence[Card]) -> int:
     """
     if len(up_cards) > _SHOWING_MAX_CARDS:
         raise ValueError(f"a showing hand has at most 4 cards ({len(up_cards)} given)")
-    # Only the ranks matter, and there are few rank multisets: score each once.
-    key = tuple(sorted([card >> 2 for card in up_cards]))
+    key = 0
+    for card in up_cards:
+        key += showing_key_of(card)
+    return strength_of_showing_key(key)
+
+
+def showing_key_of(card: Card) -> int:
+    """What ``card`` adds to the key of the up cards it joins.
+
+    Only the ranks of a showing hand matter: its key counts the cards of each
+    rank, three bits a rank (at most four cards), so it is the sum of its
+    cards' parts in any order and a hand can keep it up to date card by card.
+
+    >>> from engine_server.game.cards import parse_cards
+    >>> pair = parse_cards(["7c", "7d"])
+    >>> strength_of_showing_key(sum(map(showing_key_of, pair))) == showing_strength(pair)
+    True
+    """
+    return 1 << 3 * (card >> 2)
+
+
+def strength_of_showing_key(key: int) -> int:
+    """:func:`showing_strength` of the up cards whose parts (:func:`showing_key_of`) sum to ``key``."""
+    # There are few rank multisets: score each once.
     score = _SHOWING_SCORES.get(key)
     if score is None:
-        score = _SHOWING_SCORES[key] = _showing_score(up_cards)
+        score = _SHOWING_SCORES[key] = _showing_score(key)
     return score
 
 
-_SHOWING_SCORES: dict[tuple[int, ...], int] = {}
+_SHOWING_SCORES: Final[dict[int, int]] = {}
 
 
-def _showing_score(up_cards: Sequence[Card]) -> int:
-    counts = Counter(card >> 2 for card in up_cards)
+def _showing_score(key: int) -> int:
+    counts = {rank: key >> 3 * rank & 7 for rank in range(13) if key >> 3 * rank & 7}
+    if sum(counts.values()) > _SHOWING_MAX_CARDS:
+        raise ValueError(f"a showing hand has at most 4 cards (key {key:#x})")
     groups = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
     shape = [count for _, count in groups]
     if shape[:1] == [4]:

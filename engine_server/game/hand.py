@@ -21,7 +21,7 @@ the hand on to the next decision, dealing streets and settling pots by itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
@@ -32,7 +32,8 @@ from engine_server.game.evaluation import (
     HandCategory,
     evaluate_high,
     evaluate_low8,
-    showing_strength,
+    showing_key_of,
+    strength_of_showing_key,
 )
 from engine_server.game.events import (
     ActionTaken,
@@ -123,6 +124,11 @@ class PlayerState:
     #: field because every decision asks it of every seat)
     active: bool = True
     up_list: list[Card] = field(default_factory=list)
+    #: the up cards' key for :func:`~engine_server.game.evaluation.strength_of_showing_key`,
+    #: kept up to date as they are dealt
+    showing_key: int = 0
+    #: the best high hand's score, once the showdown needed it (-1 before)
+    high: int = -1
 
     def __init__(self, seat: int, position: int, stack: int, start_stack: int) -> None:
         # Written out: mypyc compiles it to direct stores, where the dataclass's own
@@ -144,6 +150,8 @@ class PlayerState:
         self.mucked = False
         self.active = True
         self.up_list = []
+        self.showing_key = 0
+        self.high = -1
 
     @property
     def can_bet(self) -> bool:
@@ -260,6 +268,18 @@ class HandResult:
         object.__setattr__(self, "won_by_fold", won_by_fold)
 
 
+def _best_showing(live: list[PlayerState]) -> PlayerState:
+    """The best hand showing; between equal ones, the first from the button's left."""
+    best = live[0]
+    top = strength_of_showing_key(best.showing_key)
+    for q in live:
+        # ``live`` is in dealing order: only a strictly better hand takes the lead.
+        strength = strength_of_showing_key(q.showing_key)
+        if strength > top:
+            best, top = q, strength
+    return best
+
+
 class Hand:
     """One hand of Seven-Card Stud under a rule profile."""
 
@@ -358,7 +378,7 @@ class Hand:
             )
         )
         self._post_antes()
-        self._start_street(Street.THIRD)
+        self._start_street(0)
         self._advance()
 
     # ------------------------------------------------------------------ views
@@ -614,6 +634,9 @@ class Hand:
 
     @staticmethod
     def _sized(kind: ActionKind, targets: tuple[int, ...], all_in_to: int) -> LegalAction:
+        if len(targets) == 1:
+            to = min(targets[0], all_in_to)
+            return LegalAction(kind, to, to)
         sizes = tuple(sorted({min(t, all_in_to) for t in targets}))
         return LegalAction(kind, sizes[0], sizes[-1], sizes if len(sizes) > 1 else ())
 
@@ -632,7 +655,7 @@ class Hand:
 
     def _increments(self) -> tuple[int, ...]:
         small, big = self.stakes.small_bet, self.stakes.big_bet
-        if self.street.is_big:
+        if self._round >= 2:  # fifth street on: big bets (Street.is_big)
             return (big,)
         if self.street is Street.FOURTH and self._open_pair and not self._big_made:
             return (small, big)
@@ -812,7 +835,7 @@ class Hand:
             if self.street is Street.SEVENTH:
                 self._start_showdown()
                 continue
-            self._start_street(_STREETS[self._round + 1])
+            self._start_street(self._round + 1)
 
     def _next_to_act(self) -> PlayerState | None:
         """The next seat clockwise from the last to act that still owes a decision.
@@ -838,9 +861,12 @@ class Hand:
                 return q
         return None
 
-    def _start_street(self, street: Street) -> None:
+    def _start_street(self, round_index: int) -> None:
+        """Start the street of this index (0 for third street)."""
+        # By index: Street.order looks the enum up in a dict, and an enum hashes in Python.
+        street = _STREETS[round_index]
         self.street = street
-        self._round = street.order
+        self._round = round_index
         for q in self.players:
             q.bet = 0
             q.acted = False
@@ -870,7 +896,7 @@ class Hand:
             and self.settings.open_pair_big_bet
             and any(len(up := q.up_list) == 2 and up[0] >> 2 == up[1] >> 2 for q in live)
         )
-        best = max(live, key=lambda q: (showing_strength(q.up_list), -q.position))
+        best = _best_showing(live)
         # The best hand showing is asked first; if he cannot act, the next seat that can.
         self._cursor = (best.position - 1) % len(self.players)
         first = self._peek_next_to_act()
@@ -884,7 +910,11 @@ class Hand:
 
     def _start_third(self, able: list[PlayerState]) -> None:
         self._open_pair = False
-        bringer = min(able, key=lambda q: q.cards[2])
+        # The lowest door card brings it in (cards are distinct: no ties).
+        bringer = able[0]
+        for q in able:
+            if q.cards[2] < bringer.cards[2]:
+                bringer = q
         self._bring_in_player = bringer
         self._cursor = bringer.position
         if self.settings.bring_in is BringInMode.FORCED:
@@ -918,6 +948,7 @@ class Hand:
         p.up.append(up)
         if up:
             p.up_list.append(card)
+            p.showing_key += showing_key_of(card)
         self._dealt_indexes.append((p.seat, index))
         self.events.append(CardDealt(p.seat, card, up, street, index))
 
@@ -949,7 +980,7 @@ class Hand:
         up = street is not Street.SEVENTH
         live = [p for p in self.players if not p.folded]
         if self.settings.dealing is Dealing.SLOT:
-            k = street.order + 2
+            k = self._round + 2
             for p in live:
                 self._give(p, 7 * k + p.position, up, street)
             return
@@ -1023,7 +1054,7 @@ class Hand:
             first = self._last_round_first
             if first is not None and not first.folded:
                 return first
-        return max(live, key=lambda q: (showing_strength(q.up_list), -q.position))
+        return _best_showing(live)
 
     def _showdown_decision(self, p: PlayerState, *, show: bool) -> None:
         if show:
@@ -1142,7 +1173,18 @@ class Hand:
             return (eligible[0].seat,), {eligible[0].seat: amount} if amount else {}
         claimants = [q for q in eligible if not q.mucked] or eligible
         awards: dict[int, int] = {}
-        high_winners = self._best(claimants, lambda q: evaluate_high(self._full_hand(q)))
+        high_winners: list[PlayerState] = []
+        top = -1
+        for q in claimants:
+            # Each hand is scored once, however many side pots it contends for.
+            value = q.high
+            if value < 0:
+                value = q.high = evaluate_high(self._full_hand(q))
+            if value > top:
+                top = value
+                high_winners = [q]
+            elif value == top:
+                high_winners.append(q)
         low_winners: list[PlayerState] = []
         if self.settings.hi_lo:
             lows = [(q, evaluate_low8(self._full_hand(q))) for q in claimants]
@@ -1160,19 +1202,12 @@ class Hand:
         return winners, awards
 
     @staticmethod
-    def _best(
-        claimants: list[PlayerState], strength: Callable[[PlayerState], int]
-    ) -> list[PlayerState]:
-        scored = [(strength(q), q) for q in claimants]
-        top = max(score for score, _ in scored)
-        return [q for score, q in scored if score == top]
-
-    @staticmethod
     def _split(amount: int, winners: list[PlayerState], awards: dict[int, int]) -> None:
+        """Split ``amount`` between ``winners``, who come in dealing order."""
         if amount <= 0:
             return
-        # Odd chips go one at a time from the first winner left of the button.
-        ordered = sorted(winners, key=lambda q: q.position)
-        share, odd = divmod(amount, len(ordered))
-        for i, q in enumerate(ordered):
+        # Odd chips go one at a time from the first winner left of the button: the
+        # winners are in dealing order (every list of players here keeps self.players').
+        share, odd = divmod(amount, len(winners))
+        for i, q in enumerate(winners):
             awards[q.seat] = awards.get(q.seat, 0) + share + (1 if i < odd else 0)
