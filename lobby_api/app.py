@@ -1,9 +1,9 @@
 """The lobby's Litestar application: ``create_app(settings)``.
 
-Stateless: everything lives in the database, so any number of replicas can
-serve behind a load balancer (give the rate limiter a shared store then). Each
-replica runs the settlement sweep; every step of it is idempotent, so replicas
-sweeping at once never pay twice.
+Stateless: everything lives in the database, the rate limits' counters too
+(:mod:`lobby_api.ratelimit.limiter`), so any number of replicas can serve behind a
+load balancer and share one limit. Each replica runs the settlement sweep; every
+step of it is idempotent, so replicas sweeping at once never pay twice.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from argon2 import PasswordHasher
 from litestar import Litestar, Request, get
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.middleware.rate_limit import RateLimitConfig, get_remote_address
+from litestar.middleware.rate_limit import get_remote_address
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
@@ -35,6 +35,7 @@ from lobby_api.history.controllers import HistoryController
 from lobby_api.metrics import MetricsController, metrics_middleware
 from lobby_api.play import play_router
 from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
+from lobby_api.ratelimit.limiter import Limit, RateLimits, rate_limit_middleware
 from lobby_api.settings import LobbySettings
 
 __all__ = ["create_app"]
@@ -52,13 +53,6 @@ async def health(db: Database) -> dict[str, str]:
             503, "database_unavailable", f"the database is unreachable: {error}"
         ) from None
     return {"status": "ok"}
-
-
-def _rate_limited(kind: str):  # type: ignore[no-untyped-def]
-    async def check(request: Request[Any, Any, Any]) -> bool:
-        return bool(request.route_handler.opt.get("rate_limit") == kind)
-
-    return check
 
 
 def _player_or_address(request: Request[Any, Any, Any]) -> str:
@@ -92,6 +86,7 @@ def create_app(
     accounts = Accounts(db, hasher, settings.signup_grant)
     settlement = Settlement(db, engine)
     games = QuickGames(db, engine, settings, settlement)
+    rate_limits = RateLimits(db)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -101,7 +96,9 @@ def create_app(
             await apply_seeds(db.engine)
         sweeper = None
         if settings.sweep_seconds > 0:
-            sweeper = asyncio.create_task(games.sweep_forever(settings.sweep_seconds))
+            sweeper = asyncio.create_task(
+                games.sweep_forever(settings.sweep_seconds, also=[rate_limits.forget_expired])
+            )
         try:
             yield
         finally:
@@ -114,28 +111,15 @@ def create_app(
             if database is None:
                 await db.dispose()
 
-    middleware = []
-    if settings.login_rate_per_minute:
-        middleware.append(
-            RateLimitConfig(
-                rate_limit=("minute", settings.login_rate_per_minute),
-                check_throttle_handler=_rate_limited("login"),
-                store="rate_limit_login",
-            ).middleware
-        )
-    if settings.money_rate_per_minute:
-        middleware.append(
-            RateLimitConfig(
-                rate_limit=("minute", settings.money_rate_per_minute),
-                check_throttle_handler=_rate_limited("money"),
-                identifier_for_request=_player_or_address,
-                store="rate_limit_money",
-            ).middleware
-        )
-
-    # Request metrics inside the rate limiters: a refusal they raise would pass through
-    # them as an exception and be counted as a 200.
-    middleware.append(metrics_middleware())
+    # Log-ins per client address, money requests per player (or address without a token),
+    # per minute; routes say which limit is theirs in opt={"rate_limit": ...}.
+    limits = [
+        Limit("login", settings.login_rate_per_minute, get_remote_address),
+        Limit("money", settings.money_rate_per_minute, _player_or_address),
+    ]
+    # Request metrics inside the rate limiter: a refusal it raises would pass through it
+    # as an exception and be counted as a 200.
+    middleware = [rate_limit_middleware(limits, rate_limits), metrics_middleware()]
 
     return Litestar(
         route_handlers=[

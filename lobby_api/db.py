@@ -37,10 +37,9 @@ class Database:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._reader = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+        self._write_engine = engine.execution_options(**WRITE_OPTIONS)
         self._writer = async_sessionmaker(
-            engine.execution_options(**WRITE_OPTIONS),
-            class_=AsyncSession,
-            expire_on_commit=False,
+            self._write_engine, class_=AsyncSession, expire_on_commit=False
         )
         self._autocommit = (
             engine.execution_options(isolation_level="AUTOCOMMIT")
@@ -68,6 +67,26 @@ class Database:
             if not self.is_postgres:
                 await connection.rollback()
             return rows
+
+    async def write_statement(self, statement: Executable) -> list[Row[Any]]:
+        """The rows one writing statement returns (``RETURNING``), in its own transaction.
+
+        On PostgreSQL the statement runs in autocommit mode (atomic by itself); on SQLite in
+        a ``BEGIN IMMEDIATE`` transaction, committed at once.
+        """
+        if self.is_postgres:
+            async with self._autocommit.connect() as connection:
+                return list((await connection.execute(statement)).all())
+        async with self._write_engine.begin() as connection:
+            return list((await connection.execute(statement)).all())
+
+    async def execute_write(self, statement: Executable) -> int:
+        """Run one writing statement that returns no rows, as :meth:`write_statement` does;
+        the number of rows it touched."""
+        engine = self._autocommit if self.is_postgres else self._write_engine
+        async with engine.begin() as connection:
+            result: Any = await connection.execute(statement)
+            return int(result.rowcount)
 
     @property
     def is_postgres(self) -> bool:

@@ -1,7 +1,7 @@
 """Every table model of the lobby (imported by ``migrations/env.py`` for autogenerate).
 
 >>> from sqlmodel import SQLModel
->>> {"players", "ledger_entries", "quick_tables", "idempotency_keys"} <= set(SQLModel.metadata.tables)
+>>> {"players", "ledger_entries", "quick_tables", "rate_limits"} <= set(SQLModel.metadata.tables)
 True
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.quickgame.models import LobbySeatRow, QuickTableRow, TicketRow, TopUpRow
+from lobby_api.ratelimit.models import RateLimitRow
 from lobby_api.wallet.models import (
     IdempotencyRow,
     LedgerAccountRow,
@@ -26,6 +27,7 @@ __all__ = [
     "LobbySeatRow",
     "PlayerRow",
     "QuickTableRow",
+    "RateLimitRow",
     "StakeLevelRow",
     "TicketRow",
     "TopUpRow",

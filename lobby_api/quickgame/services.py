@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -870,14 +871,19 @@ class QuickGames:
         await self._sweep_tickets()
         await self._resume_pending()
 
-    async def sweep_forever(self, interval: float) -> None:
+    async def sweep_forever(
+        self, interval: float, also: Sequence[Callable[[], Awaitable[object]]] = ()
+    ) -> None:
+        """:meth:`sweep_once` every ``interval`` seconds, then each of ``also`` (the app's
+        other housekeeping, e.g. forgetting rate-limit windows that are over)."""
         while True:
-            try:
-                await self.sweep_once()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("sweep failed")
+            for step in (self.sweep_once, *also):
+                try:
+                    await step()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("sweep failed")
             await asyncio.sleep(interval)
 
     async def _sweep_tickets(self) -> None:

@@ -1,0 +1,1 @@
+"""Rate limits kept in the database (fixed windows shared by every lobby replica)."""
