@@ -7,6 +7,7 @@ session's tests), so no test meets another's log-in window.
 from __future__ import annotations
 
 import asyncio
+import doctest
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -16,6 +17,7 @@ import httpx
 from litestar import Litestar
 
 from lobby_api.db import Database
+from lobby_api.ratelimit import limiter
 from lobby_api.ratelimit.limiter import RateLimits, bucket_key
 from lobby_api.settings import LobbySettings
 from tests.lobby_api.conftest import add_test_levels, build_app, running
@@ -195,3 +197,25 @@ async def test_a_limit_of_zero_counts_nothing(settings: LobbySettings, city: str
             b=bucket_key("login", address),
         )
         assert count == 0
+
+
+async def test_the_sweep_forgets_windows_that_are_over(settings: LobbySettings) -> None:
+    address = _address()
+    async with _replicas(settings, 1, address, sweep_seconds=0.05) as [(app, _)]:
+        db: Database = app.state.db
+        clock = _Clock()
+        clock.now -= 120  # a window that ended a minute ago
+        over = bucket_key("login", address)
+        await RateLimits(db, clock).hit(over, 60)
+        current = bucket_key("money", _address())
+        await RateLimits(db).hit(current, 60)
+        deadline = time.monotonic() + 10
+        while await scalar(db, "SELECT count(*) FROM rate_limits WHERE bucket = :b", b=over):
+            assert time.monotonic() < deadline, "the sweep kept a window that is over"
+            await asyncio.sleep(0.05)
+        assert await scalar(db, "SELECT hits FROM rate_limits WHERE bucket = :b", b=current) == 1
+
+
+def test_doctests() -> None:
+    result = doctest.testmod(limiter)
+    assert result.attempted > 0 and result.failed == 0
