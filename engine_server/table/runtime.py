@@ -80,8 +80,9 @@ class Timing:
     between_hands_seconds: float = 2.0
     #: how many messages a watcher may fall behind before its stream is ended
     watcher_backlog: int = 2048
-    #: how many answered action ids a table remembers for idempotent retries
-    remembered_actions: int = 512
+    #: how many answered action ids a table remembers for idempotent retries (about five
+    #: hands: a client retries within seconds; more would only grow every collection's walk)
+    remembered_actions: int = 128
 
 
 @dataclass(frozen=True, slots=True)
