@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 import jwt
 
@@ -66,19 +67,47 @@ def mint_token(
     return jwt.encode(claims, secret, algorithm=ALGORITHM)
 
 
-def verify_token(token: str, secret: str) -> Identity:
+def verify_token(token: str, secret: str, *, now: float | None = None) -> Identity:
+    """The holder of ``token``, or :class:`TokenError` saying what is wrong with it.
+
+    A player's client sends the same token with every action: its signature is checked
+    once and the verdict remembered (only good tokens, a bounded number), while expiry is
+    checked at every use.
+
+    >>> secret = "secret-with-enough-length-0123456789"
+    >>> token = mint_token(secret, "p_1", [Scope.PLAYER], ttl_seconds=60, now=1_000_000)
+    >>> verify_token(token, secret, now=1_000_059).subject
+    'p_1'
+    >>> verify_token(token, secret, now=1_000_060)
+    Traceback (most recent call last):
+    ...
+    engine_server.auth.TokenError: the token has expired
+    """
+    identity, expires = _verified(token, secret)
+    if expires <= (time.time() if now is None else now):
+        raise TokenError("the token has expired")
+    return identity
+
+
+@lru_cache(maxsize=16_384)
+def _verified(token: str, secret: str) -> tuple[Identity, int]:
+    """The holder of a well-signed token and when it expires (expiry is the caller's)."""
     try:
         claims = jwt.decode(
-            token, secret, algorithms=[ALGORITHM], options={"require": ["sub", "exp"]}
+            token,
+            secret,
+            algorithms=[ALGORITHM],
+            options={"require": ["sub", "exp"], "verify_exp": False},
         )
-    except jwt.ExpiredSignatureError:
-        raise TokenError("the token has expired") from None
     except jwt.PyJWTError as error:
         raise TokenError(f"the token is not valid: {error}") from None
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject:
         raise TokenError("the token names no subject")
+    expires = claims["exp"]
+    if isinstance(expires, bool) or not isinstance(expires, int | float):
+        raise TokenError("the token is not valid: exp must be a number")
     raw = claims.get("scope", "")
     scopes = frozenset(Scope(s) for s in str(raw).split() if s in Scope.__members__.values())
     name = claims.get("name", "")
-    return Identity(subject, scopes, name if isinstance(name, str) else "")
+    return Identity(subject, scopes, name if isinstance(name, str) else ""), int(expires)
