@@ -144,6 +144,28 @@ class _ByIdentity(Generic[K, M]):
         return message
 
 
+class _ByValue(Generic[K, M]):
+    """Messages built from immutable, hashable domain values, kept by the value itself.
+
+    Between two changes of a table most of its seats are as they were: each seat's message
+    is built once per distinct state and copied (in C) into every snapshot showing it. The
+    oldest entries go first; the messages are shared: callers copy them, never change them.
+    """
+
+    def __init__(self, build: Callable[[K], M], size: int = 16_384) -> None:
+        self._build = build
+        self._size = size
+        self._entries: dict[K, M] = {}
+
+    def __call__(self, value: K) -> M:
+        message = self._entries.get(value)
+        if message is None:
+            message = self._entries[value] = self._build(value)
+            if len(self._entries) > self._size:
+                del self._entries[next(iter(self._entries))]
+        return message
+
+
 def table_status_message(status: TableStatus) -> Any:
     return STATUS_TO_PROTO[status]
 
@@ -370,6 +392,7 @@ _shared_settings: _ByIdentity[TableConfig, settings_pb2.TableSettings] = _ByIden
     settings_message
 )
 _shared_result: _ByIdentity[LastHand, table_pb2.HandResult] = _ByIdentity(hand_result_message)
+_shared_seat: _ByValue[SeatInfo, table_pb2.Seat] = _ByValue(_seat_message)
 
 
 def snapshot_message(view: TableView) -> table_pb2.TableSnapshot:
@@ -379,7 +402,7 @@ def snapshot_message(view: TableView) -> table_pb2.TableSnapshot:
         settings=_shared_settings(view.config),
         status=STATUS_TO_PROTO[view.status],
         viewer_seat=view.viewer_seat or 0,
-        seats=[_seat_message(info) for info in view.seats],
+        seats=[_shared_seat(info) for info in view.seats],
         button_seat=view.button or 0,
         hand_number=view.hand_number,
         hand_in_progress=view.hand_in_progress,

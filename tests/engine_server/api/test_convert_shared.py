@@ -57,3 +57,17 @@ def test_changing_one_snapshot_changes_no_other() -> None:
     second = snapshot_message(view)
     assert second.settings.max_buy_in == 500
     assert dict(second.last_hand.returned) == {1: 2}
+
+
+def test_a_seat_in_a_new_state_is_converted_anew_and_shared_seats_stay_unchanged() -> None:
+    view = _view()
+    first = snapshot_message(view)
+    first.seats[0].stack = 1
+    first.seats[0].down_cards.append("As")
+    again = snapshot_message(view)
+    assert again.seats[0].stack == 100 and not again.seats[0].down_cards
+    # Seat 1 wins chips: his seat shows the new stack, seat 2's is as it was.
+    richer = dataclasses.replace(view.seats[0], stack=150)
+    later = snapshot_message(dataclasses.replace(view, seats=(richer, *view.seats[1:])))
+    assert [s.stack for s in later.seats] == [150, 100]
+    assert later.seats[1] == again.seats[1]
