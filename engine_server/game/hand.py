@@ -87,6 +87,8 @@ _SIZED = frozenset(
 _FOLD: Final = ActionKind.FOLD
 _CHECK: Final = ActionKind.CHECK
 _CALL: Final = ActionKind.CALL
+#: legal actions that never change (they are frozen, so every decision can share them)
+_FOLD_ACTION: Final = LegalAction(ActionKind.FOLD)
 
 
 class DeckExhausted(Exception):
@@ -268,6 +270,15 @@ class HandResult:
         object.__setattr__(self, "won_by_fold", won_by_fold)
 
 
+def _lowest(values: tuple[int, ...]) -> int:
+    """The smallest of ``values`` (the builtin min() is a slow call from compiled code)."""
+    lowest = values[0]
+    for value in values:
+        if value < lowest:
+            lowest = value
+    return lowest
+
+
 def _best_showing(live: list[PlayerState]) -> PlayerState:
     """The best hand showing; between equal ones, the first from the button's left."""
     best = live[0]
@@ -343,13 +354,16 @@ class Hand:
         self._round = 0  # the street's index, 0 for third street
         self._live = len(self.players)  # seats not folded
         self.to_act: int | None = None
+        self._actor: PlayerState | None = None  # the player of to_act
         self.community: list[Card] = []
         self.bring_in_info: BringIn | None = None
         self.first_to_act: dict[Street, int] = {}
         self._top = 0  # next undealt card under top dealing
-        self._stub: list[int] = list(range(len(self._deck)))  # deck indexes, top first
+        # Deck indexes, top first: top dealing draws from it, slot dealing has no use for it.
+        self._stub: list[int] = (
+            list(range(len(self._deck))) if settings.dealing is Dealing.TOP else []
+        )
         self._burned: list[int] = []
-        self._dealt_indexes: list[tuple[int | None, int]] = []
         # Betting-round state.
         self._current_to = 0
         self._last_full_to = 0
@@ -402,7 +416,13 @@ class Hand:
     @property
     def dealt_cards(self) -> list[tuple[int | None, Card, int]]:
         """``(seat or None for a community card, card, deck index)`` in dealing order."""
-        return [(seat, self._deck[i], i) for seat, i in self._dealt_indexes]
+        dealt: list[tuple[int | None, Card, int]] = []
+        for e in self.events:
+            if isinstance(e, CardDealt):
+                dealt.append((e.seat, e.card, e.deck_index))
+            elif isinstance(e, CommunityCardDealt):
+                dealt.append((None, e.card, e.deck_index))
+        return dealt
 
     @property
     def burned_cards(self) -> list[tuple[Card, int]]:
@@ -498,10 +518,10 @@ class Hand:
         ``to`` is the total the seat's bet on this street becomes (for
         ``bring_in`` its amount); ``None`` takes the fixed size.
         """
-        player = self._by_seat.get(seat)
+        player = self._actor
         if (
             player is not None
-            and seat == self.to_act
+            and player.seat == seat
             and self.phase is Phase.BETTING
             and (kind is _FOLD or kind is _CHECK or kind is _CALL)
             and to is None
@@ -521,6 +541,7 @@ class Hand:
         refused = self.refusal(seat, kind, to)
         if refused is not None:
             raise refused
+        # refusal() let it through: the seat is the one to act.
         assert player is not None
         self._legal_cache = None
         if self.phase is Phase.SHOWDOWN:
@@ -601,6 +622,7 @@ class Hand:
         self.phase = Phase.CANCELLED
         self._over = True
         self.to_act = None
+        self._actor = None
         self._legal_cache = None
         self.events.append(HandCancelled(final_stacks=tuple(sorted(self._start_stacks.items()))))
 
@@ -617,7 +639,7 @@ class Hand:
             return (LegalAction(ActionKind.SHOW), LegalAction(ActionKind.MUCK))
         if self.phase is Phase.BRING_IN:
             return self._bring_in_choices(p)
-        actions = [LegalAction(ActionKind.FOLD)]
+        actions = [_FOLD_ACTION]
         owed = self._current_to - p.bet
         all_in_to = p.bet + p.stack
         if owed <= 0:
@@ -628,7 +650,7 @@ class Hand:
         if owed > 0:
             call_to = min(self._current_to, all_in_to)
             actions.append(LegalAction(ActionKind.CALL, call_to, call_to))
-        if raise_kind in (ActionKind.COMPLETE, ActionKind.RAISE):
+        if raise_kind is ActionKind.COMPLETE or raise_kind is ActionKind.RAISE:
             actions.append(self._sized(raise_kind, targets, all_in_to))
         return tuple(actions)
 
@@ -650,18 +672,19 @@ class Hand:
             return None, ()
         if self.street is Street.THIRD and not self._completed:
             return ActionKind.COMPLETE, (self.stakes.small_bet,)
-        targets = tuple(self._last_full_to + inc for inc in self._increments())
-        return (ActionKind.BET if self._current_to == 0 else ActionKind.RAISE), targets
+        kind = ActionKind.BET if self._current_to == 0 else ActionKind.RAISE
+        return kind, self._targets(self._last_full_to)
 
-    def _increments(self) -> tuple[int, ...]:
+    def _targets(self, base: int) -> tuple[int, ...]:
+        """The totals a bet or raise over ``base`` may go to: base plus each legal size."""
         small, big = self.stakes.small_bet, self.stakes.big_bet
         if self._round >= 2:  # fifth street on: big bets (Street.is_big)
-            return (big,)
+            return (base + big,)
         if self.street is Street.FOURTH and self._open_pair and not self._big_made:
-            return (small, big)
+            return (base + small, base + big)
         if self.street is Street.FOURTH and self._big_made:
-            return (big,)
-        return (small,)
+            return (base + big,)
+        return (base + small,)
 
     def _capped(self) -> bool:
         if (
@@ -721,7 +744,7 @@ class Hand:
         else:
             # refusal() computed this decision's legal actions, and with them the targets.
             _, targets = self._targets_cache
-            target = min(targets) if to is None else to
+            target = _lowest(targets) if to is None else to
             self._aggress(p, kind, target, targets)
 
     def _aggress(
@@ -730,7 +753,7 @@ class Hand:
         previous_full = self._last_full_to
         moved = self._put(p, target - p.bet)
         reached = p.bet
-        full = reached >= min(targets)
+        full = reached >= _lowest(targets)
         if full:
             self._full_bets += 1
             self._last_full_to = reached
@@ -813,6 +836,7 @@ class Hand:
                 nxt = next((q for q in self._showdown_order if not (q.shown or q.mucked)), None)
                 if nxt is not None:
                     self.to_act = nxt.seat
+                    self._actor = nxt
                     return
                 self._finish(won_by_fold=False)
                 return
@@ -827,8 +851,10 @@ class Hand:
                     self._round_first = nxt
                     self.first_to_act[self.street] = nxt.seat
                 self.to_act = nxt.seat
+                self._actor = nxt
                 return
             self.to_act = None
+            self._actor = None
             if self._round_first is not None:
                 self._last_round_aggressor = self._aggressor
                 self._last_round_first = self._round_first
@@ -924,6 +950,7 @@ class Hand:
         else:
             self.phase = Phase.BRING_IN
             self.to_act = bringer.seat
+            self._actor = bringer
             self.events.append(StreetStarted(Street.THIRD, None))
 
     # ------------------------------------------------------------- dealing
@@ -949,7 +976,6 @@ class Hand:
         if up:
             p.up_list.append(card)
             p.showing_key += showing_key_of(card)
-        self._dealt_indexes.append((p.seat, index))
         self.events.append(CardDealt(p.seat, card, up, street, index))
 
     def _draw(self) -> int:
@@ -1013,7 +1039,6 @@ class Hand:
             index = self._draw()
             card = self._deck[index]
             self.community.append(card)
-            self._dealt_indexes.append((None, index))
             self.events.append(CommunityCardDealt(card, street, index))
             return
         if burn:
@@ -1076,6 +1101,7 @@ class Hand:
 
     def _finish(self, *, won_by_fold: bool) -> None:
         self.to_act = None
+        self._actor = None
         returned = self._return_uncalled()
         pots = self._build_pots(won_by_fold)
         rake = 0
@@ -1095,7 +1121,9 @@ class Hand:
             winners, awards = self._award(amount - taken, eligible)
             for seat, chips in awards.items():
                 self._by_seat[seat].stack += chips
-            eligible_seats = tuple(sorted([q.seat for q in eligible]))
+            seats = [q.seat for q in eligible]
+            seats.sort()
+            eligible_seats = tuple(seats)
             results.append(PotResult(amount, eligible_seats, winners, awards))
             self.events.append(
                 PotAwarded(index, amount, eligible_seats, winners, tuple(sorted(awards.items())))
@@ -1107,7 +1135,7 @@ class Hand:
         hands: dict[int, ShownHand] = {}
         for event in self._shown_events:
             shown[event.seat] = event.cards
-            hands[event.seat] = ShownHand.of(event)
+            hands[event.seat] = ShownHand(event)
         self.events.append(HandEnded(tuple(sorted(final.items())), won_by_fold))
         self.phase = Phase.COMPLETE
         self._over = True
@@ -1150,10 +1178,17 @@ class Hand:
         live = [q for q in self.players if not q.folded]
         if won_by_fold:
             return [(sum(q.contributed for q in self.players), live)]
-        levels = sorted(
-            {q.contributed for q in live if q.all_in or q.protected}
-            | {max(q.contributed for q in live)}
-        )
+        # A pot ends at each live all-in (or protected) player's total, and at the top one.
+        levels: list[int] = []
+        top = 0
+        for q in live:
+            contributed = q.contributed
+            top = max(top, contributed)
+            if (q.all_in or q.protected) and contributed not in levels:
+                levels.append(contributed)
+        if top not in levels:
+            levels.append(top)
+        levels.sort()
         pots: list[tuple[int, list[PlayerState]]] = []
         floor = 0
         for level in levels:
@@ -1198,8 +1233,12 @@ class Hand:
             self._split(low_half, low_winners, awards)
         else:
             self._split(amount, high_winners, awards)
-        winners = tuple(sorted({q.seat for q in high_winners} | {q.seat for q in low_winners}))
-        return winners, awards
+        seats = [q.seat for q in high_winners]
+        for q in low_winners:
+            if q.seat not in seats:
+                seats.append(q.seat)
+        seats.sort()
+        return tuple(seats), awards
 
     @staticmethod
     def _split(amount: int, winners: list[PlayerState], awards: dict[int, int]) -> None:
