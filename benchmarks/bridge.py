@@ -615,10 +615,11 @@ def play_engine_random(deal: Deal, rng: random.Random) -> Hand:
     """The engine alone with random legal play (any size, short all-ins included)."""
     hand = Hand(HOUSE, deal.stakes, deal.seats, deal.button, deal.deck)
     rand = rng.random
+    legal_actions, act = hand.legal_actions, hand.act
     while not hand.is_over:
         seat = hand.to_act
         assert seat is not None
-        legal = hand.legal_actions()
+        legal = legal_actions()
         action = legal[int(rand() * len(legal))]
         if action.sizes:
             to: int | None = action.sizes[int(rand() * len(action.sizes))]
@@ -626,5 +627,5 @@ def play_engine_random(deal: Deal, rng: random.Random) -> Hand:
             to = action.min_to + int(rand() * (action.max_to - action.min_to + 1))
         else:
             to = None
-        hand.act(seat, action.kind, to)
+        act(seat, action.kind, to)
     return hand

@@ -89,6 +89,7 @@ _CHECK: Final = ActionKind.CHECK
 _CALL: Final = ActionKind.CALL
 #: legal actions that never change (they are frozen, so every decision can share them)
 _FOLD_ACTION: Final = LegalAction(ActionKind.FOLD)
+_CHECK_ACTION: Final = LegalAction(ActionKind.CHECK, 0, 0)
 
 
 class DeckExhausted(Exception):
@@ -381,7 +382,7 @@ class Hand:
         self._open_pair = False
         # The legal actions of the current decision, computed once per decision.
         self._legal_cache: tuple[LegalAction, ...] | None = None
-        self._targets_cache: tuple[ActionKind | None, tuple[int, ...]] = (None, ())
+        self._raise_targets: tuple[int, ...] = ()
         self._shown_events: list[HandShown] = []
 
         self.events.append(
@@ -465,9 +466,9 @@ class Hand:
         """The legal actions of the seat to act, in HAND_SCRIPT.md's order."""
         cached = self._legal_cache
         if cached is None:
-            if self.to_act is None:
+            if self._actor is None:
                 return ()
-            cached = self._legal_cache = self._legal(self._by_seat[self.to_act])
+            cached = self._legal_cache = self._legal(self._actor)
         return cached
 
     def refusal(self, seat: int, kind: ActionKind, to: int | None = None) -> ActionRefused | None:
@@ -639,20 +640,22 @@ class Hand:
             return (LegalAction(ActionKind.SHOW), LegalAction(ActionKind.MUCK))
         if self.phase is Phase.BRING_IN:
             return self._bring_in_choices(p)
-        actions = [_FOLD_ACTION]
         owed = self._current_to - p.bet
         all_in_to = p.bet + p.stack
+        raise_kind, targets = self._raise_options(p, owed)
+        # bet_action() reads the targets when the seat bets, completes or raises.
+        self._raise_targets = targets
+        # In HAND_SCRIPT.md's order: fold, check, bet, call, complete or raise. A bet is
+        # only possible when nothing is owed (nobody has bet), so at most one of check
+        # and call comes, and the aggressive action, if any, always comes last.
         if owed <= 0:
-            actions.append(LegalAction(ActionKind.CHECK, p.bet, p.bet))
-        raise_kind, targets = self._targets_cache = self._raise_options(p, owed)
-        if raise_kind is ActionKind.BET:
-            actions.append(self._sized(raise_kind, targets, all_in_to))
-        if owed > 0:
+            middle = _CHECK_ACTION if p.bet == 0 else LegalAction(ActionKind.CHECK, p.bet, p.bet)
+        else:
             call_to = min(self._current_to, all_in_to)
-            actions.append(LegalAction(ActionKind.CALL, call_to, call_to))
-        if raise_kind is ActionKind.COMPLETE or raise_kind is ActionKind.RAISE:
-            actions.append(self._sized(raise_kind, targets, all_in_to))
-        return tuple(actions)
+            middle = LegalAction(ActionKind.CALL, call_to, call_to)
+        if raise_kind is None:
+            return (_FOLD_ACTION, middle)
+        return (_FOLD_ACTION, middle, self._sized(raise_kind, targets, all_in_to))
 
     @staticmethod
     def _sized(kind: ActionKind, targets: tuple[int, ...], all_in_to: int) -> LegalAction:
@@ -743,7 +746,7 @@ class Hand:
             self.events.append(ActionTaken(p.seat, kind, moved, p.bet, p.all_in))
         else:
             # refusal() computed this decision's legal actions, and with them the targets.
-            _, targets = self._targets_cache
+            targets = self._raise_targets
             target = _lowest(targets) if to is None else to
             self._aggress(p, kind, target, targets)
 
@@ -879,11 +882,14 @@ class Hand:
         if not able:
             return None
         current = self._current_to
-        start = self._cursor
-        for step in range(1, n + 1):
-            q = players[(start + step) % n]
+        i = self._cursor
+        for _ in range(n):
+            i += 1
+            if i == n:
+                i = 0
+            q = players[i]
             if q.active and (q.bet < current or (not q.acted and able > 1)):
-                self._cursor = q.position
+                self._cursor = i
                 return q
         return None
 
