@@ -114,8 +114,9 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
         except TableError as error:
             await abort(context, error, self.on_refused)
 
-    def _table(self, name: str, field: str = "name") -> TableRuntime:
-        return self.manager.get(parse_table_name(name, field))
+    async def _table(self, name: str, field: str = "name") -> TableRuntime:
+        # Closed tables too: ops see them, and retries of requests made there get their answers.
+        return await self.manager.find(parse_table_name(name, field))
 
     async def CreateTable(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
@@ -142,7 +143,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def SeatPlayer(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.table, "table")
+            runtime = await self._table(request.table, "table")
             session = await runtime.seat_player(
                 _id(request.seat_session_id, "seat_session_id"),
                 _id(request.player_id, "player_id"),
@@ -156,7 +157,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def AddChips(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.table, "table")
+            runtime = await self._table(request.table, "table")
             session = await runtime.add_chips(
                 _id(request.seat_session_id, "seat_session_id"),
                 _id(request.request_id, "request_id"),
@@ -189,7 +190,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def GetTable(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.name)
+            runtime = await self._table(request.name)
             reason = _text(request.reason, "reason")
             audit.warning(
                 "GetTable %s by %s (every card shown), reason: %s",
@@ -207,7 +208,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def PauseTable(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.name)
+            runtime = await self._table(request.name)
             await runtime.pause(_text(request.reason, "reason"))
             return admin_service_pb2.PauseTableResponse(table=table_message(runtime))
 
@@ -215,7 +216,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def ResumeTable(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.name)
+            runtime = await self._table(request.name)
             await runtime.resume()
             return admin_service_pb2.ResumeTableResponse(table=table_message(runtime))
 
@@ -223,7 +224,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def CloseTable(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.name)
+            runtime = await self._table(request.name)
             sessions = await runtime.close(_text(request.reason, "reason"))
             return admin_service_pb2.CloseTableResponse(
                 table=table_message(runtime), sessions=[session_message(s) for s in sessions]
@@ -233,7 +234,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def CancelHand(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.name)
+            runtime = await self._table(request.name)
             last = await runtime.cancel_hand(request.hand_number, _text(request.reason, "reason"))
             return admin_service_pb2.CancelHandResponse(result=hand_result_message(last))
 
@@ -241,7 +242,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def RemovePlayer(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.table, "table")
+            runtime = await self._table(request.table, "table")
             session = await runtime.remove_player(
                 _id(request.seat_session_id, "seat_session_id"), _text(request.reason, "reason")
             )
@@ -251,7 +252,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def RotateSeed(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = self._table(request.name)
+            runtime = await self._table(request.name)
             client_seed = check_client_seed(request.client_seed) if request.client_seed else None
             revealed, current = await runtime.rotate_seed(client_seed)
             return admin_service_pb2.RotateSeedResponse(

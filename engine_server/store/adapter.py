@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from engine_server.game.fairness import deck_stream
+from engine_server.game.hand import Hand
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
 from engine_server.store import errors as store_errors
 from engine_server.store.database import create_engine_for, is_sqlite
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import SeatSessionRow, SeedPairRow, TableRow
-from engine_server.store.repository import EngineStore, HandSeat
+from engine_server.store.repository import EngineStore, HandSeat, OpenTable, RunningHand
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
 from engine_server.table.model import (
@@ -28,8 +31,14 @@ from engine_server.table.model import (
     TableStatus,
 )
 from engine_server.table.ports import HandRecord, RevealedPair, StartedHand
+from engine_server.table.runtime import hand_trail
 
-__all__ = ["StoreTables", "open_store"]
+__all__ = ["RECOVERY_REASON", "StoreTables", "open_store"]
+
+log = logging.getLogger("stud.store")
+
+#: why a hand a previous engine left running was cancelled
+RECOVERY_REASON = "engine restart"
 
 _KINDS = {
     "TABLE_NOT_FOUND": ErrorKind.NOT_FOUND,
@@ -52,6 +61,15 @@ async def _translated() -> AsyncIterator[None]:
         raise TableError(
             _KINDS.get(reason, ErrorKind.FAILED_PRECONDITION), reason, str(error)
         ) from None
+
+
+@asynccontextmanager
+async def _reused(field: str) -> AsyncIterator[None]:
+    """An idempotency key reused, naming the request field that holds it."""
+    try:
+        yield
+    except store_errors.IdempotencyKeyReused as error:
+        raise TableError.invalid("IDEMPOTENCY_KEY_REUSED", str(error), field=field) from None
 
 
 def _session(row: SeatSessionRow) -> SessionSnapshot:
@@ -121,6 +139,24 @@ def _seat(row: SeatSessionRow) -> SeatState:
     )
 
 
+def _rebuilt_deal(
+    running: RunningHand,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The cards and forced actions a hand began with, dealt again from its seed pair."""
+    hand = running.hand
+    config = _config(running.table)
+    deck, stream = deck_stream(running.seed_pair.dealer_seed, hand.client_seed, hand.nonce)
+    dealt = Hand(
+        config.settings,
+        config.stakes,
+        [(p.seat, p.start_stack) for p in running.players],
+        hand.button_seat,
+        deck,
+        stream=stream,
+    )
+    return hand_trail(dealt)
+
+
 class StoreTables:
     """Both ports the table layer needs: ``TableStore`` (runtime) and ``TableDirectory``."""
 
@@ -170,8 +206,18 @@ class StoreTables:
         )
 
     async def open_tables(self) -> list[LoadedTable]:
+        return self._loaded(await self.store.open_tables())
+
+    async def closed_table_ids(self) -> list[str]:
+        return await self.store.closed_table_ids()
+
+    async def load_tables(self, table_ids: list[str]) -> list[LoadedTable]:
+        return self._loaded(await self.store.tables(table_ids))
+
+    @staticmethod
+    def _loaded(tables: list[OpenTable]) -> list[LoadedTable]:
         loaded = []
-        for item in await self.store.open_tables():
+        for item in tables:
             row = item.table
             loaded.append(
                 LoadedTable(
@@ -186,8 +232,41 @@ class StoreTables:
         return loaded
 
     async def recover_running_hands(self) -> int:
+        """Cancel the hands a previous engine left running, each with its deal for the audit.
+
+        Decisions are not written while a hand runs (a hand is stored in one transaction when
+        it ends), so what a crash lost is rebuilt only as far as it is certain: the deal the
+        hand began with, from its seed pair, nonce, button and start stacks (the same deck
+        and dealing as the live hand's). Nothing is won and no chip moves.
+        """
+        cancelled = 0
         async with self._writes:
-            return len(await self.store.recover_running_hands())
+            for running in await self.store.running_hands():
+                try:
+                    cards, actions = _rebuilt_deal(running)
+                except Exception:
+                    # The chips matter more than the trail: cancel it all the same.
+                    log.exception("hand %s: its deal could not be rebuilt", running.hand.id)
+                    cards, actions = [], []
+                await self.store.cancel_hand(
+                    running.hand.id,
+                    RECOVERY_REASON,
+                    cards=cards,
+                    actions=actions,
+                    result={
+                        "cancelled": True,
+                        "pots": [],
+                        "rake": 0,
+                        "trail": (
+                            "the deal only, rebuilt from the seed pair and nonce when the engine"
+                            " restarted: the decisions taken after it were not recorded"
+                        ),
+                    },
+                )
+                cancelled += 1
+            # Any hand started meanwhile by another engine on this database (none on start-up).
+            cancelled += len(await self.store.recover_running_hands(RECOVERY_REASON))
+        return cancelled
 
     async def list_tables(
         self,
@@ -263,9 +342,21 @@ class StoreTables:
                 button_seat=button_seat,
             )
 
-    async def cancel_hand(self, hand_id: str, reason: str) -> None:
+    async def cancel_hand(
+        self, hand_id: str, reason: str, record: HandRecord | None = None
+    ) -> None:
         async with self._writes:
-            await self.store.cancel_hand(hand_id, reason)
+            if record is None:
+                await self.store.cancel_hand(hand_id, reason)
+                return
+            await self.store.cancel_hand(
+                hand_id,
+                reason,
+                cards=record.cards,
+                actions=record.actions,
+                result=record.result,
+                phh=record.phh,
+            )
 
     async def seat_player(
         self,
@@ -288,8 +379,45 @@ class StoreTables:
         return _session(row)
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
-        async with self._writes, _translated():
+        async with self._writes, _translated(), _reused("request_id"):
             return _session(await self.store.add_chips(session_id, request_id, amount))
+
+    async def chip_addition(
+        self, session_id: str, request_id: str, amount: int
+    ) -> SessionSnapshot | None:
+        async with _translated(), _reused("request_id"):
+            row = await self.store.chip_addition(session_id, request_id, amount)
+        return None if row is None else _session(row)
+
+    async def removal(self, session_id: str) -> tuple[str, SessionSnapshot] | None:
+        async with _translated():
+            record = await self.store.removal(session_id)
+            if record is None:
+                return None
+            row = await self.store.get_session(session_id)
+        return record.reason, SessionSnapshot(
+            session_id=row.id,
+            table_id=row.table_id,
+            player_id=row.player_id,
+            seat=row.seat,
+            chips_in=record.chips_in,
+            stack=record.stack,
+            open=record.state != "closed",
+            close_reason=record.close_reason,
+            closing=record.state == "closing",
+        )
+
+    async def record_removal(self, session_id: str, reason: str, answer: SessionSnapshot) -> None:
+        state = "closed" if not answer.open else "closing" if answer.closing else "open"
+        async with self._writes, _translated():
+            await self.store.record_removal(
+                session_id,
+                reason,
+                state=state,
+                chips_in=answer.chips_in,
+                stack=answer.stack,
+                close_reason=answer.close_reason,
+            )
 
     async def mark_closing(self, session_id: str) -> SessionSnapshot:
         async with self._writes, _translated():

@@ -37,6 +37,7 @@ __all__ = [
     "HandPlayerRow",
     "HandRow",
     "HandState",
+    "SeatSessionRemovalRow",
     "SeatSessionRow",
     "SeatSessionState",
     "SeedPairRow",
@@ -241,6 +242,36 @@ class ChipAdditionRow(SQLModel, table=True):
     request_id: str = Field(primary_key=True, max_length=ID_LENGTH)
     seat_session_id: str = Field(foreign_key="seat_sessions.id", max_length=ID_LENGTH, index=True)
     amount: int = Field(sa_type=sa.BigInteger)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    #: The session's chips in and stack right after the addition: the first answer, given
+    #: again to a retry however late it comes (None in rows written before they were kept).
+    chips_in_after: int | None = Field(default=None, sa_type=sa.BigInteger)
+    stack_after: int | None = Field(default=None, sa_type=sa.BigInteger)
+
+
+class SeatSessionRemovalRow(SQLModel, table=True):
+    """One RemovePlayer, keyed by the seat session it removed, with the answer it got.
+
+    A retry (the same session and reason) gets that answer again whenever it comes; the
+    reason is kept as the request gave it (the session's ``close_reason`` says only
+    "removed").
+    """
+
+    __tablename__ = "seat_session_removals"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", SeatSessionState), name="state"),
+        sa.CheckConstraint("chips_in >= 0 AND stack >= 0", name="chips"),
+    )
+
+    seat_session_id: str = Field(
+        foreign_key="seat_sessions.id", primary_key=True, max_length=ID_LENGTH
+    )
+    reason: str = Field(sa_type=sa.Text)
+    #: The session as the first call answered: closing (he plays out his hand) or closed.
+    state: str = Field(max_length=16)
+    chips_in: int = Field(sa_type=sa.BigInteger)
+    stack: int = Field(sa_type=sa.BigInteger)
+    close_reason: str | None = Field(default=None, max_length=16)
     created_at: datetime = Field(sa_type=UTCDateTime)
 
 

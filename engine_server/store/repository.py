@@ -115,6 +115,7 @@ from engine_server.store.models import (
     HandPlayerRow,
     HandRow,
     HandState,
+    SeatSessionRemovalRow,
     SeatSessionRow,
     SeatSessionState,
     SeedPairRow,
@@ -133,6 +134,7 @@ __all__ = [
     "HandSeat",
     "OpenTable",
     "Page",
+    "RunningHand",
     "SeedRotation",
     "TableClosure",
 ]
@@ -174,13 +176,26 @@ class Page(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class OpenTable:
-    """A table to restore on start-up: its row, its seated players and its seed pairs."""
+    """A table to bring to life: its row, its seated players and its seed pairs (open tables
+    on start-up; a closed one, with no seated players, when ops look at it)."""
 
     table: TableRow
     #: Sessions not yet closed (open or closing), by seat.
     sessions: list[SeatSessionRow]
     current_pair: SeedPairRow
     next_pair: SeedPairRow
+
+
+@dataclass(frozen=True, slots=True)
+class RunningHand:
+    """A hand still running, with what rebuilding its deal needs (its table's settings, its
+    seed pair, its players): on start-up, before recovery cancels it."""
+
+    hand: HandRow
+    table: TableRow
+    seed_pair: SeedPairRow
+    #: by seat
+    players: list[HandPlayerRow]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +250,30 @@ def _decode_token(token: str, filters: object) -> tuple[datetime, str]:
 def _fingerprint(filters: object) -> str:
     text = json.dumps(filters, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _check_same_addition(done: ChipAdditionRow, seat_session_id: str, amount: int) -> None:
+    if (done.seat_session_id, done.amount) != (seat_session_id, amount):
+        raise IdempotencyKeyReused(
+            f"request_id {done.request_id!r} added {done.amount} to {done.seat_session_id}"
+        )
+
+
+def _as_answered(row: SeatSessionRow, done: ChipAdditionRow) -> SeatSessionRow:
+    """The session as the chip addition ``done`` left it: the answer a retry gets again.
+
+    A detached copy (never saved); the session itself when the addition predates the
+    recorded answers.
+    """
+    if done.stack_after is None or done.chips_in_after is None:
+        return row
+    answered = SeatSessionRow(**row.model_dump())
+    answered.chips_in = done.chips_in_after
+    answered.stack = done.stack_after
+    answered.state = SeatSessionState.OPEN.value
+    answered.close_reason = None
+    answered.closed_at = None
+    return answered
 
 
 def _clamp(page_size: int, default: int, maximum: int) -> int:
@@ -516,12 +555,30 @@ class EngineStore:
 
     async def open_tables(self) -> list[OpenTable]:
         """Every table not closed, with its unclosed seat sessions and seed pairs (restart)."""
+        return await self._tables_with_seats(TableRow.status != TableStatus.CLOSED.value)
+
+    async def tables(self, table_ids: Collection[str]) -> list[OpenTable]:
+        """These tables (whatever their status; unknown ids are left out), oldest first, each
+        with its unclosed seat sessions (none once closed) and seed pairs."""
+        return await self._tables_with_seats(col(TableRow.id).in_(sorted(set(table_ids))))
+
+    async def closed_table_ids(self) -> list[str]:
+        """The ids of every closed table, oldest first."""
+        async with self._read() as session:
+            query = (
+                select(TableRow.id)
+                .where(TableRow.status == TableStatus.CLOSED.value)
+                .order_by(col(TableRow.created_at), col(TableRow.id))
+            )
+            return list((await session.exec(query)).all())
+
+    async def _tables_with_seats(self, condition: Any) -> list[OpenTable]:
         async with self._read() as session:
             tables = list(
                 (
                     await session.exec(
                         select(TableRow)
-                        .where(TableRow.status != TableStatus.CLOSED.value)
+                        .where(condition)
                         .order_by(col(TableRow.created_at), col(TableRow.id))
                     )
                 ).all()
@@ -778,8 +835,9 @@ class EngineStore:
     async def add_chips(self, seat_session_id: str, request_id: str, amount: int) -> SeatSessionRow:
         """Add chips to an open session between its hands (idempotent by ``request_id``).
 
-        A retry returns the session without adding again; the id with another session or
-        amount raises ``IdempotencyKeyReused``. Refusals: ``SeatSessionClosed`` (closing or
+        A retry returns the first answer (the session as that addition left it) without adding
+        again, whenever it comes; the id with another session or amount raises
+        ``IdempotencyKeyReused``. Refusals: ``SeatSessionClosed`` (closing or
         closed), ``TableClosed``, ``HandInProgress`` (he is in the running hand),
         ``BuyInOutOfRange`` (the stack would exceed max_buy_in).
         """
@@ -790,11 +848,8 @@ class EngineStore:
             table, row = await self._locked_session(session, seat_session_id)
             done = await session.get(ChipAdditionRow, request_id)
             if done is not None:
-                if (done.seat_session_id, done.amount) != (seat_session_id, amount):
-                    raise IdempotencyKeyReused(
-                        f"request_id {request_id!r} added {done.amount} to {done.seat_session_id}"
-                    )
-                return row
+                _check_same_addition(done, seat_session_id, amount)
+                return _as_answered(row, done)
             if row.state != SeatSessionState.OPEN.value:
                 raise SeatSessionClosed(f"seat session {seat_session_id} is {row.state}")
             if table.status in {TableStatus.CLOSING.value, TableStatus.CLOSED.value}:
@@ -805,18 +860,82 @@ class EngineStore:
                 raise BuyInOutOfRange(
                     f"stack {row.stack} + {amount} would exceed max_buy_in {table.max_buy_in}"
                 )
+            row.chips_in += amount
+            row.stack += amount
             session.add(
                 ChipAdditionRow(
                     request_id=request_id,
                     seat_session_id=seat_session_id,
                     amount=amount,
                     created_at=self._clock(),
+                    chips_in_after=row.chips_in,
+                    stack_after=row.stack,
                 )
             )
-            row.chips_in += amount
-            row.stack += amount
             session.add(row)
             return row
+
+    async def chip_addition(
+        self, seat_session_id: str, request_id: str, amount: int
+    ) -> SeatSessionRow | None:
+        """The answer an earlier :meth:`add_chips` with ``request_id`` gave (None: none did).
+
+        The session as it was right after that addition, whatever happened since (later
+        hands, its close). ``IdempotencyKeyReused`` when that request added another amount or
+        to another session.
+        """
+        async with self._read() as session:
+            done = await session.get(ChipAdditionRow, request_id)
+            if done is None:
+                return None
+            _check_same_addition(done, seat_session_id, amount)
+            row = await session.get(SeatSessionRow, done.seat_session_id)
+            assert row is not None  # a foreign key
+            return _as_answered(row, done)
+
+    async def removal(self, seat_session_id: str) -> SeatSessionRemovalRow | None:
+        """The RemovePlayer recorded for the session (None: it was never removed)."""
+        async with self._read() as session:
+            return await session.get(SeatSessionRemovalRow, seat_session_id)
+
+    async def record_removal(
+        self,
+        seat_session_id: str,
+        reason: str,
+        *,
+        state: str,
+        chips_in: int,
+        stack: int,
+        close_reason: str | None,
+    ) -> SeatSessionRemovalRow:
+        """Record a RemovePlayer and its answer (the session closing or closed).
+
+        Recording it again returns the first record; another reason raises
+        ``IdempotencyKeyReused``.
+        """
+        answered = SeatSessionState(state)
+        if answered is SeatSessionState.OPEN:
+            raise InvalidRecord("a removal answers with a closing or closed session")
+        async with self._write() as session:
+            _, row = await self._locked_session(session, seat_session_id)
+            earlier = await session.get(SeatSessionRemovalRow, seat_session_id)
+            if earlier is not None:
+                if earlier.reason != reason:
+                    raise IdempotencyKeyReused(
+                        f"seat session {seat_session_id} was removed with another reason"
+                    )
+                return earlier
+            record = SeatSessionRemovalRow(
+                seat_session_id=row.id,
+                reason=reason,
+                state=answered.value,
+                chips_in=chips_in,
+                stack=stack,
+                close_reason=CloseReason(close_reason).value if close_reason else None,
+                created_at=self._clock(),
+            )
+            session.add(record)
+            return record
 
     async def mark_closing(self, seat_session_id: str) -> SeatSessionRow:
         """Record that the player is leaving once the running hand ends (idempotent).
@@ -1178,13 +1297,16 @@ class EngineStore:
         *,
         cards: list[dict[str, Any]] | None = None,
         actions: list[Any] | None = None,
+        result: Mapping[str, Any] | None = None,
+        phh: str | None = None,
     ) -> HandRow:
         """Cancel a running hand: nothing is won, every player keeps his pre-hand stack.
 
         Seat sessions are untouched (their stacks are the pre-hand ones); the hand's players
-        get ``final_stack = start_stack``; the nonce stays used. ``cards`` and ``actions`` keep
-        what was dealt and done, when known. Cancelling again returns the hand; a finished
-        hand raises ``StaleHand``.
+        get ``final_stack = start_stack``; the nonce stays used. ``cards``, ``actions``,
+        ``result`` and ``phh`` keep what was dealt and done, when known (the audit trail of a
+        hand nobody won). Cancelling again returns the hand; a finished hand raises
+        ``StaleHand``.
         """
         async with self._write() as session:
             _, hand = await self._locked_hand(session, hand_id)
@@ -1193,6 +1315,10 @@ class EngineStore:
             if hand.state != HandState.RUNNING.value:
                 raise StaleHand(f"hand {hand_id} is {hand.state}")
             await self._cancel(session, hand, reason, self._clock(), cards, actions)
+            if result is not None:
+                hand.result = dict(result)
+            hand.phh = phh
+            session.add(hand)
             return hand
 
     async def _cancel(
@@ -1216,6 +1342,27 @@ class EngineStore:
         for player in await self._hand_players(session, hand.id):
             player.final_stack = player.start_stack
             session.add(player)
+
+    async def running_hands(self) -> list[RunningHand]:
+        """Every hand still running, oldest first (start-up: a previous engine left them)."""
+        async with self._read() as session:
+            hands = list(
+                (
+                    await session.exec(
+                        select(HandRow)
+                        .where(HandRow.state == HandState.RUNNING.value)
+                        .order_by(col(HandRow.started_at), col(HandRow.id))
+                    )
+                ).all()
+            )
+            found = []
+            for hand in hands:
+                table = await self._table(session, hand.table_id)
+                pair = await session.get(SeedPairRow, hand.seed_pair_id)
+                assert pair is not None  # a foreign key
+                players = await self._hand_players(session, hand.id)
+                found.append(RunningHand(hand, table, pair, players))
+            return found
 
     async def recover_running_hands(
         self, reason: str = "engine restart", *, table_ids: Collection[str] | None = None

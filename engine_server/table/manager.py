@@ -65,6 +65,10 @@ class TableDirectory(Protocol):
 
     async def open_tables(self) -> list[LoadedTable]: ...
 
+    async def closed_table_ids(self) -> list[str]: ...
+
+    async def load_tables(self, table_ids: list[str]) -> list[LoadedTable]: ...
+
     async def recover_running_hands(self) -> int: ...
 
     async def list_tables(
@@ -191,6 +195,9 @@ class TableManager:
         self._timing = timing or Timing()
         self._hooks = hooks or RuntimeHooks()
         self._tables: dict[str, TableRuntime] = {}
+        #: tables closed before this node started: no runtime of theirs lives here (ops' views
+        #: of them are built from the store when asked for)
+        self._closed: set[str] = set()
         self._lock = asyncio.Lock()
         self.draining = False
 
@@ -205,6 +212,21 @@ class TableManager:
             log.warning("cancelled %d hand(s) left running by a previous engine", cancelled)
         for loaded in await self._directory.open_tables():
             self._start(loaded)
+        self._closed = set(await self._directory.closed_table_ids())
+
+    def _closed_runtime(self, loaded: LoadedTable) -> TableRuntime:
+        """A closed table as ops see it: its settings, revealed seed and counters, no task
+        (its commands only read or refuse, and run in the caller's task)."""
+        return TableRuntime(
+            loaded.config,
+            loaded.seed,
+            self._store,
+            status=TableStatus.CLOSED,
+            hands_started=loaded.hands_started,
+            button=loaded.button,
+            timing=self._timing,
+            hooks=self._hooks,
+        )
 
     def _start(self, loaded: LoadedTable) -> TableRuntime:
         runtime = TableRuntime(
@@ -235,12 +257,34 @@ class TableManager:
             return existing if existing is not None else self._start(loaded)
 
     def get(self, table_id: str) -> TableRuntime:
+        """A table players may use (TableService): ``TABLE_NOT_FOUND``, or ``TABLE_CLOSED``
+        (FAILED_PRECONDITION) once it has closed, whether before this node started or since."""
         runtime = self._tables.get(table_id)
-        if runtime is None:
-            raise TableError.not_found(
-                "TABLE_NOT_FOUND", f"no table tables/{table_id}", table=f"tables/{table_id}"
-            )
+        if runtime is None or runtime.status is TableStatus.CLOSED:
+            if runtime is not None or table_id in self._closed:
+                raise TableError.precondition(
+                    "TABLE_CLOSED", f"tables/{table_id} is closed", table=f"tables/{table_id}"
+                )
+            raise self._not_found(table_id)
         return runtime
+
+    async def find(self, table_id: str) -> TableRuntime:
+        """Any table, closed ones included (AdminService): one closed before this node started
+        is read from the store, as it is now (``TABLE_NOT_FOUND`` when there is none)."""
+        runtime = self._tables.get(table_id)
+        if runtime is not None:
+            return runtime
+        if table_id in self._closed:
+            loaded = await self._directory.load_tables([table_id])
+            if loaded:
+                return self._closed_runtime(loaded[0])
+        raise self._not_found(table_id)
+
+    @staticmethod
+    def _not_found(table_id: str) -> TableError:
+        return TableError.not_found(
+            "TABLE_NOT_FOUND", f"no table tables/{table_id}", table=f"tables/{table_id}"
+        )
 
     async def list_tables(
         self,
@@ -254,7 +298,13 @@ class TableManager:
         ids, token = await self._directory.list_tables(
             page_size, page_token, statuses, include_private, labels
         )
-        return [self._tables[i] for i in ids if i in self._tables], token
+        closed = [i for i in ids if i not in self._tables and i in self._closed]
+        read: dict[str, TableRuntime] = {}
+        if closed:
+            for loaded in await self._directory.load_tables(closed):
+                read[loaded.config.table_id] = self._closed_runtime(loaded)
+        tables = [self._tables.get(i) or read.get(i) for i in ids]
+        return [t for t in tables if t is not None], token
 
     async def list_sessions(
         self, table_id: str | None, states: list[str], page_size: int, page_token: str
@@ -268,6 +318,14 @@ class TableManager:
         running = [t for t in self._tables.values() if t.hand_running]
         for runtime in self._tables.values():
             runtime.draining = True
+        # Each open table then shows it: PAUSING while its hand plays out, then PAUSED.
+        shown = await asyncio.gather(
+            *(t.drain() for t in self._tables.values() if t.status is not TableStatus.CLOSED),
+            return_exceptions=True,
+        )
+        for failed in shown:
+            if isinstance(failed, BaseException) and not isinstance(failed, TableError):
+                log.error("a table could not show the drain", exc_info=failed)
         await asyncio.gather(*(t.wait_idle() for t in running))
         return len(self._tables), len(running)
 

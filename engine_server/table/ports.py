@@ -62,7 +62,12 @@ class TableStore(Protocol):
         button_seat: int,
     ) -> None: ...
 
-    async def cancel_hand(self, hand_id: str, reason: str) -> None: ...
+    async def cancel_hand(
+        self, hand_id: str, reason: str, record: HandRecord | None = None
+    ) -> None:
+        """Record the hand cancelled (no chip moves), with what was dealt and done (``record``:
+        its cards, actions, PHH and a result saying it was cancelled) for the audit."""
+        ...
 
     async def seat_player(
         self,
@@ -75,6 +80,23 @@ class TableStore(Protocol):
     ) -> SessionSnapshot: ...
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot: ...
+
+    async def chip_addition(
+        self, session_id: str, request_id: str, amount: int
+    ) -> SessionSnapshot | None:
+        """What an AddChips already applied with ``request_id`` answered (None: none was).
+
+        Raises ``IDEMPOTENCY_KEY_REUSED`` when it added another amount or to another session.
+        """
+        ...
+
+    async def removal(self, session_id: str) -> tuple[str, SessionSnapshot] | None:
+        """The reason and answer of the RemovePlayer recorded for the session, if any."""
+        ...
+
+    async def record_removal(
+        self, session_id: str, reason: str, answer: SessionSnapshot
+    ) -> None: ...
 
     async def mark_closing(self, session_id: str) -> SessionSnapshot:
         """Record that the player leaves when the running hand ends (survives a restart)."""

@@ -64,7 +64,15 @@ from engine_server.table.model import (
 )
 from engine_server.table.ports import HandRecord, RevealedPair, TableStore
 
-__all__ = ["ActOutcome", "RuntimeHooks", "TableRuntime", "Timing", "Update", "Watcher"]
+__all__ = [
+    "ActOutcome",
+    "RuntimeHooks",
+    "TableRuntime",
+    "Timing",
+    "Update",
+    "Watcher",
+    "hand_trail",
+]
 
 log = logging.getLogger("stud.table")
 
@@ -233,6 +241,10 @@ class TableRuntime:
     async def call(self, command: Callable[[], Awaitable[T]]) -> T:
         """Run ``command`` in the owner task, after every command sent before it."""
         if self._task is None or self._task.done():
+            if self._task is None and self.status is TableStatus.CLOSED:
+                # A table closed before this node started has no owner task: nothing can change
+                # it, so its commands (reads, refusals, retries' first answers) run right here.
+                return await command()
             raise TableError(ErrorKind.UNAVAILABLE, "TABLE_MOVED", "the table is not running")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((command, future, time.perf_counter()))
@@ -734,7 +746,10 @@ class TableRuntime:
         )
         leaving = [s for s in self._hand_seats.values() if s.leaving]
         if cancelled:
-            await self._store.cancel_hand(self._hand_id, self._cancel_reason)
+            # What was dealt and done before the cancel is kept for the audit (no chip moves).
+            await self._store.cancel_hand(
+                self._hand_id, self._cancel_reason, self._hand_record(hand)
+            )
         else:
             record = self._hand_record(hand)
             await self._store.finish_hand(
@@ -803,46 +818,14 @@ class TableRuntime:
     def _hand_record(self, hand: Hand) -> HandRecord:
         from engine_server.game.phh import export_phh
 
-        up_by_index = {
-            e.deck_index: (e.up, e.street) for e in hand.events if isinstance(e, CardDealt)
-        }
-        cards = []
-        for seat, card, index in hand.dealt_cards:
-            # A card with no deal event of its own is never claimed to be face up.
-            up, street = up_by_index.get(index, (False, None))
-            cards.append(
-                {
-                    "seat": seat,
-                    "card": format_card(card),
-                    "deck_index": index,
-                    "up": up,
-                    "street": str(street) if street else None,
-                }
-            )
-        actions: list[dict[str, Any]] = []
-        for e in hand.events:
-            if isinstance(e, ActionTaken):
-                actions.append(
-                    {
-                        "seat": e.seat,
-                        "do": str(e.kind),
-                        "amount": e.amount,
-                        "to": e.to,
-                        "all_in": e.all_in,
-                        "timeout": e.by_timeout,
-                    }
-                )
-            elif isinstance(e, BringInPosted):
-                actions.append(
-                    {"seat": e.seat, "do": "bring_in", "amount": e.amount, "all_in": e.all_in}
-                )
-            elif isinstance(e, ProtectionApplied):
-                actions.append({"seat": e.seat, "do": "timeout", "protected": True})
-            elif isinstance(e, HandShown):
-                actions.append({"seat": e.seat, "do": "show"})
-            elif isinstance(e, HandMucked):
-                actions.append({"seat": e.seat, "do": "muck"})
-        result = result_to_json(hand.result(), hi_lo=self.config.settings.hi_lo)
+        cards, actions = hand_trail(hand)
+        if hand.phase is Phase.CANCELLED:
+            # Nothing was won: what each seat had put in went back (kept for the audit).
+            returned = {str(n): c for n, c in sorted(self._cancel_returned.items())}
+            result: dict[str, Any] = {"cancelled": True, "pots": [], "rake": 0}
+            result["returned"] = returned
+        else:
+            result = result_to_json(hand.result(), hi_lo=self.config.settings.hi_lo)
         names = {n: s.display_name for n, s in self._hand_seats.items()}
         try:
             phh = export_phh(
@@ -1121,6 +1104,21 @@ class TableRuntime:
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
         async def command() -> SessionSnapshot:
+            # A retry of an addition already made gets its first answer and changes nothing,
+            # however late it comes: after later hands, the session's close or a restart.
+            earlier = (
+                await self._store.chip_addition(session_id, request_id, amount)
+                if amount > 0
+                else None
+            )
+            if earlier is not None:
+                if earlier.table_id != self.table_id:
+                    raise TableError.invalid(
+                        "IDEMPOTENCY_KEY_REUSED",
+                        f"request_id {request_id!r} added chips at another table",
+                        field="request_id",
+                    )
+                return earlier
             state = next((s for s in self.seats.values() if s.session_id == session_id), None)
             if state is None:
                 raise TableError.not_found(
@@ -1159,12 +1157,26 @@ class TableRuntime:
 
     async def remove_player(self, session_id: str, reason: str) -> SessionSnapshot:
         async def command() -> SessionSnapshot:
+            # Idempotent on the session: a retry gets the first answer (closing or closed) and
+            # changes nothing, however late it comes; another reason is another request.
+            earlier = await self._store.removal(session_id)
+            if earlier is not None and earlier[1].table_id == self.table_id:
+                first_reason, answer = earlier
+                if first_reason != reason:
+                    raise TableError.invalid(
+                        "IDEMPOTENCY_KEY_REUSED",
+                        f"seat session {session_id} was removed with another reason",
+                        field="reason",
+                    )
+                return answer
             state = next((s for s in self.seats.values() if s.session_id == session_id), None)
             if state is None:
                 raise TableError.not_found(
                     "SEAT_SESSION_NOT_FOUND", f"no open seat session {session_id} here"
                 )
-            return await self._leave(state, "removed")
+            answer = await self._leave(state, "removed")
+            await self._store.record_removal(session_id, reason, answer)
+            return answer
 
         return await self.call(command)
 
@@ -1180,11 +1192,34 @@ class TableRuntime:
             extra=self._log_ids(status=str(status), reason=reason),
         )
         self.status = status
-        await self._store.set_table_status(self.table_id, status)
+        if self._held_by_drain and status in (TableStatus.PAUSING, TableStatus.PAUSED):
+            # The node's pause, not the table's: the store keeps the status to deal on with
+            # when a node loads the table again (this one restarted, or another).
+            reason = "the engine node is draining"
+        else:
+            await self._store.set_table_status(self.table_id, status)
         self._publish([TableStatusChanged(status, reason)])
+
+    async def drain(self) -> None:
+        """This node drains: no hand starts here any more. An open table shows PAUSING while
+        its hand plays out, then PAUSED (in memory only, see :meth:`_set_status`)."""
+
+        async def command() -> None:
+            self.draining = True
+            if self.status in _OPEN_STATUSES:
+                self._held_by_drain = True
+                target = TableStatus.PAUSING if self._hand is not None else TableStatus.PAUSED
+                await self._set_status(target, "")
+
+        await self.call(command)
 
     async def pause(self, reason: str) -> None:
         async def command() -> None:
+            if self._held_by_drain and self.status in (TableStatus.PAUSED, TableStatus.PAUSING):
+                # Ops pause a table the drain holds: the pause becomes theirs, and is kept.
+                self._held_by_drain = False
+                await self._store.set_table_status(self.table_id, self.status)
+                return
             if self.status in (TableStatus.PAUSED, TableStatus.PAUSING):
                 raise TableError.precondition("TABLE_STATE", "the table is already paused")
             if self.status in (TableStatus.CLOSING, TableStatus.CLOSED):
@@ -1198,6 +1233,10 @@ class TableRuntime:
         async def command() -> None:
             if self.status not in (TableStatus.PAUSED, TableStatus.PAUSING):
                 raise TableError.precondition("TABLE_STATE", "the table is not paused")
+            if self.draining:
+                raise TableError.precondition(
+                    "DRAINING", "this engine node is draining: it starts no new hands"
+                )
             playing = TableStatus.PLAYING if self._hand is not None else TableStatus.WAITING
             await self._set_status(playing, "resumed by ops")
             loop = asyncio.get_running_loop()
@@ -1313,9 +1352,54 @@ class TableRuntime:
         }
 
     _cancel_reason = "cancelled"
+    #: paused by the node's drain (not by ops): the pause is not stored
+    _held_by_drain = False
     _acting: tuple[int, str] | None = None
     _arrived = 0.0
     _published_events = 0
+
+
+def hand_trail(hand: Hand) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A hand's trail as its record keeps it, finished or cancelled: every card dealt with its
+    deck position, and every action (decisions, bring-in, shows and mucks)."""
+    up_by_index = {e.deck_index: (e.up, e.street) for e in hand.events if isinstance(e, CardDealt)}
+    cards = []
+    for seat, card, index in hand.dealt_cards:
+        # A card with no deal event of its own is never claimed to be face up.
+        up, street = up_by_index.get(index, (False, None))
+        cards.append(
+            {
+                "seat": seat,
+                "card": format_card(card),
+                "deck_index": index,
+                "up": up,
+                "street": str(street) if street else None,
+            }
+        )
+    actions: list[dict[str, Any]] = []
+    for e in hand.events:
+        if isinstance(e, ActionTaken):
+            actions.append(
+                {
+                    "seat": e.seat,
+                    "do": str(e.kind),
+                    "amount": e.amount,
+                    "to": e.to,
+                    "all_in": e.all_in,
+                    "timeout": e.by_timeout,
+                }
+            )
+        elif isinstance(e, BringInPosted):
+            actions.append(
+                {"seat": e.seat, "do": "bring_in", "amount": e.amount, "all_in": e.all_in}
+            )
+        elif isinstance(e, ProtectionApplied):
+            actions.append({"seat": e.seat, "do": "timeout", "protected": True})
+        elif isinstance(e, HandShown):
+            actions.append({"seat": e.seat, "do": "show"})
+        elif isinstance(e, HandMucked):
+            actions.append({"seat": e.seat, "do": "muck"})
+    return cards, actions
 
 
 def _command_name(command: Callable[..., Any]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
 import sqlite3
 import time
@@ -502,6 +503,24 @@ def _hand_row(engine: Engine, table_id: str, number: int) -> tuple[str, str | No
     return row[0], row[1]
 
 
+def _hand_trail(engine: Engine, table_id: str, number: int) -> dict[str, Any]:
+    """The audit trail stored with a hand: its cards, actions, result and PHH."""
+    path = engine.database_url.removeprefix("sqlite:///")
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        row = db.execute(
+            "SELECT cards, actions, result, phh FROM hands WHERE table_id = ? AND hand_number = ?",
+            (table_id, number),
+        ).fetchone()
+    assert row is not None
+    cards, actions, result, phh = row
+    return {
+        "cards": json.loads(cards) if cards else None,
+        "actions": json.loads(actions) if actions else None,
+        "result": json.loads(result) if result else None,
+        "phh": phh,
+    }
+
+
 async def test_cancel_hand_gives_every_chip_back(engine: Engine) -> None:
     table_id, _ = await open_table(engine, ("ann", "bob", "cat"), buy_in=100)
     name = f"tables/{table_id}"
@@ -542,6 +561,24 @@ async def test_cancel_hand_gives_every_chip_back(engine: Engine) -> None:
     assert after.snapshot.last_hand.cancelled
     assert [s.stack for s in await sessions_of(engine, table_id)] == [100, 100, 100]
     assert _hand_row(engine, table_id, 1) == ("cancelled", "misdeal")
+    # What was dealt and done before the cancel is kept for the audit: every card with its
+    # deck position (as ops saw them), every action, a PHH marked cancelled.
+    trail = _hand_trail(engine, table_id, 1)
+    dealt = {(c["seat"], c["card"]) for c in trail["cards"]}
+    seen = {(s.number, card) for s in during.seats for card in [*s.down_cards, *s.up_cards]}
+    assert dealt == seen and len(dealt) == 9
+    assert sorted(c["deck_index"] for c in trail["cards"]) == sorted(
+        {c["deck_index"] for c in trail["cards"]}
+    )
+    assert [a["do"] for a in trail["actions"]] == ["bring_in", "complete"]
+    assert trail["result"] == {
+        "cancelled": True,
+        "pots": [],
+        "rake": 0,
+        "returned": {str(n): c for n, c in put_in.items() if c},
+    }
+    assert "_cancelled = true" in trail["phh"]
+    assert "cbr" in trail["phh"] and f"tables/{table_id}" in trail["phh"]
     await refused(
         engine.admin.CancelHand(
             a.CancelHandRequest(name=name, hand_number=1), metadata=engine.admin_md
@@ -627,18 +664,44 @@ async def test_rotate_seed_between_hands_reveals_the_old_seed(engine: Engine) ->
     assert chips_at_table((await get_table(engine, table_id)).snapshot) == 200
 
 
+async def statuses(engine: Engine) -> dict[str, int]:
+    """Every open table's status as ListTables shows it, by table id."""
+    page = await engine.admin.ListTables(
+        a.ListTablesRequest(page_size=500), metadata=engine.admin_md
+    )
+    return {t.name.removeprefix("tables/"): t.status for t in page.tables}
+
+
 async def test_drain_lets_the_running_hand_finish_and_starts_no_new_one(tmp_path: Path) -> None:
-    engine = await launch(f"sqlite:///{tmp_path}/drain.sqlite3")
+    url = f"sqlite:///{tmp_path}/drain.sqlite3"
+    engine = await launch(url)
     try:
         busy, _ = await open_table(engine)
         idle, _ = await open_table(engine, ("cat",))
         await until_hand(engine, busy, 1)
+        watch = Watch(engine, busy, "ann")
         drain = asyncio.ensure_future(
             engine.admin.Drain(a.DrainRequest(), metadata=engine.admin_md)
         )
+        # The drain shows at once: the busy table pauses after its hand, the idle one now.
+        changed = await watch.until(status_is(table_pb2.TABLE_STATUS_PAUSING))
+        assert changed.snapshot.hand_in_progress
+        assert event_of(changed, "table_status_changed").table_status_changed.reason
         await asyncio.sleep(QUIET)
         assert not drain.done(), "Drain answers only once the running hand has ended"
         assert (await get_table(engine, busy)).table.hand_in_progress
+        assert await statuses(engine) == {
+            busy: table_pb2.TABLE_STATUS_PAUSING,
+            idle: table_pb2.TABLE_STATUS_PAUSED,
+        }
+        # Ops cannot deal on this node again.
+        await refused(
+            engine.admin.ResumeTable(
+                a.ResumeTableRequest(name=f"tables/{idle}"), metadata=engine.admin_md
+            ),
+            PRECONDITION,
+            "DRAINING",
+        )
         await refused(
             engine.admin.CreateTable(
                 a.CreateTableRequest(
@@ -657,6 +720,12 @@ async def test_drain_lets_the_running_hand_finish_and_starts_no_new_one(tmp_path
         await fold_out(engine, busy)
         answer = await asyncio.wait_for(drain, 5)
         assert (answer.tables, answer.hands_finished) == (2, 1)
+        await watch.until(status_is(table_pb2.TABLE_STATUS_PAUSED))
+        await watch.close()
+        assert await statuses(engine) == {
+            busy: table_pb2.TABLE_STATUS_PAUSED,
+            idle: table_pb2.TABLE_STATUS_PAUSED,
+        }
         # A second player at the idle table, and a quiet spell: no hand starts anywhere.
         await engine.seat(idle, "dan")
         await asyncio.sleep(QUIET)
@@ -668,5 +737,15 @@ async def test_drain_lets_the_running_hand_finish_and_starts_no_new_one(tmp_path
         assert (await get_table(engine, idle)).table.hand_number == 0
         again = await engine.admin.Drain(a.DrainRequest(), metadata=engine.admin_md)
         assert (again.tables, again.hands_finished) == (2, 0)
+        assert set((await statuses(engine)).values()) == {table_pb2.TABLE_STATUS_PAUSED}
+    finally:
+        await shut(engine)
+
+    # The pause was the node's, not the tables': an engine loading them deals again at once.
+    engine = await launch(url)
+    try:
+        await until_hand(engine, busy, 2)
+        await until_hand(engine, idle, 1)
+        assert set((await statuses(engine)).values()) == {table_pb2.TABLE_STATUS_PLAYING}
     finally:
         await shut(engine)

@@ -27,6 +27,8 @@ from stud.v1 import (
 )
 
 from engine_server.auth import Scope
+from engine_server.game.cards import format_cards
+from engine_server.game.fairness import derive_deck
 from tests.engine_server.api.conftest import SECRET, bearer
 from tests.engine_server.api.players import (
     Decide,
@@ -189,6 +191,19 @@ def hands(database: Path, table_id: str) -> list[dict[str, Any]]:
         return found
 
 
+def audit_trail(database: Path, hand_id: str) -> dict[str, Any]:
+    """The cards, actions and result stored with a hand."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        row = db.execute(
+            "SELECT cards, actions, result FROM hands WHERE id = ?", (hand_id,)
+        ).fetchone()
+    assert row is not None
+    return {
+        key: json.loads(value)
+        for key, value in zip(("cards", "actions", "result"), row, strict=True)
+    }
+
+
 def in_hand(hand_number: int) -> Decide:
     """Checks and calls in ``hand_number`` only (the test plays the others itself)."""
 
@@ -217,6 +232,13 @@ async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
     assert sum(before.values()) == 300 and before != {1: 100, 2: 100, 3: 100}
 
     # Hand 2: two players put chips in, and one asks to leave; then the engine dies.
+    dealt = await watcher.wait_for(
+        lambda m: m.snapshot.hand_in_progress and m.snapshot.hand_number == 2, timeout=10
+    )
+    # What the watcher saw dealt: his own cards and everyone's door card.
+    seen = {(seat.number, card) for seat in dealt.snapshot.seats for card in seat.up_cards}
+    mine = next(s for s in dealt.snapshot.seats if s.number == dealt.snapshot.viewer_seat)
+    seen |= {(mine.number, card) for card in mine.down_cards}
     mark = 0
     for _ in range(2):
         turn = await watcher.wait_for(
@@ -259,6 +281,22 @@ async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
     ]
     cancelled = stored[1]
     assert cancelled["cancel_reason"]
+    # Its deal is kept for the audit, rebuilt from the seed pair and nonce: three cards a
+    # seat with their deck positions, the ones the watcher saw among them.
+    trail = audit_trail(database, cancelled["id"])
+    cards = trail["cards"]
+    assert len({c["deck_index"] for c in cards}) == len(cards) == 9
+    assert {c["seat"] for c in cards} == {1, 2, 3} and all(c["street"] == "third" for c in cards)
+    assert seen <= {(c["seat"], c["card"]) for c in cards} and len(seen) == 5
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        dealer_seed, client_seed, nonce = db.execute(
+            "SELECT p.dealer_seed, h.client_seed, h.nonce FROM hands h"
+            " JOIN seed_pairs p ON p.id = h.seed_pair_id WHERE h.id = ?",
+            (cancelled["id"],),
+        ).fetchone()
+    deck = format_cards(derive_deck(dealer_seed, client_seed, nonce))
+    assert all(deck[c["deck_index"]] == c["card"] for c in cards)
+    assert trail["result"]["cancelled"] is True and "rebuilt" in trail["result"]["trail"]
     assert {seat: p["final_stack"] for seat, p in cancelled["players"].items()} == before
     assert {seat: p["start_stack"] for seat, p in cancelled["players"].items()} == before
     seats = await sessions(second, "crash")
