@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
 
 import pytest
 from stud.v1 import table_service_pb2
@@ -20,33 +19,8 @@ from engine_server.api.table_service import response_of
 from engine_server.game.profiles import PROFILES, Stakes
 from engine_server.game.views import visible_event
 from engine_server.table.model import SeatState, SeedPair, TableConfig
-from engine_server.table.ports import StartedHand
-from engine_server.table.runtime import TableRuntime, Timing, Update, Watcher
-
-
-class _Store:
-    """Just enough store for hands to start and finish."""
-
-    hands = 0
-
-    async def start_hand(self, *args: Any, **kwargs: Any) -> StartedHand:
-        self.hands += 1
-        return StartedHand(f"h{self.hands}", self.hands)
-
-    async def finish_hand(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    async def set_table_status(self, *args: Any) -> None:
-        return None
-
-
-def _drain(watcher: Watcher) -> list[Update]:
-    updates = []
-    while not watcher.queue.empty():
-        item = watcher.queue.get_nowait()
-        assert isinstance(item, Update)
-        updates.append(item)
-    return updates
+from engine_server.table.runtime import TableRuntime, Timing
+from tests.engine_server.table.stubs import HandCountingStore, drain
 
 
 def _as_seen_by(event: object, seat: int) -> object:
@@ -73,7 +47,7 @@ async def test_every_seat_gets_its_own_view_and_the_events_it_may_see(profile: s
     runtime = TableRuntime(
         config,
         seed,
-        _Store(),  # type: ignore[arg-type]
+        HandCountingStore(),  # type: ignore[arg-type]
         seats=seats,
         timing=Timing(between_hands_seconds=0.0),
     )
@@ -87,7 +61,7 @@ async def test_every_seat_gets_its_own_view_and_the_events_it_may_see(profile: s
                 hand = runtime._hand
                 if runtime.hand_number > 3:
                     break
-                pending = {n: _drain(w) for n, w in watchers.items()}
+                pending = {n: drain(w) for n, w in watchers.items()}
                 for number, updates in pending.items():
                     # Only the latest change: the table still stands where it left it.
                     for update in updates[-1:]:

@@ -3,39 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from engine_server.game.actions import ActionKind
 from engine_server.game.events import ActionTaken, BringInPosted, HandMucked, HandShown
 from engine_server.game.profiles import PROFILES, Stakes
 from engine_server.table.model import SeatState, SeedPair, TableConfig
-from engine_server.table.ports import StartedHand
-from engine_server.table.runtime import TableRuntime, Timing, Update, Watcher
-
-
-class _Store:
-    """Just enough store for hands to start and finish."""
-
-    hands = 0
-
-    async def start_hand(self, *args: Any, **kwargs: Any) -> StartedHand:
-        self.hands += 1
-        return StartedHand(f"h{self.hands}", self.hands)
-
-    async def finish_hand(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-    async def set_table_status(self, *args: Any) -> None:
-        return None
-
-
-def _drain(watcher: Watcher) -> list[Update]:
-    updates = []
-    while not watcher.queue.empty():
-        item = watcher.queue.get_nowait()
-        assert isinstance(item, Update)
-        updates.append(item)
-    return updates
+from engine_server.table.runtime import TableRuntime, Timing, Update
+from tests.engine_server.table.stubs import HandCountingStore, drain
 
 
 async def test_every_answer_names_its_own_event_through_an_ordered_showdown() -> None:
@@ -46,7 +20,7 @@ async def test_every_answer_names_its_own_event_through_an_ordered_showdown() ->
     runtime = TableRuntime(
         config,
         seed,
-        _Store(),  # type: ignore[arg-type]
+        HandCountingStore(),  # type: ignore[arg-type]
         seats=seats,
         timing=Timing(between_hands_seconds=0.0),
     )
@@ -76,7 +50,7 @@ async def test_every_answer_names_its_own_event_through_an_ordered_showdown() ->
                 )
                 number = runtime.hand_number
                 answer = await runtime.act(seat, number, choice, None, f"a{len(by_sequence)}")
-                by_sequence.update((u.sequence, u) for u in _drain(watcher))
+                by_sequence.update((u.sequence, u) for u in drain(watcher))
                 if choice in (ActionKind.SHOW, ActionKind.MUCK):
                     decisions.add(choice)
                 # The action's change opens with the action as recorded.
