@@ -14,12 +14,13 @@ import gc
 import logging
 import signal
 import socket
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import uvicorn
+from connectrpc.errors import ConnectError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from stud.v1 import (
@@ -31,6 +32,7 @@ from stud.v1 import (
 from stud.v1.table_service_connect import TableServiceASGIApplication
 
 from engine_server.api.admin_service import GrpcAdminService
+from engine_server.api.errors import ErrorObserver, abort, connect_error
 from engine_server.api.table_service import (
     ConnectTableService,
     GrpcTableService,
@@ -38,25 +40,157 @@ from engine_server.api.table_service import (
 )
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.settings import EngineSettings
+from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
 from engine_server.table.runtime import RuntimeHooks, Timing
 
-__all__ = ["GRPC_OPTIONS", "EngineServer", "cors", "run_engine", "settle_garbage_collector"]
+__all__ = [
+    "GRPC_OPTIONS",
+    "TRANSPORT_SLACK",
+    "ConnectSizeLimit",
+    "EngineServer",
+    "add_limited",
+    "cors",
+    "message_too_large",
+    "run_engine",
+    "settle_garbage_collector",
+    "transport_limit",
+]
 
 log = logging.getLogger("stud.engine")
 
 #: the collector's first-generation threshold (CPython's default is 700 allocations)
 GC_FIRST_GENERATION = 20_000
 
-#: keepalive tuned for long WatchTable streams (STACK_NOTES.md)
+#: keepalive tuned for long WatchTable streams (STACK_NOTES.md); the receive limit is set from
+#: the settings (:func:`transport_limit`)
 GRPC_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.http2.max_pings_without_data", 0),
-    ("grpc.max_receive_message_length", 1 << 20),
 ]
+
+#: how far past the request limit the transports still read a message. The engine refuses
+#: one over the limit itself, with RESOURCE_EXHAUSTED and an ErrorInfo (MESSAGE_TOO_LARGE),
+#: but only a message the transport hands over: grpc core and connectrpc refuse a larger one
+#: before the engine sees it (RESOURCE_EXHAUSTED, no ErrorInfo), which bounds the memory a
+#: request may take.
+TRANSPORT_SLACK = 2
+
+
+def transport_limit(max_request_bytes: int) -> int:
+    """The size past which the transports refuse a message unread (see TRANSPORT_SLACK)."""
+    return max_request_bytes * TRANSPORT_SLACK
+
+
+def message_too_large(size: int, limit: int) -> TableError:
+    return TableError(
+        ErrorKind.RESOURCE_EXHAUSTED,
+        "MESSAGE_TOO_LARGE",
+        f"the request message is {size} bytes; this engine takes at most {limit}",
+        max_bytes=str(limit),
+    )
+
+
+class _Handlers:
+    """Stands in for the server while a generated ``add_*Servicer_to_server`` registers."""
+
+    def __init__(self) -> None:
+        self.service = ""
+        self.methods: dict[str, grpc.RpcMethodHandler] = {}
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        """The generated code registers both ways; the named handlers are enough."""
+
+    def add_registered_method_handlers(self, service: str, methods: Any) -> None:
+        self.service, self.methods = service, dict(methods)
+
+
+def add_limited(
+    add: Callable[[Any, Any], None],
+    servicer: Any,
+    server: grpc.aio.Server,
+    limit: int,
+    observe: ErrorObserver | None,
+) -> None:
+    """Register ``servicer`` on ``server`` as ``add`` (a generated ``add_*_to_server``) does,
+    each method first refusing a request over ``limit`` bytes (MESSAGE_TOO_LARGE)."""
+    handlers = _Handlers()
+    add(servicer, handlers)
+    methods = {
+        name: _limited(handler, limit, observe) for name, handler in handlers.methods.items()
+    }
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(handlers.service, methods),)
+    )
+    server.add_registered_method_handlers(handlers.service, methods)
+
+
+def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.RpcMethodHandler:
+    serialization = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    if handler.unary_unary is not None:
+        unary = handler.unary_unary
+
+        async def checked_unary(request: Any, context: Any) -> Any:
+            size = request.ByteSize()
+            if size > limit:
+                await abort(context, message_too_large(size, limit), observe)
+            return await unary(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(checked_unary, **serialization)
+    if handler.unary_stream is not None:
+        stream = handler.unary_stream
+
+        async def checked_stream(request: Any, context: Any) -> Any:
+            size = request.ByteSize()
+            if size > limit:
+                await abort(context, message_too_large(size, limit), observe)
+            async with contextlib.aclosing(stream(request, context)) as messages:
+                async for message in messages:
+                    yield message
+
+        return grpc.unary_stream_rpc_method_handler(checked_stream, **serialization)
+    # The services have no client streams: nothing else to check.
+    return handler
+
+
+class ConnectSizeLimit:
+    """The same check on the web port (a connectrpc interceptor)."""
+
+    def __init__(self, limit: int, observe: ErrorObserver | None) -> None:
+        self.limit = limit
+        self.observe = observe
+
+    def _check(self, request: Any) -> None:
+        size = request.ByteSize()
+        if size > self.limit:
+            raise connect_error(message_too_large(size, self.limit), self.observe)
+
+    async def intercept_unary(
+        self, call_next: Callable[[Any, Any], Awaitable[Any]], request: Any, ctx: Any, /
+    ) -> Any:
+        self._check(request)
+        return await call_next(request, ctx)
+
+    def intercept_server_stream(
+        self, call_next: Callable[[Any, Any], AsyncIterator[Any]], request: Any, ctx: Any, /
+    ) -> AsyncIterator[Any]:
+        try:
+            self._check(request)
+        except ConnectError as error:
+            return _raising(error)
+        return call_next(request, ctx)
+
+
+async def _raising(error: Exception) -> AsyncIterator[Any]:
+    raise error
+    yield  # pragma: no cover - makes this an async generator
+
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[
@@ -219,11 +353,23 @@ async def start_engine(
     )
     metrics.watch(manager)
     await manager.load()
-    server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=interceptors or [])
+    limit = settings.max_request_bytes
+    options = [*GRPC_OPTIONS, ("grpc.max_receive_message_length", transport_limit(limit))]
+    server = grpc.aio.server(options=options, interceptors=interceptors or [])
     core = TableServiceCore(manager, settings.jwt_secret, on_refused=metrics.refused)
-    table_service_pb2_grpc.add_TableServiceServicer_to_server(GrpcTableService(core), server)
-    admin_service_pb2_grpc.add_AdminServiceServicer_to_server(
-        GrpcAdminService(manager, settings.jwt_secret, on_refused=metrics.refused), server
+    add_limited(
+        table_service_pb2_grpc.add_TableServiceServicer_to_server,
+        GrpcTableService(core),
+        server,
+        limit,
+        metrics.refused,
+    )
+    add_limited(
+        admin_service_pb2_grpc.add_AdminServiceServicer_to_server,
+        GrpcAdminService(manager, settings.jwt_secret, on_refused=metrics.refused),
+        server,
+        limit,
+        metrics.refused,
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -243,7 +389,12 @@ async def start_engine(
     )
     try:
         # Port 0 takes any free port, for the web and for the metrics alike.
-        app = cors(TableServiceASGIApplication(ConnectTableService(core)), settings.cors_origins)
+        web = TableServiceASGIApplication(
+            ConnectTableService(core),
+            interceptors=[ConnectSizeLimit(limit, metrics.refused)],
+            read_max_bytes=transport_limit(limit),
+        )
+        app = cors(web, settings.cors_origins)
         engine.web_server, engine.web_task = await _serve_asgi(
             app, settings.host, settings.web_port
         )

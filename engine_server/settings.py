@@ -10,12 +10,15 @@
 | ``STUD_ENGINE_METRICS_PORT`` | ``9464`` | Prometheus ``/metrics`` (0: any free port) |
 | ``STUD_ENGINE_BETWEEN_HANDS`` | ``2.0`` | seconds between hands |
 | ``STUD_ENGINE_CORS_ORIGINS`` | ``*`` | origins allowed to call the web port, comma-separated |
+| ``STUD_ENGINE_MAX_REQUEST_BYTES`` | ``1048576`` | the largest request message, on both ports |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
 | ``STUD_LOG_FORMAT`` | ``json`` | ``json`` or ``text`` |
 
 >>> s = EngineSettings.from_env({"STUD_ENGINE_GRPC_PORT": "7000", "STUD_JWT_SECRET": "x" * 32})
 >>> s.grpc_port, s.web_port
 (7000, 8081)
+>>> s.max_request_bytes
+1048576
 >>> EngineSettings.from_env({"STUD_ENGINE_GRPC_PORT": "seven"})
 Traceback (most recent call last):
 ...
@@ -32,14 +35,21 @@ from pathlib import Path
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "DEFAULT_MAX_REQUEST_BYTES",
     "EngineSettings",
     "SettingsError",
+    "byte_count",
     "jwt_secret",
     "port",
     "positive_float",
 ]
 
 DEFAULT_DATABASE_URL = "sqlite:///var/stud.sqlite3"
+#: 1 MiB: grpcio's default, ample for every request of the contract (the longest field is 500
+#: characters); the same on the web port
+DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+#: the bounds STUD_ENGINE_MAX_REQUEST_BYTES may take (1 KiB .. 64 MiB)
+_REQUEST_BYTES_RANGE = (1 << 10, 64 << 20)
 SECRET_FILE = Path("var") / "jwt-secret"
 
 
@@ -69,6 +79,24 @@ def positive_float(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def byte_count(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """A size in bytes, ``low`` to ``high``.
+
+    >>> byte_count({"X": "2048"}, "X", 1, 1024, 4096)
+    2048
+    >>> byte_count({"X": "1k"}, "X", 1, 1024, 4096)
+    Traceback (most recent call last):
+    ...
+    engine_server.settings.SettingsError: X: expected a number of bytes 1024-4096, got '1k'
+    """
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise SettingsError(f"{name}: expected a number of bytes {low}-{high}, got {raw!r}")
+    return int(raw)
+
+
 def jwt_secret(env: Mapping[str, str]) -> str:
     """The shared token secret: ``STUD_JWT_SECRET``, or one kept in ``var/jwt-secret``."""
     raw = env.get("STUD_JWT_SECRET")
@@ -95,6 +123,8 @@ class EngineSettings:
     metrics_port: int = 9464
     between_hands_seconds: float = 2.0
     cors_origins: tuple[str, ...] = ("*",)
+    #: the largest request message either port takes (its protobuf encoding)
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     log_level: str = "INFO"
     log_format: str = "json"
 
@@ -121,6 +151,9 @@ class EngineSettings:
         web_port = port(env, "STUD_ENGINE_WEB_PORT", 8081)
         metrics_port = port(env, "STUD_ENGINE_METRICS_PORT", 9464)
         between = positive_float(env, "STUD_ENGINE_BETWEEN_HANDS", 2.0)
+        max_request = byte_count(
+            env, "STUD_ENGINE_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES, *_REQUEST_BYTES_RANGE
+        )
         return cls(
             database_url=url,
             jwt_secret=jwt_secret(env),
@@ -130,6 +163,7 @@ class EngineSettings:
             metrics_port=metrics_port,
             between_hands_seconds=between,
             cors_origins=origins or ("*",),
+            max_request_bytes=max_request,
             log_level=level,
             log_format=log_format,
         )

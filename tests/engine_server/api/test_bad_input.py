@@ -28,7 +28,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
-#: grpcio's default limit for a received message, which the engine keeps (1 MiB)
+#: the engine's default limit for a request message (STUD_ENGINE_MAX_REQUEST_BYTES, 1 MiB)
 MAX_MESSAGE = 1 << 20
 
 
@@ -238,10 +238,22 @@ async def test_huge_strings_are_refused_and_the_engine_keeps_serving(engine: Eng
         "INVALID_ARGUMENT",
         field="reason",
     )
-    # ... over it, gRPC itself refuses the message (no ErrorInfo: the engine never sees it).
+    # ... over it the engine refuses the message as too large, with its ErrorInfo ...
     for request in (
         act_request(name, hand, kind, action_id="a" * MAX_MESSAGE),
         act_request("tables/" + "t" * MAX_MESSAGE, hand, kind),
+    ):
+        await refused(
+            engine.tables.Act(request, metadata=md),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "MESSAGE_TOO_LARGE",
+            max_bytes=str(MAX_MESSAGE),
+        )
+    # ... and over twice the limit gRPC itself refuses it (no ErrorInfo: the engine never
+    # sees it).
+    for request in (
+        act_request(name, hand, kind, action_id="a" * 2 * MAX_MESSAGE),
+        act_request("tables/" + "t" * 2 * MAX_MESSAGE, hand, kind),
     ):
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await engine.tables.Act(request, metadata=md)

@@ -310,7 +310,9 @@ async def test_a_browser_refusal_carries_its_error_info(
         info = the_info(caught.value)
         assert (info.reason, info.metadata["table"]) == ("TABLE_NOT_FOUND", "tables/no-such-table")
 
-        # Too large for the web port's limit (4 MiB), compressed or not; the port keeps serving.
+        # Over the limit (1 MiB, as on the gRPC port): refused as too large with its ErrorInfo;
+        # over twice the limit the transport refuses it unread, compressed or not; the port
+        # keeps serving.
         huge = table_service_pb2.ActRequest(
             table=name, hand_number=1, kind=table_pb2.ACTION_KIND_FOLD, action_id="a" * (5 << 20)
         )
@@ -322,6 +324,13 @@ async def test_a_browser_refusal_carries_its_error_info(
         )
         with pytest.raises(ConnectError) as caught:
             await client.act(big, headers=headers(engine, "ann"))
+        assert caught.value.code == Code.RESOURCE_EXHAUSTED
+        assert the_info(caught.value).reason == "MESSAGE_TOO_LARGE"
+        under = table_service_pb2.ActRequest(
+            table=name, hand_number=1, kind=table_pb2.ACTION_KIND_FOLD, action_id="a" * (1 << 19)
+        )
+        with pytest.raises(ConnectError) as caught:
+            await client.act(under, headers=headers(engine, "ann"))
         assert caught.value.code == Code.INVALID_ARGUMENT
         assert the_info(caught.value).metadata["field"] == "action_id"
 

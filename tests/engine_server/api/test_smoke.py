@@ -72,9 +72,12 @@ async def test_the_stream_names_the_action_id_of_each_action(engine: Engine) -> 
             if taken and player == "a1":
                 seen[message.sequence] = taken[0].action_id
             snap = message.snapshot
-            if snap.hand_number > 1 or len(sent) >= 4:
+            my_turn = snap.turn_seat and snap.turn_seat == snap.viewer_seat
+            # Stop only when it is not one's turn: stopping on one's own turn (say, the first
+            # to act on the next street after one's own action) left the other waiting for ever.
+            if snap.hand_number > 1 or (len(sent) >= 4 and not my_turn):
                 return
-            if snap.turn_seat and snap.turn_seat == snap.viewer_seat and snap.legal_actions:
+            if my_turn and snap.legal_actions:
                 kinds = [a.kind for a in snap.legal_actions]
                 kind = kinds[1] if len(kinds) > 1 else kinds[0]  # check or call: keep it going
                 action_id = uuid.uuid4().hex

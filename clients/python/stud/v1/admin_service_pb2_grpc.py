@@ -37,11 +37,20 @@ class AdminServiceStub:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Methods on a table may fail with TABLE_NOT_FOUND
-    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name.
+    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name; every method with
+    MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
+
+    Closed tables stay visible, also after an engine restart (no table runs for them then):
+    GetTable, ListTables (statuses CLOSED) and ListSeatSessions show them, and every method
+    answers on them as on any closed table (CloseTable again is harmless; SeatPlayer and
+    RotateSeed fail with TABLE_CLOSED, PauseTable and ResumeTable with TABLE_STATE; retries of
+    AddChips and RemovePlayer get their first answers).
 
     Money: every RPC that moves chips into or out of a table is idempotent on an id the lobby
-    chose (request_id, seat_session_id): retrying it never moves chips twice. Reusing an id with
-    different parameters fails with INVALID_ARGUMENT / IDEMPOTENCY_KEY_REUSED.
+    chose (request_id, seat_session_id): retrying it never moves chips twice, and a retry gets the
+    first answer whenever it comes (after later hands, the session's close, an engine restart).
+    Reusing an id with different parameters fails with INVALID_ARGUMENT /
+    IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
     """
 
     def __init__(self, channel):
@@ -129,11 +138,20 @@ class AdminServiceServicer:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Methods on a table may fail with TABLE_NOT_FOUND
-    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name.
+    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name; every method with
+    MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
+
+    Closed tables stay visible, also after an engine restart (no table runs for them then):
+    GetTable, ListTables (statuses CLOSED) and ListSeatSessions show them, and every method
+    answers on them as on any closed table (CloseTable again is harmless; SeatPlayer and
+    RotateSeed fail with TABLE_CLOSED, PauseTable and ResumeTable with TABLE_STATE; retries of
+    AddChips and RemovePlayer get their first answers).
 
     Money: every RPC that moves chips into or out of a table is idempotent on an id the lobby
-    chose (request_id, seat_session_id): retrying it never moves chips twice. Reusing an id with
-    different parameters fails with INVALID_ARGUMENT / IDEMPOTENCY_KEY_REUSED.
+    chose (request_id, seat_session_id): retrying it never moves chips twice, and a retry gets the
+    first answer whenever it comes (after later hands, the session's close, an engine restart).
+    Reusing an id with different parameters fails with INVALID_ARGUMENT /
+    IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
     """
 
     def CreateTable(self, request, context):
@@ -156,7 +174,10 @@ class AdminServiceServicer:
 
     def AddChips(self, request, context):
         """Adds chips to a seated player's stack, between hands only (table stakes). Idempotent by
-        request_id. Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
+        request_id: a retry gets the first answer (the session as that addition left it) and adds
+        nothing, even while a later hand runs or once the session has closed; the same request_id
+        with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
+        "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
         (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
@@ -206,8 +227,12 @@ class AdminServiceServicer:
 
     def CancelHand(self, request, context):
         """Cancels the running hand: every chip put in during it goes back to its owner, nothing is
-        won, and its nonce stays used. Errors: NO_HAND_IN_PROGRESS, STALE_HAND
-        (FAILED_PRECONDITION).
+        won, and its nonce stays used. The hand's stored record keeps what was dealt and done before
+        the cancel for the audit: every card with its deck position, every action, the chips given
+        back, and its PHH (marked `_cancelled = true`). A hand that was running when the engine
+        died is cancelled when it restarts; its record keeps the deal it began with, rebuilt from
+        the seed pair and nonce (decisions are stored only when a hand ends, so those taken before
+        the crash are not known). Errors: NO_HAND_IN_PROGRESS, STALE_HAND (FAILED_PRECONDITION).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -215,7 +240,11 @@ class AdminServiceServicer:
 
     def RemovePlayer(self, request, context):
         """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends.
+        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
+        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
+        it was then) and changes nothing, however late; another reason fails with
+        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
+        session with this id at this table, e.g. he left by himself).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -234,7 +263,11 @@ class AdminServiceServicer:
         """Drains this engine node: no new table opens and no new hand starts on it; running hands are
         finished. Returns once every hand has ended (set a deadline on the call to bound the wait;
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
-        another node.
+        another node. Each open table shows it at once (GetTable, ListTables, and a
+        TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
+        The pause is the node's, not stored with the table: the node that loads it next (this one
+        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
+        stored status. ResumeTable on a drained node fails with DRAINING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -335,11 +368,20 @@ class AdminService:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Methods on a table may fail with TABLE_NOT_FOUND
-    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name.
+    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name; every method with
+    MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
+
+    Closed tables stay visible, also after an engine restart (no table runs for them then):
+    GetTable, ListTables (statuses CLOSED) and ListSeatSessions show them, and every method
+    answers on them as on any closed table (CloseTable again is harmless; SeatPlayer and
+    RotateSeed fail with TABLE_CLOSED, PauseTable and ResumeTable with TABLE_STATE; retries of
+    AddChips and RemovePlayer get their first answers).
 
     Money: every RPC that moves chips into or out of a table is idempotent on an id the lobby
-    chose (request_id, seat_session_id): retrying it never moves chips twice. Reusing an id with
-    different parameters fails with INVALID_ARGUMENT / IDEMPOTENCY_KEY_REUSED.
+    chose (request_id, seat_session_id): retrying it never moves chips twice, and a retry gets the
+    first answer whenever it comes (after later hands, the session's close, an engine restart).
+    Reusing an id with different parameters fails with INVALID_ARGUMENT /
+    IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
     """
 
     @staticmethod

@@ -38,11 +38,20 @@ class AdminServiceStub:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Methods on a table may fail with TABLE_NOT_FOUND
-    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name.
+    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name; every method with
+    MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
+
+    Closed tables stay visible, also after an engine restart (no table runs for them then):
+    GetTable, ListTables (statuses CLOSED) and ListSeatSessions show them, and every method
+    answers on them as on any closed table (CloseTable again is harmless; SeatPlayer and
+    RotateSeed fail with TABLE_CLOSED, PauseTable and ResumeTable with TABLE_STATE; retries of
+    AddChips and RemovePlayer get their first answers).
 
     Money: every RPC that moves chips into or out of a table is idempotent on an id the lobby
-    chose (request_id, seat_session_id): retrying it never moves chips twice. Reusing an id with
-    different parameters fails with INVALID_ARGUMENT / IDEMPOTENCY_KEY_REUSED.
+    chose (request_id, seat_session_id): retrying it never moves chips twice, and a retry gets the
+    first answer whenever it comes (after later hands, the session's close, an engine restart).
+    Reusing an id with different parameters fails with INVALID_ARGUMENT /
+    IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
     """
 
     @_typing.overload
@@ -61,7 +70,10 @@ class AdminServiceStub:
     """
     AddChips: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.AddChipsRequest, _admin_service_pb2.AddChipsResponse]
     """Adds chips to a seated player's stack, between hands only (table stakes). Idempotent by
-    request_id. Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
+    request_id: a retry gets the first answer (the session as that addition left it) and adds
+    nothing, even while a later hand runs or once the session has closed; the same request_id
+    with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
+    "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
     SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
     (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
     """
@@ -85,12 +97,20 @@ class AdminServiceStub:
     """
     CancelHand: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.CancelHandRequest, _admin_service_pb2.CancelHandResponse]
     """Cancels the running hand: every chip put in during it goes back to its owner, nothing is
-    won, and its nonce stays used. Errors: NO_HAND_IN_PROGRESS, STALE_HAND
-    (FAILED_PRECONDITION).
+    won, and its nonce stays used. The hand's stored record keeps what was dealt and done before
+    the cancel for the audit: every card with its deck position, every action, the chips given
+    back, and its PHH (marked `_cancelled = true`). A hand that was running when the engine
+    died is cancelled when it restarts; its record keeps the deal it began with, rebuilt from
+    the seed pair and nonce (decisions are stored only when a hand ends, so those taken before
+    the crash are not known). Errors: NO_HAND_IN_PROGRESS, STALE_HAND (FAILED_PRECONDITION).
     """
     RemovePlayer: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RemovePlayerRequest, _admin_service_pb2.RemovePlayerResponse]
     """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-    into, he plays it out (his clock acts for him) and is paid out when it ends.
+    into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
+    seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
+    it was then) and changes nothing, however late; another reason fails with
+    IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
+    session with this id at this table, e.g. he left by himself).
     """
     RotateSeed: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RotateSeedRequest, _admin_service_pb2.RotateSeedResponse]
     """Rotates the table's seed pair between hands: reveals the current dealer seed (every hand it
@@ -101,7 +121,11 @@ class AdminServiceStub:
     """Drains this engine node: no new table opens and no new hand starts on it; running hands are
     finished. Returns once every hand has ended (set a deadline on the call to bound the wait;
     calling it again continues waiting). Tables stay open, paused, and can be taken over by
-    another node.
+    another node. Each open table shows it at once (GetTable, ListTables, and a
+    TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
+    The pause is the node's, not stored with the table: the node that loads it next (this one
+    restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
+    stored status. ResumeTable on a drained node fails with DRAINING.
     """
     ListSeatSessions: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListSeatSessionsRequest, _admin_service_pb2.ListSeatSessionsResponse]
     """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
@@ -119,11 +143,20 @@ class AdminServiceAsyncStub(AdminServiceStub):
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Methods on a table may fail with TABLE_NOT_FOUND
-    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name.
+    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name; every method with
+    MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
+
+    Closed tables stay visible, also after an engine restart (no table runs for them then):
+    GetTable, ListTables (statuses CLOSED) and ListSeatSessions show them, and every method
+    answers on them as on any closed table (CloseTable again is harmless; SeatPlayer and
+    RotateSeed fail with TABLE_CLOSED, PauseTable and ResumeTable with TABLE_STATE; retries of
+    AddChips and RemovePlayer get their first answers).
 
     Money: every RPC that moves chips into or out of a table is idempotent on an id the lobby
-    chose (request_id, seat_session_id): retrying it never moves chips twice. Reusing an id with
-    different parameters fails with INVALID_ARGUMENT / IDEMPOTENCY_KEY_REUSED.
+    chose (request_id, seat_session_id): retrying it never moves chips twice, and a retry gets the
+    first answer whenever it comes (after later hands, the session's close, an engine restart).
+    Reusing an id with different parameters fails with INVALID_ARGUMENT /
+    IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -139,7 +172,10 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
     AddChips: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.AddChipsRequest, _admin_service_pb2.AddChipsResponse]  # type: ignore[assignment]
     """Adds chips to a seated player's stack, between hands only (table stakes). Idempotent by
-    request_id. Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
+    request_id: a retry gets the first answer (the session as that addition left it) and adds
+    nothing, even while a later hand runs or once the session has closed; the same request_id
+    with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
+    "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
     SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
     (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
     """
@@ -163,12 +199,20 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
     CancelHand: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.CancelHandRequest, _admin_service_pb2.CancelHandResponse]  # type: ignore[assignment]
     """Cancels the running hand: every chip put in during it goes back to its owner, nothing is
-    won, and its nonce stays used. Errors: NO_HAND_IN_PROGRESS, STALE_HAND
-    (FAILED_PRECONDITION).
+    won, and its nonce stays used. The hand's stored record keeps what was dealt and done before
+    the cancel for the audit: every card with its deck position, every action, the chips given
+    back, and its PHH (marked `_cancelled = true`). A hand that was running when the engine
+    died is cancelled when it restarts; its record keeps the deal it began with, rebuilt from
+    the seed pair and nonce (decisions are stored only when a hand ends, so those taken before
+    the crash are not known). Errors: NO_HAND_IN_PROGRESS, STALE_HAND (FAILED_PRECONDITION).
     """
     RemovePlayer: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RemovePlayerRequest, _admin_service_pb2.RemovePlayerResponse]  # type: ignore[assignment]
     """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-    into, he plays it out (his clock acts for him) and is paid out when it ends.
+    into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
+    seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
+    it was then) and changes nothing, however late; another reason fails with
+    IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
+    session with this id at this table, e.g. he left by himself).
     """
     RotateSeed: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RotateSeedRequest, _admin_service_pb2.RotateSeedResponse]  # type: ignore[assignment]
     """Rotates the table's seed pair between hands: reveals the current dealer seed (every hand it
@@ -179,7 +223,11 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """Drains this engine node: no new table opens and no new hand starts on it; running hands are
     finished. Returns once every hand has ended (set a deadline on the call to bound the wait;
     calling it again continues waiting). Tables stay open, paused, and can be taken over by
-    another node.
+    another node. Each open table shows it at once (GetTable, ListTables, and a
+    TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
+    The pause is the node's, not stored with the table: the node that loads it next (this one
+    restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
+    stored status. ResumeTable on a drained node fails with DRAINING.
     """
     ListSeatSessions: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListSeatSessionsRequest, _admin_service_pb2.ListSeatSessionsResponse]  # type: ignore[assignment]
     """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
@@ -196,11 +244,20 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Methods on a table may fail with TABLE_NOT_FOUND
-    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name.
+    (NOT_FOUND) and INVALID_ARGUMENT for a malformed name; every method with
+    MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
+
+    Closed tables stay visible, also after an engine restart (no table runs for them then):
+    GetTable, ListTables (statuses CLOSED) and ListSeatSessions show them, and every method
+    answers on them as on any closed table (CloseTable again is harmless; SeatPlayer and
+    RotateSeed fail with TABLE_CLOSED, PauseTable and ResumeTable with TABLE_STATE; retries of
+    AddChips and RemovePlayer get their first answers).
 
     Money: every RPC that moves chips into or out of a table is idempotent on an id the lobby
-    chose (request_id, seat_session_id): retrying it never moves chips twice. Reusing an id with
-    different parameters fails with INVALID_ARGUMENT / IDEMPOTENCY_KEY_REUSED.
+    chose (request_id, seat_session_id): retrying it never moves chips twice, and a retry gets the
+    first answer whenever it comes (after later hands, the session's close, an engine restart).
+    Reusing an id with different parameters fails with INVALID_ARGUMENT /
+    IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
     """
 
     @_abc_1.abstractmethod
@@ -232,7 +289,10 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.AddChipsResponse, _abc.Awaitable[_admin_service_pb2.AddChipsResponse]]:
         """Adds chips to a seated player's stack, between hands only (table stakes). Idempotent by
-        request_id. Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
+        request_id: a retry gets the first answer (the session as that addition left it) and adds
+        nothing, even while a later hand runs or once the session has closed; the same request_id
+        with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
+        "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
         (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
@@ -292,8 +352,12 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.CancelHandResponse, _abc.Awaitable[_admin_service_pb2.CancelHandResponse]]:
         """Cancels the running hand: every chip put in during it goes back to its owner, nothing is
-        won, and its nonce stays used. Errors: NO_HAND_IN_PROGRESS, STALE_HAND
-        (FAILED_PRECONDITION).
+        won, and its nonce stays used. The hand's stored record keeps what was dealt and done before
+        the cancel for the audit: every card with its deck position, every action, the chips given
+        back, and its PHH (marked `_cancelled = true`). A hand that was running when the engine
+        died is cancelled when it restarts; its record keeps the deal it began with, rebuilt from
+        the seed pair and nonce (decisions are stored only when a hand ends, so those taken before
+        the crash are not known). Errors: NO_HAND_IN_PROGRESS, STALE_HAND (FAILED_PRECONDITION).
         """
 
     @_abc_1.abstractmethod
@@ -303,7 +367,11 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RemovePlayerResponse, _abc.Awaitable[_admin_service_pb2.RemovePlayerResponse]]:
         """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends.
+        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
+        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
+        it was then) and changes nothing, however late; another reason fails with
+        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
+        session with this id at this table, e.g. he left by himself).
         """
 
     @_abc_1.abstractmethod
@@ -326,7 +394,11 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         """Drains this engine node: no new table opens and no new hand starts on it; running hands are
         finished. Returns once every hand has ended (set a deadline on the call to bound the wait;
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
-        another node.
+        another node. Each open table shows it at once (GetTable, ListTables, and a
+        TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
+        The pause is the node's, not stored with the table: the node that loads it next (this one
+        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
+        stored status. ResumeTable on a drained node fails with DRAINING.
         """
 
     @_abc_1.abstractmethod

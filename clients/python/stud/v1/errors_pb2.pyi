@@ -43,11 +43,15 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     NOT_FOUND: no table has this name.
     """
     ERROR_REASON_TABLE_CLOSED: _ErrorReason.ValueType  # 11
-    """FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips."""
+    """FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips;
+    every TableService call on a closed table (metadata "table").
+    """
     ERROR_REASON_TABLE_FULL: _ErrorReason.ValueType  # 12
     """FAILED_PRECONDITION: every seat is taken."""
     ERROR_REASON_DRAINING: _ErrorReason.ValueType  # 13
-    """FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands."""
+    """FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands
+    (CreateTable, ResumeTable).
+    """
     ERROR_REASON_TABLE_STATE: _ErrorReason.ValueType  # 14
     """FAILED_PRECONDITION: the table is already in the requested state (e.g. PauseTable on a
     paused table) or cannot go there from its current state (e.g. ResumeTable on a closed one).
@@ -117,6 +121,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_INVALID_PAGE_TOKEN: _ErrorReason.ValueType  # 44
     """INVALID_ARGUMENT: the page_token does not come from this listing."""
+    ERROR_REASON_MESSAGE_TOO_LARGE: _ErrorReason.ValueType  # 45
+    """RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
+    takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
+    an ErrorInfo (see above).
+    """
     ERROR_REASON_WATCH_REPLACED: _ErrorReason.ValueType  # 50
     """--- Streams --------------------------------------------------------------------------------
 
@@ -152,6 +161,7 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
                   "legal_actions"  the caller's legal actions, comma-separated lower-case kinds
                                    in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
                   "field"          the request field that was wrong, e.g. "amount"
+                  "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
       }
 
     `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -161,6 +171,13 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     grpc_status.rpc_status.from_call), Connect clients from the error's `details`.
 
     A refused request never changes anything: no chips move, no state changes.
+
+    The one exception to "exactly one ErrorInfo": a request message more than twice the
+    engine's limit (STUD_ENGINE_MAX_REQUEST_BYTES, 1 MiB by default; so over 2 MiB) is refused
+    by the transport before the engine sees it, with RESOURCE_EXHAUSTED and no details (grpc
+    core: "Received message larger than max ..."; Connect and gRPC-Web: "message is larger than
+    configured max ..."). Between the limit and twice it, the engine refuses it itself with
+    RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
 
     ErrorReason lists every reason the server uses. The gRPC status code that goes with each
     reason is given in its comment; a reason is never used with another code.
@@ -187,11 +204,15 @@ ERROR_REASON_TABLE_NOT_FOUND: ErrorReason.ValueType  # 10
 NOT_FOUND: no table has this name.
 """
 ERROR_REASON_TABLE_CLOSED: ErrorReason.ValueType  # 11
-"""FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips."""
+"""FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips;
+every TableService call on a closed table (metadata "table").
+"""
 ERROR_REASON_TABLE_FULL: ErrorReason.ValueType  # 12
 """FAILED_PRECONDITION: every seat is taken."""
 ERROR_REASON_DRAINING: ErrorReason.ValueType  # 13
-"""FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands."""
+"""FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands
+(CreateTable, ResumeTable).
+"""
 ERROR_REASON_TABLE_STATE: ErrorReason.ValueType  # 14
 """FAILED_PRECONDITION: the table is already in the requested state (e.g. PauseTable on a
 paused table) or cannot go there from its current state (e.g. ResumeTable on a closed one).
@@ -261,6 +282,11 @@ it cannot take (metadata "field": the setting's name).
 """
 ERROR_REASON_INVALID_PAGE_TOKEN: ErrorReason.ValueType  # 44
 """INVALID_ARGUMENT: the page_token does not come from this listing."""
+ERROR_REASON_MESSAGE_TOO_LARGE: ErrorReason.ValueType  # 45
+"""RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
+takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
+an ErrorInfo (see above).
+"""
 ERROR_REASON_WATCH_REPLACED: ErrorReason.ValueType  # 50
 """--- Streams --------------------------------------------------------------------------------
 

@@ -50,8 +50,9 @@ class TableService(Protocol):
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
     def watch_table(self, request: WatchTableRequest, ctx: RequestContext[WatchTableRequest, WatchTableResponse], /) -> AsyncIterator[WatchTableResponse]:
         """
@@ -229,8 +230,9 @@ class TableServiceClient(ConnectClient):
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
     def __init__(
         self,
@@ -442,8 +444,9 @@ class TableServiceSync(Protocol):
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
     def watch_table(self, request: WatchTableRequest, ctx: RequestContext[WatchTableRequest, WatchTableResponse], /) -> Iterator[WatchTableResponse]:
         """
@@ -619,8 +622,9 @@ class TableServiceClientSync(ConnectClientSync):
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
     def __init__(
         self,

@@ -37,8 +37,9 @@ class TableServiceStub:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
 
     def __init__(self, channel):
@@ -91,8 +92,9 @@ class TableServiceServicer:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
 
     def WatchTable(self, request, context):
@@ -224,8 +226,9 @@ class TableService:
 
     Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
     stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-    INVALID_ARGUMENT for a malformed table name.
+    (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+    has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+    INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
     """
 
     @staticmethod

@@ -51,6 +51,7 @@ NS_ASSUME_NONNULL_BEGIN
  *               "legal_actions"  the caller's legal actions, comma-separated lower-case kinds
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
+ *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
  *   }
  *
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -60,6 +61,13 @@ NS_ASSUME_NONNULL_BEGIN
  * grpc_status.rpc_status.from_call), Connect clients from the error's `details`.
  *
  * A refused request never changes anything: no chips move, no state changes.
+ *
+ * The one exception to "exactly one ErrorInfo": a request message more than twice the
+ * engine's limit (STUD_ENGINE_MAX_REQUEST_BYTES, 1 MiB by default; so over 2 MiB) is refused
+ * by the transport before the engine sees it, with RESOURCE_EXHAUSTED and no details (grpc
+ * core: "Received message larger than max ..."; Connect and gRPC-Web: "message is larger than
+ * configured max ..."). Between the limit and twice it, the engine refuses it itself with
+ * RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
  *
  * ErrorReason lists every reason the server uses. The gRPC status code that goes with each
  * reason is given in its comment; a reason is never used with another code.
@@ -92,13 +100,19 @@ typedef GPB_ENUM(STUDErrorReason) {
   /** NOT_FOUND: no table has this name. */
   STUDErrorReason_ErrorReasonTableNotFound = 10,
 
-  /** FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips. */
+  /**
+   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips;
+   * every TableService call on a closed table (metadata "table").
+   **/
   STUDErrorReason_ErrorReasonTableClosed = 11,
 
   /** FAILED_PRECONDITION: every seat is taken. */
   STUDErrorReason_ErrorReasonTableFull = 12,
 
-  /** FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands. */
+  /**
+   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands
+   * (CreateTable, ResumeTable).
+   **/
   STUDErrorReason_ErrorReasonDraining = 13,
 
   /**
@@ -191,6 +205,13 @@ typedef GPB_ENUM(STUDErrorReason) {
 
   /** INVALID_ARGUMENT: the page_token does not come from this listing. */
   STUDErrorReason_ErrorReasonInvalidPageToken = 44,
+
+  /**
+   * RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
+   * takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
+   * an ErrorInfo (see above).
+   **/
+  STUDErrorReason_ErrorReasonMessageTooLarge = 45,
 
   /**
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat

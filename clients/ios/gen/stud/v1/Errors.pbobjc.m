@@ -53,9 +53,9 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "rorReasonIdempotencyKeyReused\000ErrorReaso"
         "nInvalidArgument\000ErrorReasonUnknownProfi"
         "le\000ErrorReasonInvalidSetting\000ErrorReason"
-        "InvalidPageToken\000ErrorReasonWatchReplace"
-        "d\000ErrorReasonSlowConsumer\000ErrorReasonTab"
-        "leMoved\000";
+        "InvalidPageToken\000ErrorReasonMessageTooLa"
+        "rge\000ErrorReasonWatchReplaced\000ErrorReason"
+        "SlowConsumer\000ErrorReasonTableMoved\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -85,6 +85,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonUnknownProfile,
         STUDErrorReason_ErrorReasonInvalidSetting,
         STUDErrorReason_ErrorReasonInvalidPageToken,
+        STUDErrorReason_ErrorReasonMessageTooLarge,
         STUDErrorReason_ErrorReasonWatchReplaced,
         STUDErrorReason_ErrorReasonSlowConsumer,
         STUDErrorReason_ErrorReasonTableMoved,
@@ -133,6 +134,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonUnknownProfile:
     case STUDErrorReason_ErrorReasonInvalidSetting:
     case STUDErrorReason_ErrorReasonInvalidPageToken:
+    case STUDErrorReason_ErrorReasonMessageTooLarge:
     case STUDErrorReason_ErrorReasonWatchReplaced:
     case STUDErrorReason_ErrorReasonSlowConsumer:
     case STUDErrorReason_ErrorReasonTableMoved:

@@ -9,7 +9,7 @@ import { enumDesc, fileDesc } from "@bufbuild/protobuf/codegenv2";
  * Describes the file stud/v1/errors.proto.
  */
 export const file_stud_v1_errors: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2Vycm9ycy5wcm90bxIHc3R1ZC52MSqRCAoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRVJST1JfUkVBU09OX1RPS0VOX01JU1NJTkcQARIeChpFUlJPUl9SRUFTT05fVE9LRU5fSU5WQUxJRBACEh8KG0VSUk9SX1JFQVNPTl9BRE1JTl9SRVFVSVJFRBADEhsKF0VSUk9SX1JFQVNPTl9OT1RfU0VBVEVEEAQSIAocRVJST1JfUkVBU09OX1RBQkxFX05PVF9GT1VORBAKEh0KGUVSUk9SX1JFQVNPTl9UQUJMRV9DTE9TRUQQCxIbChdFUlJPUl9SRUFTT05fVEFCTEVfRlVMTBAMEhkKFUVSUk9SX1JFQVNPTl9EUkFJTklORxANEhwKGEVSUk9SX1JFQVNPTl9UQUJMRV9TVEFURRAOEhsKF0VSUk9SX1JFQVNPTl9TRUFUX1RBS0VOEBQSHQoZRVJST1JfUkVBU09OX0lOVkFMSURfU0VBVBAVEh8KG0VSUk9SX1JFQVNPTl9BTFJFQURZX1NFQVRFRBAWEicKI0VSUk9SX1JFQVNPTl9TRUFUX1NFU1NJT05fTk9UX0ZPVU5EEBcSJAogRVJST1JfUkVBU09OX1NFQVRfU0VTU0lPTl9DTE9TRUQQGBIkCiBFUlJPUl9SRUFTT05fQlVZX0lOX09VVF9PRl9SQU5HRRAZEh4KGkVSUk9SX1JFQVNPTl9OT1RfWU9VUl9UVVJOEB4SHwobRVJST1JfUkVBU09OX0lMTEVHQUxfQUNUSU9OEB8SGwoXRVJST1JfUkVBU09OX1NUQUxFX0hBTkQQIBIhCh1FUlJPUl9SRUFTT05fSEFORF9JTl9QUk9HUkVTUxAhEiQKIEVSUk9SX1JFQVNPTl9OT19IQU5EX0lOX1BST0dSRVNTECISIQodRVJST1JfUkVBU09OX1NIT1dfTk9UX0FMTE9XRUQQIxIfChtFUlJPUl9SRUFTT05fQU1PVU5UX0lOVkFMSUQQJBInCiNFUlJPUl9SRUFTT05fSURFTVBPVEVOQ1lfS0VZX1JFVVNFRBAoEiEKHUVSUk9SX1JFQVNPTl9JTlZBTElEX0FSR1VNRU5UECkSIAocRVJST1JfUkVBU09OX1VOS05PV05fUFJPRklMRRAqEiAKHEVSUk9SX1JFQVNPTl9JTlZBTElEX1NFVFRJTkcQKxIjCh9FUlJPUl9SRUFTT05fSU5WQUxJRF9QQUdFX1RPS0VOECwSHwobRVJST1JfUkVBU09OX1dBVENIX1JFUExBQ0VEEDISHgoaRVJST1JfUkVBU09OX1NMT1dfQ09OU1VNRVIQMxIcChhFUlJPUl9SRUFTT05fVEFCTEVfTU9WRUQQNEIJUAGiAgRTVFVEYgZwcm90bzM");
+  fileDesc("ChRzdHVkL3YxL2Vycm9ycy5wcm90bxIHc3R1ZC52MSq1CAoLRXJyb3JSZWFzb24SHAoYRVJST1JfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRVJST1JfUkVBU09OX1RPS0VOX01JU1NJTkcQARIeChpFUlJPUl9SRUFTT05fVE9LRU5fSU5WQUxJRBACEh8KG0VSUk9SX1JFQVNPTl9BRE1JTl9SRVFVSVJFRBADEhsKF0VSUk9SX1JFQVNPTl9OT1RfU0VBVEVEEAQSIAocRVJST1JfUkVBU09OX1RBQkxFX05PVF9GT1VORBAKEh0KGUVSUk9SX1JFQVNPTl9UQUJMRV9DTE9TRUQQCxIbChdFUlJPUl9SRUFTT05fVEFCTEVfRlVMTBAMEhkKFUVSUk9SX1JFQVNPTl9EUkFJTklORxANEhwKGEVSUk9SX1JFQVNPTl9UQUJMRV9TVEFURRAOEhsKF0VSUk9SX1JFQVNPTl9TRUFUX1RBS0VOEBQSHQoZRVJST1JfUkVBU09OX0lOVkFMSURfU0VBVBAVEh8KG0VSUk9SX1JFQVNPTl9BTFJFQURZX1NFQVRFRBAWEicKI0VSUk9SX1JFQVNPTl9TRUFUX1NFU1NJT05fTk9UX0ZPVU5EEBcSJAogRVJST1JfUkVBU09OX1NFQVRfU0VTU0lPTl9DTE9TRUQQGBIkCiBFUlJPUl9SRUFTT05fQlVZX0lOX09VVF9PRl9SQU5HRRAZEh4KGkVSUk9SX1JFQVNPTl9OT1RfWU9VUl9UVVJOEB4SHwobRVJST1JfUkVBU09OX0lMTEVHQUxfQUNUSU9OEB8SGwoXRVJST1JfUkVBU09OX1NUQUxFX0hBTkQQIBIhCh1FUlJPUl9SRUFTT05fSEFORF9JTl9QUk9HUkVTUxAhEiQKIEVSUk9SX1JFQVNPTl9OT19IQU5EX0lOX1BST0dSRVNTECISIQodRVJST1JfUkVBU09OX1NIT1dfTk9UX0FMTE9XRUQQIxIfChtFUlJPUl9SRUFTT05fQU1PVU5UX0lOVkFMSUQQJBInCiNFUlJPUl9SRUFTT05fSURFTVBPVEVOQ1lfS0VZX1JFVVNFRBAoEiEKHUVSUk9SX1JFQVNPTl9JTlZBTElEX0FSR1VNRU5UECkSIAocRVJST1JfUkVBU09OX1VOS05PV05fUFJPRklMRRAqEiAKHEVSUk9SX1JFQVNPTl9JTlZBTElEX1NFVFRJTkcQKxIjCh9FUlJPUl9SRUFTT05fSU5WQUxJRF9QQUdFX1RPS0VOECwSIgoeRVJST1JfUkVBU09OX01FU1NBR0VfVE9PX0xBUkdFEC0SHwobRVJST1JfUkVBU09OX1dBVENIX1JFUExBQ0VEEDISHgoaRVJST1JfUkVBU09OX1NMT1dfQ09OU1VNRVIQMxIcChhFUlJPUl9SRUFTT05fVEFCTEVfTU9WRUQQNEIJUAGiAgRTVFVEYgZwcm90bzM");
 
 /**
  * How the engine reports errors
@@ -31,6 +31,7 @@ export const file_stud_v1_errors: GenFile = /*@__PURE__*/
  *               "legal_actions"  the caller's legal actions, comma-separated lower-case kinds
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
+ *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
  *   }
  *
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -40,6 +41,13 @@ export const file_stud_v1_errors: GenFile = /*@__PURE__*/
  * grpc_status.rpc_status.from_call), Connect clients from the error's `details`.
  *
  * A refused request never changes anything: no chips move, no state changes.
+ *
+ * The one exception to "exactly one ErrorInfo": a request message more than twice the
+ * engine's limit (STUD_ENGINE_MAX_REQUEST_BYTES, 1 MiB by default; so over 2 MiB) is refused
+ * by the transport before the engine sees it, with RESOURCE_EXHAUSTED and no details (grpc
+ * core: "Received message larger than max ..."; Connect and gRPC-Web: "message is larger than
+ * configured max ..."). Between the limit and twice it, the engine refuses it itself with
+ * RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
  *
  * ErrorReason lists every reason the server uses. The gRPC status code that goes with each
  * reason is given in its comment; a reason is never used with another code.
@@ -91,7 +99,8 @@ export enum ErrorReason {
   TABLE_NOT_FOUND = 10,
 
   /**
-   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips.
+   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips;
+   * every TableService call on a closed table (metadata "table").
    *
    * @generated from enum value: ERROR_REASON_TABLE_CLOSED = 11;
    */
@@ -105,7 +114,8 @@ export enum ErrorReason {
   TABLE_FULL = 12,
 
   /**
-   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands.
+   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands
+   * (CreateTable, ResumeTable).
    *
    * @generated from enum value: ERROR_REASON_DRAINING = 13;
    */
@@ -255,6 +265,15 @@ export enum ErrorReason {
    * @generated from enum value: ERROR_REASON_INVALID_PAGE_TOKEN = 44;
    */
   INVALID_PAGE_TOKEN = 44,
+
+  /**
+   * RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
+   * takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
+   * an ErrorInfo (see above).
+   *
+   * @generated from enum value: ERROR_REASON_MESSAGE_TOO_LARGE = 45;
+   */
+  MESSAGE_TOO_LARGE = 45,
 
   /**
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat

@@ -376,8 +376,9 @@ export const ShowCardsResponseSchema: GenMessage<ShowCardsResponse> = /*@__PURE_
  *
  * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
  * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
- * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
- * INVALID_ARGUMENT for a malformed table name.
+ * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+ * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+ * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
  *
  * @generated from service stud.v1.TableService
  */

@@ -22,12 +22,19 @@ package stud.v1;
  *               "legal_actions"  the caller's legal actions, comma-separated lower-case kinds
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
+ *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
  *   }
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
  * act"); show users a text chosen from `reason`, not the message.
  * gRPC clients read it from the `grpc-status-details-bin` trailer (grpcio:
  * grpc_status.rpc_status.from_call), Connect clients from the error's `details`.
  * A refused request never changes anything: no chips move, no state changes.
+ * The one exception to "exactly one ErrorInfo": a request message more than twice the
+ * engine's limit (STUD_ENGINE_MAX_REQUEST_BYTES, 1 MiB by default; so over 2 MiB) is refused
+ * by the transport before the engine sees it, with RESOURCE_EXHAUSTED and no details (grpc
+ * core: "Received message larger than max ..."; Connect and gRPC-Web: "message is larger than
+ * configured max ..."). Between the limit and twice it, the engine refuses it itself with
+ * RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
  * ErrorReason lists every reason the server uses. The gRPC status code that goes with each
  * reason is given in its comment; a reason is never used with another code.
  * </pre>
@@ -87,7 +94,8 @@ public enum ErrorReason
   ERROR_REASON_TABLE_NOT_FOUND(10),
   /**
    * <pre>
-   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips.
+   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips;
+   * every TableService call on a closed table (metadata "table").
    * </pre>
    *
    * <code>ERROR_REASON_TABLE_CLOSED = 11;</code>
@@ -103,7 +111,8 @@ public enum ErrorReason
   ERROR_REASON_TABLE_FULL(12),
   /**
    * <pre>
-   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands.
+   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands
+   * (CreateTable, ResumeTable).
    * </pre>
    *
    * <code>ERROR_REASON_DRAINING = 13;</code>
@@ -275,6 +284,16 @@ public enum ErrorReason
   ERROR_REASON_INVALID_PAGE_TOKEN(44),
   /**
    * <pre>
+   * RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
+   * takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
+   * an ErrorInfo (see above).
+   * </pre>
+   *
+   * <code>ERROR_REASON_MESSAGE_TOO_LARGE = 45;</code>
+   */
+  ERROR_REASON_MESSAGE_TOO_LARGE(45),
+  /**
+   * <pre>
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat
    * replaced it. Do not reconnect automatically (another tab or device has the seat's view).
    * </pre>
@@ -354,7 +373,8 @@ public enum ErrorReason
   public static final int ERROR_REASON_TABLE_NOT_FOUND_VALUE = 10;
   /**
    * <pre>
-   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips.
+   * FAILED_PRECONDITION: the table is closed (or closing) and accepts no new players or chips;
+   * every TableService call on a closed table (metadata "table").
    * </pre>
    *
    * <code>ERROR_REASON_TABLE_CLOSED = 11;</code>
@@ -370,7 +390,8 @@ public enum ErrorReason
   public static final int ERROR_REASON_TABLE_FULL_VALUE = 12;
   /**
    * <pre>
-   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands.
+   * FAILED_PRECONDITION: the engine node is draining and opens no new tables or hands
+   * (CreateTable, ResumeTable).
    * </pre>
    *
    * <code>ERROR_REASON_DRAINING = 13;</code>
@@ -542,6 +563,16 @@ public enum ErrorReason
   public static final int ERROR_REASON_INVALID_PAGE_TOKEN_VALUE = 44;
   /**
    * <pre>
+   * RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
+   * takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
+   * an ErrorInfo (see above).
+   * </pre>
+   *
+   * <code>ERROR_REASON_MESSAGE_TOO_LARGE = 45;</code>
+   */
+  public static final int ERROR_REASON_MESSAGE_TOO_LARGE_VALUE = 45;
+  /**
+   * <pre>
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat
    * replaced it. Do not reconnect automatically (another tab or device has the seat's view).
    * </pre>
@@ -618,6 +649,7 @@ public enum ErrorReason
       case 42: return ERROR_REASON_UNKNOWN_PROFILE;
       case 43: return ERROR_REASON_INVALID_SETTING;
       case 44: return ERROR_REASON_INVALID_PAGE_TOKEN;
+      case 45: return ERROR_REASON_MESSAGE_TOO_LARGE;
       case 50: return ERROR_REASON_WATCH_REPLACED;
       case 51: return ERROR_REASON_SLOW_CONSUMER;
       case 52: return ERROR_REASON_TABLE_MOVED;

@@ -12,8 +12,9 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * it. A player acts only for his own seat.
  * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
  * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
- * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
- * INVALID_ARGUMENT for a malformed table name.
+ * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+ * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+ * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
  * </pre>
  */
 @javax.annotation.Generated(
@@ -266,8 +267,9 @@ public final class TableServiceGrpc {
    * it. A player acts only for his own seat.
    * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
    * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-   * INVALID_ARGUMENT for a malformed table name.
+   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+   * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+   * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
    * </pre>
    */
   public static abstract class TableServiceImplBase implements io.grpc.BindableService {
@@ -421,8 +423,9 @@ public final class TableServiceGrpc {
    * it. A player acts only for his own seat.
    * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
    * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-   * INVALID_ARGUMENT for a malformed table name.
+   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+   * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+   * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
    * </pre>
    */
   public static final class TableServiceStub extends io.grpc.stub.AbstractAsyncStub<TableServiceStub> {
@@ -545,8 +548,9 @@ public final class TableServiceGrpc {
    * it. A player acts only for his own seat.
    * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
    * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-   * INVALID_ARGUMENT for a malformed table name.
+   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+   * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+   * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
    * </pre>
    */
   public static final class TableServiceBlockingStub extends io.grpc.stub.AbstractBlockingStub<TableServiceBlockingStub> {
@@ -664,8 +668,9 @@ public final class TableServiceGrpc {
    * it. A player acts only for his own seat.
    * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
    * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
-   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), NOT_SEATED (PERMISSION_DENIED) and
-   * INVALID_ARGUMENT for a malformed table name.
+   * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+   * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
+   * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
    * </pre>
    */
   public static final class TableServiceFutureStub extends io.grpc.stub.AbstractFutureStub<TableServiceFutureStub> {
