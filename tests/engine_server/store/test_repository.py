@@ -874,3 +874,102 @@ async def test_sessions_page_oldest_first(store: EngineStore) -> None:
     assert await collect(table_id=table.id) == [s.id for s in made]
     assert await collect(table_id=table.id, states=["closed"]) == [made[1].id, made[3].id]
     assert await collect(states=["open"]) == [made[0].id, made[2].id, made[4].id, elsewhere.id]
+
+
+# ---------------------------------------------------------------- first answers, kept
+
+
+async def test_a_late_add_chips_retry_gets_the_first_answer(store: EngineStore) -> None:
+    table = await new_table(store)
+    s1, s2 = await seat(store, table.id, 1), await seat(store, table.id, 2)
+    first = await store.add_chips(s1.id, "top-1", 50)
+    assert await store.chip_addition(s1.id, "top-2", 50) is None
+    # A hand moves his stack, then his session closes: the retry still gets 250 / 250.
+    hand = await start(store, table, 1, [await store.get_session(s1.id), s2])
+    await store.finish_hand(hand.id, **finish_kwargs({s1.id: 230, s2.id: 220}))
+    await store.close_session(s1.id, None, "left")
+    for answer in (
+        await store.add_chips(s1.id, "top-1", 50),
+        await store.chip_addition(s1.id, "top-1", 50),
+    ):
+        assert answer is not None
+        assert (answer.stack, answer.chips_in, answer.state) == (250, 250, "open")
+        assert (answer.id, answer.table_id, answer.seat) == (first.id, first.table_id, 1)
+    now = await store.get_session(s1.id)
+    assert (now.stack, now.chips_in, now.state) == (230, 250, "closed"), "nothing changed"
+    assert await count(store, "SELECT count(*) FROM chip_additions") == 1
+    for other in ((s1.id, 60), (s2.id, 50)):
+        with pytest.raises(IdempotencyKeyReused):
+            await store.chip_addition(other[0], "top-1", other[1])
+        with pytest.raises(IdempotencyKeyReused):
+            await store.add_chips(other[0], "top-1", other[1])
+
+
+async def test_a_removal_is_recorded_with_its_answer(store: EngineStore) -> None:
+    table = await new_table(store)
+    s1 = await seat(store, table.id, 1)
+    assert await store.removal(s1.id) is None
+    kept = await store.record_removal(
+        s1.id, "rude", state="closing", chips_in=200, stack=200, close_reason=None
+    )
+    again = await store.record_removal(
+        s1.id, "rude", state="closed", chips_in=200, stack=180, close_reason="removed"
+    )
+    assert (again.state, again.stack) == (kept.state, kept.stack) == ("closing", 200)
+    with pytest.raises(IdempotencyKeyReused):
+        await store.record_removal(
+            s1.id, "other", state="closing", chips_in=200, stack=200, close_reason=None
+        )
+    with pytest.raises(InvalidRecord):
+        await store.record_removal(
+            s1.id, "rude", state="open", chips_in=200, stack=200, close_reason=None
+        )
+    with pytest.raises(SeatSessionNotFound):
+        await store.record_removal(
+            "nobody", "rude", state="closed", chips_in=1, stack=1, close_reason="removed"
+        )
+    found = await store.removal(s1.id)
+    assert found is not None and (found.reason, found.state, found.stack) == (
+        "rude",
+        "closing",
+        200,
+    )
+
+
+async def test_closed_tables_are_read_on_demand(store: EngineStore) -> None:
+    open_one = await new_table(store, "req-open")
+    closed = await new_table(store, "req-closed")
+    await seat(store, closed.id, 1)
+    await store.close_table(closed.id)
+    assert await store.closed_table_ids() == [closed.id]
+    [item] = await store.tables([closed.id, "no-such-table"])
+    assert (item.table.id, item.table.status, item.sessions) == (closed.id, "closed", [])
+    assert item.current_pair.revealed_at is not None
+    assert {t.table.id for t in await store.tables([open_one.id, closed.id])} == {
+        open_one.id,
+        closed.id,
+    }
+    assert [t.table.id for t in await store.open_tables()] == [open_one.id]
+
+
+async def test_a_cancelled_hand_keeps_its_trail(store: EngineStore) -> None:
+    table = await new_table(store)
+    s1, s2 = await seat(store, table.id, 1), await seat(store, table.id, 2)
+    hand = await start(store, table, 1, [s1, s2])
+    [running] = await store.running_hands()
+    assert (running.hand.id, running.table.id) == (hand.id, table.id)
+    assert running.seed_pair.id == hand.seed_pair_id
+    assert [p.seat for p in running.players] == [1, 2]
+    cards = [{"seat": 1, "card": "Ah", "deck_index": 4, "up": True, "street": "third"}]
+    done = await store.cancel_hand(
+        hand.id,
+        "misdeal",
+        cards=cards,
+        actions=[{"seat": 1, "do": "bring_in", "amount": 2}],
+        result={"cancelled": True, "returned": {"1": 2}},
+        phh="_cancelled = true\n",
+    )
+    assert (done.state, done.cards, done.phh) == ("cancelled", cards, "_cancelled = true\n")
+    assert done.result == {"cancelled": True, "returned": {"1": 2}}
+    assert await store.running_hands() == []
+    assert [(await store.get_session(s.id)).stack for s in (s1, s2)] == [200, 200]
