@@ -247,7 +247,6 @@ class HandResult:
 
     def __init__(
         self,
-        *,
         bring_in: BringIn | None,
         first_to_act: dict[Street, int],
         community_cards: tuple[Card, ...],

@@ -370,7 +370,7 @@ def test_chips_are_conserved_after_every_action(scenario: Scenario, data: st.Dat
 
 _player_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(PlayerState)))
 #: Hand attributes holding only immutable items (cards, indexes, frozen events).
-_FLAT = frozenset({"events", "_deck", "_stub", "_burned", "_dealt_indexes", "community"})
+_FLAT = frozenset({"events", "_deck", "_stub", "_burned", "community"})
 
 
 def freeze(value: object) -> object:
