@@ -27,6 +27,7 @@ Each figure is the median of several runs (three for pokerkit, which is slow).
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -154,8 +155,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{stats.showdowns} showdowns, {stats.side_pots} with side pots; "
         f"median of {args.repeats} runs ({min(args.repeats, POKERKIT_REPEATS)} for pokerkit)"
     )
+    load_before = os.getloadavg()[0]
     results = run(records, random_deals, args.repeats)
+    load_after = os.getloadavg()[0]
     print(format_table(results))
+    # Both sides share the machine: a ratio means most on a quiet one (see BENCHMARKS.md).
+    print(f"load average (1 min): {load_before:.2f} before, {load_after:.2f} after")
 
 
 if __name__ == "__main__":
