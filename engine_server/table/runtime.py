@@ -192,8 +192,10 @@ class TableRuntime:
         self._deadline_wall: datetime | None = None
         self._turn_key: tuple[int, int] | None = None
         self._next_hand_at: float | None = None
-        self._answers: OrderedDict[tuple[int, str], tuple[tuple[Any, ...], ActOutcome]]
-        self._answers = OrderedDict()
+        #: (seat, action id) -> the request's (hand number, kind, amount) and the answer's
+        #: fields, as plain values: the garbage collector stops walking tuples of those, and
+        #: every table keeps many (Timing.remembered_actions)
+        self._answers: OrderedDict[tuple[int, str], tuple[Any, ...]] = OrderedDict()
         self._decisions = 0
         #: what each seat had put into a hand CancelHand is cancelling
         self._cancel_returned: dict[int, int] = {}
@@ -857,16 +859,17 @@ class TableRuntime:
         """A player's action; idempotent by ``action_id``."""
 
         async def command() -> ActOutcome:
-            params = (hand_number, kind, amount)
+            params = (hand_number, kind.value, amount)
             known = self._answers.get((seat, action_id))
             if known is not None:
-                if known[0] != params:
+                if known[:3] != params:
                     raise TableError.invalid(
                         "IDEMPOTENCY_KEY_REUSED",
                         f"action id {action_id!r} was used for another action",
                         field="action_id",
                     )
-                return known[1]
+                sequence, taken, chips, to, all_in = known[3:]
+                return ActOutcome(sequence, hand_number, seat, ActionKind(taken), chips, to, all_in)
             hand = self._hand
             if hand is None:
                 if hand_number == self._hand_number and self._hand_number > 0:
@@ -914,7 +917,14 @@ class TableRuntime:
                 outcome.to,
                 outcome.all_in,
             )
-            self._answers[(seat, action_id)] = (params, answer)
+            self._answers[(seat, action_id)] = (
+                *params,
+                sequence,
+                outcome.kind.value,
+                outcome.amount,
+                outcome.to,
+                outcome.all_in,
+            )
             while len(self._answers) > self.timing.remembered_actions:
                 self._answers.popitem(last=False)
             return answer
