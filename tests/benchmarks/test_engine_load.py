@@ -48,8 +48,9 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
     assert result["act_errors"] == {} and result["stream_errors"] == {}
     assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
     assert 0 < result["act_p50_ms"] <= result["act_p99_ms"]
-    # Each action's change reaches all seven streams as one message (hands' starts add more).
-    assert result["updates_per_second"] >= 7 * result["actions_per_second"]
+    # Each action's change reaches all seven streams as one message (hands' starts add more;
+    # an action answered at the window's very end may have its messages counted after it).
+    assert result["updates_per_second"] >= 6.5 * result["actions_per_second"]
     assert result["engine_cpu_ms_per_action"] > 0
     assert result["idle_tables"] == 50 and result["idle_table_kib"] > 0
     assert result["rss_idle_mib"] > result["rss_warm_mib"] > 0
