@@ -27,11 +27,9 @@ from engine_server.game.actions import ActionKind, LegalAction
 from engine_server.game.cards import format_card
 from engine_server.game.events import (
     ActionTaken,
-    BringInPosted,
     CardDealt,
     HandMucked,
     HandShown,
-    ProtectionApplied,
 )
 from engine_server.game.fairness import deck_stream
 from engine_server.game.hand import Hand
@@ -41,6 +39,7 @@ from engine_server.game.replay import result_to_json
 from engine_server.store.database import create_engine_for
 from engine_server.store.models import HandRow
 from engine_server.store.repository import EngineStore, HandSeat
+from engine_server.table.runtime import hand_trail
 from tests.lobby_api.support import Player, register
 
 HOUSE_STAKES = Stakes(1, 1, 2, 4)
@@ -225,42 +224,7 @@ def passive(
 
 def _record(hand: Hand) -> dict[str, Any]:
     """What TableRuntime._hand_record stores (cards, actions, pots, rake, result)."""
-    up_by_index = {e.deck_index: (e.up, e.street) for e in hand.events if isinstance(e, CardDealt)}
-    cards = []
-    for seat, card, index in hand.dealt_cards:
-        up, street = up_by_index.get(index, (True, None))
-        cards.append(
-            {
-                "seat": seat,
-                "card": format_card(card),
-                "deck_index": index,
-                "up": up,
-                "street": str(street) if street else None,
-            }
-        )
-    actions: list[dict[str, Any]] = []
-    for e in hand.events:
-        if isinstance(e, ActionTaken):
-            actions.append(
-                {
-                    "seat": e.seat,
-                    "do": str(e.kind),
-                    "amount": e.amount,
-                    "to": e.to,
-                    "all_in": e.all_in,
-                    "timeout": e.by_timeout,
-                }
-            )
-        elif isinstance(e, BringInPosted):
-            actions.append(
-                {"seat": e.seat, "do": "bring_in", "amount": e.amount, "all_in": e.all_in}
-            )
-        elif isinstance(e, ProtectionApplied):
-            actions.append({"seat": e.seat, "do": "timeout", "protected": True})
-        elif isinstance(e, HandShown):
-            actions.append({"seat": e.seat, "do": "show"})
-        elif isinstance(e, HandMucked):
-            actions.append({"seat": e.seat, "do": "muck"})
+    cards, actions = hand_trail(hand)
     result = result_to_json(hand.result(), hi_lo=hand.settings.hi_lo)
     return {
         "cards": cards,
