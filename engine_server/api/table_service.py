@@ -24,9 +24,10 @@ from engine_server.api.convert import (
 )
 from engine_server.api.errors import ErrorObserver, abort, connect_error, invalid
 from engine_server.auth import Identity, Scope, TokenError, verify_token
+from engine_server.game.cards import format_cards
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
-from engine_server.table.runtime import TableRuntime, Update
+from engine_server.table.runtime import ActOutcome, TableRuntime, Update
 
 __all__ = [
     "ConnectTableService",
@@ -152,8 +153,6 @@ class TableServiceCore:
         seat = self._seat(runtime, identity)
         cards = await runtime.show_cards(seat, request.hand_number)
         hand = table_pb2.ShownHand(seat=seat)
-        from engine_server.game.cards import format_cards
-
         hand.cards.extend(format_cards(cards))
         return table_service_pb2.ShowCardsResponse(hand=hand)
 
@@ -206,9 +205,7 @@ def _events_of(update: Update, snapshot: table_pb2.TableSnapshot) -> list[events
     return converted
 
 
-def _action_message(outcome: Any, action_id: str) -> Any:
-    from stud.v1 import events_pb2
-
+def _action_message(outcome: ActOutcome, action_id: str) -> events_pb2.ActionTaken:
     return events_pb2.ActionTaken(
         seat=outcome.seat,
         kind=ACTION_TO_PROTO[outcome.kind],
