@@ -15,12 +15,13 @@ request, closed after it).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from litestar.datastructures import State
 from sqlalchemy import Row
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.sql import Executable
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -33,7 +34,7 @@ __all__ = ["Database", "provide_db", "provide_db_session"]
 class Database:
     """The engine and its two session makers (``read`` and ``write``)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, reads: AsyncEngine | None = None) -> None:
         self.engine = engine
         self.dialect = engine.dialect.name
         self._reader = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
@@ -46,25 +47,41 @@ class Database:
             if self.dialect == "postgresql"
             else engine
         )
+        # Lone SELECTs: PostgreSQL's AUTOCOMMIT connections; on SQLite a read-only engine
+        # of its own (no BEGIN/ROLLBACK), else read transactions on the main engine.
+        self._reads = reads
+        self._lone_reads = reads or self._autocommit
 
     @classmethod
     def from_url(cls, url: str, *, pool_size: int = 10, max_overflow: int = 20) -> Database:
+        """The database at ``url``, with a pool of ``pool_size`` connections (+ ``max_overflow``
+        in bursts; a connection beyond the pool is closed when returned, and opening one costs
+        more than a read)."""
         if is_sqlite(url):
-            return cls(create_engine_for(url))
+            main = create_engine_for(url, pool_size=pool_size, max_overflow=max_overflow)
+            if make_url(url).database in {None, "", ":memory:"}:
+                return cls(main)  # a second engine would open a second, empty database
+            reads = create_engine_for(
+                url, read_only=True, pool_size=pool_size, max_overflow=max_overflow
+            )
+            return cls(main, reads=reads)
         # PostgreSQL: enough connections for bursts of concurrent money requests.
         return cls(
             create_async_engine(async_url(url), pool_size=pool_size, max_overflow=max_overflow)
         )
 
-    async def fetch(self, statement: Executable) -> list[Row[Any]]:
+    async def fetch(
+        self, statement: Executable, parameters: Mapping[str, Any] | None = None
+    ) -> list[Row[Any]]:
         """The rows of one read-only statement, in as few round trips as the database allows.
 
-        On PostgreSQL the statement runs in autocommit mode (one statement is atomic by
-        itself: no BEGIN and COMMIT round trips); on SQLite in a deferred read transaction.
+        One statement is atomic by itself: on PostgreSQL it runs in autocommit mode (no BEGIN
+        and COMMIT round trips), on a SQLite file through the read-only engine (no BEGIN and
+        ROLLBACK, each a hop to aiosqlite's thread); in-memory SQLite uses a read transaction.
         """
-        async with self._autocommit.connect() as connection:
-            rows = list((await connection.execute(statement)).all())
-            if not self.is_postgres:
+        async with self._lone_reads.connect() as connection:
+            rows = list((await connection.execute(statement, parameters)).all())
+            if self._reads is None and not self.is_postgres:
                 await connection.rollback()
             return rows
 
@@ -109,6 +126,8 @@ class Database:
             yield session
 
     async def dispose(self) -> None:
+        if self._reads is not None:
+            await self._reads.dispose()
         await self.engine.dispose()
 
 

@@ -50,6 +50,8 @@ DEFAULT_SQLITE_PATH: Final = Path("var") / "stud.sqlite3"
 WRITE_OPTIONS: Final[dict[str, Any]] = {"sqlite_begin": "IMMEDIATE"}
 
 _BEGIN_MODES: Final = frozenset({"DEFERRED", "IMMEDIATE", "EXCLUSIVE"})
+#: The execution option of read-only SQLite engines: no ``BEGIN`` on their connections.
+_AUTOCOMMIT_OPTION: Final = "stud_sqlite_autocommit"
 
 
 def async_url(url: str | URL) -> URL:
@@ -98,25 +100,54 @@ def create_engine_for(
     foreign_keys: bool = True,
     busy_timeout_ms: int = 10_000,
     null_pool: bool = False,
+    pool_size: int | None = None,
+    max_overflow: int | None = None,
+    read_only: bool = False,
     echo: bool = False,
 ) -> AsyncEngine:
     """An :class:`AsyncEngine` for ``url``, set up for its database.
 
     ``foreign_keys=False`` is for migrations only (SQLite's batch mode copies
     tables, which enforced foreign keys would refuse or cascade).
-    ``null_pool`` opens a connection per use (short-lived engines, migrations).
+    ``null_pool`` opens a connection per use (short-lived engines, migrations);
+    ``pool_size`` and ``max_overflow`` size the pool otherwise (SQLAlchemy's
+    defaults, 5 and 10, when not given).
+
+    ``read_only`` (SQLite only) is for lone ``SELECT`` statements: its
+    connections refuse writes (``PRAGMA query_only``) and run each statement in
+    SQLite's autocommit mode (one statement is atomic on its own), so a read
+    costs no ``BEGIN`` and no ``ROLLBACK``: each is a trip to aiosqlite's thread.
     """
     target = async_url(url)
+    sqlite = target.get_backend_name() == "sqlite"
+    if read_only and not sqlite:
+        raise ValueError("read_only engines are for SQLite; PostgreSQL reads use AUTOCOMMIT")
     kwargs: dict[str, Any] = {"echo": echo}
     if null_pool:
         kwargs["poolclass"] = NullPool
+    elif not (sqlite and target.database in {None, "", ":memory:"}):  # that one: StaticPool
+        if pool_size is not None:
+            kwargs["pool_size"] = pool_size
+        if max_overflow is not None:
+            kwargs["max_overflow"] = max_overflow
+    if read_only:
+        # No transaction is ever open on these connections: nothing to roll back.
+        kwargs.update(
+            skip_autocommit_rollback=True,
+            pool_reset_on_return=None,
+            execution_options={_AUTOCOMMIT_OPTION: True},
+        )
     engine = create_async_engine(target, **kwargs)
-    if target.get_backend_name() == "sqlite":
-        _set_up_sqlite(engine, foreign_keys=foreign_keys, busy_timeout_ms=busy_timeout_ms)
+    if sqlite:
+        _set_up_sqlite(
+            engine, foreign_keys=foreign_keys, busy_timeout_ms=busy_timeout_ms, read_only=read_only
+        )
     return engine
 
 
-def _set_up_sqlite(engine: AsyncEngine, *, foreign_keys: bool, busy_timeout_ms: int) -> None:
+def _set_up_sqlite(
+    engine: AsyncEngine, *, foreign_keys: bool, busy_timeout_ms: int, read_only: bool = False
+) -> None:
     sync_engine = engine.sync_engine
     memory = sync_engine.url.database in {None, "", ":memory:"}
 
@@ -134,11 +165,15 @@ def _set_up_sqlite(engine: AsyncEngine, *, foreign_keys: bool, busy_timeout_ms: 
                 cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+            if read_only:
+                cursor.execute("PRAGMA query_only=ON")
         finally:
             cursor.close()
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
+        if connection.get_execution_options().get(_AUTOCOMMIT_OPTION):
+            return
         mode = str(connection.get_execution_options().get("sqlite_begin", "DEFERRED")).upper()
         if mode not in _BEGIN_MODES:
             raise ValueError(f"sqlite_begin must be one of {sorted(_BEGIN_MODES)}, not {mode!r}")

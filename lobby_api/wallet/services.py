@@ -45,16 +45,18 @@ def decode_page_token(token: str) -> int:
     return int(number)
 
 
-def _statement(player_id: str, page_size: int, before: int | None) -> Any:
-    account_id = wallet_account(player_id)
+def _build_statement(*, after_cursor: bool) -> Any:
+    """The wallet's one statement (first page, or the page after a cursor), with bound
+    parameters ``account_id``, ``player_id``, ``limit`` and ``before``: built once, so each
+    read only binds values (and SQLAlchemy's compiled cache finds it)."""
     joined = col(LedgerEntryRow.account_id) == col(LedgerAccountRow.id)
-    if before is not None:
-        joined = sa.and_(joined, col(LedgerEntryRow.id) < before)
+    if after_cursor:
+        joined = sa.and_(joined, col(LedgerEntryRow.id) < sa.bindparam("before", type_=sa.Integer))
     # Whether a closed seat session of his waits to be settled (then settle, and read again).
     unsettled = (
         sa.exists()
         .where(
-            col(LobbySeatRow.player_id) == player_id,
+            col(LobbySeatRow.player_id) == sa.bindparam("player_id", type_=sa.String),
             col(LobbySeatRow.state) == SeatState.SEATED.value,
             col(LobbySeatRow.settled_at).is_(None),
             col(SeatSessionRow.id) == col(LobbySeatRow.seat_session_id),
@@ -76,10 +78,28 @@ def _statement(player_id: str, page_size: int, before: int | None) -> Any:
         )
         .select_from(LedgerAccountRow)
         .outerjoin(LedgerEntryRow, joined)
-        .where(col(LedgerAccountRow.id) == account_id)
+        .where(col(LedgerAccountRow.id) == sa.bindparam("account_id", type_=sa.String))
         .order_by(col(LedgerEntryRow.id).desc())
-        .limit(page_size + 1)
+        .limit(sa.bindparam("limit", type_=sa.Integer))
     )
+
+
+_FIRST_PAGE = _build_statement(after_cursor=False)
+_AFTER_CURSOR = _build_statement(after_cursor=True)
+
+
+def _statement(player_id: str, page_size: int, before: int | None) -> tuple[Any, dict[str, Any]]:
+    """The statement for this page and its parameter values (one row more than the page
+    tells whether another page follows)."""
+    parameters: dict[str, Any] = {
+        "account_id": wallet_account(player_id),
+        "player_id": player_id,
+        "limit": page_size + 1,
+    }
+    if before is None:
+        return _FIRST_PAGE, parameters
+    parameters["before"] = before
+    return _AFTER_CURSOR, parameters
 
 
 async def read_wallet(
@@ -91,12 +111,12 @@ async def read_wallet(
 ) -> WalletView:
     """The wallet, read in one statement; a closed seat session is settled first (rare)."""
     before = decode_page_token(page_token) if page_token else None
-    statement = _statement(player_id, page_size, before)
-    rows = await db.fetch(statement)
+    statement, parameters = _statement(player_id, page_size, before)
+    rows = await db.fetch(statement, parameters)
     if not rows or rows[0].unsettled:
         # Touching the wallet settles whatever the player left behind at tables.
         await settlement.settle_player(player_id)
-        rows = await db.fetch(statement)
+        rows = await db.fetch(statement, parameters)
     balance = rows[0].balance if rows else 0
     entries = [
         EntryView(

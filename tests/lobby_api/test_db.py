@@ -1,0 +1,116 @@
+"""The lobby's database access: lone reads in one statement, no transaction around them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
+
+from engine_server.store.database import create_engine_for
+from lobby_api.db import Database
+from lobby_api.wallet.models import LedgerAccountRow
+
+
+@pytest.fixture
+async def sqlite_db(sqlite_template: Path, tmp_path: Path) -> AsyncIterator[Database]:
+    target = tmp_path / "lobby.sqlite3"
+    target.write_bytes(sqlite_template.read_bytes())
+    db = Database.from_url(f"sqlite:///{target}")
+    try:
+        yield db
+    finally:
+        await db.dispose()
+
+
+def _record_sql(db: Database) -> list[str]:
+    """Every statement sent to SQLite by any of ``db``'s engines, in order."""
+    sent: list[str] = []
+    engines = {db.engine.sync_engine, db._lone_reads.sync_engine}
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        sent.append(statement.split()[0].upper())
+
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
+    return sent
+
+
+async def _open_account(db: Database, account_id: str, balance: int) -> None:
+    async with db.write() as session:
+        session.add(
+            LedgerAccountRow(
+                id=account_id, kind="wallet", balance=balance, created_at=datetime.now(UTC)
+            )
+        )
+
+
+async def test_a_lone_read_on_a_sqlite_file_sends_only_its_select(sqlite_db: Database) -> None:
+    await _open_account(sqlite_db, "wallet:reader", 70)
+    sent = _record_sql(sqlite_db)
+    statement = sa.select(LedgerAccountRow.balance).where(
+        LedgerAccountRow.id == sa.bindparam("account")
+    )
+
+    rows = await sqlite_db.fetch(statement, {"account": "wallet:reader"})
+
+    assert [row.balance for row in rows] == [70]
+    assert sent == ["SELECT"]  # no BEGIN before it, no ROLLBACK after it
+
+
+async def test_a_lone_read_sees_what_was_committed_just_before(sqlite_db: Database) -> None:
+    statement = sa.select(LedgerAccountRow.balance).where(LedgerAccountRow.id == "wallet:fresh")
+    assert await sqlite_db.fetch(statement) == []
+
+    await _open_account(sqlite_db, "wallet:fresh", 5)
+    assert [row.balance for row in await sqlite_db.fetch(statement)] == [5]
+
+    async with sqlite_db.write() as session:
+        account = await session.get(LedgerAccountRow, "wallet:fresh")
+        assert account is not None
+        account.balance = 9
+    assert [row.balance for row in await sqlite_db.fetch(statement)] == [9]
+
+
+async def test_the_read_only_connections_refuse_a_write(sqlite_db: Database) -> None:
+    await _open_account(sqlite_db, "wallet:guarded", 1)
+    update = (
+        sa.update(LedgerAccountRow)
+        .where(LedgerAccountRow.id == "wallet:guarded")
+        .values(balance=1_000_000)
+        .returning(LedgerAccountRow.balance)
+    )
+
+    with pytest.raises(OperationalError, match="readonly"):
+        await sqlite_db.fetch(update)
+
+    async with sqlite_db.read() as session:
+        account = await session.get(LedgerAccountRow, "wallet:guarded")
+        assert account is not None and account.balance == 1
+
+
+async def test_in_memory_sqlite_reads_through_its_one_engine() -> None:
+    db = Database.from_url("sqlite://")
+    try:
+        async with db.engine.begin() as connection:
+            await connection.execute(sa.text("CREATE TABLE t (n INTEGER)"))
+            await connection.execute(sa.text("INSERT INTO t VALUES (3)"))
+        assert [row.n for row in await db.fetch(sa.text("SELECT n FROM t"))] == [3]
+    finally:
+        await db.dispose()
+
+
+def test_the_pool_keeps_the_connections_it_was_asked_for(tmp_path: Path) -> None:
+    db = Database.from_url(f"sqlite:///{tmp_path / 'pool.sqlite3'}", pool_size=12, max_overflow=3)
+    assert db.engine.pool.size() == 12  # type: ignore[attr-defined]
+    assert db._lone_reads.pool.size() == 12  # type: ignore[attr-defined]
+
+
+def test_a_read_only_engine_is_for_sqlite_only() -> None:
+    with pytest.raises(ValueError, match="read_only engines are for SQLite"):
+        create_engine_for("postgresql://postgres@127.0.0.1:5432/test", read_only=True)
