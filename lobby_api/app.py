@@ -143,7 +143,15 @@ def create_app(
             "games": Provide(lambda: games, sync_to_thread=False),
             "settlement": Provide(lambda: settlement, sync_to_thread=False),
         },
-        state=State({"settings": settings, "db": db, "engine": engine, "games": games}),
+        state=State(
+            {
+                "settings": settings,
+                "db": db,
+                "engine": engine,
+                "games": games,
+                "settlement": settlement,
+            }
+        ),
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
         lifespan=[lifespan],

@@ -5,19 +5,28 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.di import Provide
 from litestar.params import Parameter
 
-from lobby_api.db import Database
 from lobby_api.problems import problem_responses
-from lobby_api.settlement import Settlement
 from lobby_api.wallet.schemas import WalletView
-from lobby_api.wallet.services import read_wallet
+from lobby_api.wallet.services import PlayerWallet
 
-__all__ = ["WalletController"]
+__all__ = ["WalletController", "provide_player_wallet"]
+
+
+def provide_player_wallet(state: State, player_id: str) -> PlayerWallet:
+    # One dependency on the player alone: Litestar resolves several independent dependencies
+    # in a task group per request, which costs more than this whole read's SQL.
+    return PlayerWallet(state.db, state.settlement, player_id)
 
 
 class WalletController(Controller):
     tags = ["wallet"]  # noqa: RUF012 (Litestar's API)
+    dependencies = {  # noqa: RUF012 (Litestar's API)
+        "wallet": Provide(provide_player_wallet, sync_to_thread=False)
+    }
 
     @get(
         "/wallet",
@@ -27,12 +36,10 @@ class WalletController(Controller):
     )
     async def wallet(
         self,
-        db: Database,
-        settlement: Settlement,
-        player_id: str,
+        wallet: PlayerWallet,
         page_size: Annotated[int, Parameter(ge=1, le=100, description="entries per page")] = 20,
         page_token: Annotated[
             str | None, Parameter(max_length=200, description="next_page_token of a page")
         ] = None,
     ) -> WalletView:
-        return await read_wallet(db, settlement, player_id, page_size, page_token)
+        return await wallet.read(page_size, page_token)

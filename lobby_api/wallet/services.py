@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import col
@@ -15,14 +16,12 @@ from engine_server.store.models import SeatSessionState as EngineSessionState
 from lobby_api.db import Database
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.models import LobbySeatRow, SeatState
+from lobby_api.settlement import Settlement
 from lobby_api.wallet.ledger import wallet_account
 from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow
 from lobby_api.wallet.schemas import EntryView, WalletView
 
-if TYPE_CHECKING:
-    from lobby_api.settlement import Settlement
-
-__all__ = ["decode_page_token", "encode_page_token", "read_wallet"]
+__all__ = ["PlayerWallet", "decode_page_token", "encode_page_token", "read_wallet"]
 
 
 def encode_page_token(entry_id: int) -> str:
@@ -138,6 +137,18 @@ async def read_wallet(
         entries=entries,
         next_page_token=token,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerWallet:
+    """The signed-in player's wallet: what ``GET /wallet`` reads."""
+
+    db: Database
+    settlement: Settlement
+    player_id: str
+
+    async def read(self, page_size: int, page_token: str | None) -> WalletView:
+        return await read_wallet(self.db, self.settlement, self.player_id, page_size, page_token)
 
 
 def _utc(moment: datetime) -> datetime:
