@@ -126,7 +126,7 @@ def _config(row: TableRow) -> TableConfig:
     )
 
 
-def _seat(row: SeatSessionRow) -> SeatState:
+def _seat(row: SeatSessionRow, removed: frozenset[str]) -> SeatState:
     return SeatState(
         seat=row.seat,
         player_id=row.player_id,
@@ -136,6 +136,7 @@ def _seat(row: SeatSessionRow) -> SeatState:
         chips_in=row.chips_in,
         sitting_out=row.stack == 0,
         leaving=row.state == "closing",
+        leave_reason="removed" if row.id in removed else "left",
     )
 
 
@@ -226,7 +227,7 @@ class StoreTables:
                     status=TableStatus(row.status),
                     hands_started=row.hands_started,
                     button=row.button_seat,
-                    seats=[_seat(s) for s in item.sessions],
+                    seats=[_seat(s, item.removed) for s in item.sessions],
                 )
             )
         return loaded
@@ -419,15 +420,17 @@ class StoreTables:
                 close_reason=answer.close_reason,
             )
 
-    async def mark_closing(self, session_id: str) -> SessionSnapshot:
-        async with self._writes, _translated():
-            return _session(await self.store.mark_closing(session_id))
+    async def mark_closing(self, session_id: str, removal: str | None = None) -> SessionSnapshot:
+        async with self._writes, _translated(), _reused("reason"):
+            return _session(await self.store.mark_closing(session_id, removal=removal))
 
     async def close_session(
-        self, session_id: str, final_stack: int, reason: str
+        self, session_id: str, final_stack: int, reason: str, removal: str | None = None
     ) -> SessionSnapshot:
-        async with self._writes, _translated():
-            return _session(await self.store.close_session(session_id, final_stack, reason))
+        async with self._writes, _translated(), _reused("reason"):
+            return _session(
+                await self.store.close_session(session_id, final_stack, reason, removal=removal)
+            )
 
     async def set_table_status(self, table_id: str, status: TableStatus) -> None:
         async with self._writes, _translated():

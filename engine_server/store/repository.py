@@ -184,6 +184,8 @@ class OpenTable:
     sessions: list[SeatSessionRow]
     current_pair: SeedPairRow
     next_pair: SeedPairRow
+    #: Those of ``sessions`` a RemovePlayer marked closing (paid out as removed, not left).
+    removed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -602,6 +604,18 @@ class EngineStore:
                     )
                 )
             ).all()
+            closing = [s.id for s in sessions if s.state == SeatSessionState.CLOSING.value]
+            removed = set(
+                (
+                    await session.exec(
+                        select(SeatSessionRemovalRow.seat_session_id).where(
+                            col(SeatSessionRemovalRow.seat_session_id).in_(closing)
+                        )
+                    )
+                ).all()
+                if closing
+                else ()
+            )
         seated: dict[str, list[SeatSessionRow]] = {t: [] for t in ids}
         for row in sessions:
             seated[row.table_id].append(row)
@@ -612,6 +626,7 @@ class EngineStore:
                 sessions=seated[t.id],
                 current_pair=live[(t.id, SeedPairState.CURRENT.value)],
                 next_pair=live[(t.id, SeedPairState.NEXT.value)],
+                removed=frozenset(s.id for s in seated[t.id] if s.id in removed),
             )
             for t in tables
         ]
@@ -908,7 +923,10 @@ class EngineStore:
         stack: int,
         close_reason: str | None,
     ) -> SeatSessionRemovalRow:
-        """Record a RemovePlayer and its answer (the session closing or closed).
+        """Record a RemovePlayer that changed nothing itself, with its answer (the session
+        closing or closed): he was already leaving. A removal that closes the session or marks
+        it closing is recorded by :meth:`close_session` / :meth:`mark_closing` (``removal=``),
+        in the same transaction as the change.
 
         Recording it again returns the first record; another reason raises
         ``IdempotencyKeyReused``.
@@ -918,12 +936,8 @@ class EngineStore:
             raise InvalidRecord("a removal answers with a closing or closed session")
         async with self._write() as session:
             _, row = await self._locked_session(session, seat_session_id)
-            earlier = await session.get(SeatSessionRemovalRow, seat_session_id)
+            earlier = await self._earlier_removal(session, seat_session_id, reason)
             if earlier is not None:
-                if earlier.reason != reason:
-                    raise IdempotencyKeyReused(
-                        f"seat session {seat_session_id} was removed with another reason"
-                    )
                 return earlier
             record = SeatSessionRemovalRow(
                 seat_session_id=row.id,
@@ -937,21 +951,66 @@ class EngineStore:
             session.add(record)
             return record
 
-    async def mark_closing(self, seat_session_id: str) -> SeatSessionRow:
+    @staticmethod
+    async def _earlier_removal(
+        session: AsyncSession, seat_session_id: str, reason: str | None
+    ) -> SeatSessionRemovalRow | None:
+        """The removal recorded for the session (None: none, or ``reason`` is None: not a
+        removal); ``IdempotencyKeyReused`` when it gave another reason."""
+        if reason is None:
+            return None
+        earlier = await session.get(SeatSessionRemovalRow, seat_session_id)
+        if earlier is not None and earlier.reason != reason:
+            raise IdempotencyKeyReused(
+                f"seat session {seat_session_id} was removed with another reason"
+            )
+        return earlier
+
+    def _add_removal(self, session: AsyncSession, row: SeatSessionRow, reason: str | None) -> None:
+        """Record a RemovePlayer answered with ``row`` as it is now (in the caller's
+        transaction: the change and the answer a retry gets are written together)."""
+        if reason is None:
+            return
+        session.add(
+            SeatSessionRemovalRow(
+                seat_session_id=row.id,
+                reason=reason,
+                state=row.state,
+                chips_in=row.chips_in,
+                stack=row.stack,
+                close_reason=row.close_reason if row.state == SeatSessionState.CLOSED else None,
+                created_at=self._clock(),
+            )
+        )
+
+    async def mark_closing(
+        self, seat_session_id: str, *, removal: str | None = None
+    ) -> SeatSessionRow:
         """Record that the player is leaving once the running hand ends (idempotent).
 
-        A restart then closes his session instead of dealing him in again.
+        A restart then closes his session instead of dealing him in again. ``removal``: a
+        RemovePlayer's reason, recorded with its answer (this closing session) in the same
+        transaction; a removal already recorded with that reason changes nothing and is not
+        recorded again (another reason: ``IdempotencyKeyReused``, nothing written).
         """
         async with self._write() as session:
             _, row = await self._locked_session(session, seat_session_id)
+            earlier = await self._earlier_removal(session, seat_session_id, removal)
             if row.state == SeatSessionState.CLOSED.value:
                 raise SeatSessionClosed(f"seat session {seat_session_id} is closed")
             row.state = SeatSessionState.CLOSING.value
             session.add(row)
+            if earlier is None:
+                self._add_removal(session, row, removal)
             return row
 
     async def close_session(
-        self, seat_session_id: str, final_stack: int | None, reason: str
+        self,
+        seat_session_id: str,
+        final_stack: int | None,
+        reason: str,
+        *,
+        removal: str | None = None,
     ) -> SeatSessionRow:
         """Close a session between hands: its stack becomes final, due to the player.
 
@@ -959,11 +1018,14 @@ class EngineStore:
         through finished hands and chip additions, so a different figure is a bug and is
         refused (``InvalidRecord``). Closing again with the same reason returns the session;
         with another, ``SeatSessionClosed``. ``HandInProgress`` while he is in a running hand
-        (:meth:`finish_hand` closes leavers with the hand).
+        (:meth:`finish_hand` closes leavers with the hand). ``removal``: a RemovePlayer's
+        reason, recorded with its answer (this closed session) in the same transaction, as
+        :meth:`mark_closing` does.
         """
         why = CloseReason(reason)
         async with self._write() as session:
             _, row = await self._locked_session(session, seat_session_id)
+            earlier = await self._earlier_removal(session, seat_session_id, removal)
             if final_stack is not None and final_stack != row.stack:
                 raise InvalidRecord(
                     f"seat session {seat_session_id} has {row.stack} chips, not {final_stack}"
@@ -973,11 +1035,15 @@ class EngineStore:
                     raise SeatSessionClosed(
                         f"seat session {seat_session_id} closed already ({row.close_reason})"
                     )
+                if earlier is None:
+                    self._add_removal(session, row, removal)
                 return row
             if await self._in_running_hand(session, seat_session_id):
                 raise HandInProgress(f"seat session {seat_session_id} is in the running hand")
             self._close(row, why, self._clock())
             session.add(row)
+            if earlier is None:
+                self._add_removal(session, row, removal)
             return row
 
     @staticmethod

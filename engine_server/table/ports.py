@@ -94,17 +94,23 @@ class TableStore(Protocol):
         """The reason and answer of the RemovePlayer recorded for the session, if any."""
         ...
 
-    async def record_removal(
-        self, session_id: str, reason: str, answer: SessionSnapshot
-    ) -> None: ...
+    async def record_removal(self, session_id: str, reason: str, answer: SessionSnapshot) -> None:
+        """Record a RemovePlayer that changed nothing itself (he was already leaving)."""
+        ...
 
-    async def mark_closing(self, session_id: str) -> SessionSnapshot:
-        """Record that the player leaves when the running hand ends (survives a restart)."""
+    async def mark_closing(self, session_id: str, removal: str | None = None) -> SessionSnapshot:
+        """Record that the player leaves when the running hand ends (survives a restart).
+
+        ``removal``: the reason of the RemovePlayer doing it, recorded with this answer in the
+        same transaction (a retry after a crash gets it; nothing is half written).
+        """
         ...
 
     async def close_session(
-        self, session_id: str, final_stack: int, reason: str
-    ) -> SessionSnapshot: ...
+        self, session_id: str, final_stack: int, reason: str, removal: str | None = None
+    ) -> SessionSnapshot:
+        """Pay the player out between hands (``removal`` as for :meth:`mark_closing`)."""
+        ...
 
     async def set_table_status(self, table_id: str, status: TableStatus) -> None: ...
 

@@ -957,16 +957,23 @@ class TableRuntime:
 
         return await self.call(command)
 
-    async def _leave(self, state: SeatState, reason: str) -> SessionSnapshot:
+    async def _leave(
+        self, state: SeatState, reason: str, removal: str | None = None
+    ) -> SessionSnapshot:
+        """Pay the player out now, or mark him leaving after his hand. ``removal``: the
+        RemovePlayer's reason, stored with the answer in the same write as the change."""
         if state.leaving:
-            return self._session(state)
+            answer = self._session(state)
+            if removal is not None:
+                await self._store.record_removal(state.session_id, removal, answer)
+            return answer
         if self._hand is not None and state.seat in self._hand_seats:
-            await self._store.mark_closing(state.session_id)
+            await self._store.mark_closing(state.session_id, removal)
             state.leaving = True
             state.leave_reason = reason
             self._publish([PlayerLeaving(state.seat)])
             return self._session(state)
-        closed = await self._store.close_session(state.session_id, state.stack, reason)
+        closed = await self._store.close_session(state.session_id, state.stack, reason, removal)
         self.seats.pop(state.seat, None)
         self._publish(
             [PlayerLeft(state.seat, state.player_id, state.display_name, state.stack, reason)]
@@ -1184,9 +1191,7 @@ class TableRuntime:
                 raise TableError.not_found(
                     "SEAT_SESSION_NOT_FOUND", f"no open seat session {session_id} here"
                 )
-            answer = await self._leave(state, "removed")
-            await self._store.record_removal(session_id, reason, answer)
-            return answer
+            return await self._leave(state, "removed", removal=reason)
 
         return await self.call(command)
 

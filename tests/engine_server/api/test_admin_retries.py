@@ -7,9 +7,14 @@ on its own SQLite file, restarted on that file where the test says so.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import grpc
+import pytest
+from sqlalchemy import event
 from stud.v1 import admin_service_pb2, table_pb2
 
 from tests.engine_server.api.conftest import Engine, launch, shut
@@ -249,5 +254,76 @@ async def test_a_remove_player_during_his_hand_answers_closing_again_after_it(
         closed = {s.seat_session_id: s for s in await sessions_of(engine, table_id)}
         assert closed[sessions["cat"]].state == table_pb2.SEAT_SESSION_STATE_CLOSED
         assert sum(s.stack for s in closed.values()) == 300
+    finally:
+        await shut(engine)
+
+
+@contextmanager
+def commit_fails_after(engine: Engine, prefix: str) -> Iterator[list[str]]:
+    """The engine's next commit of a transaction that ran a statement starting with ``prefix``
+    fails, every statement of it run (a crash right before that commit). Yields the list of
+    failures injected."""
+    database = engine.server.manager._store.store.engine.sync_engine  # type: ignore[attr-defined]
+    armed: list[bool] = []
+    injected: list[str] = []
+
+    def before(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.lstrip().upper().startswith(prefix):
+            armed.append(True)
+
+    def commit(conn: Any) -> None:
+        if armed:
+            armed.clear()
+            injected.append(prefix)
+            raise RuntimeError(f"injected failure at the commit after {prefix}")
+
+    event.listen(database, "before_cursor_execute", before)
+    event.listen(database, "commit", commit)
+    try:
+        yield injected
+    finally:
+        event.remove(database, "commit", commit)
+        event.remove(database, "before_cursor_execute", before)
+
+
+async def test_a_remove_player_whose_write_fails_changes_nothing_and_its_retry_applies_it_once(
+    tmp_path: Path,
+) -> None:
+    """Paying the player out and keeping the answer for retries are one write: when it fails
+    before its commit nothing moved (he is still seated, nothing is answered for him), and
+    the retry applies it once; after a restart a further retry gets that answer."""
+    url = f"sqlite:///{tmp_path}/atomic-removal.sqlite3"
+    engine = await launch(url)
+    try:
+        table_id, sessions = await paused_table(engine, ("ann", "bob", "cat"))
+        request = a.RemovePlayerRequest(
+            table=f"tables/{table_id}", seat_session_id=sessions["cat"], reason="asked to"
+        )
+        before = await chips_brought(engine, table_id)
+        with (
+            commit_fails_after(engine, "INSERT INTO SEAT_SESSION_REMOVALS") as injected,
+            pytest.raises(grpc.aio.AioRpcError) as failed,
+        ):
+            await engine.admin.RemovePlayer(request, metadata=engine.admin_md)
+        assert injected, "the removal's answer was written with its change"
+        assert failed.value.code() == grpc.StatusCode.UNKNOWN
+        assert await chips_brought(engine, table_id) == before, "nothing was paid out"
+        seated = [s.player_id for s in (await get_table(engine, table_id)).snapshot.seats]
+        assert seated == ["ann", "bob", "cat"]
+
+        first = await engine.admin.RemovePlayer(request, metadata=engine.admin_md)
+        assert (first.session.state, first.session.stack) == (
+            table_pb2.SEAT_SESSION_STATE_CLOSED,
+            100,
+        )
+        assert first.session.close_reason == table_pb2.SEAT_SESSION_CLOSE_REASON_REMOVED
+        removed = await chips_brought(engine, table_id)
+    finally:
+        await shut(engine)
+
+    engine = await launch(url)
+    try:
+        assert await engine.admin.RemovePlayer(request, metadata=engine.admin_md) == first
+        assert await chips_brought(engine, table_id) == removed
     finally:
         await shut(engine)

@@ -369,3 +369,52 @@ async def test_sigterm_drains_finishes_the_running_hand_and_exits_0(
     with contextlib.closing(sqlite3.connect(database)) as db:
         stacks = dict(db.execute("SELECT seat, stack FROM seat_sessions WHERE table_id = 'drain'"))
     assert stacks == final
+
+
+async def test_a_player_removed_mid_hand_then_kill_9_is_paid_out_and_the_retry_gets_the_answer(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    """RemovePlayer during his hand answers CLOSING and keeps that answer in the same write;
+    the engine dies before the hand ends. Restarted, the hand is cancelled, he is paid out
+    what he had before it (as removed), and the lobby's retry gets the first answer."""
+    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
+    first = await start(database, log)
+    running.append(first)
+    # Nobody is connected and the clock is long: hand 1 stays running until the kill.
+    await create_table(first, "removal", action_seconds=60)
+    await resume(first, "removal")
+    async with asyncio.timeout(10):
+        while not (
+            await first.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name="tables/removal"), metadata=ADMIN
+            )
+        ).table.hand_in_progress:
+            await asyncio.sleep(0.02)
+    request = admin_service_pb2.RemovePlayerRequest(
+        table="tables/removal", seat_session_id="ss-removal-p3", reason="collusion review"
+    )
+    answer = await first.admin.RemovePlayer(request, metadata=ADMIN)
+    assert answer.session.state == K.SEAT_SESSION_STATE_CLOSING
+    assert answer.session.stack == 100
+
+    os.kill(first.process.pid, signal.SIGKILL)
+    assert await first.process.wait() == -signal.SIGKILL
+    stored = hands(database, "removal")
+    assert [(h["hand_number"], h["state"]) for h in stored] == [(1, "running")]
+
+    second = await start(database, log)
+    running.append(second)
+    assert await second.admin.RemovePlayer(request, metadata=ADMIN) == answer
+    seats = await sessions(second, "removal")
+    assert seats["p3"].state == K.SEAT_SESSION_STATE_CLOSED
+    assert seats["p3"].close_reason == K.SEAT_SESSION_CLOSE_REASON_REMOVED
+    assert seats["p3"].stack == 100
+    assert {s.player_id: s.stack for s in seats.values()} == {"p1": 100, "p2": 100, "p3": 100}
+    assert hands(database, "removal")[0]["state"] == "cancelled"
+    # Another reason for the same session is another request: refused.
+    other = admin_service_pb2.RemovePlayerRequest()
+    other.CopyFrom(request)
+    other.reason = "something else"
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await second.admin.RemovePlayer(other, metadata=ADMIN)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -569,6 +569,32 @@ def failing_on(store: EngineStore, prefix: str, seen: list[str]) -> Iterator[Non
         event.remove(store.engine.sync_engine, "before_cursor_execute", before)
 
 
+@contextmanager
+def failing_at_commit(store: EngineStore, prefix: str, seen: list[str]) -> Iterator[None]:
+    """Make the commit of the transaction that ran a statement starting with ``prefix`` fail
+    once all its statements have run (as a crash just before that commit would). ``seen``
+    gets each statement's first two words."""
+    armed: list[bool] = []
+
+    def before(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        seen.append(" ".join(statement.split()[:2]))
+        if statement.lstrip().upper().startswith(prefix):
+            armed.append(True)
+
+    def commit(conn: Any) -> None:
+        if armed:
+            armed.clear()
+            raise RuntimeError(f"injected failure at the commit after {prefix}")
+
+    event.listen(store.engine.sync_engine, "before_cursor_execute", before)
+    event.listen(store.engine.sync_engine, "commit", commit)
+    try:
+        yield
+    finally:
+        event.remove(store.engine.sync_engine, "commit", commit)
+        event.remove(store.engine.sync_engine, "before_cursor_execute", before)
+
+
 async def test_finish_hand_is_atomic(store: EngineStore) -> None:
     table = await new_table(store)
     s1, s2 = await seat(store, table.id, 1), await seat(store, table.id, 2)
@@ -973,3 +999,78 @@ async def test_a_cancelled_hand_keeps_its_trail(store: EngineStore) -> None:
     assert done.result == {"cancelled": True, "returned": {"1": 2}}
     assert await store.running_hands() == []
     assert [(await store.get_session(s.id)).stack for s in (s1, s2)] == [200, 200]
+
+
+async def test_a_removal_is_applied_and_recorded_in_one_transaction(store: EngineStore) -> None:
+    table = await new_table(store)
+    s1, s2, s3 = [await seat(store, table.id, n) for n in (1, 2, 3)]
+    # Between hands: the session closes and the answer a retry gets is kept with it.
+    closed = await store.close_session(s1.id, 200, "removed", removal="rude")
+    kept = await store.removal(s1.id)
+    assert kept is not None
+    assert (kept.reason, kept.state, kept.chips_in, kept.stack, kept.close_reason) == (
+        "rude",
+        "closed",
+        200,
+        200,
+        "removed",
+    )
+    assert closed.state == "closed"
+    # In his hand: the session is marked closing, and that is the answer kept.
+    await start(store, table, 1, [s2, s3])
+    closing = await store.mark_closing(s2.id, removal="slow")
+    kept = await store.removal(s2.id)
+    assert kept is not None and closing.state == "closing"
+    assert (kept.reason, kept.state, kept.stack, kept.close_reason) == (
+        "slow",
+        "closing",
+        200,
+        None,
+    )
+    # Done again with the same reason (a retry racing the first): nothing more is written;
+    # with another reason it is another request, refused before anything changes.
+    await store.mark_closing(s2.id, removal="slow")
+    with pytest.raises(IdempotencyKeyReused):
+        await store.mark_closing(s2.id, removal="other")
+    with pytest.raises(IdempotencyKeyReused):
+        await store.close_session(s1.id, 200, "removed", removal="other")
+    assert await count(store, "SELECT count(*) FROM seat_session_removals") == 2
+    # A leave that is no removal records none.
+    await store.mark_closing(s3.id)
+    assert await store.removal(s3.id) is None
+    # And the restart that reloads the table knows who was removed (paid out as removed).
+    [reloaded] = await store.open_tables()
+    assert [(s.id, s.state) for s in reloaded.sessions] == [(s2.id, "closing"), (s3.id, "closing")]
+    assert reloaded.removed == frozenset({s2.id})
+
+
+@pytest.mark.parametrize("mid_hand", [False, True], ids=["between-hands", "in-his-hand"])
+async def test_a_removal_that_fails_before_commit_leaves_neither_change_nor_answer(
+    store: EngineStore, mid_hand: bool
+) -> None:
+    table = await new_table(store)
+    s1, s2 = await seat(store, table.id, 1), await seat(store, table.id, 2)
+    if mid_hand:
+        await start(store, table, 1, [s1, s2])
+
+    def remove() -> Any:
+        if mid_hand:
+            return store.mark_closing(s1.id, removal="rude")
+        return store.close_session(s1.id, 200, "removed", removal="rude")
+
+    seen: list[str] = []
+    # Both rows are written (the session's change and the answer a retry gets), then the
+    # commit that would keep the answer fails: the change must not stay without it.
+    with (
+        failing_at_commit(store, "INSERT INTO SEAT_SESSION_REMOVALS", seen),
+        pytest.raises(RuntimeError, match="injected"),
+    ):
+        await remove()
+    assert {"UPDATE seat_sessions", "INSERT INTO"} <= set(seen), seen
+    assert (await store.get_session(s1.id)).state == "open"
+    assert await store.removal(s1.id) is None
+    # The retry then applies it, once, with its answer.
+    applied = await remove()
+    kept = await store.removal(s1.id)
+    assert kept is not None and (kept.state, applied.state) == (applied.state, applied.state)
+    assert kept.state == ("closing" if mid_hand else "closed")
