@@ -62,6 +62,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
+
 __all__ = [
     "EngineProcess",
     "LoadResult",
@@ -109,6 +111,8 @@ class Options:
     seed: int = 7
     json_path: str | None = None
     profile_engine: str | None = None
+    #: the event loop of the engine (STUD_ENGINE_LOOP), the load processes and this driver
+    loop: str = DEFAULT_LOOP
 
     @property
     def processes(self) -> int:
@@ -159,6 +163,12 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         "collapsed stacks (FILE.txt)",
     )
     parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default=DEFAULT_LOOP,
+        help=f"event loop of the engine and the bots (default {DEFAULT_LOOP})",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="50 tables, 50 idle ones, 3 s warm-up, 10 s window"
     )
     args = parser.parse_args(argv)
@@ -184,6 +194,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         seed=args.seed,
         json_path=args.json_path,
         profile_engine=args.profile_engine,
+        loop=args.loop,
     )
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
         parser.error("--tables must be >= 1, --seconds > 0, --pace and --warmup >= 0")
@@ -235,10 +246,13 @@ def engine_command() -> list[str]:
     ]
 
 
-def start_engine_process(directory: Path, between_hands: float) -> EngineProcess:
+def start_engine_process(
+    directory: Path, between_hands: float, loop: str = DEFAULT_LOOP
+) -> EngineProcess:
     """Start ``stud engine`` on free loopback ports; returns once it prints its addresses."""
     env = {
         **os.environ,
+        "STUD_ENGINE_LOOP": loop,
         "STUD_JWT_SECRET": SECRET,
         "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
         "STUD_LOG_LEVEL": "WARNING",
@@ -650,12 +664,13 @@ class WorkerSpec:
     table_ids: tuple[str, ...]
     pace: float
     seed: int
+    loop: str = DEFAULT_LOOP
 
 
 def _load_process(spec: WorkerSpec, control: Any, results: Any) -> None:
     """A load process: its tables' bots in one asyncio loop (``multiprocessing`` target)."""
     try:
-        stats = asyncio.run(_load(spec, control, results))
+        stats = run_in_loop(spec.loop, _load(spec, control, results))
         results.put(("done", spec.worker, asdict(stats)))
     except BaseException as error:  # report it rather than leave the parent waiting
         results.put(("failed", spec.worker, repr(error)))
@@ -756,6 +771,7 @@ class LoadResult:
     idle_table_kib: float | None
     rss_loaded_mib: float
     engine_pid: int
+    loop: str = DEFAULT_LOOP
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -828,7 +844,12 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         for worker in range(count):
             control = context.Queue()
             spec = WorkerSpec(
-                worker, engine.address, tuple(table_ids[worker::count]), options.pace, options.seed
+                worker,
+                engine.address,
+                tuple(table_ids[worker::count]),
+                options.pace,
+                options.seed,
+                options.loop,
             )
             process = context.Process(
                 target=_load_process, args=(spec, control, results), daemon=True
@@ -916,6 +937,7 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         idle_table_kib=(rss_idle - rss_warm) / 1024 / options.idle if rss_idle else None,
         rss_loaded_mib=rss_loaded / mib,
         engine_pid=engine.pid,
+        loop=options.loop,
     )
 
 
@@ -926,10 +948,10 @@ def _note(text: str) -> None:
 def run(options: Options) -> LoadResult:
     """Start an engine, load it as ``options`` say, stop it; returns the figures."""
     with tempfile.TemporaryDirectory(prefix="stud-engine-load-") as directory:
-        engine = start_engine_process(Path(directory), options.between_hands)
+        engine = start_engine_process(Path(directory), options.between_hands, options.loop)
         _note(f"engine pid {engine.pid} on {engine.address}")
         try:
-            return asyncio.run(_drive(options, engine))
+            return run_in_loop(options.loop, _drive(options, engine))
         except BaseException:
             with contextlib.suppress(OSError):
                 sys.stderr.write(engine.log_path.read_text()[-3000:])
@@ -955,7 +977,10 @@ def format_result(result: LoadResult) -> str:
     rows = [
         ("tables x seats", f"{result.tables} x {result.seats}"),
         ("pace per table", pace),
-        ("window", f"{result.seconds:g} s, {result.load_processes} load process(es)"),
+        (
+            "window",
+            f"{result.seconds:g} s, {result.load_processes} load process(es), {result.loop}",
+        ),
         ("actions/s", f"{result.actions_per_second:.1f}{target}"),
         (
             "act -> last seat",

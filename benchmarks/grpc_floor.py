@@ -12,7 +12,8 @@ Printed: the server's and the client's CPU per message and per call. The engine 
 load needs seven stream messages and one Act per action: multiply to read its floor, and
 compare with ``benchmarks.engine_load``'s "ms CPU / action" from the same machine.
 
-    .venv/bin/python -m benchmarks.grpc_floor [--streams 700] [--rate 700] [--seconds 10]
+    .venv/bin/python -m benchmarks.grpc_floor [--streams 700] [--rate 700] [--seconds 10] \
+        [--loop uvloop|asyncio]
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
+
+from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
 __all__ = ["FloorResult", "main", "measure"]
 
@@ -137,11 +140,11 @@ async def _client(options: argparse.Namespace, port: int, control: Any, results:
 
 
 def _run_server(options: argparse.Namespace, ports: Any, control: Any, results: Any) -> None:
-    asyncio.run(_serve(options, ports, control, results, options.unary))
+    run_in_loop(options.loop, _serve(options, ports, control, results, options.unary))
 
 
 def _run_client(options: argparse.Namespace, port: int, control: Any, results: Any) -> None:
-    asyncio.run(_client(options, port, control, results))
+    run_in_loop(options.loop, _client(options, port, control, results))
 
 
 def _round(options: argparse.Namespace) -> dict[str, float]:
@@ -185,12 +188,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=int, default=700, help="messages a second (default 700)")
     parser.add_argument("--size", type=int, default=1100, help="bytes a message (default 1100)")
     parser.add_argument("--seconds", type=float, default=10.0, help="each round (default 10)")
+    parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default=DEFAULT_LOOP,
+        help=f"event loop of the server and the client (default {DEFAULT_LOOP}, as the engine)",
+    )
     options = parser.parse_args(argv)
     if options.streams < 7 or options.rate < 7 or options.size < 1 or options.seconds <= 0:
         parser.error("--streams and --rate must be at least 7, --size and --seconds positive")
     result = measure(options)
     load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"bare grpc.aio, {options.streams} streams, {options.size} B messages, load {load}")
+    print(
+        f"bare grpc.aio, {options.streams} streams, {options.size} B messages, "
+        f"{options.loop}, load {load}"
+    )
     print(
         f"stream message  server {result.server_us_per_message:6.0f} us CPU, "
         f"client {result.client_us_per_message:6.0f} us CPU ({result.messages} messages)"

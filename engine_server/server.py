@@ -38,6 +38,7 @@ from engine_server.api.table_service import (
     GrpcTableService,
     TableServiceCore,
 )
+from engine_server.loops import loop_name
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.settings import EngineSettings
 from engine_server.table.errors import ErrorKind, TableError
@@ -433,6 +434,7 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
     directory, store, close_store = await open_store(settings.database_url)
     engine = await start_engine(settings, directory=directory, store=store)
     settle_garbage_collector()
+    log.info("engine ready", extra={"loop": loop_name()})
     ready(engine)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

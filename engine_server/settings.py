@@ -11,6 +11,7 @@
 | ``STUD_ENGINE_BETWEEN_HANDS`` | ``2.0`` | seconds between hands |
 | ``STUD_ENGINE_CORS_ORIGINS`` | ``*`` | origins allowed to call the web port, comma-separated |
 | ``STUD_ENGINE_MAX_REQUEST_BYTES`` | ``1048576`` | the largest request message, on both ports |
+| ``STUD_ENGINE_LOOP`` | ``uvloop`` (``asyncio`` without it) | the event loop: ``uvloop`` or ``asyncio`` |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
 | ``STUD_LOG_FORMAT`` | ``json`` | ``json`` or ``text`` |
 
@@ -19,6 +20,8 @@
 (7000, 8081)
 >>> s.max_request_bytes
 1048576
+>>> EngineSettings.from_env({"STUD_ENGINE_LOOP": "asyncio", "STUD_JWT_SECRET": "x" * 32}).loop
+'asyncio'
 >>> EngineSettings.from_env({"STUD_ENGINE_GRPC_PORT": "seven"})
 Traceback (most recent call last):
 ...
@@ -33,12 +36,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_server.loops import DEFAULT_LOOP, LOOPS, uvloop_installed
+
 __all__ = [
     "DEFAULT_DATABASE_URL",
     "DEFAULT_MAX_REQUEST_BYTES",
     "EngineSettings",
     "SettingsError",
     "byte_count",
+    "event_loop",
     "jwt_secret",
     "port",
     "positive_float",
@@ -97,6 +103,22 @@ def byte_count(env: Mapping[str, str], name: str, default: int, low: int, high: 
     return int(raw)
 
 
+def event_loop(env: Mapping[str, str]) -> str:
+    """``STUD_ENGINE_LOOP``: ``uvloop`` (the default where it is installed) or ``asyncio``.
+
+    >>> event_loop({"STUD_ENGINE_LOOP": "trio"})
+    Traceback (most recent call last):
+    ...
+    engine_server.settings.SettingsError: STUD_ENGINE_LOOP: expected uvloop or asyncio, got 'trio'
+    """
+    raw = env.get("STUD_ENGINE_LOOP") or DEFAULT_LOOP
+    if raw not in LOOPS:
+        raise SettingsError(f"STUD_ENGINE_LOOP: expected uvloop or asyncio, got {raw!r}")
+    if raw == "uvloop" and not uvloop_installed():
+        raise SettingsError("STUD_ENGINE_LOOP: uvloop is not installed (use asyncio)")
+    return raw
+
+
 def jwt_secret(env: Mapping[str, str]) -> str:
     """The shared token secret: ``STUD_JWT_SECRET``, or one kept in ``var/jwt-secret``."""
     raw = env.get("STUD_JWT_SECRET")
@@ -127,6 +149,8 @@ class EngineSettings:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     log_level: str = "INFO"
     log_format: str = "json"
+    #: the event loop ``stud engine`` runs on (:mod:`engine_server.loops`)
+    loop: str = DEFAULT_LOOP
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> EngineSettings:
@@ -166,4 +190,5 @@ class EngineSettings:
             max_request_bytes=max_request,
             log_level=level,
             log_format=log_format,
+            loop=event_loop(env),
         )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -25,6 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from engine_server.logs import configure_logging
+    from engine_server.loops import loop_name, run_in_loop
     from engine_server.server import EngineServer, run_engine
     from engine_server.settings import EngineSettings, SettingsError
     from engine_server.store.migrate import SchemaTooNew
@@ -54,13 +54,14 @@ def run(args: argparse.Namespace) -> int:
                     "web": f"http://{settings.host}:{engine.web_port}",
                     "metrics": f"http://{settings.host}:{engine.metrics_port}/metrics",
                     "database": settings.database_url,
+                    "loop": loop_name(),
                 }
             ),
             flush=True,
         )
 
     try:
-        asyncio.run(run_engine(settings, ready=ready))
+        run_in_loop(settings.loop, run_engine(settings, ready=ready))
     except SchemaTooNew as error:
         raise CliError(str(error)) from None
     except OSError as error:

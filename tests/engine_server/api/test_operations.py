@@ -161,6 +161,72 @@ async def test_stud_engine_migrates_an_empty_database_and_serves(tmp_path: Path)
     assert process.returncode == 0, err.decode()
 
 
+# --------------------------------------------------------------- event loop
+
+
+@pytest.mark.parametrize(("setting", "loop"), [(None, "uvloop"), ("asyncio", "asyncio")])
+async def test_stud_engine_runs_on_the_loop_its_settings_name(
+    tmp_path: Path, setting: str | None, loop: str
+) -> None:
+    """uvloop by default, asyncio when STUD_ENGINE_LOOP says so: both ports and SIGTERM work."""
+    env = engine_env(tmp_path / "loop.sqlite3")
+    env.pop("STUD_ENGINE_LOOP", None)
+    if setting is not None:
+        env["STUD_ENGINE_LOOP"] = setting
+    process = await asyncio.create_subprocess_exec(
+        str(STUD),
+        "engine",
+        "--grpc-port",
+        "0",
+        "--web-port",
+        "0",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        ready = json.loads(await asyncio.wait_for(process.stdout.readline(), 60))
+        assert ready["loop"] == loop
+        async with grpc.aio.insecure_channel(ready["grpc"]) as channel:
+            answer = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="stud.v1.TableService")
+            )
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        # The web port is served by the same loop: a CORS preflight answers.
+        host, _, port = ready["web"].removeprefix("http://").rpartition(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"OPTIONS /stud.v1.TableService/Act HTTP/1.1\r\nHost: x\r\n"
+            b"Origin: http://example.test\r\nConnection: close\r\n\r\n"
+        )
+        status = await asyncio.wait_for(reader.readline(), 10)
+        writer.close()
+        assert status.split()[1] == b"204", status
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, err.decode()
+
+
+async def test_stud_engine_refuses_an_unknown_loop(tmp_path: Path) -> None:
+    env = {**engine_env(tmp_path / "loop.sqlite3"), "STUD_ENGINE_LOOP": "trio"}
+    process = await asyncio.create_subprocess_exec(
+        str(STUD),
+        "engine",
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode not in (0, None)
+    assert out == b""
+    assert err.decode().strip() == (
+        "stud engine: STUD_ENGINE_LOOP: expected uvloop or asyncio, got 'trio'"
+    )
+
+
 # ----------------------------------------------------------------- restart
 
 
