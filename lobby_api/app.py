@@ -78,7 +78,9 @@ def create_app(
     from lobby_api.settlement import Settlement
     from lobby_api.wallet.controllers import WalletController
 
-    db = database or Database.from_url(settings.database_url)
+    db = database or Database.from_url(
+        settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size
+    )
     engine = engine_client or EngineClient(
         settings.engine_grpc, settings.jwt_secret, timeout=settings.engine_timeout_seconds
     )

@@ -53,7 +53,7 @@ class Database:
         self._lone_reads = reads or self._autocommit
 
     @classmethod
-    def from_url(cls, url: str, *, pool_size: int = 10, max_overflow: int = 20) -> Database:
+    def from_url(cls, url: str, *, pool_size: int = 20, max_overflow: int = 20) -> Database:
         """The database at ``url``, with a pool of ``pool_size`` connections (+ ``max_overflow``
         in bursts; a connection beyond the pool is closed when returned, and opening one costs
         more than a read)."""

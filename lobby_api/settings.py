@@ -15,6 +15,7 @@
 | ``STUD_LOBBY_LOGIN_RATE`` | ``30`` | log-ins per minute per client address (0: no limit) |
 | ``STUD_LOBBY_MONEY_RATE`` | ``120`` | money requests per minute per player (0: no limit) |
 | ``STUD_LOBBY_ENGINE_TIMEOUT`` | ``10`` | deadline of one engine call, seconds |
+| ``STUD_LOBBY_DB_POOL`` | ``20`` | database connections kept open (bursts open as many again) |
 
 >>> s = LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_PORT": "9000"})
 >>> s.port, s.signup_grant, s.engine_grpc_public
@@ -23,6 +24,10 @@
 Traceback (most recent call last):
 ...
 engine_server.settings.SettingsError: STUD_LOBBY_SIGNUP_GRANT: expected a whole number >= 0, got '-1'
+>>> LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_DB_POOL": "0"})
+Traceback (most recent call last):
+...
+engine_server.settings.SettingsError: STUD_LOBBY_DB_POOL: expected a whole number >= 1, got '0'
 """
 
 from __future__ import annotations
@@ -42,12 +47,12 @@ from engine_server.settings import (
 __all__ = ["LobbySettings", "SettingsError"]
 
 
-def _count(env: Mapping[str, str], name: str, default: int) -> int:
+def _count(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit():
-        raise SettingsError(f"{name}: expected a whole number >= 0, got {raw!r}")
+    if not raw.isdigit() or int(raw) < minimum:
+        raise SettingsError(f"{name}: expected a whole number >= {minimum}, got {raw!r}")
     return int(raw)
 
 
@@ -69,6 +74,10 @@ class LobbySettings:
     login_rate_per_minute: int = 30
     money_rate_per_minute: int = 120
     engine_timeout_seconds: float = 10.0
+    #: Connections the pool keeps open. A request beyond them opens one more for itself
+    #: (up to as many again) and closes it after: opening costs more than a read, so this
+    #: should cover the usual number of requests in flight.
+    db_pool_size: int = 20
     #: Seed the catalogue (cities, stake levels) from seeds/ at start.
     load_seeds: bool = True
 
@@ -99,4 +108,5 @@ class LobbySettings:
             login_rate_per_minute=_count(env, "STUD_LOBBY_LOGIN_RATE", 30),
             money_rate_per_minute=_count(env, "STUD_LOBBY_MONEY_RATE", 120),
             engine_timeout_seconds=positive_float(env, "STUD_LOBBY_ENGINE_TIMEOUT", 10.0),
+            db_pool_size=_count(env, "STUD_LOBBY_DB_POOL", 20, minimum=1),
         )

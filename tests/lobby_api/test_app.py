@@ -89,8 +89,11 @@ def test_settings_from_the_environment() -> None:
             "STUD_LOBBY_ENGINE_WEB": "https://play.example/grpc",
             "STUD_LOBBY_SIGNUP_GRANT": "500",
             "STUD_LOBBY_TICKET_SECONDS": "2.5",
+            "STUD_LOBBY_DB_POOL": "7",
         }
     )
+    assert configured.db_pool_size == 7
+    assert LobbySettings.from_env(secret).db_pool_size == 20
     assert configured.engine_grpc == configured.engine_grpc_public == "engine:7000"
     assert configured.engine_grpc_web == "https://play.example/grpc"
     assert (configured.signup_grant, configured.ticket_seconds) == (500, 2.5)
@@ -100,6 +103,8 @@ def test_settings_from_the_environment() -> None:
         {"STUD_LOBBY_SWEEP_SECONDS": "-1"},
         {"STUD_LOBBY_TOKEN_SECONDS": "5"},
         {"STUD_JWT_SECRET": "short"},
+        {"STUD_LOBBY_DB_POOL": "0"},
+        {"STUD_LOBBY_DB_POOL": "many"},
     ):
         with pytest.raises(SettingsError, match=next(iter(bad))):
             LobbySettings.from_env({**secret, **bad})

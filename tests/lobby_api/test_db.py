@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
 from engine_server.store.database import create_engine_for
+from lobby_api.app import create_app
 from lobby_api.db import Database
+from lobby_api.settings import LobbySettings
 from lobby_api.wallet.models import LedgerAccountRow
 
 
@@ -114,3 +117,12 @@ def test_the_pool_keeps_the_connections_it_was_asked_for(tmp_path: Path) -> None
 def test_a_read_only_engine_is_for_sqlite_only() -> None:
     with pytest.raises(ValueError, match="read_only engines are for SQLite"):
         create_engine_for("postgresql://postgres@127.0.0.1:5432/test", read_only=True)
+
+
+async def test_the_app_sizes_its_pool_from_the_settings(settings: LobbySettings) -> None:
+    app = create_app(replace(settings, db_pool_size=3))
+    db: Database = app.state.db
+    try:
+        assert db.engine.pool.size() == 3  # type: ignore[attr-defined]
+    finally:
+        await db.dispose()
