@@ -3,12 +3,14 @@
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.lobby [--seconds 4] [--concurrency 16] \
-        [--backends sqlite,postgresql] [--postgres postgresql://postgres@127.0.0.1:5432/postgres]
+        [--backends sqlite,postgresql] [--postgres postgresql://postgres@127.0.0.1:5432/postgres] \
+        [--loop uvloop|asyncio]
 
 For each backend a fresh database is migrated, then three processes are
 started: an engine (``stud engine``), the lobby (``stud lobby``, uvicorn, one
 worker) and, as the yardstick, a bare Litestar app with one ``GET /bare``
-endpoint answering ``{"ok": true}``, served the same way. The load comes from
+endpoint answering ``{"ok": true}``, served the same way (the same event loop,
+``--loop``: uvloop by default, as ``stud lobby`` runs). The load comes from
 this process: ``--concurrency`` asyncio workers with one keep-alive httpx
 connection each, for ``--seconds`` per endpoint. A row gives the requests per
 second, the median and the 99th percentile latency, and the rate as a share of
@@ -48,6 +50,8 @@ from typing import Any
 
 import httpx
 
+from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
+
 __all__ = ["Row", "bare_app", "format_table", "main"]
 
 STUD = str(Path(sys.executable).parent / "stud")
@@ -77,7 +81,7 @@ def bare_app() -> Any:
     return Litestar([bare])
 
 
-def _serve_bare(port: int) -> None:
+def _serve_bare(port: int, loop: str) -> None:
     import uvicorn
 
     async def main() -> None:
@@ -97,7 +101,7 @@ def _serve_bare(port: int) -> None:
         )
         await serving
 
-    asyncio.run(main())
+    run_in_loop(loop, main())
 
 
 @contextmanager
@@ -177,7 +181,9 @@ async def _players(base: str, count: int) -> list[str]:
     return tokens  # type: ignore[return-value]
 
 
-async def _bench_backend(backend: str, url: str, seconds: float, concurrency: int) -> list[Row]:
+async def _bench_backend(
+    backend: str, url: str, seconds: float, concurrency: int, loop: str
+) -> list[Row]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
     env.update(
         STUD_JWT_SECRET=SECRET,
@@ -186,6 +192,7 @@ async def _bench_backend(backend: str, url: str, seconds: float, concurrency: in
         STUD_LOBBY_LOGIN_RATE="0",
         STUD_LOBBY_MONEY_RATE="0",
         STUD_ENGINE_METRICS_PORT="0",
+        STUD_LOBBY_LOOP=loop,
     )
     engine_cmd = [STUD, "engine", "--grpc-port", "0", "--web-port", "0", "--database-url", url]
     with _process(engine_cmd, env) as engine:
@@ -201,7 +208,9 @@ async def _bench_backend(backend: str, url: str, seconds: float, concurrency: in
         ]
         with (
             _process(lobby_cmd, env) as lobby,
-            _process([sys.executable, "-m", "benchmarks.lobby", "--serve-bare"], env) as bare,
+            _process(
+                [sys.executable, "-m", "benchmarks.lobby", "--serve-bare", "--loop", loop], env
+            ) as bare,
         ):
             base = lobby["http"]
             players = await _players(base, concurrency)
@@ -298,7 +307,7 @@ def format_table(rows: list[Row]) -> str:
         wallet = next(r for r in rows if r.backend == backend and r.endpoint == "wallet read")
         verdict = "met" if wallet.rps >= 0.25 * rate else "NOT met"
         lines.append(
-            f"\n{backend}: wallet read at {wallet.rps / rate * 100:.0f} % of the bare endpoint "
+            f"\n{backend}: wallet read at {wallet.rps / rate * 100:.1f} % of the bare endpoint "
             f"(goal ≥ 25 %: {verdict})"
         )
     return "\n".join(lines)
@@ -318,20 +327,28 @@ def main(argv: list[str] | None = None) -> int:
         ),
         help="a PostgreSQL server to create the benchmark's database on",
     )
+    parser.add_argument(
+        "--loop",
+        choices=LOOPS,
+        default=DEFAULT_LOOP,
+        help=f"event loop of the lobby, the bare app and the clients (default {DEFAULT_LOOP})",
+    )
     parser.add_argument("--serve-bare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve_bare:
-        _serve_bare(0)
+        _serve_bare(0, args.loop)
         return 0
     rows: list[Row] = []
     for backend in [b.strip() for b in args.backends.split(",") if b.strip()]:
         if backend not in ("sqlite", "postgresql"):
             parser.error(f"unknown backend {backend!r}")
         with _database(backend, args.postgres) as url:
-            rows += asyncio.run(_bench_backend(backend, url, args.seconds, args.concurrency))
+            rows += run_in_loop(
+                args.loop, _bench_backend(backend, url, args.seconds, args.concurrency, args.loop)
+            )
     print(
         f"lobby benchmark: {args.concurrency} concurrent clients, {args.seconds:g} s per endpoint, "
-        f"{os.cpu_count()} CPUs\n"
+        f"{os.cpu_count()} CPUs, {args.loop} loops\n"
     )
     print(format_table(rows))
     return 0

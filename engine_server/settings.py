@@ -103,19 +103,20 @@ def byte_count(env: Mapping[str, str], name: str, default: int, low: int, high: 
     return int(raw)
 
 
-def event_loop(env: Mapping[str, str]) -> str:
-    """``STUD_ENGINE_LOOP``: ``uvloop`` (the default where it is installed) or ``asyncio``.
+def event_loop(env: Mapping[str, str], name: str = "STUD_ENGINE_LOOP") -> str:
+    """The event loop ``name`` chooses: ``uvloop`` (the default where it is installed) or
+    ``asyncio``.
 
     >>> event_loop({"STUD_ENGINE_LOOP": "trio"})
     Traceback (most recent call last):
     ...
     engine_server.settings.SettingsError: STUD_ENGINE_LOOP: expected uvloop or asyncio, got 'trio'
     """
-    raw = env.get("STUD_ENGINE_LOOP") or DEFAULT_LOOP
+    raw = env.get(name) or DEFAULT_LOOP
     if raw not in LOOPS:
-        raise SettingsError(f"STUD_ENGINE_LOOP: expected uvloop or asyncio, got {raw!r}")
+        raise SettingsError(f"{name}: expected uvloop or asyncio, got {raw!r}")
     if raw == "uvloop" and not uvloop_installed():
-        raise SettingsError("STUD_ENGINE_LOOP: uvloop is not installed (use asyncio)")
+        raise SettingsError(f"{name}: uvloop is not installed (use asyncio)")
     return raw
 
 

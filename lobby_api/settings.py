@@ -15,6 +15,7 @@
 | ``STUD_LOBBY_LOGIN_RATE`` | ``30`` | log-ins per minute per client address (0: no limit) |
 | ``STUD_LOBBY_MONEY_RATE`` | ``120`` | money requests per minute per player (0: no limit) |
 | ``STUD_LOBBY_ENGINE_TIMEOUT`` | ``10`` | deadline of one engine call, seconds |
+| ``STUD_LOBBY_LOOP`` | ``uvloop`` (``asyncio`` without it) | the event loop: ``uvloop`` or ``asyncio`` |
 | ``STUD_LOBBY_DB_POOL`` | ``20`` | database connections kept open (bursts open as many again) |
 
 >>> s = LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_PORT": "9000"})
@@ -36,9 +37,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from engine_server.loops import DEFAULT_LOOP
 from engine_server.settings import (
     DEFAULT_DATABASE_URL,
     SettingsError,
+    event_loop,
     jwt_secret,
     port,
     positive_float,
@@ -78,6 +81,8 @@ class LobbySettings:
     #: (up to as many again) and closes it after: opening costs more than a read, so this
     #: should cover the usual number of requests in flight.
     db_pool_size: int = 20
+    #: The event loop ``stud lobby`` serves on (``uvloop`` or ``asyncio``).
+    loop: str = DEFAULT_LOOP
     #: Seed the catalogue (cities, stake levels) from seeds/ at start.
     load_seeds: bool = True
 
@@ -109,4 +114,5 @@ class LobbySettings:
             money_rate_per_minute=_count(env, "STUD_LOBBY_MONEY_RATE", 120),
             engine_timeout_seconds=positive_float(env, "STUD_LOBBY_ENGINE_TIMEOUT", 10.0),
             db_pool_size=_count(env, "STUD_LOBBY_DB_POOL", 20, minimum=1),
+            loop=event_loop(env, "STUD_LOBBY_LOOP"),
         )

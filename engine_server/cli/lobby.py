@@ -33,6 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from engine_server.logs import configure_logging
+    from engine_server.loops import run_in_loop
     from engine_server.settings import SettingsError
     from engine_server.store.migrate import SchemaTooNew, check_schema
     from lobby_api.settings import LobbySettings
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     except SchemaTooNew as error:
         raise CliError(str(error)) from None
     try:
-        asyncio.run(_serve(settings))
+        run_in_loop(settings.loop, _serve(settings))
     except OSError as error:
         print(f"stud lobby: {error}", file=sys.stderr)
         return 1
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(settings: object) -> None:
     import uvicorn
 
+    from engine_server.loops import loop_name
     from lobby_api.app import create_app
     from lobby_api.settings import LobbySettings
 
@@ -102,6 +104,7 @@ async def _serve(settings: object) -> None:
                 "http": f"http://{settings.host}:{port}",
                 "engine": settings.engine_grpc,
                 "database": settings.database_url,
+                "loop": loop_name(),
             }
         ),
         flush=True,

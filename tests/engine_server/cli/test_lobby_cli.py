@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from engine_server.store.migrate import current_revisions, head_revisions
 
@@ -23,11 +24,12 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path, loop: str) -> None:
     url = f"sqlite:///{tmp_path}/cli.sqlite3"
     process = subprocess.Popen(
         [STUD, "lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"],
-        env=_environment(),
+        env={**_environment(), "STUD_LOBBY_LOOP": loop},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -36,6 +38,7 @@ def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path) -> None:
         assert process.stdout is not None
         ready = json.loads(process.stdout.readline())
         assert ready["engine"] == "127.0.0.1:9" and ready["database"] == url
+        assert ready["loop"] == loop
         with httpx.Client(base_url=ready["http"], timeout=10) as http:
             assert http.get("/health").json() == {"status": "ok"}
             assert {c["id"] for c in http.get("/cities").json()} >= {"oslo", "vienna"}
@@ -59,3 +62,17 @@ def test_stud_lobby_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert done.stderr.startswith("stud lobby: STUD_DATABASE_URL")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_stud_lobby_refuses_an_unknown_event_loop() -> None:
+    done = subprocess.run(
+        [STUD, "lobby"],
+        env={**_environment(), "STUD_LOBBY_LOOP": "trio"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "stud lobby: STUD_LOBBY_LOOP: expected uvloop or asyncio, got 'trio'"
+    )
