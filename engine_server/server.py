@@ -146,6 +146,8 @@ def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.Rp
         return grpc.unary_unary_rpc_method_handler(checked_unary, **serialization)
     if handler.unary_stream is not None:
         stream = handler.unary_stream
+        # A stream may send its messages already encoded (WatchTable: response_bytes).
+        serialization["response_serializer"] = _bytes_or(handler.response_serializer)
 
         async def checked_stream(request: Any, context: Any) -> Any:
             size = request.ByteSize()
@@ -158,6 +160,15 @@ def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.Rp
         return grpc.unary_stream_rpc_method_handler(checked_stream, **serialization)
     # The services have no client streams: nothing else to check.
     return handler
+
+
+def _bytes_or(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """``serialize``, passing a message that is already encoded as it is."""
+
+    def serializer(message: Any) -> bytes:
+        return message if type(message) is bytes else serialize(message)
+
+    return serializer
 
 
 class ConnectSizeLimit:

@@ -40,6 +40,7 @@ __all__ = [
     "legal_action_message",
     "rake_from_message",
     "rake_message",
+    "seat_message",
     "session_message",
     "settings_message",
     "snapshot_message",
@@ -395,14 +396,20 @@ _shared_result: _ByIdentity[LastHand, table_pb2.HandResult] = _ByIdentity(hand_r
 _shared_seat: _ByValue[SeatInfo, table_pb2.Seat] = _ByValue(_seat_message)
 
 
-def snapshot_message(view: TableView) -> table_pb2.TableSnapshot:
+def seat_message(info: SeatInfo) -> table_pb2.Seat:
+    """The message of a seat in this state, shared: copy it, never change it."""
+    return _shared_seat(info)
+
+
+def snapshot_message(view: TableView, *, seats: bool = True) -> table_pb2.TableSnapshot:
+    """``view`` as a ``stud.v1.TableSnapshot`` (without its seats if ``seats`` is false)."""
     stack_of = {s.number: s.stack + s.bet for s in view.seats}
     snapshot = table_pb2.TableSnapshot(
         table=view.config.name,
         settings=_shared_settings(view.config),
         status=STATUS_TO_PROTO[view.status],
         viewer_seat=view.viewer_seat or 0,
-        seats=[_shared_seat(info) for info in view.seats],
+        seats=[_shared_seat(info) for info in view.seats] if seats else (),
         button_seat=view.button or 0,
         hand_number=view.hand_number,
         hand_in_progress=view.hand_in_progress,

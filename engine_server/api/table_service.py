@@ -19,10 +19,12 @@ from engine_server.api.convert import (
     ACTION_TO_PROTO,
     add_own_part,
     event_message,
+    seat_message,
     session_message,
     snapshot_message,
 )
 from engine_server.api.errors import ErrorObserver, abort, connect_error, invalid
+from engine_server.api.wire import own_snapshot, response_message, snapshot_parts
 from engine_server.auth import Identity, Scope, TokenError, verify_token
 from engine_server.game.cards import format_cards
 from engine_server.table.errors import ErrorKind, TableError
@@ -35,6 +37,8 @@ __all__ = [
     "TableServiceCore",
     "authenticate",
     "parse_table_name",
+    "response_bytes",
+    "response_of",
 ]
 
 log = logging.getLogger("stud.api")
@@ -93,7 +97,9 @@ class TableServiceCore:
 
     async def watch(
         self, request: table_service_pb2.WatchTableRequest, identity: Identity
-    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+    ) -> AsyncIterator[Update]:
+        """The caller's updates, for the transport to convert (:func:`response_of` or
+        :func:`response_bytes`)."""
         runtime = self._runtime(request.table)
         seat = self._seat(runtime, identity)
         watcher = await runtime.watch(seat)
@@ -104,7 +110,7 @@ class TableServiceCore:
                     return
                 if isinstance(item, TableError):
                     raise item
-                yield response_of(item)
+                yield item
         finally:
             await runtime.unwatch(watcher)
 
@@ -165,27 +171,57 @@ def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
     stream copies it (in C) and adds its own part.
     """
     message = table_service_pb2.WatchTableResponse(sequence=update.sequence)
-    base = _shared(update, update.view, lambda: snapshot_message(update.view))
+    base = _public_snapshot(update)
     message.snapshot.CopyFrom(base)
     if update.own is not None:
         add_own_part(message.snapshot, update.own)
     if update.events:
-        message.events.extend(_shared(update, update.events, lambda: _events_of(update, base)))
+        message.events.extend(_shared(update, "events", update.events, lambda: _events_of(update)))
         # v0.1 clients read one event per message: give them the change's cause.
         message.event.CopyFrom(message.events[0])
     return message
 
 
-def _shared(update: Update, key: object, build: Callable[[], Any]) -> Any:
-    """``build()``, done once per ``key`` object among the updates of one change."""
-    entry = update.shared.get(id(key))
+def response_bytes(update: Update) -> bytes:
+    """:func:`response_of`'s message, encoded (what the gRPC port sends).
+
+    The public parts of a change are encoded once (``update.shared``); each stream joins
+    them with its own small part (:mod:`engine_server.api.wire`).
+    """
+    own = update.own
+    if own is None:
+        return response_of(update).SerializeToString()
+    parts = _shared(update, "wire", update.view, lambda: snapshot_parts(update.view))
+    events = (
+        _shared(update, "wire", update.events, lambda: _events_bytes(update))
+        if update.events
+        else b""
+    )
+    return response_message(update.sequence, events, own_snapshot(parts, own))
+
+
+def _events_bytes(update: Update) -> bytes:
+    """A change's events as ``events`` and the first of them as ``event``, encoded."""
+    events = _shared(update, "events", update.events, lambda: _events_of(update))
+    return table_service_pb2.WatchTableResponse(event=events[0], events=events).SerializeToString()
+
+
+def _public_snapshot(update: Update) -> table_pb2.TableSnapshot:
+    return _shared(update, "snapshot", update.view, lambda: snapshot_message(update.view))  # type: ignore[no-any-return]
+
+
+def _shared(update: Update, kind: str, key: object, build: Callable[[], Any]) -> Any:
+    """``build()``, done once per ``kind`` and ``key`` object among the updates of one
+    change."""
+    slot = (kind, id(key))
+    entry = update.shared.get(slot)
     if entry is None or entry[0] is not key:
         # The entry holds its key: the id cannot be reused while the change is being sent.
-        entry = update.shared[id(key)] = (key, build())
+        entry = update.shared[slot] = (key, build())
     return entry[1]
 
 
-def _events_of(update: Update, snapshot: table_pb2.TableSnapshot) -> list[events_pb2.Event]:
+def _events_of(update: Update) -> list[events_pb2.Event]:
     last_hand = update.view.last_hand
     action_id = update.action_id
     converted = []
@@ -198,9 +234,9 @@ def _events_of(update: Update, snapshot: table_pb2.TableSnapshot) -> list[events
             # The domain event names only the seat; the contract's PlayerJoined carries the
             # seat as the table shows it, which is the update's own snapshot of that seat.
             joined = message.player_joined.seat
-            seat = next((s for s in snapshot.seats if s.number == joined.number), None)
+            seat = next((s for s in update.view.seats if s.number == joined.number), None)
             if seat is not None:
-                joined.CopyFrom(seat)
+                joined.CopyFrom(seat_message(seat))
         converted.append(message)
     return converted
 
@@ -233,10 +269,12 @@ class GrpcTableService(table_service_pb2_grpc.TableServiceServicer):
 
     async def WatchTable(
         self, request: table_service_pb2.WatchTableRequest, context: Any
-    ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
+    ) -> AsyncIterator[Any]:
         try:
-            async for message in self.core.watch(request, self._identity(context)):
-                yield message
+            # WatchTableResponse messages, sent as encoded (the method's serializer passes
+            # bytes through: server.py).
+            async for update in self.core.watch(request, self._identity(context)):
+                yield response_bytes(update)
         except TableError as error:
             await abort(context, error, self.core.on_refused)
 
@@ -287,8 +325,8 @@ class ConnectTableService:
         self, request: table_service_pb2.WatchTableRequest, ctx: RequestContext[Any, Any]
     ) -> AsyncIterator[table_service_pb2.WatchTableResponse]:
         try:
-            async for message in self.core.watch(request, self._identity(ctx)):
-                yield message
+            async for update in self.core.watch(request, self._identity(ctx)):
+                yield response_of(update)
         except TableError as error:
             raise connect_error(error, self.core.on_refused) from None
 

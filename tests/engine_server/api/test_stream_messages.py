@@ -1,21 +1,24 @@
 """Each stream's message of a change is that seat's own view, though built from a shared one.
 
 A change's public snapshot and events are converted once and copied into every stream, each
-adding its own down cards and legal actions (``add_own_part``). These tests play hands
-through a table runtime and hold every message against a conversion of the seat's own view,
-made from scratch at the same moment.
+adding its own down cards and legal actions (``add_own_part``); the gRPC port sends them
+encoded, the public parts encoded once and joined with each seat's own (``response_bytes``).
+These tests play hands through a table runtime and hold every message, both ways, against a
+conversion of the seat's own view, made from scratch at the same moment.
 """
 
 from __future__ import annotations
 
 import asyncio
+import doctest
 import random
 
 import pytest
 from stud.v1 import table_service_pb2
 
+from engine_server.api import wire
 from engine_server.api.convert import event_message, snapshot_message
-from engine_server.api.table_service import response_of
+from engine_server.api.table_service import response_bytes, response_of
 from engine_server.game.profiles import PROFILES, Stakes
 from engine_server.game.views import visible_event
 from engine_server.table.model import SeatState, SeedPair, TableConfig
@@ -68,7 +71,18 @@ async def test_every_seat_gets_its_own_view_and_the_events_it_may_see(profile: s
                         if not update.events:
                             continue  # the stream's first message: its own view already
                         changes += 1
-                        message = response_of(update)
+                        # The encoded message parses to the very message (the first of the
+                        # change's streams to send may be either kind: alternate).
+                        if changes % 2:
+                            encoded = response_bytes(update)
+                            message = response_of(update)
+                        else:
+                            message = response_of(update)
+                            encoded = response_bytes(update)
+                        parsed = table_service_pb2.WatchTableResponse.FromString(encoded)
+                        assert parsed == message
+                        seats = {s.number: s for s in parsed.snapshot.seats}
+                        assert list(seats) == sorted(seats), "the seats keep their order"
                         message.snapshot.ClearField("server_time")
                         assert message.snapshot == _from_scratch(runtime, number).snapshot
                         # The events as this seat may see them: his own down cards only.
@@ -105,3 +119,8 @@ async def test_every_seat_gets_its_own_view_and_the_events_it_may_see(profile: s
         assert changes > 20
     finally:
         await runtime.stop()
+
+
+def test_the_encoding_helpers_do_as_documented() -> None:
+    result = doctest.testmod(wire)
+    assert result.attempted > 0 and result.failed == 0
