@@ -274,7 +274,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def Drain(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            tables, hands = await self.manager.drain()
+            tables, hands = await self.manager.drain(kept=True)
             log.warning(
                 "node drained by %s: %d tables, %d hands finished", identity.subject, tables, hands
             )

@@ -11,7 +11,8 @@
             cancel-hand NAME [--hand N] [--reason R]         every chip of the hand goes back
             remove NAME SEAT_SESSION_ID [--reason R]
             rotate-seed NAME [--client-seed S]
-            drain                                            no new hands on this node
+            drain                                            no new hands on this node (the
+                                                             pause outlasts a restart)
             sessions [--table NAME] [--state open|closing|closed] [--all-pages]
 
 The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else ``127.0.0.1:50051``.
@@ -120,7 +121,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     rotate.add_argument("name", help="the table: its id or tables/{id}")
     rotate.add_argument("--client-seed", default="", help="a new client seed (default: keep)")
 
-    action("drain", "start no new hand on this engine node; returns when the running ones end")
+    action(
+        "drain",
+        "start no new hand on this engine node; returns when the running ones end (its tables"
+        " stay paused after a restart, until resumed)",
+    )
 
     sessions = action("sessions", "list seat sessions, oldest first")
     sessions.add_argument("--table", help="only this table's")
@@ -532,6 +537,7 @@ def _drain(client: _Client, args: argparse.Namespace) -> None:
     print(
         f"drained: {_count(answer.tables, 'table')} on this node, "
         f"{_count(answer.hands_finished, 'running hand')} finished; no new hand starts"
+        " (the tables stay paused after a restart: `stud admin resume NAME`)"
     )
 
 

@@ -24,6 +24,7 @@ from engine_server.store.repository import EngineStore, HandSeat, OpenTable, Run
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
 from engine_server.table.model import (
+    DrainHold,
     SeatState,
     SeedPair,
     SessionSnapshot,
@@ -269,6 +270,13 @@ class StoreTables:
             cancelled += len(await self.store.recover_running_hands(RECOVERY_REASON))
         return cancelled
 
+    async def settle_statuses_on_start(self) -> tuple[list[str], list[str]]:
+        """Once running hands are cancelled: tables a stopped node's drain held deal again,
+        tables left pausing are paused. Returns (resumed, paused) table ids."""
+        async with self._writes:
+            settled = await self.store.settle_statuses_on_start()
+        return settled.resumed, settled.paused
+
     async def list_tables(
         self,
         page_size: int,
@@ -432,9 +440,13 @@ class StoreTables:
                 await self.store.close_session(session_id, final_stack, reason, removal=removal)
             )
 
-    async def set_table_status(self, table_id: str, status: TableStatus) -> None:
+    async def set_table_status(
+        self, table_id: str, status: TableStatus, drain_hold: DrainHold | None = None
+    ) -> None:
         async with self._writes, _translated():
-            await self.store.set_table_status(table_id, str(status))
+            await self.store.set_table_status(
+                table_id, str(status), None if drain_hold is None else str(drain_hold)
+            )
 
     async def rotate_seed(
         self, table_id: str, client_seed: str | None

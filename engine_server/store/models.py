@@ -34,6 +34,7 @@ __all__ = [
     "ID_LENGTH",
     "ChipAdditionRow",
     "CloseReason",
+    "DrainHold",
     "HandPlayerRow",
     "HandRow",
     "HandState",
@@ -59,6 +60,16 @@ class TableStatus(StrEnum):
     PAUSED = "paused"
     CLOSING = "closing"
     CLOSED = "closed"
+
+
+class DrainHold(StrEnum):
+    """Why a table is paused when a drain, not ops, paused it (``TableRow.drain_hold``)."""
+
+    #: Ops drained the node (AdminService.Drain): the table stays paused after a restart,
+    #: until ops resume it.
+    DRAIN = "drain"
+    #: The node stopped (SIGTERM): the pause ends with that node; the next start deals again.
+    SHUTDOWN = "shutdown"
 
 
 class SeedPairState(StrEnum):
@@ -115,6 +126,11 @@ class TableRow(SQLModel, table=True):
         sa.CheckConstraint(_one_of("status", TableStatus), name="status"),
         sa.CheckConstraint("hands_started >= 0", name="hands_started"),
         sa.CheckConstraint("min_buy_in > 0 AND max_buy_in >= min_buy_in", name="buy_in"),
+        sa.CheckConstraint(
+            f"drain_hold IS NULL OR ({_one_of('drain_hold', DrainHold)}"
+            " AND status IN ('pausing', 'paused'))",
+            name="drain_hold",
+        ),
         # ListTables: newest first, keyset on (created_at, id).
         sa.Index("ix_tables_created_at_id", "created_at", "id"),
     )
@@ -134,7 +150,11 @@ class TableRow(SQLModel, table=True):
     max_buy_in: int = Field(sa_type=sa.BigInteger)
     opener_player_id: str | None = Field(default=None, max_length=ID_LENGTH)
     labels: dict[str, str] = Field(default_factory=dict, sa_type=sa.JSON)
+    #: As ops see it (GetTable, ListTables), a drain's pause included.
     status: str = Field(default=TableStatus.WAITING.value, max_length=16, index=True)
+    #: Set while a drain holds the table paused (DrainHold: what a restart does with it); None
+    #: for ops' own pauses and every other status.
+    drain_hold: str | None = Field(default=None, max_length=16)
     #: The last hand's button seat (None before the first hand).
     button_seat: int | None = None
     #: Hands started so far; the next hand's number is hands_started + 1.

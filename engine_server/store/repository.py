@@ -112,6 +112,7 @@ from engine_server.store.models import (
     ID_LENGTH,
     ChipAdditionRow,
     CloseReason,
+    DrainHold,
     HandPlayerRow,
     HandRow,
     HandState,
@@ -136,6 +137,7 @@ __all__ = [
     "Page",
     "RunningHand",
     "SeedRotation",
+    "StartSettlement",
     "TableClosure",
 ]
 
@@ -198,6 +200,16 @@ class RunningHand:
     seed_pair: SeedPairRow
     #: by seat
     players: list[HandPlayerRow]
+
+
+@dataclass(frozen=True, slots=True)
+class StartSettlement:
+    """What :meth:`EngineStore.settle_statuses_on_start` changed, by table id."""
+
+    #: held by the drain of a node that stopped: dealing again
+    resumed: list[str]
+    #: left pausing with no hand to wait for: now paused
+    paused: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -532,16 +544,24 @@ class EngineStore:
         rows = rows[:size]
         return Page(rows, _encode_token(key(rows[-1]), filters))
 
-    async def set_table_status(self, table_id: str, status: str) -> TableRow:
-        """Set the table's status; closed sets ``closed_at`` and is final (``TableClosed``).
+    async def set_table_status(
+        self, table_id: str, status: str, drain_hold: str | None = None
+    ) -> TableRow:
+        """Set the table's status (as ops see it); closed sets ``closed_at`` and is final
+        (``TableClosed``). ``drain_hold``: which drain holds the table paused (DrainHold; only
+        with pausing or paused), None for any other status or pause — it is set or cleared with
+        every call.
 
         Closing with seated players or a running hand is refused (``TableState``): use
         :meth:`close_table`, which closes every seat session with it.
         """
         new = TableStatus(status)
+        hold = None if drain_hold is None else DrainHold(drain_hold).value
+        if hold is not None and new not in (TableStatus.PAUSING, TableStatus.PAUSED):
+            raise InvalidRecord(f"a drain holds a table pausing or paused, not {new.value}")
         async with self._write() as session:
             table = await self._table(session, table_id, lock=True)
-            if table.status == new.value:
+            if (table.status, table.drain_hold) == (new.value, hold):
                 return table
             if table.status == TableStatus.CLOSED.value:
                 raise TableClosed(f"table {table_id} is closed")
@@ -552,8 +572,40 @@ class EngineStore:
                     raise TableState(f"table {table_id} has seated players: use close_table")
                 table.closed_at = self._clock()
             table.status = new.value
+            table.drain_hold = hold
             session.add(table)
             return table
+
+    async def settle_statuses_on_start(self) -> StartSettlement:
+        """On start, once running hands are cancelled (none runs now): tables held by a
+        shutdown's drain deal again (waiting, hold cleared); a table left pausing (its pause,
+        or an ops' drain, was waiting for a hand that is gone) is now paused, its hold kept."""
+        async with self._write() as session:
+            held = (
+                await session.exec(
+                    select(TableRow)
+                    .where(
+                        TableRow.status != TableStatus.CLOSED.value,
+                        sa.or_(
+                            col(TableRow.drain_hold) == DrainHold.SHUTDOWN.value,
+                            col(TableRow.status) == TableStatus.PAUSING.value,
+                        ),
+                    )
+                    .order_by(col(TableRow.created_at), col(TableRow.id))
+                    .with_for_update()
+                )
+            ).all()
+            resumed, paused = [], []
+            for table in held:
+                if table.drain_hold == DrainHold.SHUTDOWN.value:
+                    table.status = TableStatus.WAITING.value
+                    table.drain_hold = None
+                    resumed.append(table.id)
+                else:
+                    table.status = TableStatus.PAUSED.value
+                    paused.append(table.id)
+                session.add(table)
+            return StartSettlement(resumed=resumed, paused=paused)
 
     async def open_tables(self) -> list[OpenTable]:
         """Every table not closed, with its unclosed seat sessions and seed pairs (restart)."""
@@ -651,6 +703,7 @@ class EngineStore:
                     session.add(seated)
                     closed.append(seated)
                 table.status = TableStatus.CLOSED.value
+                table.drain_hold = None
                 table.closed_at = now
                 session.add(table)
             revealed = await self._reveal_current(session, table, now)

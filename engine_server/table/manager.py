@@ -71,6 +71,8 @@ class TableDirectory(Protocol):
 
     async def recover_running_hands(self) -> int: ...
 
+    async def settle_statuses_on_start(self) -> tuple[list[str], list[str]]: ...
+
     async def list_tables(
         self,
         page_size: int,
@@ -210,6 +212,11 @@ class TableManager:
         cancelled = await self._directory.recover_running_hands()
         if cancelled:
             log.warning("cancelled %d hand(s) left running by a previous engine", cancelled)
+        resumed, paused = await self._directory.settle_statuses_on_start()
+        if resumed:
+            log.info("%d table(s) paused by the last node's shutdown deal again", len(resumed))
+        if paused:
+            log.info("%d table(s) left pausing are paused: %s", len(paused), ", ".join(paused))
         for loaded in await self._directory.open_tables():
             self._start(loaded)
         self._closed = set(await self._directory.closed_table_ids())
@@ -312,15 +319,19 @@ class TableManager:
         """Seat sessions (``states``: ``SEAT_SESSION_STATE_*`` names; empty for all)."""
         return await self._directory.list_sessions(table_id, states, page_size, page_token)
 
-    async def drain(self) -> tuple[int, int]:
-        """Start no new hands; wait for the running ones. Returns (tables, hands finished)."""
+    async def drain(self, *, kept: bool = False) -> tuple[int, int]:
+        """Start no new hands; wait for the running ones. Returns (tables, hands finished).
+
+        ``kept`` (ops' Drain): the tables it pauses stay paused after a restart, until ops
+        resume them; else (the node stopping: SIGTERM) the next start deals again.
+        """
         self.draining = True
         running = [t for t in self._tables.values() if t.hand_running]
         for runtime in self._tables.values():
             runtime.draining = True
         # Each open table then shows it: PAUSING while its hand plays out, then PAUSED.
         shown = await asyncio.gather(
-            *(t.drain() for t in self._tables.values() if t.status is not TableStatus.CLOSED),
+            *(t.drain(kept) for t in self._tables.values() if t.status is not TableStatus.CLOSED),
             return_exceptions=True,
         )
         for failed in shown:

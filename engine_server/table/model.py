@@ -13,6 +13,7 @@ from engine_server.game.hand import HandResult
 from engine_server.game.profiles import RuleSettings, Stakes, Street
 
 __all__ = [
+    "DrainHold",
     "LastHand",
     "OwnPart",
     "SeatInfo",
@@ -33,6 +34,13 @@ class TableStatus(StrEnum):
     PAUSED = "paused"
     CLOSING = "closing"  # closes after the running hand
     CLOSED = "closed"
+
+
+class DrainHold(StrEnum):
+    """Which drain holds a table paused (stored with it: what the next start does)."""
+
+    DRAIN = "drain"  # ops drained the node (Drain): it stays paused until ops resume it
+    SHUTDOWN = "shutdown"  # the node stopped (SIGTERM): the next start deals again
 
 
 class SeatStatus(StrEnum):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine_server.table.model import SeedPair, SessionSnapshot, TableStatus
+from engine_server.table.model import DrainHold, SeedPair, SessionSnapshot, TableStatus
 
 __all__ = ["HandRecord", "RevealedPair", "StartedHand", "TableStore"]
 
@@ -112,7 +112,11 @@ class TableStore(Protocol):
         """Pay the player out between hands (``removal`` as for :meth:`mark_closing`)."""
         ...
 
-    async def set_table_status(self, table_id: str, status: TableStatus) -> None: ...
+    async def set_table_status(
+        self, table_id: str, status: TableStatus, drain_hold: DrainHold | None = None
+    ) -> None:
+        """Store the status ops see; ``drain_hold``: the drain holding it paused, if any."""
+        ...
 
     async def rotate_seed(
         self, table_id: str, client_seed: str | None

@@ -52,6 +52,7 @@ from engine_server.table.events import (
     UpdateEvent,
 )
 from engine_server.table.model import (
+    DrainHold,
     LastHand,
     OwnPart,
     SeatInfo,
@@ -1207,33 +1208,40 @@ class TableRuntime:
             extra=self._log_ids(status=str(status), reason=reason),
         )
         self.status = status
-        if self._held_by_drain and status in (TableStatus.PAUSING, TableStatus.PAUSED):
-            # The node's pause, not the table's: the store keeps the status to deal on with
-            # when a node loads the table again (this one restarted, or another).
+        if status not in (TableStatus.PAUSING, TableStatus.PAUSED):
+            self._held_by_drain = None
+        if self._held_by_drain is not None:
             reason = "the engine node is draining"
-        else:
-            await self._store.set_table_status(self.table_id, status)
+        # Stored as shown (ListTables filters on it), with the drain holding it, if any: what
+        # a node loading the table next does with the pause (DrainHold).
+        await self._store.set_table_status(self.table_id, status, self._held_by_drain)
         self._publish([TableStatusChanged(status, reason)])
 
-    async def drain(self) -> None:
+    async def drain(self, kept: bool = False) -> None:
         """This node drains: no hand starts here any more. An open table shows PAUSING while
-        its hand plays out, then PAUSED (in memory only, see :meth:`_set_status`)."""
+        its hand plays out, then PAUSED. ``kept`` (ops' Drain): the pause outlasts a restart;
+        else (the node stopping) the next start deals again."""
+        hold = DrainHold.DRAIN if kept else DrainHold.SHUTDOWN
 
         async def command() -> None:
             self.draining = True
             if self.status in _OPEN_STATUSES:
-                self._held_by_drain = True
+                self._held_by_drain = hold
                 target = TableStatus.PAUSING if self._hand is not None else TableStatus.PAUSED
                 await self._set_status(target, "")
+            elif kept and self._held_by_drain is DrainHold.SHUTDOWN:
+                # Ops drain a node that is stopping: their drain's pause outlasts the restart.
+                self._held_by_drain = hold
+                await self._store.set_table_status(self.table_id, self.status, hold)
 
         await self.call(command)
 
     async def pause(self, reason: str) -> None:
         async def command() -> None:
-            if self._held_by_drain and self.status in (TableStatus.PAUSED, TableStatus.PAUSING):
+            if self._held_by_drain is not None:
                 # Ops pause a table the drain holds: the pause becomes theirs, and is kept.
-                self._held_by_drain = False
-                await self._store.set_table_status(self.table_id, self.status)
+                self._held_by_drain = None
+                await self._store.set_table_status(self.table_id, self.status, None)
                 return
             if self.status in (TableStatus.PAUSED, TableStatus.PAUSING):
                 raise TableError.precondition("TABLE_STATE", "the table is already paused")
@@ -1367,8 +1375,8 @@ class TableRuntime:
         }
 
     _cancel_reason = "cancelled"
-    #: paused by the node's drain (not by ops): the pause is not stored
-    _held_by_drain = False
+    #: paused by a drain (not by ops), and which one (stored with the status)
+    _held_by_drain: DrainHold | None = None
     _acting: tuple[int, str] | None = None
     _arrived = 0.0
     _published_events = 0

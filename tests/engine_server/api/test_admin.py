@@ -672,6 +672,14 @@ async def statuses(engine: Engine) -> dict[str, int]:
     return {t.name.removeprefix("tables/"): t.status for t in page.tables}
 
 
+async def listed_with(engine: Engine, status: int) -> set[str]:
+    """The tables ListTables' status filter finds with ``status``."""
+    page = await engine.admin.ListTables(
+        a.ListTablesRequest(page_size=500, statuses=[status]), metadata=engine.admin_md
+    )
+    return {t.name.removeprefix("tables/") for t in page.tables}
+
+
 async def test_drain_lets_the_running_hand_finish_and_starts_no_new_one(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/drain.sqlite3"
     engine = await launch(url)
@@ -694,6 +702,11 @@ async def test_drain_lets_the_running_hand_finish_and_starts_no_new_one(tmp_path
             busy: table_pb2.TABLE_STATUS_PAUSING,
             idle: table_pb2.TABLE_STATUS_PAUSED,
         }
+        # ListTables' filter finds each table by the status the listing shows.
+        assert await listed_with(engine, table_pb2.TABLE_STATUS_PAUSING) == {busy}
+        assert await listed_with(engine, table_pb2.TABLE_STATUS_PAUSED) == {idle}
+        for gone in (table_pb2.TABLE_STATUS_PLAYING, table_pb2.TABLE_STATUS_WAITING):
+            assert await listed_with(engine, gone) == set()
         # Ops cannot deal on this node again.
         await refused(
             engine.admin.ResumeTable(
@@ -738,14 +751,65 @@ async def test_drain_lets_the_running_hand_finish_and_starts_no_new_one(tmp_path
         again = await engine.admin.Drain(a.DrainRequest(), metadata=engine.admin_md)
         assert (again.tables, again.hands_finished) == (2, 0)
         assert set((await statuses(engine)).values()) == {table_pb2.TABLE_STATUS_PAUSED}
+        assert await listed_with(engine, table_pb2.TABLE_STATUS_PAUSED) == {busy, idle}
     finally:
         await shut(engine)
 
-    # The pause was the node's, not the tables': an engine loading them deals again at once.
+    # Ops drained the node: the pause is stored with the tables and outlasts the restart. No
+    # hand is dealt until ops resume each table, on a node that is not draining.
     engine = await launch(url)
     try:
+        assert await statuses(engine) == {
+            busy: table_pb2.TABLE_STATUS_PAUSED,
+            idle: table_pb2.TABLE_STATUS_PAUSED,
+        }
+        assert await listed_with(engine, table_pb2.TABLE_STATUS_PAUSED) == {busy, idle}
+        await asyncio.sleep(QUIET)
+        assert (await get_table(engine, busy)).table.hand_number == 1
+        assert (await get_table(engine, idle)).table.hand_number == 0
+        for table_id in (busy, idle):
+            await engine.admin.ResumeTable(
+                a.ResumeTableRequest(name=f"tables/{table_id}"), metadata=engine.admin_md
+            )
         await until_hand(engine, busy, 2)
         await until_hand(engine, idle, 1)
         assert set((await statuses(engine)).values()) == {table_pb2.TABLE_STATUS_PLAYING}
+        assert await listed_with(engine, table_pb2.TABLE_STATUS_PLAYING) == {busy, idle}
     finally:
         await shut(engine)
+
+    # Stopped (SIGTERM's path: drain, then stop) the node's pause is not ops': the next start
+    # deals again at once.
+    engine = await launch(url)
+    try:
+        await until_hand(engine, busy, 3)
+        await until_hand(engine, idle, 2)
+    finally:
+        await shut(engine)
+
+
+async def test_a_stopping_node_stores_its_drain_and_the_next_start_deals_again(
+    tmp_path: Path,
+) -> None:
+    database = tmp_path / "stop.sqlite3"
+    engine = await launch(f"sqlite:///{database}")
+    try:
+        table_id, _ = await open_table(engine)
+        await until_hand(engine, table_id, 1)
+    finally:
+        await shut(engine)  # what SIGTERM does: drain, then stop
+    # What ops saw while it stopped is what is stored, with the drain that held it.
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        row = db.execute("SELECT status, drain_hold FROM tables WHERE id = ?", (table_id,))
+        # Pausing when its hand outlasted the drain's wait (the stop then left it running).
+        assert row.fetchone() in {("pausing", "shutdown"), ("paused", "shutdown")}
+    engine = await launch(f"sqlite:///{database}")
+    try:
+        await until_hand(engine, table_id, 2)
+        assert await listed_with(engine, table_pb2.TABLE_STATUS_PLAYING) == {table_id}
+    finally:
+        await shut(engine)
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        row = db.execute("SELECT status, drain_hold FROM tables WHERE id = ?", (table_id,))
+        # Pausing when its hand outlasted the drain's wait (the stop then left it running).
+        assert row.fetchone() in {("pausing", "shutdown"), ("paused", "shutdown")}

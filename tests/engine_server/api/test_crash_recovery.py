@@ -418,3 +418,56 @@ async def test_a_player_removed_mid_hand_then_kill_9_is_paid_out_and_the_retry_g
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await second.admin.RemovePlayer(other, metadata=ADMIN)
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def list_with(engine: EngineProcess, status: int) -> set[str]:
+    page = await engine.admin.ListTables(
+        admin_service_pb2.ListTablesRequest(statuses=[status]), metadata=ADMIN
+    )
+    return {t.name.removeprefix("tables/") for t in page.tables}
+
+
+async def test_an_ops_drain_killed_mid_hand_leaves_the_table_paused_after_the_restart(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    """Ops drain the node while a hand runs (PAUSING, stored); the engine dies before the
+    hand ends. Restarted, the hand is cancelled and the table is PAUSED, dealing nothing,
+    until ops resume it."""
+    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
+    first = await start(database, log)
+    running.append(first)
+    await create_table(first, "drained", action_seconds=60)
+    await resume(first, "drained")
+    async with asyncio.timeout(10):
+        while not (
+            await first.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name="tables/drained"), metadata=ADMIN
+            )
+        ).table.hand_in_progress:
+            await asyncio.sleep(0.02)
+    drain = asyncio.ensure_future(
+        first.admin.Drain(admin_service_pb2.DrainRequest(), metadata=ADMIN)
+    )
+    async with asyncio.timeout(10):
+        while await list_with(first, K.TABLE_STATUS_PAUSING) != {"drained"}:
+            await asyncio.sleep(0.02)
+    assert not drain.done(), "the hand is still running"
+    os.kill(first.process.pid, signal.SIGKILL)
+    assert await first.process.wait() == -signal.SIGKILL
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await drain
+
+    second = await start(database, log)
+    running.append(second)
+    assert await list_with(second, K.TABLE_STATUS_PAUSED) == {"drained"}
+    await asyncio.sleep(0.5)  # ten times the pause between hands: none is dealt
+    assert [(h["hand_number"], h["state"]) for h in hands(database, "drained")] == [
+        (1, "cancelled")
+    ]
+    seats = await sessions(second, "drained")
+    assert {s.player_id: s.stack for s in seats.values()} == {"p1": 100, "p2": 100, "p3": 100}
+    await resume(second, "drained")
+    async with asyncio.timeout(10):
+        while len(hands(database, "drained")) < 2:
+            await asyncio.sleep(0.02)
+    assert await list_with(second, K.TABLE_STATUS_PLAYING) == {"drained"}

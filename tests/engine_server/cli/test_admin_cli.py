@@ -308,7 +308,8 @@ async def test_drain_waits_for_the_running_hand_then_no_hand_starts(tmp_path: Pa
         drained = await asyncio.wait_for(drain, 30)
         assert drained.code == 0, drained
         assert drained.out == (
-            "drained: 1 table on this node, 1 running hand finished; no new hand starts\n"
+            "drained: 1 table on this node, 1 running hand finished; no new hand starts"
+            " (the tables stay paused after a restart: `stud admin resume NAME`)\n"
         )
         listed = columns((await stud_admin("tables", engine=engine)).out)
         assert [(r["TABLE"], r["HAND"], r["RUNNING"]) for r in listed] == [(table_id, "1", "no")]

@@ -209,6 +209,52 @@ async def test_status_changes_and_closing(store: EngineStore) -> None:
         await store.set_table_status(table.id, "resting")
 
 
+async def test_a_drain_hold_is_stored_with_the_status_and_settled_on_start(
+    store: EngineStore,
+) -> None:
+    kept = await new_table(store, "req-kept")  # ops drained the node: stays paused
+    stopped = await new_table(store, "req-stopped")  # the node stopped: deals again
+    pausing = await new_table(store, "req-pausing")  # ops drained it mid-hand, then a crash
+    own = await new_table(store, "req-own")  # ops' own pause, left pausing by a crash
+    playing = await new_table(store, "req-playing")
+    await store.set_table_status(kept.id, "paused", "drain")
+    await store.set_table_status(stopped.id, "pausing", "shutdown")
+    await store.set_table_status(stopped.id, "paused", "shutdown")
+    await store.set_table_status(pausing.id, "pausing", "drain")
+    await store.set_table_status(own.id, "pausing")
+    await store.set_table_status(playing.id, "playing")
+    row = await store.get_table(stopped.id)
+    assert (row.status, row.drain_hold) == ("paused", "shutdown")
+    # ListTables filters on the status as ops see it, a drain's pause included.
+    listed = await store.list_tables(statuses=["paused"])
+    assert {t.id for t in listed.items} == {kept.id, stopped.id}
+    # A hold goes only with a pause; an unknown one is refused; nothing is written.
+    with pytest.raises(InvalidRecord, match="pausing or paused"):
+        await store.set_table_status(playing.id, "waiting", "drain")
+    with pytest.raises(ValueError, match="'nap'"):
+        await store.set_table_status(kept.id, "paused", "nap")
+    assert (await store.get_table(kept.id)).drain_hold == "drain"
+    assert (await store.get_table(playing.id)).status == "playing"
+
+    settled = await store.settle_statuses_on_start()
+    assert (settled.resumed, settled.paused) == ([stopped.id], [pausing.id, own.id])
+    after = {t: await store.get_table(t) for t in (kept.id, stopped.id, pausing.id, own.id)}
+    assert {t: (r.status, r.drain_hold) for t, r in after.items()} == {
+        kept.id: ("paused", "drain"),
+        stopped.id: ("waiting", None),
+        pausing.id: ("paused", "drain"),
+        own.id: ("paused", None),
+    }
+    assert (await store.get_table(playing.id)).status == "playing"
+    again = await store.settle_statuses_on_start()
+    assert (again.resumed, again.paused) == ([], [])
+
+    # Resumed (a status without a hold) clears it; so does closing the table.
+    assert (await store.set_table_status(pausing.id, "waiting")).drain_hold is None
+    closure = await store.close_table(kept.id)
+    assert (closure.table.status, closure.table.drain_hold) == ("closed", None)
+
+
 # ------------------------------------------------------------------------ seat sessions
 
 

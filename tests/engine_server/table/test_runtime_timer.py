@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from engine_server.game.profiles import PROFILES, Stakes
-from engine_server.table.model import SeatState, SeedPair, TableConfig, TableStatus
+from engine_server.table.model import DrainHold, SeatState, SeedPair, TableConfig, TableStatus
 from engine_server.table.runtime import TableRuntime, Timing
 
 
@@ -16,7 +16,9 @@ class _StatusOnlyStore:
     def __init__(self) -> None:
         self.statuses: list[TableStatus] = []
 
-    async def set_table_status(self, table_id: str, status: TableStatus) -> None:
+    async def set_table_status(
+        self, table_id: str, status: TableStatus, drain_hold: DrainHold | None = None
+    ) -> None:
         self.statuses.append(status)
 
     def __getattr__(self, name: str) -> Any:

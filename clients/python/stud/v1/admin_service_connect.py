@@ -166,9 +166,10 @@ class AdminService(Protocol):
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
         another node. Each open table shows it at once (GetTable, ListTables, and a
         TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-        The pause is the node's, not stored with the table: the node that loads it next (this one
-        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-        stored status. ResumeTable on a drained node fails with DRAINING.
+        The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+        outlasts a restart: the node that loads the table next (this one restarted, or another)
+        deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+        Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -696,9 +697,10 @@ class AdminServiceClient(ConnectClient):
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
         another node. Each open table shows it at once (GetTable, ListTables, and a
         TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-        The pause is the node's, not stored with the table: the node that loads it next (this one
-        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-        stored status. ResumeTable on a drained node fails with DRAINING.
+        The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+        outlasts a restart: the node that loads the table next (this one restarted, or another)
+        deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+        Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
         """
         return await self.execute_unary(
             request=request,
@@ -868,9 +870,10 @@ class AdminServiceSync(Protocol):
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
         another node. Each open table shows it at once (GetTable, ListTables, and a
         TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-        The pause is the node's, not stored with the table: the node that loads it next (this one
-        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-        stored status. ResumeTable on a drained node fails with DRAINING.
+        The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+        outlasts a restart: the node that loads the table next (this one restarted, or another)
+        deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+        Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1396,9 +1399,10 @@ class AdminServiceClientSync(ConnectClientSync):
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
         another node. Each open table shows it at once (GetTable, ListTables, and a
         TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-        The pause is the node's, not stored with the table: the node that loads it next (this one
-        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-        stored status. ResumeTable on a drained node fails with DRAINING.
+        The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+        outlasts a restart: the node that loads the table next (this one restarted, or another)
+        deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+        Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
         """
         return self.execute_unary(
             request=request,

@@ -265,9 +265,10 @@ class AdminServiceServicer:
         calling it again continues waiting). Tables stay open, paused, and can be taken over by
         another node. Each open table shows it at once (GetTable, ListTables, and a
         TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-        The pause is the node's, not stored with the table: the node that loads it next (this one
-        restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-        stored status. ResumeTable on a drained node fails with DRAINING.
+        The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+        outlasts a restart: the node that loads the table next (this one restarted, or another)
+        deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+        Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

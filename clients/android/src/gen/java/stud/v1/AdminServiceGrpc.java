@@ -655,9 +655,10 @@ public final class AdminServiceGrpc {
      * calling it again continues waiting). Tables stay open, paused, and can be taken over by
      * another node. Each open table shows it at once (GetTable, ListTables, and a
      * TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-     * The pause is the node's, not stored with the table: the node that loads it next (this one
-     * restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-     * stored status. ResumeTable on a drained node fails with DRAINING.
+     * The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+     * outlasts a restart: the node that loads the table next (this one restarted, or another)
+     * deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+     * Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
      * </pre>
      */
     public void drain(stud.v1.DrainRequest request,
@@ -965,9 +966,10 @@ public final class AdminServiceGrpc {
      * calling it again continues waiting). Tables stay open, paused, and can be taken over by
      * another node. Each open table shows it at once (GetTable, ListTables, and a
      * TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-     * The pause is the node's, not stored with the table: the node that loads it next (this one
-     * restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-     * stored status. ResumeTable on a drained node fails with DRAINING.
+     * The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+     * outlasts a restart: the node that loads the table next (this one restarted, or another)
+     * deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+     * Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
      * </pre>
      */
     public void drain(stud.v1.DrainRequest request,
@@ -1170,9 +1172,10 @@ public final class AdminServiceGrpc {
      * calling it again continues waiting). Tables stay open, paused, and can be taken over by
      * another node. Each open table shows it at once (GetTable, ListTables, and a
      * TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-     * The pause is the node's, not stored with the table: the node that loads it next (this one
-     * restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-     * stored status. ResumeTable on a drained node fails with DRAINING.
+     * The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+     * outlasts a restart: the node that loads the table next (this one restarted, or another)
+     * deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+     * Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
      * </pre>
      */
     public stud.v1.DrainResponse drain(stud.v1.DrainRequest request) {
@@ -1384,9 +1387,10 @@ public final class AdminServiceGrpc {
      * calling it again continues waiting). Tables stay open, paused, and can be taken over by
      * another node. Each open table shows it at once (GetTable, ListTables, and a
      * TableStatusChanged on its streams): PAUSING while its hand plays out, then PAUSED.
-     * The pause is the node's, not stored with the table: the node that loads it next (this one
-     * restarted, or another) deals again at once, and ListTables' `statuses` filter matches the
-     * stored status. ResumeTable on a drained node fails with DRAINING.
+     * The status is stored as shown (ListTables' `statuses` filter matches it) and the pause
+     * outlasts a restart: the node that loads the table next (this one restarted, or another)
+     * deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
+     * Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<stud.v1.DrainResponse> drain(
