@@ -24,6 +24,7 @@ from engine_server.game.cards import Card, format_card
 from engine_server.game.events import (
     ActionTaken,
     BringInPosted,
+    CardBurned,
     CardDealt,
     CommunityCardDealt,
     HandMucked,
@@ -558,6 +559,8 @@ class TableRuntime:
         acting = self._acting
         action_id = acting[1] if acting is not None and acting[0] == sequence else ""
         public = tuple(events)
+        # Only a card dealt or burned may read differently from seat to seat (visible_event).
+        private = any(isinstance(e, CardDealt | CardBurned) for e in public)
         # One public view for every player's stream, each adding only its own part; ops see
         # every card.
         view = self.view(None)
@@ -570,7 +573,7 @@ class TableRuntime:
             else:
                 seat = watcher.seat
                 own = self._own_part(seat) if seat is not None else None
-                shown = self._redacted(public, seat)
+                shown = self._redacted(public, seat) if private else public
                 update = Update(sequence, number, shown, view, now, action_id, own, shared)
             try:
                 watcher.queue.put_nowait(update)
