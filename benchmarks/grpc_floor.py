@@ -30,7 +30,7 @@ from typing import Any
 
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
-__all__ = ["FloorResult", "main", "measure"]
+__all__ = ["FloorResult", "channel_option", "main", "measure"]
 
 SERVICE = "floor.Floor"
 
@@ -73,7 +73,7 @@ async def _serve(
             act, request_deserializer=_same, response_serializer=_same
         ),
     }
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=options.server_option)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
@@ -107,7 +107,7 @@ async def _serve(
 async def _client(options: argparse.Namespace, port: int, control: Any, results: Any) -> None:
     import grpc
 
-    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options.client_option)
     if options.unary:
         act = channel.unary_unary(
             f"/{SERVICE}/Act", request_serializer=_same, response_deserializer=_same
@@ -145,6 +145,20 @@ def _run_server(options: argparse.Namespace, ports: Any, control: Any, results: 
 
 def _run_client(options: argparse.Namespace, port: int, control: Any, results: Any) -> None:
     run_in_loop(options.loop, _client(options, port, control, results))
+
+
+def channel_option(text: str) -> tuple[str, int | str]:
+    """``NAME=VALUE`` as a gRPC channel argument (a whole number stays a number).
+
+    >>> channel_option("grpc.http2.bdp_probe=0")
+    ('grpc.http2.bdp_probe', 0)
+    >>> channel_option("grpc.optimization_target=throughput")
+    ('grpc.optimization_target', 'throughput')
+    """
+    name, equals, value = text.partition("=")
+    if not name or not equals:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, int(value) if value.lstrip("-").isdigit() else value
 
 
 def _round(options: argparse.Namespace) -> dict[str, float]:
@@ -189,6 +203,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=1100, help="bytes a message (default 1100)")
     parser.add_argument("--seconds", type=float, default=10.0, help="each round (default 10)")
     parser.add_argument(
+        "--server-option",
+        type=channel_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a grpc.aio server option to try (repeatable)",
+    )
+    parser.add_argument(
+        "--client-option",
+        type=channel_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a client channel option to try (repeatable)",
+    )
+    parser.add_argument(
         "--loop",
         choices=LOOPS,
         default=DEFAULT_LOOP,
@@ -203,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
         f"bare grpc.aio, {options.streams} streams, {options.size} B messages, "
         f"{options.loop}, load {load}"
     )
+    for side, chosen in (("server", options.server_option), ("client", options.client_option)):
+        if chosen:
+            print(f"{side} options  " + ", ".join(f"{k}={v}" for k, v in chosen))
     print(
         f"stream message  server {result.server_us_per_message:6.0f} us CPU, "
         f"client {result.client_us_per_message:6.0f} us CPU ({result.messages} messages)"

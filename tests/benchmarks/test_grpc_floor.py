@@ -51,3 +51,12 @@ def test_bad_options_are_refused_in_one_line() -> None:
     )
     assert run.returncode == 2
     assert "--streams and --rate must be at least 7" in run.stderr
+
+
+def test_options_to_try_parse_as_documented() -> None:
+    import doctest
+
+    from benchmarks import grpc_floor
+
+    result = doctest.testmod(grpc_floor)
+    assert result.attempted > 0 and result.failed == 0
