@@ -4,7 +4,7 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.lobby [--seconds 4] [--concurrency 16] \
         [--backends sqlite,postgresql] [--postgres postgresql://postgres@127.0.0.1:5432/postgres] \
-        [--loop uvloop|asyncio]
+        [--rounds 4] [--loop uvloop|asyncio]
 
 For each backend a fresh database is migrated, then three processes are
 started: an engine (``stud engine``), the lobby (``stud lobby``, uvicorn, one
@@ -12,10 +12,12 @@ worker) and, as the yardstick, a bare Litestar app with one ``GET /bare``
 endpoint answering ``{"ok": true}``, served the same way (the same event loop,
 ``--loop``: uvloop by default, as ``stud lobby`` runs). The load comes from
 this process: ``--concurrency`` asyncio workers with one keep-alive httpx
-connection each, for ``--seconds`` per endpoint. A row gives the requests per
-second, the median and the 99th percentile latency, and the rate as a share of
-the bare endpoint's rate measured in the same run on the same machine (goal:
-the wallet read at 25 % or more).
+connection each, for ``--seconds`` per endpoint, taken in ``--rounds`` slices in
+turn with the other endpoints (so each meets the same background load as the bare
+one it is compared with). A row gives the requests per second, the median and the
+99th percentile latency, and the rate as a share of the bare endpoint's rate
+measured in the same run on the same machine (goal: the wallet read at 25 % or
+more).
 
 - **log in**: ``POST /auth/login`` with argon2id at argon2-cffi's defaults
   (memory-hard on purpose: this row is bound by the hashing);
@@ -44,7 +46,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -124,42 +126,56 @@ def _process(command: list[str], env: dict[str, str]) -> Iterator[dict[str, str]
             process.kill()
 
 
-async def _measure(
-    name: str,
-    backend: str,
-    base: str,
-    seconds: float,
-    concurrency: int,
-    request: Callable[[httpx.AsyncClient, int], Awaitable[httpx.Response]],
-    ok: frozenset[int] = frozenset({200}),
-) -> Row:
-    latencies: list[float] = []
-    errors = 0
-    loop = asyncio.get_running_loop()
+@dataclass(frozen=True, slots=True)
+class _Endpoint:
+    name: str
+    base: str
+    request: Callable[[httpx.AsyncClient, int], Awaitable[httpx.Response]]
+    ok: frozenset[int] = frozenset({200})
 
-    async def worker(n: int) -> None:
-        nonlocal errors
-        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-            await request(client, n)  # warm the connection
-            end = loop.time() + seconds
+
+@dataclass(slots=True)
+class _Tally:
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    seconds: float = 0.0
+
+
+async def _measure_slice(
+    endpoint: _Endpoint, seconds: float, concurrency: int, tally: _Tally
+) -> None:
+    """``concurrency`` keep-alive clients call ``endpoint`` for ``seconds`` (after one warm-up
+    call each, not counted); latencies, errors and the time taken are added to ``tally``."""
+    loop = asyncio.get_running_loop()
+    clients = [httpx.AsyncClient(base_url=endpoint.base, timeout=30) for _ in range(concurrency)]
+    try:
+        await asyncio.gather(*(endpoint.request(c, n) for n, c in enumerate(clients)))
+
+        async def worker(n: int, client: httpx.AsyncClient) -> None:
             while loop.time() < end:
                 start = time.perf_counter()
-                response = await request(client, n)
-                latencies.append(time.perf_counter() - start)
-                if response.status_code not in ok:
-                    errors += 1
+                response = await endpoint.request(client, n)
+                tally.latencies.append(time.perf_counter() - start)
+                if response.status_code not in endpoint.ok:
+                    tally.errors += 1
 
-    started = time.perf_counter()
-    await asyncio.gather(*(worker(n) for n in range(concurrency)))
-    elapsed = time.perf_counter() - started
-    ordered = sorted(latencies)
+        started = time.perf_counter()
+        end = loop.time() + seconds
+        await asyncio.gather(*(worker(n, c) for n, c in enumerate(clients)))
+        tally.seconds += time.perf_counter() - started
+    finally:
+        await asyncio.gather(*(c.aclose() for c in clients))
+
+
+def _row(backend: str, name: str, tally: _Tally) -> Row:
+    ordered = sorted(tally.latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
     return Row(
         backend,
         name,
         len(ordered),
-        errors,
-        len(ordered) / elapsed,
+        tally.errors,
+        len(ordered) / tally.seconds if tally.seconds else 0.0,
         statistics.median(ordered) * 1000 if ordered else 0.0,
         p99 * 1000,
     )
@@ -182,7 +198,7 @@ async def _players(base: str, count: int) -> list[str]:
 
 
 async def _bench_backend(
-    backend: str, url: str, seconds: float, concurrency: int, loop: str
+    backend: str, url: str, seconds: float, concurrency: int, loop: str, rounds: int
 ) -> list[Row]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
     env.update(
@@ -214,58 +230,40 @@ async def _bench_backend(
         ):
             base = lobby["http"]
             players = await _players(base, concurrency)
-            rows = [
-                await _measure(
-                    "bare Litestar GET",
-                    backend,
-                    bare["http"],
-                    seconds,
-                    concurrency,
-                    lambda c, n: c.get("/bare"),
-                )
-            ]
-            rows.append(
-                await _measure(
+
+            def bearer(n: int) -> dict[str, str]:
+                return {"Authorization": f"Bearer {players[n][1]}"}
+
+            endpoints = [
+                _Endpoint("bare Litestar GET", bare["http"], lambda c, n: c.get("/bare")),
+                _Endpoint(
                     "log in",
-                    backend,
                     base,
-                    seconds,
-                    concurrency,
                     lambda c, n: c.post(
                         "/auth/login", json={"username": players[n][0], "password": PASSWORD}
                     ),
-                )
-            )
-            rows.append(
-                await _measure(
-                    "wallet read",
-                    backend,
-                    base,
-                    seconds,
-                    concurrency,
-                    lambda c, n: c.get(
-                        "/wallet", headers={"Authorization": f"Bearer {players[n][1]}"}
-                    ),
-                )
-            )
-            rows.append(
-                await _measure(
+                ),
+                _Endpoint("wallet read", base, lambda c, n: c.get("/wallet", headers=bearer(n))),
+                _Endpoint(
                     "quick game",
-                    backend,
                     base,
-                    seconds,
-                    concurrency,
                     lambda c, n: c.post(
                         "/quickgame",
                         json={"stake_level": "house-2-4", "buy_in": 40, "client_seed": "bench"},
-                        headers={
-                            "Authorization": f"Bearer {players[n][1]}",
-                            "Idempotency-Key": uuid.uuid4().hex,
-                        },
+                        headers={**bearer(n), "Idempotency-Key": uuid.uuid4().hex},
                     ),
                     ok=frozenset({201}),
-                )
-            )
+                ),
+            ]
+            tallies = {endpoint.name: _Tally() for endpoint in endpoints}
+            # Slices in turn, so that every endpoint meets the same background load as the
+            # bare one it is compared with (this machine is shared).
+            for _ in range(rounds):
+                for endpoint in endpoints:
+                    await _measure_slice(
+                        endpoint, seconds / rounds, concurrency, tallies[endpoint.name]
+                    )
+            rows = [_row(backend, name, tally) for name, tally in tallies.items()]
     return rows
 
 
@@ -321,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="clients at once (default 16)")
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="slices per endpoint, taken in turn with the others (default 4)",
+    )
+    parser.add_argument(
         "--postgres",
         default=os.environ.get(
             "STUD_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -344,7 +348,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown backend {backend!r}")
         with _database(backend, args.postgres) as url:
             rows += run_in_loop(
-                args.loop, _bench_backend(backend, url, args.seconds, args.concurrency, args.loop)
+                args.loop,
+                _bench_backend(
+                    backend, url, args.seconds, args.concurrency, args.loop, args.rounds
+                ),
             )
     print(
         f"lobby benchmark: {args.concurrency} concurrent clients, {args.seconds:g} s per endpoint, "
