@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import importlib.resources
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from engine_server.store.database import create_engine_for
 
 __all__ = [
     "MIGRATIONS_DIR",
+    "MIGRATIONS_PACKAGE",
     "SchemaStatus",
     "SchemaTooNew",
     "alembic_config",
@@ -48,8 +50,27 @@ __all__ = [
 # time. (Between processes, env.py serialises on the database itself.)
 _ALEMBIC_LOCK = threading.Lock()
 
+#: The importable name of the history in an installed package (setup.py maps the top-level
+#: ``migrations/`` folder to it).
+MIGRATIONS_PACKAGE: Final = "engine_server.migrations"
+
+
+def _migrations_dir() -> Path:
+    """Where the history is: the installed package's copy (found through importlib.resources,
+    wherever it is installed), else the checkout's ``migrations/`` folder (a checkout whose
+    editable install predates the mapping, or run from the sources without installing)."""
+    try:
+        located = importlib.resources.files(MIGRATIONS_PACKAGE)
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "migrations"
+    if not isinstance(located, Path):
+        # Alembic reads and writes a directory of files (not, e.g., a zip archive's entries).
+        raise RuntimeError(f"{MIGRATIONS_PACKAGE} must be installed as files, not {located!r}")
+    return located
+
+
 #: The project's one migration history (``migrations/`` at the repository root).
-MIGRATIONS_DIR: Final = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS_DIR: Final = _migrations_dir()
 
 
 class SchemaTooNew(RuntimeError):

@@ -1,24 +1,46 @@
-"""An installed (non-editable) package carries its seed files (and the lobby's play page).
+"""An installed (non-editable) package carries its data: the seed files, the lobby's play page
+and the migration history (with which the engine brings an empty database up at start).
 
 The project is built into a wheel from a copy of its sources (so no build directory of the
-working tree is touched), installed into a directory of its own, and imported from there in
-a fresh interpreter whose working directory is elsewhere: ``seeds.load`` must find
-``cities.json`` and ``stakes.json`` next to itself.
+working tree is touched), installed into a directory of its own, and run from there in a
+fresh interpreter whose working directory is elsewhere: ``seeds.load`` must find
+``cities.json`` and ``stakes.json`` next to itself, and ``stud engine`` its migrations.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 REPO = Path(__file__).resolve().parents[2]
-#: What a wheel is built from (pyproject.toml's package list, and setup.py's C extension).
+#: What a wheel is built from (pyproject.toml's package list, setup.py's C extension and its
+#: mapping of migrations/ to engine_server.migrations).
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "engine_server", "lobby_api", "seeds")
+
+
+@dataclass(frozen=True)
+class Installed:
+    wheel: Path
+    #: the directory the wheel was installed into (put on PYTHONPATH to use it)
+    target: Path
+    #: a working directory away from the sources
+    elsewhere: Path
+
+    def env(self, **more: str) -> dict[str, str]:
+        return {**os.environ, "PYTHONPATH": str(self.target), **more}
 
 
 def _copy_sources(target: Path) -> None:
@@ -31,9 +53,13 @@ def _copy_sources(target: Path) -> None:
         else:
             shutil.copy(source, target / name)
     shutil.copytree(REPO / "clients" / "python", target / "clients" / "python", ignore=ignore)
+    shutil.copytree(REPO / "migrations", target / "migrations", ignore=ignore)
 
 
-def test_an_installed_wheel_finds_the_seed_files(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """The project built into a wheel and installed with ``pip install --target``."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     _copy_sources(source)
     wheels = tmp_path / "wheels"
@@ -52,21 +78,27 @@ def test_an_installed_wheel_finds_the_seed_files(tmp_path: Path) -> None:
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("stud-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"seeds/cities.json", "seeds/stakes.json"} <= names
-    assert "lobby_api/static/play/index.html" in names
-
-    installed = tmp_path / "installed"
+    target = tmp_path / "installed"
     done = subprocess.run(
         [
             *(sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"),
-            *("--disable-pip-version-check", "--target", str(installed), str(wheel)),
+            *("--disable-pip-version-check", "--target", str(target), str(wheel)),
         ],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    return Installed(wheel, target, elsewhere)
+
+
+def test_an_installed_wheel_finds_the_seed_files(installed: Installed) -> None:
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    assert {"seeds/cities.json", "seeds/stakes.json"} <= names
+    assert "lobby_api/static/play/index.html" in names
+
     probe = (
         "import json, seeds.load as load, lobby_api.play as play; "
         "data = load.load_seed_files(); "
@@ -74,12 +106,10 @@ def test_an_installed_wheel_finds_the_seed_files(tmp_path: Path) -> None:
         "'cities': len(data.cities), 'stakes': [s.id for s in data.stakes], "
         "'page': (play.PLAY_DIRECTORY / 'index.html').is_file()}))"
     )
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
     ran = subprocess.run(
         [sys.executable, "-c", probe],
-        cwd=elsewhere,
-        env={**os.environ, "PYTHONPATH": str(installed)},
+        cwd=installed.elsewhere,
+        env=installed.env(),
         capture_output=True,
         text=True,
         timeout=120,
@@ -87,8 +117,75 @@ def test_an_installed_wheel_finds_the_seed_files(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     report = json.loads(ran.stdout)
     # Imported from the installed copy, not from the working tree.
-    assert Path(report["file"]).is_relative_to(installed)
-    assert Path(report["play"]).is_relative_to(installed) and report["page"]
+    assert Path(report["file"]).is_relative_to(installed.target)
+    assert Path(report["play"]).is_relative_to(installed.target) and report["page"]
     shipped = json.loads((REPO / "seeds" / "stakes.json").read_text(encoding="utf-8"))
     assert report["stakes"] == [level["id"] for level in shipped]
     assert report["cities"] == len(json.loads((REPO / "seeds" / "cities.json").read_text()))
+
+
+def test_an_installed_engine_migrates_an_empty_database_and_starts(installed: Installed) -> None:
+    """The wheel carries migrations/ (as engine_server.migrations); ``stud engine`` run from
+    the installed package creates an empty SQLite database's schema from it and serves."""
+    revisions = sorted(p.name for p in (REPO / "migrations" / "versions").glob("0*.py"))
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    shipped = {"env.py", "script.py.mako", "README", *(f"versions/{r}" for r in revisions)}
+    assert {f"engine_server/migrations/{name}" for name in shipped} <= names
+    assert not any(name.startswith("migrations/") for name in names), "no top-level package"
+
+    located = subprocess.run(
+        [
+            *(sys.executable, "-c"),
+            "from engine_server.store.migrate import MIGRATIONS_DIR, head_revisions; "
+            "print(MIGRATIONS_DIR); print(*head_revisions())",
+        ],
+        cwd=installed.elsewhere,
+        env=installed.env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert located.returncode == 0, located.stderr
+    where, heads = located.stdout.splitlines()
+    assert Path(where).is_relative_to(installed.target), where
+    assert heads == revisions[-1].split("_")[0]
+
+    database = installed.elsewhere / "fresh.sqlite3"
+    log = installed.elsewhere / "engine.log"
+    with log.open("wb") as errors:
+        engine = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "engine_server", "engine"),
+                *("--grpc-port", "0", "--web-port", "0", "--metrics-port", "0"),
+                *("--database-url", f"sqlite:///{database}"),
+            ],
+            cwd=installed.elsewhere,
+            env=installed.env(
+                STUD_JWT_SECRET="wheel-test-secret-" + "x" * 40,
+                STUD_LOG_FORMAT="text",
+                STUD_LOG_LEVEL="WARNING",
+            ),
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
+    try:
+        assert engine.stdout is not None
+        line = engine.stdout.readline()
+        assert line, f"stud engine exited: {log.read_text()}"
+        ready = json.loads(line)
+        with grpc.insecure_channel(ready["grpc"]) as channel:
+            health = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=10
+            )
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+        with contextlib.closing(sqlite3.connect(database)) as db:
+            assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(heads,)]
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        assert {"tables", "seat_sessions", "hands", "seat_session_removals"} <= tables
+        engine.send_signal(signal.SIGTERM)
+        assert engine.wait(timeout=60) == 0, log.read_text()
+    finally:
+        if engine.poll() is None:
+            engine.kill()
+            engine.wait()

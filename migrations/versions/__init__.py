@@ -1,0 +1,1 @@
+"""The revisions of the history (Alembic skips this file)."""
