@@ -217,9 +217,16 @@ class TableManager:
             log.info("%d table(s) paused by the last node's shutdown deal again", len(resumed))
         if paused:
             log.info("%d table(s) left pausing are paused: %s", len(paused), ", ".join(paused))
+        closing = []
         for loaded in await self._directory.open_tables():
-            self._start(loaded)
+            runtime = self._start(loaded)
+            if loaded.status is TableStatus.CLOSING:
+                closing.append(runtime)
         self._closed = set(await self._directory.closed_table_ids())
+        for runtime in closing:
+            # Its close waited for a hand that recovery has just cancelled: carry it out.
+            log.info("table %s was closing: closed now", runtime.table_id)
+            await runtime.close("closed after a restart")
 
     def _closed_runtime(self, loaded: LoadedTable) -> TableRuntime:
         """A closed table as ops see it: its settings, revealed seed and counters, no task

@@ -471,3 +471,48 @@ async def test_an_ops_drain_killed_mid_hand_leaves_the_table_paused_after_the_re
         while len(hands(database, "drained")) < 2:
             await asyncio.sleep(0.02)
     assert await list_with(second, K.TABLE_STATUS_PLAYING) == {"drained"}
+
+
+async def test_a_table_closing_when_the_engine_died_is_closed_after_the_restart(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    """CloseTable during a hand answers at once and the table is CLOSING, waiting for the
+    hand; the engine dies first. Restarted, the hand is cancelled and the close it waited
+    for is carried out: everyone is paid out what he had before the hand, the table is
+    CLOSED and the dealer seed that dealt its hands revealed."""
+    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
+    first = await start(database, log)
+    running.append(first)
+    await create_table(first, "closing", action_seconds=60)
+    await resume(first, "closing")
+    get = admin_service_pb2.GetTableRequest(name="tables/closing")
+    async with asyncio.timeout(10):
+        while not (await first.admin.GetTable(get, metadata=ADMIN)).table.hand_in_progress:
+            await asyncio.sleep(0.02)
+    await first.admin.CloseTable(
+        admin_service_pb2.CloseTableRequest(name="tables/closing"), metadata=ADMIN
+    )
+    assert await list_with(first, K.TABLE_STATUS_CLOSING) == {"closing"}
+    os.kill(first.process.pid, signal.SIGKILL)
+    assert await first.process.wait() == -signal.SIGKILL
+
+    second = await start(database, log)
+    running.append(second)
+    async with asyncio.timeout(10):
+        while await list_with(second, K.TABLE_STATUS_CLOSED) != {"closing"}:
+            await asyncio.sleep(0.02)
+    assert [(h["hand_number"], h["state"]) for h in hands(database, "closing")] == [
+        (1, "cancelled")
+    ]
+    seats = await sessions(second, "closing")
+    assert {s.player_id: (s.state, s.stack) for s in seats.values()} == {
+        p: (K.SEAT_SESSION_STATE_CLOSED, 100) for p in ("p1", "p2", "p3")
+    }
+    table = (await second.admin.GetTable(get, metadata=ADMIN)).table
+    assert table.status == K.TABLE_STATUS_CLOSED
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        revealed = db.execute(
+            "SELECT revealed_at IS NOT NULL FROM seed_pairs WHERE table_id = ? AND state = ?",
+            ("closing", "current"),
+        ).fetchall()
+    assert revealed == [(1,)]  # the pair that dealt; the next one never dealt, stays secret
