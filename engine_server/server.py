@@ -4,6 +4,11 @@ Both transports run in one asyncio loop over the same :class:`TableManager`,
 so a browser and a native client at one table see the same live state. The
 same loop serves Prometheus' ``/metrics`` on a port of its own (ops only: it is
 not for the browsers' port).
+
+The process serves one engine node (``STUD_ENGINE_NODE_ID``): it claims the node's lease
+before it loads the node's tables, advertises its addresses in the registry once its ports
+listen, renews the lease while it runs, and stops serving at once if the lease is lost
+(:mod:`engine_server.node`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import logging
 import signal
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -40,7 +45,10 @@ from engine_server.api.table_service import (
 )
 from engine_server.loops import loop_name
 from engine_server.metrics import EngineMetrics, metrics_app
+from engine_server.node import LeaseLost, NodeLease
 from engine_server.settings import EngineSettings
+from engine_server.store.models import NodeState
+from engine_server.store.nodes import NodeAddresses, NodeRegistry
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
 from engine_server.table.runtime import RuntimeHooks, Timing
@@ -319,6 +327,11 @@ class EngineServer:
     metrics: EngineMetrics | None = None
     metrics_server: uvicorn.Server | None = None
     metrics_task: asyncio.Task[None] | None = None
+    #: this process's hold on its node (None: a directory without a registry, e.g. a stub)
+    lease: NodeLease | None = None
+    #: set once the lease was lost and the engine has stopped serving (:meth:`abandon`)
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
+    _abandoned: bool = False
 
     @property
     def web_port(self) -> int:
@@ -329,18 +342,48 @@ class EngineServer:
         """The port serving ``/metrics`` (``settings.metrics_port``, or the one 0 picked)."""
         return _listening_port(self.metrics_server)
 
+    @property
+    def lost_reason(self) -> str:
+        return self.lease.lost_reason if self.lease is not None else ""
+
     async def stop(self, grace: float = 5.0) -> None:
-        """Graceful stop: drain (no new hands, finish running ones), then stop serving."""
+        """Graceful stop: drain (no new hands, finish running ones), then stop serving; the
+        node is marked draining first (the lobby opens no new tables there), then stopped
+        (its lease is free: a new process with its id may start at once)."""
+        if self._abandoned:
+            await self.lost.wait()
+            await _stop_asgi(self.metrics_server, self.metrics_task)
+            return
+        if self.lease is not None:
+            await self.lease.set_state(NodeState.DRAINING)
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(max(grace, 0.1) * 6):
                 await self.manager.drain()
         await self.manager.shutdown()
+        if self.lease is not None:
+            # The tables have stopped: nothing of this process writes them any more.
+            await self.lease.stop(NodeState.STOPPED)
         await _stop_asgi(self.web_server, self.web_task)
         await self.grpc_server.stop(grace)
         # Last, so that a scrape during the drain still sees the engine.
         await _stop_asgi(self.metrics_server, self.metrics_task)
+
+    async def abandon(self, reason: str) -> None:
+        """The lease is lost: stop serving the tables at once, writing nothing more (no
+        drain: a running hand is left as a crash leaves it, for the next process with this
+        node id to cancel — every chip back). Sets :attr:`lost`."""
+        if self._abandoned:
+            return
+        self._abandoned = True
+        if self.health is not None:
+            await self.health.enter_graceful_shutdown()
+        await self.manager.shutdown()
+        await _stop_asgi(self.web_server, self.web_task)
+        await self.grpc_server.stop(0)
+        log.error("node lost its lease (%s): stopped serving its tables", reason)
+        self.lost.set()
 
 
 async def start_engine(
@@ -352,10 +395,64 @@ async def start_engine(
     hooks: RuntimeHooks | None = None,
     interceptors: list[grpc.aio.ServerInterceptor] | None = None,
 ) -> EngineServer:
-    """Load the tables and start serving; returns once every port listens.
+    """Claim the node, load its tables and start serving; returns once every port listens.
 
-    ``hooks`` are called after the engine's own metrics have counted.
+    ``hooks`` are called after the engine's own metrics have counted. Raises
+    :class:`~engine_server.node.NodeHeld` when another live process holds the node.
     """
+    lease: NodeLease | None = None
+    registry = getattr(directory, "registry", None)
+    if isinstance(registry, NodeRegistry):
+        if directory.node_id != settings.node_id:
+            raise ValueError(
+                f"the store is node {directory.node_id}'s, the settings name {settings.node_id}"
+            )
+        lease = NodeLease(registry, settings.node_id, settings.lease_seconds)
+        await lease.acquire(NodeAddresses(*settings.advertised(settings.grpc_port, 0)))
+    engine: EngineServer | None = None
+
+    async def lost(reason: str) -> None:
+        if engine is not None:
+            await engine.abandon(reason)
+
+    if lease is not None:
+        lease.start(lost)
+    try:
+        engine = await _start(
+            settings,
+            directory=directory,
+            store=store,
+            timing=timing,
+            hooks=hooks,
+            interceptors=interceptors,
+            lease=lease,
+        )
+    except BaseException:
+        if lease is not None:
+            await lease.stop(NodeState.STOPPED)
+        raise
+    if lease is not None:
+        if lease.lost_reason:
+            await engine.abandon(lease.lost_reason)
+        else:
+            advertised = settings.advertised(engine.grpc_port, engine.web_port)
+            try:
+                await lease.publish(NodeAddresses(*advertised), NodeState.SERVING)
+            except LeaseLost as error:
+                await engine.abandon(str(error))
+    return engine
+
+
+async def _start(
+    settings: EngineSettings,
+    *,
+    directory: Any,
+    store: Any,
+    timing: Timing | None,
+    hooks: RuntimeHooks | None,
+    interceptors: list[grpc.aio.ServerInterceptor] | None,
+    lease: NodeLease | None,
+) -> EngineServer:
     metrics = EngineMetrics()
     manager = TableManager(
         directory,
@@ -378,7 +475,12 @@ async def start_engine(
     )
     add_limited(
         admin_service_pb2_grpc.add_AdminServiceServicer_to_server,
-        GrpcAdminService(manager, settings.jwt_secret, on_refused=metrics.refused),
+        GrpcAdminService(
+            manager,
+            settings.jwt_secret,
+            on_refused=metrics.refused,
+            on_drain=(lambda: lease.set_state(NodeState.DRAINING)) if lease else None,
+        ),
         server,
         limit,
         metrics.refused,
@@ -397,7 +499,13 @@ async def start_engine(
     for name in ("", *names[:2]):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     engine = EngineServer(
-        settings, manager, server, grpc_port, health=health_servicer, metrics=metrics
+        settings,
+        manager,
+        server,
+        grpc_port,
+        health=health_servicer,
+        metrics=metrics,
+        lease=lease,
     )
     try:
         # Port 0 takes any free port, for the web and for the metrics alike.
@@ -439,19 +547,45 @@ def settle_garbage_collector() -> None:
 
 
 async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer], None]) -> None:
-    """Run until SIGTERM or SIGINT, then drain and stop."""
+    """Run until SIGTERM or SIGINT, then drain and stop.
+
+    Raises :class:`~engine_server.node.NodeHeld` when another live process holds the node,
+    :class:`~engine_server.node.LeaseLost` when the node's lease was lost (the engine has
+    stopped serving: the process should exit non-zero).
+    """
     from engine_server.store.adapter import open_store
 
-    directory, store, close_store = await open_store(settings.database_url)
-    engine = await start_engine(settings, directory=directory, store=store)
+    directory, store, close_store = await open_store(settings.database_url, settings.node_id)
+    try:
+        engine = await start_engine(settings, directory=directory, store=store)
+    except BaseException:
+        await close_store()
+        raise
     settle_garbage_collector()
-    log.info("engine ready", extra={"loop": loop_name()})
+    log.info(
+        "engine ready",
+        extra={
+            "loop": loop_name(),
+            "node": settings.node_id,
+            "epoch": engine.lease.epoch if engine.lease else 0,
+        },
+    )
     ready(engine)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    stopping = asyncio.create_task(stop.wait())
+    lost = asyncio.create_task(engine.lost.wait())
+    await asyncio.wait((stopping, lost), return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    lost.cancel()
+    if engine.lost.is_set():
+        await engine.stop()
+        await close_store()
+        raise LeaseLost(
+            f"engine node {settings.node_id!r} stopped serving its tables: {engine.lost_reason}"
+        )
     log.info("stopping: draining tables")
     await engine.stop()
     await close_store()

@@ -12,6 +12,11 @@
 | ``STUD_ENGINE_CORS_ORIGINS`` | ``*`` | origins allowed to call the web port, comma-separated |
 | ``STUD_ENGINE_MAX_REQUEST_BYTES`` | ``1048576`` | the largest request message, on both ports |
 | ``STUD_ENGINE_LOOP`` | ``uvloop`` (``asyncio`` without it) | the event loop: ``uvloop`` or ``asyncio`` |
+| ``STUD_ENGINE_NODE_ID`` | ``main`` | this node's id: it loads and serves the tables it owns |
+| ``STUD_ENGINE_ADVERTISE_ADMIN`` | the bound gRPC address | where the lobby calls AdminService |
+| ``STUD_ENGINE_ADVERTISE_GRPC`` | the bound gRPC address | the gRPC address players are given |
+| ``STUD_ENGINE_ADVERTISE_WEB`` | ``http://`` + the bound web address | the gRPC-Web URL browsers are given |
+| ``STUD_ENGINE_LEASE_SECONDS`` | ``15`` | the node's lease; renewed every third of it |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
 | ``STUD_LOG_FORMAT`` | ``json`` | ``json`` or ``text`` |
 
@@ -22,6 +27,12 @@
 1048576
 >>> EngineSettings.from_env({"STUD_ENGINE_LOOP": "asyncio", "STUD_JWT_SECRET": "x" * 32}).loop
 'asyncio'
+>>> s.node_id, s.lease_seconds
+('main', 15.0)
+>>> EngineSettings.from_env({"STUD_ENGINE_NODE_ID": "b 2", "STUD_JWT_SECRET": "x" * 32})
+Traceback (most recent call last):
+...
+engine_server.settings.SettingsError: STUD_ENGINE_NODE_ID: expected 1-64 characters of [A-Za-z0-9._-] starting with a letter or digit, got 'b 2'
 >>> EngineSettings.from_env({"STUD_ENGINE_GRPC_PORT": "seven"})
 Traceback (most recent call last):
 ...
@@ -31,7 +42,9 @@ engine_server.settings.SettingsError: STUD_ENGINE_GRPC_PORT: expected a port num
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,12 +53,16 @@ from engine_server.loops import DEFAULT_LOOP, LOOPS, uvloop_installed
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_REQUEST_BYTES",
+    "DEFAULT_NODE_ID",
     "EngineSettings",
     "SettingsError",
+    "advertised_host",
     "byte_count",
     "event_loop",
     "jwt_secret",
+    "node_id",
     "port",
     "positive_float",
 ]
@@ -57,6 +74,14 @@ DEFAULT_MAX_REQUEST_BYTES = 1 << 20
 #: the bounds STUD_ENGINE_MAX_REQUEST_BYTES may take (1 KiB .. 64 MiB)
 _REQUEST_BYTES_RANGE = (1 << 10, 64 << 20)
 SECRET_FILE = Path("var") / "jwt-secret"
+#: a single-node install's node (engine_server.store.models.DEFAULT_NODE_ID, not imported here:
+#: the settings load before the store)
+DEFAULT_NODE_ID = "main"
+DEFAULT_LEASE_SECONDS = 15.0
+#: the shortest lease: renewals every third of it must fit in a round trip to the database
+_MIN_LEASE_SECONDS = 1.0
+_NODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_WILDCARD_HOSTS = frozenset({"", "0.0.0.0", "::", "[::]"})
 
 
 class SettingsError(ValueError):
@@ -101,6 +126,50 @@ def byte_count(env: Mapping[str, str], name: str, default: int, low: int, high: 
     if not raw.isdigit() or not low <= int(raw) <= high:
         raise SettingsError(f"{name}: expected a number of bytes {low}-{high}, got {raw!r}")
     return int(raw)
+
+
+def node_id(env: Mapping[str, str], name: str = "STUD_ENGINE_NODE_ID") -> str:
+    raw = env.get(name) or DEFAULT_NODE_ID
+    if not _NODE_ID.match(raw):
+        raise SettingsError(
+            f"{name}: expected 1-64 characters of [A-Za-z0-9._-] starting with a letter or "
+            f"digit, got {raw!r}"
+        )
+    return raw
+
+
+def _address(env: Mapping[str, str], name: str) -> str:
+    """A ``host:port`` address to advertise ("" when not set: the bound one is used)."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return ""
+    host, _, number = raw.rpartition(":")
+    if not host or not number.isdigit() or not 0 < int(number) <= 65535 or " " in raw:
+        raise SettingsError(f"{name}: expected host:port, got {raw!r}")
+    return raw
+
+
+def _url(env: Mapping[str, str], name: str) -> str:
+    raw = (env.get(name) or "").strip()
+    if raw and (not raw.startswith(("http://", "https://")) or " " in raw or len(raw) > 255):
+        raise SettingsError(f"{name}: expected an http:// or https:// URL, got {raw!r}")
+    return raw.rstrip("/")
+
+
+def advertised_host(host: str) -> str:
+    """The host name to advertise for a server bound to ``host``: itself, or this machine's
+    name for a wildcard address (which no client can connect to).
+
+    >>> advertised_host("127.0.0.1")
+    '127.0.0.1'
+    >>> advertised_host("0.0.0.0") == socket.gethostname()
+    True
+    """
+    if host in _WILDCARD_HOSTS:
+        return socket.gethostname()
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]"
+    return host
 
 
 def event_loop(env: Mapping[str, str], name: str = "STUD_ENGINE_LOOP") -> str:
@@ -152,6 +221,30 @@ class EngineSettings:
     log_format: str = "json"
     #: the event loop ``stud engine`` runs on (:mod:`engine_server.loops`)
     loop: str = DEFAULT_LOOP
+    #: this node's id (STUD_ENGINE_NODE_ID): it owns the tables it creates, and loads only those
+    node_id: str = DEFAULT_NODE_ID
+    #: what the node advertises in the registry; "" for the bound address (:meth:`advertised`)
+    advertise_admin: str = ""
+    advertise_grpc: str = ""
+    advertise_web: str = ""
+    #: how long the node's lease lasts without a renewal (renewed every third of it)
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
+
+    def advertised(self, grpc_port: int, web_port: int) -> tuple[str, str, str]:
+        """(admin address, players' gRPC address, gRPC-Web URL) for the ports bound.
+
+        >>> EngineSettings().advertised(50051, 8081)
+        ('127.0.0.1:50051', '127.0.0.1:50051', 'http://127.0.0.1:8081')
+        >>> EngineSettings(advertise_grpc="play.example:443").advertised(1, 2)[1]
+        'play.example:443'
+        """
+        host = advertised_host(self.host)
+        bound = f"{host}:{grpc_port}"
+        return (
+            self.advertise_admin or bound,
+            self.advertise_grpc or bound,
+            self.advertise_web or f"http://{host}:{web_port}",
+        )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> EngineSettings:
@@ -176,6 +269,11 @@ class EngineSettings:
         web_port = port(env, "STUD_ENGINE_WEB_PORT", 8081)
         metrics_port = port(env, "STUD_ENGINE_METRICS_PORT", 9464)
         between = positive_float(env, "STUD_ENGINE_BETWEEN_HANDS", 2.0)
+        lease = positive_float(env, "STUD_ENGINE_LEASE_SECONDS", DEFAULT_LEASE_SECONDS)
+        if lease < _MIN_LEASE_SECONDS:
+            raise SettingsError(
+                f"STUD_ENGINE_LEASE_SECONDS: must be at least {_MIN_LEASE_SECONDS:g}, got {lease:g}"
+            )
         max_request = byte_count(
             env, "STUD_ENGINE_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES, *_REQUEST_BYTES_RANGE
         )
@@ -192,4 +290,9 @@ class EngineSettings:
             log_level=level,
             log_format=log_format,
             loop=event_loop(env),
+            node_id=node_id(env),
+            advertise_admin=_address(env, "STUD_ENGINE_ADVERTISE_ADMIN"),
+            advertise_grpc=_address(env, "STUD_ENGINE_ADVERTISE_GRPC"),
+            advertise_web=_url(env, "STUD_ENGINE_ADVERTISE_WEB"),
+            lease_seconds=lease,
         )

@@ -88,12 +88,18 @@ def _id(value: str, field: str, limit: int = 64) -> str:
 
 class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
     def __init__(
-        self, manager: TableManager, secret: str, on_refused: ErrorObserver | None = None
+        self,
+        manager: TableManager,
+        secret: str,
+        on_refused: ErrorObserver | None = None,
+        on_drain: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.manager = manager
         self.secret = secret
         #: told of every refusal (metrics)
         self.on_refused = on_refused
+        #: called when ops drain the node (the registry marks it draining: no new tables)
+        self.on_drain = on_drain
 
     async def _run(
         self,
@@ -274,6 +280,8 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def Drain(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
+            if self.on_drain is not None:
+                await self.on_drain()
             tables, hands = await self.manager.drain(kept=True)
             log.warning(
                 "node drained by %s: %d tables, %d hands finished", identity.subject, tables, hands
@@ -285,6 +293,8 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
     async def ListSeatSessions(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
             table_id = parse_table_name(request.table, "table") if request.table else None
+            if table_id is not None:
+                await self.manager.check_own(table_id)
             if request.page_size < 0:
                 raise invalid("page_size", "page_size must not be negative")
             sessions, token = await self.manager.list_sessions(

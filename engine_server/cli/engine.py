@@ -20,11 +20,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--host", help="address to listen on (STUD_ENGINE_HOST)")
     parser.add_argument("--database-url", help="database URL (STUD_DATABASE_URL)")
+    parser.add_argument("--node-id", help="this engine node's id (STUD_ENGINE_NODE_ID)")
 
 
 def run(args: argparse.Namespace) -> int:
     from engine_server.logs import configure_logging
     from engine_server.loops import loop_name, run_in_loop
+    from engine_server.node import LeaseLost, NodeHeld
     from engine_server.server import EngineServer, run_engine
     from engine_server.settings import EngineSettings, SettingsError
     from engine_server.store.migrate import SchemaTooNew
@@ -36,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         ("metrics_port", "STUD_ENGINE_METRICS_PORT"),
         ("host", "STUD_ENGINE_HOST"),
         ("database_url", "STUD_DATABASE_URL"),
+        ("node_id", "STUD_ENGINE_NODE_ID"),
     ):
         value = getattr(args, flag)
         if value is not None:
@@ -55,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
                     "metrics": f"http://{settings.host}:{engine.metrics_port}/metrics",
                     "database": settings.database_url,
                     "loop": loop_name(),
+                    "node": settings.node_id,
                 }
             ),
             flush=True,
@@ -64,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         run_in_loop(settings.loop, run_engine(settings, ready=ready))
     except SchemaTooNew as error:
         raise CliError(str(error)) from None
+    except (NodeHeld, LeaseLost) as error:
+        raise CliError(str(error), code=1) from None
     except OSError as error:
         print(f"stud engine: {error}", file=sys.stderr)
         return 1

@@ -19,7 +19,8 @@ from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_ov
 from engine_server.store import errors as store_errors
 from engine_server.store.database import create_engine_for, is_sqlite
 from engine_server.store.migrate import prepare_database
-from engine_server.store.models import SeatSessionRow, SeedPairRow, TableRow
+from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
+from engine_server.store.nodes import NodeRegistry
 from engine_server.store.repository import EngineStore, HandSeat, OpenTable, RunningHand
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
@@ -71,6 +72,14 @@ async def _reused(field: str) -> AsyncIterator[None]:
         yield
     except store_errors.IdempotencyKeyReused as error:
         raise TableError.invalid("IDEMPOTENCY_KEY_REUSED", str(error), field=field) from None
+
+
+@asynccontextmanager
+async def _other_node(table_id: str) -> AsyncIterator[None]:
+    try:
+        yield
+    except store_errors.TableOnOtherNode as error:
+        raise TableError.on_other_node(table_id, error.owner) from None
 
 
 def _session(row: SeatSessionRow) -> SessionSnapshot:
@@ -160,10 +169,19 @@ def _rebuilt_deal(
 
 
 class StoreTables:
-    """Both ports the table layer needs: ``TableStore`` (runtime) and ``TableDirectory``."""
+    """Both ports the table layer needs: ``TableStore`` (runtime) and ``TableDirectory``.
 
-    def __init__(self, store: EngineStore, *, one_writer: bool = False) -> None:
+    The directory is one node's (``node_id``): the tables it creates are that node's, and it
+    loads, recovers and lists only that node's tables.
+    """
+
+    def __init__(
+        self, store: EngineStore, *, one_writer: bool = False, node_id: str = DEFAULT_NODE_ID
+    ) -> None:
         self.store = store
+        self.node_id = node_id
+        #: the node registry on the same database (engine_server.node claims the node there)
+        self.registry = NodeRegistry(store.engine)
         # SQLite takes one writer at a time. Left to SQLite, concurrent writers (one per table
         # starting or finishing a hand) poll its lock with growing sleeps while the holder
         # waits on this busy loop: under load the wait passed the busy timeout and writes
@@ -177,8 +195,9 @@ class StoreTables:
     async def create_table(self, spec: TableSpec) -> tuple[LoadedTable, bool]:
         c = spec.config
         overrides = dict(c.rule_overrides)
-        async with self._writes, _translated():
+        async with self._writes, _translated(), _other_node(c.table_id):
             row = await self.store.create_table(
+                node_id=self.node_id,
                 request_id=spec.request_id,
                 table_id=c.table_id,
                 profile=c.settings.name,
@@ -208,10 +227,13 @@ class StoreTables:
         )
 
     async def open_tables(self) -> list[LoadedTable]:
-        return self._loaded(await self.store.open_tables())
+        return self._loaded(await self.store.open_tables(self.node_id))
 
     async def closed_table_ids(self) -> list[str]:
-        return await self.store.closed_table_ids()
+        return await self.store.closed_table_ids(self.node_id)
+
+    async def table_owner(self, table_id: str) -> str | None:
+        return await self.store.table_owner(table_id)
 
     async def load_tables(self, table_ids: list[str]) -> list[LoadedTable]:
         return self._loaded(await self.store.tables(table_ids))
@@ -243,7 +265,7 @@ class StoreTables:
         """
         cancelled = 0
         async with self._writes:
-            for running in await self.store.running_hands():
+            for running in await self.store.running_hands(self.node_id):
                 try:
                     cards, actions = _rebuilt_deal(running)
                 except Exception:
@@ -267,14 +289,16 @@ class StoreTables:
                 )
                 cancelled += 1
             # Any hand started meanwhile by another engine on this database (none on start-up).
-            cancelled += len(await self.store.recover_running_hands(RECOVERY_REASON))
+            cancelled += len(
+                await self.store.recover_running_hands(RECOVERY_REASON, node_id=self.node_id)
+            )
         return cancelled
 
     async def settle_statuses_on_start(self) -> tuple[list[str], list[str]]:
         """Once running hands are cancelled: tables a stopped node's drain held deal again,
         tables left pausing are paused. Returns (resumed, paused) table ids."""
         async with self._writes:
-            settled = await self.store.settle_statuses_on_start()
+            settled = await self.store.settle_statuses_on_start(self.node_id)
         return settled.resumed, settled.paused
 
     async def list_tables(
@@ -292,6 +316,7 @@ class StoreTables:
                 statuses=[str(s) for s in statuses] or None,
                 include_private=include_private,
                 labels=labels or None,
+                node_id=self.node_id,
             )
         return [row.id for row in page.items], page.next_page_token
 
@@ -462,13 +487,14 @@ class StoreTables:
 
 
 async def open_store(
-    url: str,
+    url: str, node_id: str = DEFAULT_NODE_ID
 ) -> tuple[StoreTables, StoreTables, Callable[[], Awaitable[None]]]:
-    """Migrate the database at ``url`` to this code's schema and open it.
+    """Migrate the database at ``url`` to this code's schema and open it for node
+    ``node_id``.
 
     Raises :class:`~engine_server.store.migrate.SchemaTooNew` for a newer database.
     """
     await prepare_database(url)
     store = EngineStore(create_engine_for(url))
-    tables = StoreTables(store, one_writer=is_sqlite(url))
+    tables = StoreTables(store, one_writer=is_sqlite(url), node_id=node_id)
     return tables, tables, store.dispose

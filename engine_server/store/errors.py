@@ -32,6 +32,7 @@ __all__ = [
     "TableClosed",
     "TableExists",
     "TableNotFound",
+    "TableOnOtherNode",
     "TableState",
 ]
 
@@ -69,6 +70,16 @@ class TableExists(StoreError):
     """CreateTable named a table id another request already created."""
 
     reason = "INVALID_ARGUMENT"
+
+
+class TableOnOtherNode(StoreError):
+    """The table belongs to another engine node (``owner``): only that node serves it."""
+
+    reason = "TABLE_ON_OTHER_NODE"
+
+    def __init__(self, message: str, owner: str) -> None:
+        super().__init__(message)
+        self.owner = owner
 
 
 class TableClosed(StoreError):

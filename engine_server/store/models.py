@@ -31,13 +31,17 @@ from engine_server.store import metadata as _metadata  # noqa: F401  (convention
 from engine_server.store.types import UTCDateTime
 
 __all__ = [
+    "ADDRESS_LENGTH",
+    "DEFAULT_NODE_ID",
     "ID_LENGTH",
     "ChipAdditionRow",
     "CloseReason",
     "DrainHold",
+    "EngineNodeRow",
     "HandPlayerRow",
     "HandRow",
     "HandState",
+    "NodeState",
     "SeatSessionRemovalRow",
     "SeatSessionRow",
     "SeatSessionState",
@@ -49,6 +53,24 @@ __all__ = [
 
 #: The longest id the store accepts (the lobby's ids are 1-64 characters).
 ID_LENGTH = 64
+#: The longest address an engine node advertises (host:port, or a URL).
+ADDRESS_LENGTH = 255
+#: The node that owns a table when none is named: a single-node install's only node, and the
+#: owner of every table created before nodes were recorded (migration 0006).
+DEFAULT_NODE_ID = "main"
+
+
+class NodeState(StrEnum):
+    """Where an engine node is in its life (``EngineNodeRow.state``)."""
+
+    #: Holds its lease and is loading its tables; not chosen for new tables yet.
+    STARTING = "starting"
+    #: Serving its tables; the lobby may open new tables there.
+    SERVING = "serving"
+    #: Draining (ops' Drain, or stopping): serves its tables, opens no new ones.
+    DRAINING = "draining"
+    #: Stopped cleanly: its lease is free at once (a new process with its id may start).
+    STOPPED = "stopped"
 
 
 class TableStatus(StrEnum):
@@ -118,6 +140,40 @@ _SESSION_OCCUPIES_SEAT = sa.text("state <> 'closed'")
 _PAIR_IS_LIVE = sa.text("state <> 'retired'")
 
 
+class EngineNodeRow(SQLModel, table=True):
+    """An engine node: where it is reached and its lease (docs/operations.md).
+
+    One process at a time holds a node id: it claims the row when it starts (the lease is free
+    when the node stopped or ``expires_at`` has passed), bumping ``epoch``, and renews
+    ``heartbeat_at``/``expires_at`` while it runs. A renewal names the epoch it claimed, so a
+    process whose node was claimed again by another process finds out and stops.
+    """
+
+    __tablename__ = "engine_nodes"
+    __table_args__ = (
+        sa.CheckConstraint(_one_of("state", NodeState), name="state"),
+        sa.CheckConstraint("epoch >= 1", name="epoch"),
+    )
+
+    #: STUD_ENGINE_NODE_ID.
+    id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    #: Bumped by every process that claims the node (its fencing number).
+    epoch: int = Field(sa_type=sa.BigInteger)
+    state: str = Field(max_length=16)
+    #: Where the lobby calls AdminService (STUD_ENGINE_ADVERTISE_ADMIN).
+    admin_address: str = Field(max_length=ADDRESS_LENGTH)
+    #: The gRPC address players are given (STUD_ENGINE_ADVERTISE_GRPC).
+    grpc_address: str = Field(max_length=ADDRESS_LENGTH)
+    #: The Connect / gRPC-Web URL browsers are given (STUD_ENGINE_ADVERTISE_WEB).
+    web_url: str = Field(max_length=ADDRESS_LENGTH)
+    #: When the current process claimed the node.
+    started_at: datetime = Field(sa_type=UTCDateTime)
+    #: Its last renewal.
+    heartbeat_at: datetime = Field(sa_type=UTCDateTime)
+    #: The lease runs until then (the last renewal plus STUD_ENGINE_LEASE_SECONDS).
+    expires_at: datetime = Field(sa_type=UTCDateTime)
+
+
 class TableRow(SQLModel, table=True):
     """A table: its settings, status and counters (the live state is in the engine)."""
 
@@ -136,6 +192,14 @@ class TableRow(SQLModel, table=True):
     )
 
     id: str = Field(primary_key=True, max_length=ID_LENGTH)
+    #: The engine node that owns the table (created it; loads and serves it). Not a foreign
+    #: key: tables name their node before it has ever registered (migration 0006).
+    node_id: str = Field(
+        default=DEFAULT_NODE_ID,
+        max_length=ID_LENGTH,
+        index=True,
+        sa_column_kwargs={"server_default": DEFAULT_NODE_ID},
+    )
     #: CreateTable's request_id: a retry finds the table the first call created.
     create_request_id: str = Field(max_length=ID_LENGTH, unique=True)
     profile: str = Field(max_length=ID_LENGTH)

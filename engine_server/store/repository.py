@@ -106,9 +106,11 @@ from engine_server.store.errors import (
     TableClosed,
     TableExists,
     TableNotFound,
+    TableOnOtherNode,
     TableState,
 )
 from engine_server.store.models import (
+    DEFAULT_NODE_ID,
     ID_LENGTH,
     ChipAdditionRow,
     CloseReason,
@@ -290,6 +292,11 @@ def _as_answered(row: SeatSessionRow, done: ChipAdditionRow) -> SeatSessionRow:
     return answered
 
 
+def _of_node(node_id: str | None) -> tuple[Any, ...]:
+    """The condition "a table of ``node_id``" (none for None: every node's tables)."""
+    return () if node_id is None else (col(TableRow.node_id) == node_id,)
+
+
 def _clamp(page_size: int, default: int, maximum: int) -> int:
     if page_size < 0:
         raise StoreError(f"page_size must not be negative, not {page_size}")
@@ -358,13 +365,16 @@ class EngineStore:
         private: bool = False,
         opener_player_id: str | None = None,
         labels: Mapping[str, str] | None = None,
+        node_id: str = DEFAULT_NODE_ID,
     ) -> TableRow:
-        """Create a table with its current and next seed pairs (idempotent by ``request_id``).
+        """Create a table owned by ``node_id`` with its current and next seed pairs
+        (idempotent by ``request_id``).
 
         A retry with the same parameters returns the table the first call created (whatever
-        its status now); different parameters raise ``IdempotencyKeyReused``, and a
-        ``table_id`` another request created raises ``TableExists``. Settings are stored as
-        given: validating them against the rules is the runtime's job.
+        its status now); different parameters raise ``IdempotencyKeyReused``, a retry by
+        another node than the one that created it ``TableOnOtherNode``, and a ``table_id``
+        another request created raises ``TableExists``. Settings are stored as given:
+        validating them against the rules is the runtime's job.
         """
         _check_id("request_id", request_id)
         if table_id is not None:
@@ -396,7 +406,7 @@ class EngineStore:
         try:
             async with self._write() as session:
                 existing = await self._same_create(
-                    session, request_id, table_id, wanted, client_seed
+                    session, request_id, table_id, wanted, client_seed, node_id
                 )
                 if existing is not None:
                     return existing
@@ -408,6 +418,7 @@ class EngineStore:
                 current.state = SeedPairState.CURRENT.value
                 table = TableRow(
                     id=table_id or _new_id("t"),
+                    node_id=node_id,
                     create_request_id=request_id,
                     status=TableStatus.WAITING.value,
                     current_seed_pair_id=current.id,
@@ -423,7 +434,7 @@ class EngineStore:
             # A concurrent first call with this request_id (or table_id) committed first.
             async with self._read() as session:
                 existing = await self._same_create(
-                    session, request_id, table_id, wanted, client_seed
+                    session, request_id, table_id, wanted, client_seed, node_id
                 )
                 if existing is not None:
                     return existing
@@ -438,6 +449,7 @@ class EngineStore:
         table_id: str | None,
         wanted: Mapping[str, Any],
         client_seed: str,
+        node_id: str,
     ) -> TableRow | None:
         table = (
             await session.exec(select(TableRow).where(TableRow.create_request_id == request_id))
@@ -461,6 +473,11 @@ class EngineStore:
                 f"request_id {request_id!r} created table {table.id} with other "
                 f"{', '.join(sorted(differs))}"
             )
+        if table.node_id != node_id:
+            raise TableOnOtherNode(
+                f"request_id {request_id!r} created table {table.id} on node {table.node_id}",
+                table.node_id,
+            )
         return table
 
     def _new_pair(
@@ -479,6 +496,12 @@ class EngineStore:
             next_nonce=0,
             created_at=now,
         )
+
+    async def table_owner(self, table_id: str) -> str | None:
+        """The node that owns the table (None when there is no such table)."""
+        async with self._read() as session:
+            query = select(TableRow.node_id).where(TableRow.id == table_id)
+            return (await session.exec(query)).first()
 
     async def get_table(self, table_id: str) -> TableRow:
         """The table (``TableNotFound`` when there is none)."""
@@ -502,18 +525,23 @@ class EngineStore:
         statuses: Collection[str] | None = None,
         include_private: bool = True,
         labels: Mapping[str, str] | None = None,
+        node_id: str | None = None,
     ) -> Page[TableRow]:
         """Tables, newest first (``created_at``, then ``id``, descending), one page at a time.
 
         ``statuses`` empty or None: every status but closed. ``labels``: only tables carrying
-        every one of them. ``page_size`` 0: 50; at most 500. Page tokens are opaque, keyed on
+        every one of them. ``node_id``: only that node's tables (None: every node's). ``page_size`` 0: 50; at most 500. Page tokens are opaque, keyed on
         the last row (new tables never shift later pages) and valid only with the same filters.
         """
         size = _clamp(page_size, DEFAULT_TABLE_PAGE, MAX_TABLE_PAGE)
         wanted_statuses = sorted({TableStatus(s).value for s in statuses or ()})
         wanted_labels = dict(sorted((labels or {}).items()))
         filters = ["tables", wanted_statuses, include_private, wanted_labels]
+        if node_id is not None:
+            filters.append(node_id)
         query = select(TableRow)
+        if node_id is not None:
+            query = query.where(TableRow.node_id == node_id)
         if wanted_statuses:
             query = query.where(col(TableRow.status).in_(wanted_statuses))
         else:
@@ -576,10 +604,11 @@ class EngineStore:
             session.add(table)
             return table
 
-    async def settle_statuses_on_start(self) -> StartSettlement:
+    async def settle_statuses_on_start(self, node_id: str | None = None) -> StartSettlement:
         """On start, once running hands are cancelled (none runs now): tables held by a
         shutdown's drain deal again (waiting, hold cleared); a table left pausing (its pause,
-        or an ops' drain, was waiting for a hand that is gone) is now paused, its hold kept."""
+        or an ops' drain, was waiting for a hand that is gone) is now paused, its hold kept.
+        ``node_id``: only that node's tables (None: every node's)."""
         async with self._write() as session:
             held = (
                 await session.exec(
@@ -590,6 +619,7 @@ class EngineStore:
                             col(TableRow.drain_hold) == DrainHold.SHUTDOWN.value,
                             col(TableRow.status) == TableStatus.PAUSING.value,
                         ),
+                        *_of_node(node_id),
                     )
                     .order_by(col(TableRow.created_at), col(TableRow.id))
                     .with_for_update()
@@ -607,21 +637,24 @@ class EngineStore:
                 session.add(table)
             return StartSettlement(resumed=resumed, paused=paused)
 
-    async def open_tables(self) -> list[OpenTable]:
-        """Every table not closed, with its unclosed seat sessions and seed pairs (restart)."""
-        return await self._tables_with_seats(TableRow.status != TableStatus.CLOSED.value)
+    async def open_tables(self, node_id: str | None = None) -> list[OpenTable]:
+        """Every table not closed (of ``node_id``, or every node's), with its unclosed seat
+        sessions and seed pairs (restart)."""
+        return await self._tables_with_seats(
+            sa.and_(col(TableRow.status) != TableStatus.CLOSED.value, *_of_node(node_id))
+        )
 
     async def tables(self, table_ids: Collection[str]) -> list[OpenTable]:
         """These tables (whatever their status; unknown ids are left out), oldest first, each
         with its unclosed seat sessions (none once closed) and seed pairs."""
         return await self._tables_with_seats(col(TableRow.id).in_(sorted(set(table_ids))))
 
-    async def closed_table_ids(self) -> list[str]:
-        """The ids of every closed table, oldest first."""
+    async def closed_table_ids(self, node_id: str | None = None) -> list[str]:
+        """The ids of every closed table (of ``node_id``, or every node's), oldest first."""
         async with self._read() as session:
             query = (
                 select(TableRow.id)
-                .where(TableRow.status == TableStatus.CLOSED.value)
+                .where(TableRow.status == TableStatus.CLOSED.value, *_of_node(node_id))
                 .order_by(col(TableRow.created_at), col(TableRow.id))
             )
             return list((await session.exec(query)).all())
@@ -1462,17 +1495,17 @@ class EngineStore:
             player.final_stack = player.start_stack
             session.add(player)
 
-    async def running_hands(self) -> list[RunningHand]:
-        """Every hand still running, oldest first (start-up: a previous engine left them)."""
+    async def running_hands(self, node_id: str | None = None) -> list[RunningHand]:
+        """Every hand still running (at ``node_id``'s tables, or any), oldest first
+        (start-up: a previous engine left them)."""
+        query = select(HandRow).where(HandRow.state == HandState.RUNNING.value)
+        if node_id is not None:
+            query = query.where(
+                col(HandRow.table_id).in_(select(TableRow.id).where(TableRow.node_id == node_id))
+            )
         async with self._read() as session:
             hands = list(
-                (
-                    await session.exec(
-                        select(HandRow)
-                        .where(HandRow.state == HandState.RUNNING.value)
-                        .order_by(col(HandRow.started_at), col(HandRow.id))
-                    )
-                ).all()
+                (await session.exec(query.order_by(col(HandRow.started_at), col(HandRow.id)))).all()
             )
             found = []
             for hand in hands:
@@ -1484,9 +1517,14 @@ class EngineStore:
             return found
 
     async def recover_running_hands(
-        self, reason: str = "engine restart", *, table_ids: Collection[str] | None = None
+        self,
+        reason: str = "engine restart",
+        *,
+        table_ids: Collection[str] | None = None,
+        node_id: str | None = None,
     ) -> list[HandRow]:
-        """Cancel every hand still running (of ``table_ids``, or all): call on engine start.
+        """Cancel every hand still running (of ``table_ids`` and of ``node_id``'s tables, or
+        all): call on engine start.
 
         Returns the hands it cancelled, oldest first. Their chips need no refund: stacks are
         only written when a hand finishes.
@@ -1495,6 +1533,12 @@ class EngineStore:
             query = select(HandRow.table_id).where(HandRow.state == HandState.RUNNING.value)
             if table_ids is not None:
                 query = query.where(col(HandRow.table_id).in_(list(table_ids)))
+            if node_id is not None:
+                query = query.where(
+                    col(HandRow.table_id).in_(
+                        select(TableRow.id).where(TableRow.node_id == node_id)
+                    )
+                )
             tables = sorted(set((await session.exec(query)).all()))
             # Lock every affected table first, in id order, as the other writers do.
             await session.exec(

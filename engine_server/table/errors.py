@@ -51,5 +51,19 @@ class TableError(Exception):
         return cls(ErrorKind.FAILED_PRECONDITION, reason, message, **metadata)
 
     @classmethod
+    def on_other_node(cls, table_id: str, owner: str) -> TableError:
+        """An admin call naming a table another engine node serves (metadata "node": its id).
+
+        >>> TableError.on_other_node("t1", "b").metadata
+        {'table': 'tables/t1', 'node': 'b'}
+        """
+        return cls.precondition(
+            "TABLE_ON_OTHER_NODE",
+            f"tables/{table_id} is served by engine node {owner}: call that node",
+            table=f"tables/{table_id}",
+            node=owner,
+        )
+
+    @classmethod
     def denied(cls, reason: str, message: str, **metadata: str) -> TableError:
         return cls(ErrorKind.PERMISSION_DENIED, reason, message, **metadata)

@@ -1,4 +1,10 @@
-"""The tables one engine node owns: creating, finding, loading on start, draining."""
+"""The tables one engine node owns: creating, finding, loading on start, draining.
+
+The directory is this node's: it loads and lists only the tables this node owns
+(``tables.node_id``). A table another node owns is not served here: players get
+``TABLE_NOT_FOUND`` as for any table this node does not have, ops and the lobby
+``TABLE_ON_OTHER_NODE`` naming the owner, so they call it there.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +37,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("stud.tables")
+
+#: engine_server.store.models.DEFAULT_NODE_ID (the table layer does not import the store)
+DEFAULT_NODE_ID = "main"
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -68,6 +77,8 @@ class TableDirectory(Protocol):
     async def closed_table_ids(self) -> list[str]: ...
 
     async def load_tables(self, table_ids: list[str]) -> list[LoadedTable]: ...
+
+    async def table_owner(self, table_id: str) -> str | None: ...
 
     async def recover_running_hands(self) -> int: ...
 
@@ -204,6 +215,11 @@ class TableManager:
         self.draining = False
 
     @property
+    def node_id(self) -> str:
+        """The node whose tables these are (the directory's)."""
+        return str(getattr(self._directory, "node_id", DEFAULT_NODE_ID))
+
+    @property
     def tables(self) -> dict[str, TableRuntime]:
         return self._tables
 
@@ -292,7 +308,17 @@ class TableManager:
             loaded = await self._directory.load_tables([table_id])
             if loaded:
                 return self._closed_runtime(loaded[0])
+        await self.check_own(table_id)
         raise self._not_found(table_id)
+
+    async def check_own(self, table_id: str) -> None:
+        """Refuse a table another node owns (``TABLE_ON_OTHER_NODE``: ops and the lobby call
+        the owner); a table of this node, or none at all, passes."""
+        if table_id in self._tables or table_id in self._closed:
+            return
+        owner = await self._directory.table_owner(table_id)
+        if owner is not None and owner != self.node_id:
+            raise TableError.on_other_node(table_id, owner)
 
     @staticmethod
     def _not_found(table_id: str) -> TableError:

@@ -90,6 +90,9 @@ class QuickTableRow(SQLModel, table=True):
     #: The opener's client seed (kept so an interrupted CreateTable can be retried as is).
     client_seed: str = Field(max_length=64)
     status: str = Field(default=QuickTableStatus.OPENING.value, max_length=16)
+    #: The engine node chosen to open it (None: the lobby's STUD_LOBBY_ENGINE, no node being
+    #: registered). Once the engine created it, its own ``tables.node_id`` names the owner.
+    node_id: str | None = Field(default=None, max_length=64)
     #: The table's hands up to this number have had their rake moved to the house.
     raked_through: int = Field(default=0, sa_type=sa.BigInteger)
     created_at: datetime = Field(sa_type=UTCDateTime)

@@ -17,6 +17,7 @@ from engine_server.auth import Scope, mint_token
 from engine_server.server import EngineServer, start_engine
 from engine_server.settings import EngineSettings
 from engine_server.store.adapter import open_store
+from engine_server.store.models import DEFAULT_NODE_ID
 
 SECRET = "test-secret-" + "x" * 40
 
@@ -96,7 +97,9 @@ class Engine:
 
 
 async def launch(database_url: str, **overrides: Any) -> Engine:
-    directory, store, close_store = await open_store(database_url)
+    directory, store, close_store = await open_store(
+        database_url, overrides.get("node_id", DEFAULT_NODE_ID)
+    )
     settings = EngineSettings(
         database_url=database_url,
         jwt_secret=SECRET,

@@ -76,6 +76,8 @@ async def start(database: Path, log: Path, between_hands: float = 0.05) -> Engin
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_LOG_FORMAT": "text",
         "STUD_LOG_LEVEL": "WARNING",
+        # A restart after kill -9 waits for the killed process's lease to run out: short here.
+        "STUD_ENGINE_LEASE_SECONDS": "1",
     }
     with log.open("ab") as errors:
         process = await asyncio.create_subprocess_exec(

@@ -56,6 +56,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """FAILED_PRECONDITION: the table is already in the requested state (e.g. PauseTable on a
     paused table) or cannot go there from its current state (e.g. ResumeTable on a closed one).
     """
+    ERROR_REASON_TABLE_ON_OTHER_NODE: _ErrorReason.ValueType  # 15
+    """FAILED_PRECONDITION: an AdminService call names a table another engine node owns and
+    serves (metadata "table", and "node": the owner's node id); call that node (the lobby
+    finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
+    """
     ERROR_REASON_SEAT_TAKEN: _ErrorReason.ValueType  # 20
     """--- Seats and seat sessions ----------------------------------------------------------------
 
@@ -162,6 +167,7 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
                                    in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
                   "field"          the request field that was wrong, e.g. "amount"
                   "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
+                  "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE)
       }
 
     `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -216,6 +222,11 @@ ERROR_REASON_DRAINING: ErrorReason.ValueType  # 13
 ERROR_REASON_TABLE_STATE: ErrorReason.ValueType  # 14
 """FAILED_PRECONDITION: the table is already in the requested state (e.g. PauseTable on a
 paused table) or cannot go there from its current state (e.g. ResumeTable on a closed one).
+"""
+ERROR_REASON_TABLE_ON_OTHER_NODE: ErrorReason.ValueType  # 15
+"""FAILED_PRECONDITION: an AdminService call names a table another engine node owns and
+serves (metadata "table", and "node": the owner's node id); call that node (the lobby
+finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
 """
 ERROR_REASON_SEAT_TAKEN: ErrorReason.ValueType  # 20
 """--- Seats and seat sessions ----------------------------------------------------------------

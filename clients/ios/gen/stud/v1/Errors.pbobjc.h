@@ -52,6 +52,7 @@ NS_ASSUME_NONNULL_BEGIN
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
  *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
+ *               "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE)
  *   }
  *
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -120,6 +121,13 @@ typedef GPB_ENUM(STUDErrorReason) {
    * paused table) or cannot go there from its current state (e.g. ResumeTable on a closed one).
    **/
   STUDErrorReason_ErrorReasonTableState = 14,
+
+  /**
+   * FAILED_PRECONDITION: an AdminService call names a table another engine node owns and
+   * serves (metadata "table", and "node": the owner's node id); call that node (the lobby
+   * finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
+   **/
+  STUDErrorReason_ErrorReasonTableOnOtherNode = 15,
 
   /** FAILED_PRECONDITION: the requested seat is occupied. */
   STUDErrorReason_ErrorReasonSeatTaken = 20,

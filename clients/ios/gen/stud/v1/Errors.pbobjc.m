@@ -41,21 +41,22 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "onAdminRequired\000ErrorReasonNotSeated\000Err"
         "orReasonTableNotFound\000ErrorReasonTableCl"
         "osed\000ErrorReasonTableFull\000ErrorReasonDra"
-        "ining\000ErrorReasonTableState\000ErrorReasonS"
-        "eatTaken\000ErrorReasonInvalidSeat\000ErrorRea"
-        "sonAlreadySeated\000ErrorReasonSeatSessionN"
-        "otFound\000ErrorReasonSeatSessionClosed\000Err"
-        "orReasonBuyInOutOfRange\000ErrorReasonNotYo"
-        "urTurn\000ErrorReasonIllegalAction\000ErrorRea"
-        "sonStaleHand\000ErrorReasonHandInProgress\000E"
-        "rrorReasonNoHandInProgress\000ErrorReasonSh"
-        "owNotAllowed\000ErrorReasonAmountInvalid\000Er"
-        "rorReasonIdempotencyKeyReused\000ErrorReaso"
-        "nInvalidArgument\000ErrorReasonUnknownProfi"
-        "le\000ErrorReasonInvalidSetting\000ErrorReason"
-        "InvalidPageToken\000ErrorReasonMessageTooLa"
-        "rge\000ErrorReasonWatchReplaced\000ErrorReason"
-        "SlowConsumer\000ErrorReasonTableMoved\000";
+        "ining\000ErrorReasonTableState\000ErrorReasonT"
+        "ableOnOtherNode\000ErrorReasonSeatTaken\000Err"
+        "orReasonInvalidSeat\000ErrorReasonAlreadySe"
+        "ated\000ErrorReasonSeatSessionNotFound\000Erro"
+        "rReasonSeatSessionClosed\000ErrorReasonBuyI"
+        "nOutOfRange\000ErrorReasonNotYourTurn\000Error"
+        "ReasonIllegalAction\000ErrorReasonStaleHand"
+        "\000ErrorReasonHandInProgress\000ErrorReasonNo"
+        "HandInProgress\000ErrorReasonShowNotAllowed"
+        "\000ErrorReasonAmountInvalid\000ErrorReasonIde"
+        "mpotencyKeyReused\000ErrorReasonInvalidArgu"
+        "ment\000ErrorReasonUnknownProfile\000ErrorReas"
+        "onInvalidSetting\000ErrorReasonInvalidPageT"
+        "oken\000ErrorReasonMessageTooLarge\000ErrorRea"
+        "sonWatchReplaced\000ErrorReasonSlowConsumer"
+        "\000ErrorReasonTableMoved\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -67,6 +68,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonTableFull,
         STUDErrorReason_ErrorReasonDraining,
         STUDErrorReason_ErrorReasonTableState,
+        STUDErrorReason_ErrorReasonTableOnOtherNode,
         STUDErrorReason_ErrorReasonSeatTaken,
         STUDErrorReason_ErrorReasonInvalidSeat,
         STUDErrorReason_ErrorReasonAlreadySeated,
@@ -116,6 +118,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonTableFull:
     case STUDErrorReason_ErrorReasonDraining:
     case STUDErrorReason_ErrorReasonTableState:
+    case STUDErrorReason_ErrorReasonTableOnOtherNode:
     case STUDErrorReason_ErrorReasonSeatTaken:
     case STUDErrorReason_ErrorReasonInvalidSeat:
     case STUDErrorReason_ErrorReasonAlreadySeated:

@@ -23,6 +23,7 @@ package stud.v1;
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
  *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
+ *               "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE)
  *   }
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
  * act"); show users a text chosen from `reason`, not the message.
@@ -127,6 +128,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_TABLE_STATE = 14;</code>
    */
   ERROR_REASON_TABLE_STATE(14),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: an AdminService call names a table another engine node owns and
+   * serves (metadata "table", and "node": the owner's node id); call that node (the lobby
+   * finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
+   * </pre>
+   *
+   * <code>ERROR_REASON_TABLE_ON_OTHER_NODE = 15;</code>
+   */
+  ERROR_REASON_TABLE_ON_OTHER_NODE(15),
   /**
    * <pre>
    * FAILED_PRECONDITION: the requested seat is occupied.
@@ -408,6 +419,16 @@ public enum ErrorReason
   public static final int ERROR_REASON_TABLE_STATE_VALUE = 14;
   /**
    * <pre>
+   * FAILED_PRECONDITION: an AdminService call names a table another engine node owns and
+   * serves (metadata "table", and "node": the owner's node id); call that node (the lobby
+   * finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
+   * </pre>
+   *
+   * <code>ERROR_REASON_TABLE_ON_OTHER_NODE = 15;</code>
+   */
+  public static final int ERROR_REASON_TABLE_ON_OTHER_NODE_VALUE = 15;
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the requested seat is occupied.
    * </pre>
    *
@@ -631,6 +652,7 @@ public enum ErrorReason
       case 12: return ERROR_REASON_TABLE_FULL;
       case 13: return ERROR_REASON_DRAINING;
       case 14: return ERROR_REASON_TABLE_STATE;
+      case 15: return ERROR_REASON_TABLE_ON_OTHER_NODE;
       case 20: return ERROR_REASON_SEAT_TAKEN;
       case 21: return ERROR_REASON_INVALID_SEAT;
       case 22: return ERROR_REASON_ALREADY_SEATED;

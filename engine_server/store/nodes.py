@@ -1,0 +1,188 @@
+"""The engine node registry (``engine_nodes``): claiming a node id, renewing its lease.
+
+One process at a time holds a node id. :meth:`NodeRegistry.claim` is one statement, an
+``INSERT … ON CONFLICT (id) DO UPDATE … WHERE`` the node is stopped or its lease has run out,
+so two processes claiming one id at once cannot both win: the database serialises them on
+the row, and the second finds the first's fresh lease. Claiming bumps ``epoch``; every
+renewal and state change names the epoch it claimed, so a process whose node was claimed
+again (after its lease ran out) finds no row to renew and knows it must stop.
+
+Times are the engine's clock (aware UTC): nodes sharing a database are expected to keep their
+clocks within a small part of the lease of each other (NTP).
+
+>>> import asyncio, tempfile
+>>> from datetime import timedelta
+>>> from engine_server.store.database import create_engine_for
+>>> from engine_server.store.migrate import upgrade_to_head
+>>> from engine_server.store.types import utc_now
+>>> url = f"sqlite:///{tempfile.mkdtemp()}/nodes.sqlite3"
+>>> _ = upgrade_to_head(url)
+>>> async def demo():
+...     engine = create_engine_for(url)
+...     registry = NodeRegistry(engine)
+...     where = NodeAddresses("127.0.0.1:50051", "127.0.0.1:50051", "http://127.0.0.1:8081")
+...     now = utc_now()
+...     first = await registry.claim("a", where, now=now, lease_seconds=15)
+...     again = await registry.claim("a", where, now=now, lease_seconds=15)  # still held
+...     later = now + timedelta(seconds=16)
+...     renewed = await registry.renew("a", first, now=later, lease_seconds=15)  # nobody took it
+...     await registry.set_state("a", first, NodeState.STOPPED, now=later)
+...     second = await registry.claim("a", where, now=later, lease_seconds=15)
+...     stale = await registry.renew("a", first, now=later, lease_seconds=15)
+...     await engine.dispose()
+...     return first, again, renewed, second, stale
+>>> asyncio.run(demo())
+(1, None, True, 2, False)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine_server.store.database import WRITE_OPTIONS
+from engine_server.store.models import EngineNodeRow, NodeState, TableRow, TableStatus
+
+__all__ = ["NodeAddresses", "NodeRegistry", "live_nodes"]
+
+_NODES = EngineNodeRow.__table__  # type: ignore[attr-defined]
+_TABLES = TableRow.__table__  # type: ignore[attr-defined]
+
+
+class NodeAddresses(NamedTuple):
+    """What a node advertises: the lobby's AdminService address, the players' gRPC address
+    and the browsers' gRPC-Web URL."""
+
+    admin: str
+    grpc: str
+    web: str
+
+
+def _row(mapping: Any) -> EngineNodeRow:
+    return EngineNodeRow(**dict(mapping))
+
+
+class NodeRegistry:
+    """Claims, renews and releases node ids on ``engine`` (an async engine of the store)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._writer = engine.execution_options(**WRITE_OPTIONS)
+
+    async def claim(
+        self,
+        node_id: str,
+        addresses: NodeAddresses,
+        *,
+        now: datetime,
+        lease_seconds: float,
+        state: NodeState = NodeState.STARTING,
+    ) -> int | None:
+        """Take the node for this process: its new epoch, or None while another process
+        holds it (not stopped, lease not run out). Atomic: of processes claiming at once, one
+        gets an epoch."""
+        dialect = self.engine.dialect.name
+        insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(_NODES)
+        values = {
+            "id": node_id,
+            "epoch": 1,
+            "state": state.value,
+            "admin_address": addresses.admin,
+            "grpc_address": addresses.grpc,
+            "web_url": addresses.web,
+            "started_at": now,
+            "heartbeat_at": now,
+            "expires_at": now + timedelta(seconds=lease_seconds),
+        }
+        statement = insert.values(**values)
+        fresh = statement.excluded
+        statement = statement.on_conflict_do_update(
+            index_elements=[_NODES.c.id],
+            set_={
+                "epoch": _NODES.c.epoch + 1,
+                **{name: getattr(fresh, name) for name in values if name not in ("id", "epoch")},
+            },
+            where=sa.or_(
+                _NODES.c.state == NodeState.STOPPED.value,
+                _NODES.c.expires_at < now,
+            ),
+        ).returning(_NODES.c.epoch)
+        async with self._writer.begin() as connection:
+            epoch = (await connection.execute(statement)).scalar_one_or_none()
+        return None if epoch is None else int(epoch)
+
+    async def renew(self, node_id: str, epoch: int, *, now: datetime, lease_seconds: float) -> bool:
+        """Extend the lease of the process that claimed ``epoch``: False when another
+        process has claimed the node since (or it was marked stopped)."""
+        statement = (
+            sa.update(_NODES)
+            .where(
+                _NODES.c.id == node_id,
+                _NODES.c.epoch == epoch,
+                _NODES.c.state != NodeState.STOPPED.value,
+            )
+            .values(heartbeat_at=now, expires_at=now + timedelta(seconds=lease_seconds))
+        )
+        async with self._writer.begin() as connection:
+            return (await connection.execute(statement)).rowcount == 1
+
+    async def set_state(
+        self,
+        node_id: str,
+        epoch: int,
+        state: NodeState,
+        *,
+        now: datetime,
+        addresses: NodeAddresses | None = None,
+    ) -> bool:
+        """Set the node's state (and addresses) if ``epoch`` still holds it. Stopping frees
+        the lease at once (``expires_at`` = now)."""
+        values: dict[str, Any] = {"state": state.value}
+        if addresses is not None:
+            values.update(
+                admin_address=addresses.admin, grpc_address=addresses.grpc, web_url=addresses.web
+            )
+        if state is NodeState.STOPPED:
+            values.update(heartbeat_at=now, expires_at=now)
+        statement = (
+            sa.update(_NODES)
+            .where(_NODES.c.id == node_id, _NODES.c.epoch == epoch)
+            .values(**values)
+        )
+        async with self._writer.begin() as connection:
+            return (await connection.execute(statement)).rowcount == 1
+
+    async def get(self, node_id: str) -> EngineNodeRow | None:
+        async with self.engine.connect() as connection:
+            found = (
+                (await connection.execute(sa.select(_NODES).where(_NODES.c.id == node_id)))
+                .mappings()
+                .first()
+            )
+        return None if found is None else _row(found)
+
+    async def nodes(self) -> list[EngineNodeRow]:
+        """Every registered node, by id."""
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(sa.select(_NODES).order_by(_NODES.c.id))).mappings()
+            return [_row(r) for r in rows]
+
+
+def live_nodes(now: datetime) -> sa.Select[Any]:
+    """The nodes a new table may go to — lease not run out, serving — each with its number
+    of tables not closed, fewest first (then by id): ``(EngineNodeRow columns…, open_tables)``."""
+    open_tables = (
+        sa.select(sa.func.count())
+        .select_from(_TABLES)
+        .where(_TABLES.c.node_id == _NODES.c.id, _TABLES.c.status != TableStatus.CLOSED.value)
+        .scalar_subquery()
+    )
+    return (
+        sa.select(*_NODES.c, open_tables.label("open_tables"))
+        .where(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+        .order_by(open_tables, _NODES.c.id)
+    )

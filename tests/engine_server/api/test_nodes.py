@@ -1,0 +1,367 @@
+"""Several engine nodes on one database: each serves, loads and recovers only its own tables;
+a node id is held by one live process at a time; a node that loses its lease stops serving.
+
+Real servers on loopback (in-process, and ``stud engine`` processes), on SQLite and on
+PostgreSQL (a database of the test's own on ``$STUD_TEST_POSTGRES_URL``, default
+``postgresql://postgres@127.0.0.1:5432/test``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import sqlite3
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import grpc
+import psycopg2
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from stud.v1 import admin_service_pb2, table_service_pb2
+
+from engine_server.store.database import create_engine_for
+from engine_server.store.models import NodeState
+from engine_server.store.nodes import NodeRegistry
+from engine_server.table.runtime import TableRuntime
+from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
+from tests.engine_server.api.test_bad_input import refused
+
+STUD = Path(sys.executable).with_name("stud")
+POSTGRES_URL = os.environ.get("STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+#: short leases: renewals every third of a second, a dead holder's lease gone within one
+LEASE = 1.0
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/nodes.sqlite3"
+        return
+    try:
+        admin = psycopg2.connect(POSTGRES_URL, connect_timeout=3)
+    except psycopg2.OperationalError as error:
+        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {error}")
+    admin.autocommit = True
+    name = f"stud_test_nodes_{os.getpid()}_{secrets.token_hex(3)}"
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+
+
+def stopped(runtime: TableRuntime) -> bool:
+    """The table's owner task has ended: it takes no command and writes nothing more."""
+    return runtime._task is None or runtime._task.done()
+
+
+async def node(url: str, node_id: str) -> Engine:
+    return await launch(url, node_id=node_id, lease_seconds=LEASE)
+
+
+async def registry_row(url: str, node_id: str) -> dict[str, object]:
+    engine = create_engine_for(url)
+    try:
+        row = await NodeRegistry(engine).get(node_id)
+    finally:
+        await engine.dispose()
+    assert row is not None, node_id
+    return row.model_dump()
+
+
+async def seat_two(engine: Engine, table_id: str) -> None:
+    await engine.seat(table_id, f"{table_id}-ann", seat=1)
+    await engine.seat(table_id, f"{table_id}-bob", seat=2)
+
+
+async def table_ids(engine: Engine) -> list[str]:
+    listed = await engine.admin.ListTables(
+        admin_service_pb2.ListTablesRequest(page_size=500), metadata=engine.admin_md
+    )
+    return sorted(t.name.removeprefix("tables/") for t in listed.tables)
+
+
+async def test_two_nodes_serve_and_load_only_their_own_tables(database_url: str) -> None:
+    a = await node(database_url, "a")
+    b = await node(database_url, "b")
+    try:
+        for engine, node_id in ((a, "a"), (b, "b")):
+            row = await registry_row(database_url, node_id)
+            assert row["state"] == NodeState.SERVING.value
+            assert row["admin_address"] == row["grpc_address"] == engine.grpc_address
+            assert row["web_url"] == engine.web_url
+        await a.create_table("ta")
+        await b.create_table("tb")
+        await seat_two(a, "ta")
+        await seat_two(b, "tb")
+        assert await table_ids(a) == ["ta"]
+        assert await table_ids(b) == ["tb"]
+
+        # Ops and the lobby calling the wrong node are told which node owns the table.
+        on_b = {"node": "b", "table": "tables/tb"}
+        precondition = grpc.StatusCode.FAILED_PRECONDITION
+        await refused(
+            a.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name="tables/tb", reason="test"),
+                metadata=a.admin_md,
+            ),
+            precondition,
+            "TABLE_ON_OTHER_NODE",
+            **on_b,
+        )
+        await refused(
+            a.admin.SeatPlayer(
+                admin_service_pb2.SeatPlayerRequest(
+                    table="tables/tb", seat_session_id="ss-cy", player_id="cy", buy_in=100
+                ),
+                metadata=a.admin_md,
+            ),
+            precondition,
+            "TABLE_ON_OTHER_NODE",
+            **on_b,
+        )
+        await refused(
+            a.admin.ListSeatSessions(
+                admin_service_pb2.ListSeatSessionsRequest(table="tables/tb"), metadata=a.admin_md
+            ),
+            precondition,
+            "TABLE_ON_OTHER_NODE",
+            **on_b,
+        )
+        # b's CreateTable retried at a: refused, not a second runtime of the same table.
+        await refused(a.create_table("tb"), precondition, "TABLE_ON_OTHER_NODE", **on_b)
+        # Players at the wrong node: the table is not here, as for any unknown table.
+        await refused(
+            a.tables.Act(
+                table_service_pb2.ActRequest(table="tables/tb", hand_number=1, action_id="x1"),
+                metadata=a.player_md("tb-ann"),
+            ),
+            grpc.StatusCode.NOT_FOUND,
+            "TABLE_NOT_FOUND",
+        )
+        watch = a.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/tb"), metadata=a.player_md("tb-ann")
+        )
+        await refused(watch.read(), grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND")
+        # ... and at the right one they play.
+        stream = b.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/tb"), metadata=b.player_md("tb-ann")
+        )
+        first = await stream.read()
+        assert first.snapshot.table == "tables/tb"
+        stream.cancel()
+    finally:
+        await shut(a)
+        await shut(b)
+    assert (await registry_row(database_url, "a"))["state"] == NodeState.STOPPED.value
+
+    # Restarted one at a time, each node loads its own tables only.
+    a = await node(database_url, "a")
+    try:
+        assert set(a.server.manager.tables) == {"ta"}
+        assert (await registry_row(database_url, "a"))["epoch"] == 2
+        await refused(
+            a.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name="tables/tb", reason="test"),
+                metadata=a.admin_md,
+            ),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "TABLE_ON_OTHER_NODE",
+            node="b",
+        )
+        b = await node(database_url, "b")
+        try:
+            assert set(b.server.manager.tables) == {"tb"}
+            seats = (
+                await b.admin.GetTable(
+                    admin_service_pb2.GetTableRequest(name="tables/tb", reason="test"),
+                    metadata=b.admin_md,
+                )
+            ).table.seats
+            assert sorted(s.player_id for s in seats) == ["tb-ann", "tb-bob"]
+        finally:
+            await shut(b)
+    finally:
+        await shut(a)
+
+
+async def test_a_node_whose_lease_another_process_claimed_stops_serving(
+    database_url: str,
+) -> None:
+    a = await node(database_url, "a")
+    try:
+        await a.create_table("ta")
+        await seat_two(a, "ta")
+        # Another process claimed node a (as one does once a's lease ran out): a new epoch.
+        engine = create_engine_for(database_url)
+        async with engine.begin() as connection:
+            await connection.execute(
+                sa.text("UPDATE engine_nodes SET epoch = epoch + 1 WHERE id = 'a'")
+            )
+        await engine.dispose()
+        async with asyncio.timeout(LEASE * 2):
+            await a.server.lost.wait()
+        assert "another process claimed" in a.server.lost_reason
+        assert all(stopped(t) for t in a.server.manager.tables.values())
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await a.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name="tables/ta", reason="test"),
+                metadata=a.admin_md,
+                timeout=2,
+            )
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        await shut(a)
+    # The lost process did not mark the node stopped: the next one waits out the lease.
+    again = await node(database_url, "a")
+    try:
+        assert set(again.server.manager.tables) == {"ta"}
+        assert (await registry_row(database_url, "a"))["epoch"] == 3
+    finally:
+        await shut(again)
+
+
+@contextlib.contextmanager
+def database_held(url: str) -> Iterator[None]:
+    """Every write to the registry blocks while this runs (the database is "unreachable")."""
+    if url.startswith("sqlite"):
+        connection = sqlite3.connect(make_url(url).database or "", isolation_level=None)
+        connection.execute("BEGIN EXCLUSIVE")
+    else:
+        connection = psycopg2.connect(url)
+        connection.cursor().execute("LOCK TABLE engine_nodes IN ACCESS EXCLUSIVE MODE")
+    try:
+        yield
+    finally:
+        connection.rollback()
+        connection.close()
+
+
+async def test_a_node_that_cannot_renew_its_lease_stops_before_it_runs_out(
+    database_url: str,
+) -> None:
+    a = await node(database_url, "a")
+    try:
+        await a.create_table("ta")
+        loop = asyncio.get_running_loop()
+        with database_held(database_url):
+            started = loop.time()
+            async with asyncio.timeout(LEASE * 3):
+                await a.server.lost.wait()
+            # Stopped before another process could take the node (the whole lease).
+            assert loop.time() - started < LEASE * 1.05
+        assert "not renewed" in a.server.lost_reason
+        assert all(stopped(t) for t in a.server.manager.tables.values())
+    finally:
+        await shut(a)
+
+
+# ------------------------------------------------------------------ stud engine processes
+
+
+def engine_env(url: str, node_id: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "STUD_DATABASE_URL": url,
+        "STUD_JWT_SECRET": SECRET,
+        "STUD_ENGINE_HOST": "127.0.0.1",
+        "STUD_ENGINE_METRICS_PORT": "0",
+        "STUD_ENGINE_NODE_ID": node_id,
+        "STUD_ENGINE_LEASE_SECONDS": str(LEASE),
+        "STUD_LOG_FORMAT": "text",
+        "STUD_LOG_LEVEL": "WARNING",
+    }
+
+
+@contextlib.asynccontextmanager
+async def engine_process(url: str, node_id: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    process = await asyncio.create_subprocess_exec(
+        str(STUD),
+        "engine",
+        "--grpc-port",
+        "0",
+        "--web-port",
+        "0",
+        env=engine_env(url, node_id),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        await process.wait()
+
+
+async def ready_line(process: asyncio.subprocess.Process) -> dict[str, str]:
+    assert process.stdout is not None
+    async with asyncio.timeout(30):
+        while True:
+            line = await process.stdout.readline()
+            assert line, "stud engine exited before it was ready"
+            with contextlib.suppress(ValueError):
+                ready = json.loads(line)
+                if isinstance(ready, dict) and "grpc" in ready:
+                    return ready
+
+
+async def exit_of(process: asyncio.subprocess.Process) -> tuple[int, str]:
+    assert process.stderr is not None
+    async with asyncio.timeout(30):
+        errors = await process.stderr.read()
+        return await process.wait(), errors.decode()
+
+
+async def test_a_second_process_for_a_live_node_is_refused(database_url: str) -> None:
+    a = await node(database_url, "a")
+    try:
+        async with engine_process(database_url, "a") as second:
+            code, errors = await exit_of(second)
+        assert code == 1
+        last = errors.strip().splitlines()[-1]
+        assert last.startswith("stud engine: engine node 'a' is held by a live process"), errors
+        # The live node went on serving all along.
+        assert (await registry_row(database_url, "a"))["epoch"] == 1
+        await a.create_table("ta")
+        # Another node id starts beside it, and stops cleanly on SIGTERM.
+        async with engine_process(database_url, "b") as other:
+            ready = await ready_line(other)
+            assert ready["node"] == "b"
+            row = await registry_row(database_url, "b")
+            assert row["state"] == NodeState.SERVING.value
+            assert row["grpc_address"] == ready["grpc"]
+            other.send_signal(signal.SIGTERM)
+            code, errors = await exit_of(other)
+            assert code == 0, errors
+        assert (await registry_row(database_url, "b"))["state"] == NodeState.STOPPED.value
+    finally:
+        await shut(a)
+
+
+async def test_a_process_that_loses_its_lease_exits_non_zero(database_url: str) -> None:
+    async with engine_process(database_url, "a") as process:
+        await ready_line(process)
+        engine = create_engine_for(database_url)
+        async with engine.begin() as connection:
+            await connection.execute(
+                sa.text("UPDATE engine_nodes SET epoch = epoch + 1 WHERE id = 'a'")
+            )
+        await engine.dispose()
+        code, errors = await exit_of(process)
+    assert code == 1
+    last = errors.strip().splitlines()[-1]
+    assert last.startswith("stud engine: engine node 'a' stopped serving its tables: lease lost"), (
+        errors
+    )
