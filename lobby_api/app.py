@@ -30,6 +30,7 @@ from lobby_api.auth import provide_current_player, provide_player_id, token_subj
 from lobby_api.catalog.controllers import CatalogController
 from lobby_api.db import Database, provide_db, provide_db_session
 from lobby_api.engine_client import EngineClient
+from lobby_api.engine_nodes import TableEngines
 from lobby_api.fairness.controllers import FairnessController
 from lobby_api.history.controllers import HistoryController
 from lobby_api.metrics import MetricsController, metrics_middleware
@@ -84,10 +85,12 @@ def create_app(
     engine = engine_client or EngineClient(
         settings.engine_grpc, settings.jwt_secret, timeout=settings.engine_timeout_seconds
     )
+    # Each table's calls go to the engine node that owns it (STUD_LOBBY_ENGINE: none known).
+    engines = TableEngines(db, engine, settings)
     hasher = password_hasher or PasswordHasher()
     accounts = Accounts(db, hasher, settings.signup_grant)
-    settlement = Settlement(db, engine)
-    games = QuickGames(db, engine, settings, settlement)
+    settlement = Settlement(db, engines)
+    games = QuickGames(db, engines, settings, settlement)
     rate_limits = RateLimits(db)
 
     @asynccontextmanager
@@ -108,6 +111,7 @@ def create_app(
                 sweeper.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await sweeper
+            await engines.close()
             if engine_client is None:
                 await engine.close()
             if database is None:
@@ -150,6 +154,7 @@ def create_app(
                 "settings": settings,
                 "db": db,
                 "engine": engine,
+                "engines": engines,
                 "games": games,
                 "settlement": settlement,
             }

@@ -37,7 +37,8 @@ from engine_server.store.models import HandRow, HandState, SeatSessionRow, SeatS
 from engine_server.store.models import TableRow as EngineTableRow
 from engine_server.store.types import utc_now
 from lobby_api.db import Database
-from lobby_api.engine_client import EngineClient, EngineError
+from lobby_api.engine_client import EngineError
+from lobby_api.engine_nodes import TableEngines
 from lobby_api.quickgame.models import LobbySeatRow, QuickTableRow, QuickTableStatus, SeatState
 from lobby_api.wallet.ledger import RAKE, escrow_account, post, wallet_account
 from lobby_api.wallet.models import LedgerAccountRow
@@ -85,7 +86,7 @@ async def occupied_seats(session: AsyncSession, table_id: str) -> int:
 class Settlement:
     """Settles seat sessions, moves rake and winds up empty quick-game tables."""
 
-    def __init__(self, db: Database, engine: EngineClient) -> None:
+    def __init__(self, db: Database, engine: TableEngines) -> None:
         self.db = db
         self.engine = engine
 

@@ -44,7 +44,8 @@ from lobby_api.catalog.services import (
     seats_at,
 )
 from lobby_api.db import Database
-from lobby_api.engine_client import EngineClient, EngineError, TableSpec
+from lobby_api.engine_client import EngineError, TableSpec
+from lobby_api.engine_nodes import TableEngines
 from lobby_api.idempotency import Answer, Transient, complete_and_finish, run_idempotent
 from lobby_api.idempotency import _claim as claim_key
 from lobby_api.problems import DomainError
@@ -134,7 +135,7 @@ class QuickGames:
     def __init__(
         self,
         db: Database,
-        engine: EngineClient,
+        engine: TableEngines,
         settings: LobbySettings,
         settlement: Settlement,
     ) -> None:
@@ -162,6 +163,8 @@ class QuickGames:
             now = utc_now()
             table = QuickTableRow(
                 table_id=_new_id("qg", 8),
+                # Chosen once: a retried CreateTable goes to the same node.
+                node_id=await self.engine.choose(session),
                 opener_player_id=player.id,
                 city=player.city,
                 stake_level=level.id,
@@ -280,11 +283,13 @@ class QuickGames:
             if locked_table is not None and locked_table.status == QuickTableStatus.OPENING.value:
                 locked_table.status = QuickTableStatus.OPEN.value
                 session.add(locked_table)
+        # The node that owns the table now (it created it).
+        route = await self.engine.route(table.table_id)
         view = QuickGameView(
             table=f"tables/{table.table_id}",
             table_id=table.table_id,
-            engine_grpc=self.settings.engine_grpc_public,
-            engine_grpc_web=self.settings.engine_grpc_web,
+            engine_grpc=route.grpc,
+            engine_grpc_web=route.web,
             commitment=engine_table.seed.commitment,
             next_commitment=engine_table.next_commitment,
             client_seed=table.client_seed,
@@ -389,6 +394,7 @@ class QuickGames:
                 else None
             )
         seated = ticket.status == TicketStatus.SEATED.value
+        route = await self.engine.route(ticket.table_id) if seated and ticket.table_id else None
         return TicketView(
             id=ticket.id,
             status=ticket.status,
@@ -401,8 +407,8 @@ class QuickGames:
             table_id=ticket.table_id,
             seat_session_id=ticket.seat_session_id,
             seat=seat.seat if seat is not None else None,
-            engine_grpc=self.settings.engine_grpc_public if seated else None,
-            engine_grpc_web=self.settings.engine_grpc_web if seated else None,
+            engine_grpc=route.grpc if route is not None else None,
+            engine_grpc_web=route.web if route is not None else None,
         )
 
     async def get_ticket(self, player_id: str, ticket_id: str) -> TicketView:

@@ -44,3 +44,46 @@ def test_the_loop_is_uvloop_unless_set_to_asyncio() -> None:
 def test_an_unknown_loop_is_refused(bad: str) -> None:
     with pytest.raises(SettingsError, match=r"^STUD_ENGINE_LOOP: expected uvloop or asyncio"):
         EngineSettings.from_env({**SECRET, "STUD_ENGINE_LOOP": bad})
+
+
+def test_the_node_settings_default_to_one_node_on_the_bound_addresses() -> None:
+    settings = EngineSettings.from_env(SECRET)
+    assert (settings.node_id, settings.lease_seconds) == ("main", 15.0)
+    assert settings.advertised(7000, 7001) == (
+        "127.0.0.1:7000",
+        "127.0.0.1:7000",
+        "http://127.0.0.1:7001",
+    )
+    given = EngineSettings.from_env(
+        {
+            **SECRET,
+            "STUD_ENGINE_NODE_ID": "e-2.eu",
+            "STUD_ENGINE_LEASE_SECONDS": "2.5",
+            "STUD_ENGINE_ADVERTISE_ADMIN": "10.0.0.2:50051",
+            "STUD_ENGINE_ADVERTISE_GRPC": "e2.play.example:443",
+            "STUD_ENGINE_ADVERTISE_WEB": "https://e2.play.example/",
+        }
+    )
+    assert (given.node_id, given.lease_seconds) == ("e-2.eu", 2.5)
+    assert given.advertised(7000, 7001) == (
+        "10.0.0.2:50051",
+        "e2.play.example:443",
+        "https://e2.play.example",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("STUD_ENGINE_NODE_ID", "-a", "STUD_ENGINE_NODE_ID: expected 1-64 characters"),
+        ("STUD_ENGINE_NODE_ID", "a" * 65, "STUD_ENGINE_NODE_ID: expected 1-64 characters"),
+        ("STUD_ENGINE_LEASE_SECONDS", "0.5", "STUD_ENGINE_LEASE_SECONDS: must be at least 1"),
+        ("STUD_ENGINE_LEASE_SECONDS", "soon", "STUD_ENGINE_LEASE_SECONDS: expected a number"),
+        ("STUD_ENGINE_ADVERTISE_GRPC", "e2.play.example", "STUD_ENGINE_ADVERTISE_GRPC: expected"),
+        ("STUD_ENGINE_ADVERTISE_ADMIN", "host:99999", "STUD_ENGINE_ADVERTISE_ADMIN: expected"),
+        ("STUD_ENGINE_ADVERTISE_WEB", "e2.play.example", "STUD_ENGINE_ADVERTISE_WEB: expected"),
+    ],
+)
+def test_bad_node_settings_are_refused(name: str, value: str, message: str) -> None:
+    with pytest.raises(SettingsError, match=f"^{message}"):
+        EngineSettings.from_env({**SECRET, name: value})

@@ -227,8 +227,10 @@ async def test_fifty_buy_ins_at_once_from_a_wallet_that_pays_for_ten(
 async def test_an_unreachable_engine_keeps_the_money_in_escrow_until_a_retry_finishes(
     settings: object, engine: Engine, client: httpx.AsyncClient, db: Database, city: str
 ) -> None:
-    # A second replica that cannot reach the engine.
+    # A second replica that cannot reach the engine: neither at STUD_LOBBY_ENGINE (nothing
+    # listens there) nor at the address the engine node registered.
     cut_off = build_app(settings, None)  # type: ignore[arg-type]
+    cut_off.state.engines.client = lambda address: cut_off.state.engine
     async with (
         running(cut_off),
         httpx.AsyncClient(

@@ -1,0 +1,161 @@
+"""The lobby over several engine nodes sharing its database (SQLite and PostgreSQL).
+
+The lobby's own engine address (STUD_LOBBY_ENGINE) points where nothing listens, so every
+call that works went to the node the registry names: quick games are spread over the live
+nodes, players reach their table at the address they were given, and the lobby's later
+calls (seating a ticket, leaving, closing the table) go to the table's owner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+import httpx
+import pytest
+from stud.v1 import admin_service_pb2, table_service_pb2, table_service_pb2_grpc
+
+from lobby_api.db import Database
+from lobby_api.engine_client import EngineClient
+from lobby_api.engine_nodes import TableEngines
+from lobby_api.settings import LobbySettings
+from tests.engine_server.api.conftest import Engine, launch, shut
+from tests.lobby_api.conftest import add_test_levels, build_app, running
+from tests.lobby_api.support import Player, register, rows, scalar
+
+LEASE = 1.0
+
+
+@pytest.fixture
+def fresh_database() -> None:
+    """Asked for so that the test gets a database of its own (see conftest.database_url)."""
+
+
+@pytest.fixture
+async def nodes(database_url: str, fresh_database: None) -> AsyncIterator[dict[str, Engine]]:
+    started: dict[str, Engine] = {}
+    try:
+        for node_id in ("a", "b"):
+            started[node_id] = await launch(database_url, node_id=node_id, lease_seconds=LEASE)
+        yield started
+    finally:
+        for engine in started.values():
+            await shut(engine)
+
+
+@pytest.fixture
+async def lobby(settings: LobbySettings) -> AsyncIterator[tuple[httpx.AsyncClient, Database]]:
+    app = build_app(settings)  # STUD_LOBBY_ENGINE: nothing listens there
+    async with running(app):
+        await add_test_levels(app.state.db)
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://lobby") as http:
+            yield http, app.state.db
+    await app.state.engine.close()
+
+
+def quick(seed: str) -> dict[str, object]:
+    return {"stake_level": "t-austria", "buy_in": 100, "client_seed": seed}
+
+
+async def first_view(address: str, table: str, token: str) -> table_service_pb2.TableSnapshot:
+    """The player's first view of his table, read at ``address`` (what he was given)."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stream = table_service_pb2_grpc.TableServiceStub(channel).WatchTable(
+            table_service_pb2.WatchTableRequest(table=table),
+            metadata=(("authorization", f"Bearer {token}"),),
+        )
+        first = await stream.read()
+        stream.cancel()
+    snapshot: table_service_pb2.TableSnapshot = first.snapshot
+    return snapshot
+
+
+async def owner(db: Database, table_id: str) -> str:
+    return str(await scalar(db, "SELECT node_id FROM tables WHERE id = :t", t=table_id))
+
+
+async def test_quick_games_are_spread_over_the_live_nodes_and_calls_follow_the_owner(
+    nodes: dict[str, Engine], lobby: tuple[httpx.AsyncClient, Database], city: str
+) -> None:
+    client, db = lobby
+    players = [await register(client, city) for _ in range(4)]
+    games = []
+    for number, player in enumerate(players[:3]):
+        answer = await player.post("/quickgame", quick(f"seed_{number}"))
+        assert answer.status_code == 201, answer.text
+        games.append(answer.json())
+    # Fewest open tables first, ties by node id: a, b, then a again.
+    where = [await owner(db, g["table_id"]) for g in games]
+    assert where == ["a", "b", "a"]
+    for game, node_id in zip(games, where, strict=True):
+        engine = nodes[node_id]
+        assert (game["engine_grpc"], game["engine_grpc_web"]) == (
+            engine.grpc_address,
+            engine.web_url,
+        )
+        view = await first_view(game["engine_grpc"], game["table"], game["token"])
+        assert view.table == game["table"]
+        assert [s.number for s in view.seats] == [game["seat"]]
+
+    # A ticket is seated at the oldest table with room (on a) and told a's addresses.
+    sitter: Player = players[3]
+    ticket = await sitter.post("/tickets", {"stake_level": "t-austria", "buy_in": 100})
+    assert ticket.status_code == 201, ticket.text
+    placed = ticket.json()
+    assert (placed["status"], placed["table_id"]) == ("seated", games[0]["table_id"])
+    assert (placed["engine_grpc"], placed["engine_grpc_web"]) == (
+        nodes["a"].grpc_address,
+        nodes["a"].web_url,
+    )
+    seated = await nodes["a"].admin.GetTable(
+        admin_service_pb2.GetTableRequest(name=placed["table"], reason="test"),
+        metadata=nodes["a"].admin_md,
+    )
+    assert sorted(s.player_id for s in seated.table.seats) == sorted([players[0].id, sitter.id])
+
+    # Leaving b's table: RemovePlayer at b, the wallet credited, the empty table closed at b.
+    left = await players[1].post(f"/tables/{games[1]['table_id']}/leave", idempotency=None)
+    assert left.status_code == 200, left.text
+    assert left.json()["state"] == "closed"
+    assert await players[1].balance() == 10_000
+    status = await rows(db, "SELECT status FROM tables WHERE id = :t", t=games[1]["table_id"])
+    assert status[0][0] == "closed"
+
+    # A draining node gets no new table, though it has fewer.
+    await nodes["b"].admin.Drain(admin_service_pb2.DrainRequest(), metadata=nodes["b"].admin_md)
+    state = await scalar(db, "SELECT state FROM engine_nodes WHERE id = 'b'")
+    assert state == "draining"
+    late = await register(client, city)
+    answer = await late.post("/quickgame", quick("seed_late"))
+    assert answer.status_code == 201, answer.text
+    assert await owner(db, answer.json()["table_id"]) == "a"
+
+
+async def test_with_no_live_node_the_lobby_falls_back_to_its_own_engine_address(
+    nodes: dict[str, Engine],
+    lobby: tuple[httpx.AsyncClient, Database],
+    settings: LobbySettings,
+    city: str,
+) -> None:
+    client, db = lobby
+    for engine in nodes.values():
+        await engine.admin.Drain(admin_service_pb2.DrainRequest(), metadata=engine.admin_md)
+    engines = TableEngines(db, EngineClient(settings.engine_grpc, settings.jwt_secret), settings)
+    async with db.read() as session:
+        assert await engines.choose(session) is None
+    route = await engines.route("no-such-table")
+    assert (route.node_id, route.client.address) == (None, settings.engine_grpc)
+    assert (route.grpc, route.web) == (settings.engine_grpc_public, settings.engine_grpc_web)
+    # A quick game now waits for STUD_LOBBY_ENGINE (where nothing listens here), as before
+    # nodes existed: its table names no node, and no node got it.
+    player = await register(client, city)
+    answer = await player.post("/quickgame", quick("seed_fallback"))
+    assert answer.status_code == 503, answer.text
+    chosen = await rows(
+        db, "SELECT node_id FROM quick_tables WHERE opener_player_id = :p", p=player.id
+    )
+    assert [tuple(r) for r in chosen] == [(None,)]
+    assert all(engine.server.manager.tables == {} for engine in nodes.values())
+    await engines.close()
+    await engines.default.close()
