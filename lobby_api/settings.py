@@ -5,9 +5,9 @@
 | ``STUD_DATABASE_URL`` | ``sqlite:///var/stud.sqlite3`` | the database, shared with the engine |
 | ``STUD_JWT_SECRET`` | a secret kept in ``var/jwt-secret`` | HS256 key shared with the engine |
 | ``STUD_LOBBY_HOST`` / ``STUD_LOBBY_PORT`` | ``127.0.0.1`` / ``8000`` | where the lobby listens |
-| ``STUD_LOBBY_ENGINE`` | ``127.0.0.1:50051`` | the engine's gRPC address (AdminService) * |
-| ``STUD_LOBBY_ENGINE_PUBLIC_GRPC`` | ``STUD_LOBBY_ENGINE`` | the gRPC address given to players * |
-| ``STUD_LOBBY_ENGINE_WEB`` | ``http://127.0.0.1:8081`` | the gRPC-Web URL given to players * |
+| ``STUD_LOBBY_ENGINE`` | ``127.0.0.1:50051`` | the engine's gRPC address (AdminService) (*) |
+| ``STUD_LOBBY_ENGINE_PUBLIC_GRPC`` | ``STUD_LOBBY_ENGINE`` | the gRPC address given to players (*) |
+| ``STUD_LOBBY_ENGINE_WEB`` | ``http://127.0.0.1:8081`` | the gRPC-Web URL given to players (*) |
 | ``STUD_LOBBY_SIGNUP_GRANT`` | ``10000`` | play money credited to a new account |
 | ``STUD_LOBBY_TICKET_SECONDS`` | ``120`` | how long a matchmaking ticket waits |
 | ``STUD_LOBBY_SWEEP_SECONDS`` | ``5`` | settlement sweep interval (0: no sweep task) |
@@ -18,7 +18,7 @@
 | ``STUD_LOBBY_LOOP`` | ``uvloop`` (``asyncio`` without it) | the event loop: ``uvloop`` or ``asyncio`` |
 | ``STUD_LOBBY_DB_POOL`` | ``20`` | database connections kept open (bursts open as many again) |
 
-\* Used while no engine node is live in the registry (``engine_nodes``): a table's calls
+(*) Used while no engine node is live in the registry (``engine_nodes``): a table's calls
 go to the node that owns it, and players get that node's advertised addresses
 (:mod:`lobby_api.engine_nodes`).
 
