@@ -206,6 +206,24 @@ def audit_trail(database: Path, hand_id: str) -> dict[str, Any]:
     }
 
 
+async def first_hand_running(
+    tmp_path: Path, running: list[EngineProcess], table_id: str
+) -> tuple[EngineProcess, Path, Path]:
+    """An engine process on a fresh database with ``table_id`` seated (3 players) and its
+    first hand running; nobody is connected and the clock is long, so the hand stays
+    running until the test ends it. Returns the engine, its database and its log."""
+    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
+    engine = await start(database, log)
+    running.append(engine)
+    await create_table(engine, table_id, action_seconds=60)
+    await resume(engine, table_id)
+    get = admin_service_pb2.GetTableRequest(name=f"tables/{table_id}")
+    async with asyncio.timeout(10):
+        while not (await engine.admin.GetTable(get, metadata=ADMIN)).table.hand_in_progress:
+            await asyncio.sleep(0.02)
+    return engine, database, log
+
+
 def in_hand(hand_number: int) -> Decide:
     """Checks and calls in ``hand_number`` only (the test plays the others itself)."""
 
@@ -379,19 +397,7 @@ async def test_a_player_removed_mid_hand_then_kill_9_is_paid_out_and_the_retry_g
     """RemovePlayer during his hand answers CLOSING and keeps that answer in the same write;
     the engine dies before the hand ends. Restarted, the hand is cancelled, he is paid out
     what he had before it (as removed), and the lobby's retry gets the first answer."""
-    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
-    first = await start(database, log)
-    running.append(first)
-    # Nobody is connected and the clock is long: hand 1 stays running until the kill.
-    await create_table(first, "removal", action_seconds=60)
-    await resume(first, "removal")
-    async with asyncio.timeout(10):
-        while not (
-            await first.admin.GetTable(
-                admin_service_pb2.GetTableRequest(name="tables/removal"), metadata=ADMIN
-            )
-        ).table.hand_in_progress:
-            await asyncio.sleep(0.02)
+    first, database, log = await first_hand_running(tmp_path, running, "removal")
     request = admin_service_pb2.RemovePlayerRequest(
         table="tables/removal", seat_session_id="ss-removal-p3", reason="collusion review"
     )
@@ -435,18 +441,7 @@ async def test_an_ops_drain_killed_mid_hand_leaves_the_table_paused_after_the_re
     """Ops drain the node while a hand runs (PAUSING, stored); the engine dies before the
     hand ends. Restarted, the hand is cancelled and the table is PAUSED, dealing nothing,
     until ops resume it."""
-    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
-    first = await start(database, log)
-    running.append(first)
-    await create_table(first, "drained", action_seconds=60)
-    await resume(first, "drained")
-    async with asyncio.timeout(10):
-        while not (
-            await first.admin.GetTable(
-                admin_service_pb2.GetTableRequest(name="tables/drained"), metadata=ADMIN
-            )
-        ).table.hand_in_progress:
-            await asyncio.sleep(0.02)
+    first, database, log = await first_hand_running(tmp_path, running, "drained")
     drain = asyncio.ensure_future(
         first.admin.Drain(admin_service_pb2.DrainRequest(), metadata=ADMIN)
     )
@@ -482,15 +477,8 @@ async def test_a_table_closing_when_the_engine_died_is_closed_after_the_restart(
     hand; the engine dies first. Restarted, the hand is cancelled and the close it waited
     for is carried out: everyone is paid out what he had before the hand, the table is
     CLOSED and the dealer seed that dealt its hands revealed."""
-    database, log = tmp_path / "engine.sqlite3", tmp_path / "engine.log"
-    first = await start(database, log)
-    running.append(first)
-    await create_table(first, "closing", action_seconds=60)
-    await resume(first, "closing")
+    first, database, log = await first_hand_running(tmp_path, running, "closing")
     get = admin_service_pb2.GetTableRequest(name="tables/closing")
-    async with asyncio.timeout(10):
-        while not (await first.admin.GetTable(get, metadata=ADMIN)).table.hand_in_progress:
-            await asyncio.sleep(0.02)
     await first.admin.CloseTable(
         admin_service_pb2.CloseTableRequest(name="tables/closing"), metadata=ADMIN
     )
