@@ -327,7 +327,8 @@ class EngineServer:
     metrics: EngineMetrics | None = None
     metrics_server: uvicorn.Server | None = None
     metrics_task: asyncio.Task[None] | None = None
-    #: this process's hold on its node (None: a directory without a registry, e.g. a stub)
+    #: this process's hold on its node (None when the directory has no node registry: the
+    #: in-memory stores of the runtime tests)
     lease: NodeLease | None = None
     #: set once the lease was lost and the engine has stopped serving (:meth:`abandon`)
     lost: asyncio.Event = field(default_factory=asyncio.Event)
