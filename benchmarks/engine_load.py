@@ -62,6 +62,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine_server.collector import CollectorPacing, PacedCollector
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
 __all__ = [
@@ -704,6 +705,9 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
         ready = asyncio.gather(*(bot.ready.wait() for bot in bots))
         await asyncio.wait_for(ready, 60 + len(bots) / 50)
         results.put(("ready", spec.worker, None))
+        # The bots' own collector pauses would count in the latencies they measure.
+        collector = PacedCollector(CollectorPacing())
+        collector.start()
         window.start, window.end = await loop.run_in_executor(None, control.get)
         await asyncio.sleep(max(0.0, window.start - time.monotonic()))
         cpu_start = time.process_time()

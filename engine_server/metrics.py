@@ -60,7 +60,13 @@ from engine_server.table.runtime import RuntimeHooks
 if TYPE_CHECKING:
     from engine_server.table.manager import TableManager
 
-__all__ = ["CONTENT_TYPE_LATEST", "LATENCY_BUCKETS", "EngineMetrics", "metrics_app"]
+__all__ = [
+    "CONTENT_TYPE_LATEST",
+    "GC_PAUSE_BUCKETS",
+    "LATENCY_BUCKETS",
+    "EngineMetrics",
+    "metrics_app",
+]
 
 log = logging.getLogger("stud.metrics")
 
@@ -82,6 +88,9 @@ LATENCY_BUCKETS = (
     2.5,
     float("inf"),
 )
+
+#: garbage collector pause buckets, seconds: paced young collections take a millisecond or two
+GC_PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, float("inf"))
 
 #: gRPC status names of the error kinds (the ``code`` label)
 _CODES = {kind: kind.value.upper() for kind in ErrorKind}
@@ -155,6 +164,13 @@ class EngineMetrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self.gc_pauses = Histogram(
+            f"{PREFIX}_gc_pause_seconds",
+            "Pauses of the paced garbage collector, by the oldest generation collected (1 young, 2 full)",
+            ["generation"],
+            buckets=GC_PAUSE_BUCKETS,
+            registry=self.registry,
+        )
         # Both values of the labels exist from the start, so rate() sees the first hand.
         for cancelled in ("false", "true"):
             self.hands_finished.labels(cancelled=cancelled)
@@ -192,6 +208,10 @@ class EngineMetrics:
                 other.on_view_latency(seconds)
 
         return RuntimeHooks(hand_started, hand_finished, action, view_latency)
+
+    def gc_pause(self, generation: int, seconds: float) -> None:
+        """Record one pause of the paced collector (:mod:`engine_server.collector`)."""
+        self.gc_pauses.labels(generation=str(generation)).observe(seconds)
 
     def refused(self, error: TableError) -> None:
         """Count one refused RPC."""

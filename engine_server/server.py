@@ -43,6 +43,7 @@ from engine_server.api.table_service import (
     GrpcTableService,
     TableServiceCore,
 )
+from engine_server.collector import PacedCollector
 from engine_server.loops import loop_name
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.node import LeaseLost, NodeLease
@@ -63,6 +64,7 @@ __all__ = [
     "message_too_large",
     "run_engine",
     "settle_garbage_collector",
+    "start_collector",
     "transport_limit",
 ]
 
@@ -547,6 +549,19 @@ def settle_garbage_collector() -> None:
     gc.set_threshold(GC_FIRST_GENERATION, older, oldest)
 
 
+def start_collector(
+    settings: EngineSettings, metrics: EngineMetrics | None
+) -> PacedCollector | None:
+    """Pace the garbage collector from the running loop (``settings.gc_pacing``), its pauses
+    counted in ``metrics``; or, with no pacing, leave CPython's trigger on, tuned once."""
+    if settings.gc_pacing is None:
+        settle_garbage_collector()
+        return None
+    collector = PacedCollector(settings.gc_pacing, metrics.gc_pause if metrics else None)
+    collector.start()
+    return collector
+
+
 async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer], None]) -> None:
     """Run until SIGTERM or SIGINT, then drain and stop.
 
@@ -562,7 +577,7 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
     except BaseException:
         await close_store()
         raise
-    settle_garbage_collector()
+    collector = start_collector(settings, engine.metrics)
     log.info(
         "engine ready",
         extra={
@@ -581,6 +596,8 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
     await asyncio.wait((stopping, lost), return_when=asyncio.FIRST_COMPLETED)
     stopping.cancel()
     lost.cancel()
+    if collector is not None:
+        collector.stop()
     if engine.lost.is_set():
         await engine.stop()
         await close_store()

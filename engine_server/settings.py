@@ -17,6 +17,8 @@
 | ``STUD_ENGINE_ADVERTISE_GRPC`` | the bound gRPC address | the gRPC address players are given |
 | ``STUD_ENGINE_ADVERTISE_WEB`` | ``http://`` + the bound web address | the gRPC-Web URL browsers are given |
 | ``STUD_ENGINE_LEASE_SECONDS`` | ``15`` | the node's lease; renewed every third of it |
+| ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
+| ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections; 0: none by the clock |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
 | ``STUD_LOG_FORMAT`` | ``json`` | ``json`` or ``text`` |
 
@@ -49,6 +51,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_server.collector import CollectorPacing
 from engine_server.loops import DEFAULT_LOOP, LOOPS, uvloop_installed
 
 __all__ = [
@@ -61,6 +64,7 @@ __all__ = [
     "advertised_host",
     "byte_count",
     "event_loop",
+    "gc_pacing",
     "jwt_secret",
     "node_id",
     "port",
@@ -108,6 +112,34 @@ def positive_float(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise SettingsError(f"{name}: must not be negative, got {raw!r}")
     return value
+
+
+def gc_pacing(env: Mapping[str, str]) -> CollectorPacing | None:
+    """The collector's pace: ``STUD_ENGINE_GC_YOUNG_EVERY`` (0 leaves CPython's own trigger
+    on) and ``STUD_ENGINE_GC_FULL_EVERY``.
+
+    >>> gc_pacing({})
+    CollectorPacing(young_every=0.05, full_every=600.0)
+    >>> gc_pacing({"STUD_ENGINE_GC_YOUNG_EVERY": "0"}) is None
+    True
+    >>> gc_pacing({"STUD_ENGINE_GC_YOUNG_EVERY": "0.1", "STUD_ENGINE_GC_FULL_EVERY": "0"})
+    CollectorPacing(young_every=0.1, full_every=0.0)
+    >>> gc_pacing({"STUD_ENGINE_GC_YOUNG_EVERY": "20"})
+    Traceback (most recent call last):
+    ...
+    engine_server.settings.SettingsError: STUD_ENGINE_GC_YOUNG_EVERY: expected at most 1 second, got '20'
+    """
+    young = positive_float(env, "STUD_ENGINE_GC_YOUNG_EVERY", _DEFAULT_GC.young_every)
+    full = positive_float(env, "STUD_ENGINE_GC_FULL_EVERY", _DEFAULT_GC.full_every)
+    if young == 0:
+        return None
+    if young > 1:
+        raw = env["STUD_ENGINE_GC_YOUNG_EVERY"]
+        raise SettingsError(f"STUD_ENGINE_GC_YOUNG_EVERY: expected at most 1 second, got {raw!r}")
+    return CollectorPacing(young_every=young, full_every=full)
+
+
+_DEFAULT_GC = CollectorPacing()
 
 
 def byte_count(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
@@ -229,6 +261,8 @@ class EngineSettings:
     advertise_web: str = ""
     #: how long the node's lease lasts without a renewal (renewed every third of it)
     lease_seconds: float = DEFAULT_LEASE_SECONDS
+    #: the garbage collector's pace (:mod:`engine_server.collector`); None: CPython's trigger
+    gc_pacing: CollectorPacing | None = field(default_factory=CollectorPacing)
 
     def advertised(self, grpc_port: int, web_port: int) -> tuple[str, str, str]:
         """(admin address, players' gRPC address, gRPC-Web URL) for the ports bound.
@@ -295,4 +329,5 @@ class EngineSettings:
             advertise_grpc=_address(env, "STUD_ENGINE_ADVERTISE_GRPC"),
             advertise_web=_url(env, "STUD_ENGINE_ADVERTISE_WEB"),
             lease_seconds=lease,
+            gc_pacing=gc_pacing(env),
         )

@@ -40,7 +40,9 @@ ADMIN = bearer("ops", Scope.ADMIN)
 a = admin_service_pb2
 
 
-async def start_engine_process(database: Path, log: Path) -> tuple[Any, dict[str, str]]:
+async def start_engine_process(
+    database: Path, log: Path, extra_env: dict[str, str] | None = None
+) -> tuple[Any, dict[str, str]]:
     env = {
         **os.environ,
         "STUD_JWT_SECRET": SECRET,
@@ -48,6 +50,7 @@ async def start_engine_process(database: Path, log: Path) -> tuple[Any, dict[str
         "STUD_ENGINE_BETWEEN_HANDS": "0.05",
         "STUD_LOG_FORMAT": "json",
         "STUD_LOG_LEVEL": "INFO",
+        **(extra_env or {}),
     }
     with log.open("wb") as errors:
         process = await asyncio.create_subprocess_exec(

@@ -6,6 +6,7 @@ import doctest
 
 import pytest
 
+import engine_server.collector
 import engine_server.loops
 import engine_server.settings
 from engine_server.loops import loop_name, run_in_loop
@@ -14,7 +15,9 @@ from engine_server.settings import EngineSettings, SettingsError
 SECRET = {"STUD_JWT_SECRET": "s" * 40}
 
 
-@pytest.mark.parametrize("module", [engine_server.settings, engine_server.loops])
+@pytest.mark.parametrize(
+    "module", [engine_server.settings, engine_server.loops, engine_server.collector]
+)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.attempted > 0 and result.failed == 0
@@ -87,3 +90,27 @@ def test_the_node_settings_default_to_one_node_on_the_bound_addresses() -> None:
 def test_bad_node_settings_are_refused(name: str, value: str, message: str) -> None:
     with pytest.raises(SettingsError, match=f"^{message}"):
         EngineSettings.from_env({**SECRET, name: value})
+
+
+def test_the_collector_is_paced_by_default_and_can_be_handed_back_to_cpython() -> None:
+    paced = EngineSettings.from_env(SECRET).gc_pacing
+    assert paced is not None and (paced.young_every, paced.full_every) == (0.05, 600.0)
+    tuned = EngineSettings.from_env(
+        {**SECRET, "STUD_ENGINE_GC_YOUNG_EVERY": "0.2", "STUD_ENGINE_GC_FULL_EVERY": "0"}
+    ).gc_pacing
+    assert tuned is not None and (tuned.young_every, tuned.full_every) == (0.2, 0.0)
+    assert EngineSettings.from_env({**SECRET, "STUD_ENGINE_GC_YOUNG_EVERY": "0"}).gc_pacing is None
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "message"),
+    [
+        ("STUD_ENGINE_GC_YOUNG_EVERY", "soon", "expected a number, got 'soon'"),
+        ("STUD_ENGINE_GC_YOUNG_EVERY", "-1", "must not be negative, got '-1'"),
+        ("STUD_ENGINE_GC_YOUNG_EVERY", "2", "expected at most 1 second, got '2'"),
+        ("STUD_ENGINE_GC_FULL_EVERY", "-60", "must not be negative, got '-60'"),
+    ],
+)
+def test_a_bad_collector_pace_is_refused_by_name(name: str, raw: str, message: str) -> None:
+    with pytest.raises(SettingsError, match=rf"^{name}: {message}$"):
+        EngineSettings.from_env({**SECRET, name: raw})

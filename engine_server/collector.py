@@ -1,0 +1,138 @@
+"""The garbage collector run from the event loop at a steady pace.
+
+CPython starts a young collection when tracked allocations outnumber deallocations by a
+threshold. Under load that count says little about the young generation's size: objects of
+older generations dying offset the new ones, so at 400 busy tables the young generation held
+about 77,000 live objects (hands' events, seat views, streams' pending sends) when a
+collection came, and walking them took 50-90 ms; collecting the next generation walked
+150,000 in 150-190 ms. Those pauses, not the work, set the engine's p99 (BENCHMARKS.md, "Engine under
+load").
+
+Run by the clock instead, each collection walks only what was made since the previous one:
+every ``young_every`` seconds the two younger generations are collected (a few thousand
+objects: a millisecond or two at 400 tables) and what survives goes straight to the oldest
+generation, which only a full collection walks: every ``full_every`` seconds (0: never by
+the clock). Objects in the oldest generation still die by reference counting as soon as they
+are dropped; what waits there for a full collection is only garbage in reference cycles that
+lived longer than one pace. Such garbage is rare: what needs the collector under load is
+grpcio's own per-call cycle, dead within the call's first callback.
+
+Objects alive when the pacing starts (modules, descriptors, gRPC and SQLAlchemy: over 100,000
+in the started engine) are frozen: they live as long as the process, and no collection walks
+them again.
+
+>>> import asyncio, gc
+>>> async def paced() -> tuple[bool, int]:
+...     collector = PacedCollector(CollectorPacing(young_every=0.01))
+...     collector.start()
+...     enabled = gc.isenabled()
+...     await asyncio.sleep(0.1)
+...     collector.stop()
+...     return enabled, collector.collections[YOUNG]
+>>> enabled, young = asyncio.run(paced())
+>>> enabled, young >= 3, gc.isenabled()
+(False, True, True)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["FULL", "YOUNG", "CollectorPacing", "PacedCollector", "PauseObserver"]
+
+#: the oldest generation CPython collects in a young collection (0 and 1 both)
+YOUNG = 1
+#: the oldest generation: a full collection
+FULL = 2
+
+#: called after each paced collection with its generation (:data:`YOUNG` or :data:`FULL`)
+#: and its pause in seconds
+PauseObserver = Callable[[int, float], None]
+
+
+@dataclass(frozen=True, slots=True)
+class CollectorPacing:
+    """How often the engine collects garbage.
+
+    >>> CollectorPacing(young_every=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: young_every: expected seconds > 0, got 0
+    """
+
+    #: seconds between young collections
+    young_every: float = 0.05
+    #: seconds between full collections; 0: never by the clock
+    full_every: float = 600.0
+
+    def __post_init__(self) -> None:
+        if not self.young_every > 0:
+            raise ValueError(f"young_every: expected seconds > 0, got {self.young_every:g}")
+        if self.full_every < 0:
+            raise ValueError(f"full_every: expected seconds >= 0, got {self.full_every:g}")
+
+
+class PacedCollector:
+    """Collects on the running loop's clock while started; CPython's own trigger is off.
+
+    Each collection runs as a loop callback, between two other callbacks, so it never
+    interrupts a table's command half-way (CPython's trigger fires inside any allocation).
+    """
+
+    def __init__(self, pacing: CollectorPacing, observe: PauseObserver | None = None) -> None:
+        self.pacing = pacing
+        self._observe = observe
+        #: collections run so far, by generation (:data:`YOUNG`, :data:`FULL`)
+        self.collections = [0, 0, 0]
+        self._next_full = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._was_enabled = True
+
+    @property
+    def running(self) -> bool:
+        return self._timer is not None
+
+    def start(self) -> None:
+        """Freeze what lives now and pace the collector from the running loop."""
+        if self._timer is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._was_enabled = gc.isenabled()
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+        if self.pacing.full_every:
+            self._next_full = self._loop.time() + self.pacing.full_every
+        self._schedule()
+
+    def stop(self) -> None:
+        """Hand collection back to CPython's own trigger (frozen objects stay frozen)."""
+        if self._timer is None:
+            return
+        self._timer.cancel()
+        self._timer = None
+        if self._was_enabled:
+            gc.enable()
+
+    def _schedule(self) -> None:
+        assert self._loop is not None
+        self._timer = self._loop.call_later(self.pacing.young_every, self._tick)
+
+    def _tick(self) -> None:
+        assert self._loop is not None
+        generation = YOUNG
+        if self.pacing.full_every and self._loop.time() >= self._next_full:
+            self._next_full = self._loop.time() + self.pacing.full_every
+            generation = FULL
+        started = time.perf_counter()
+        gc.collect(generation)
+        pause = time.perf_counter() - started
+        self.collections[generation] += 1
+        if self._observe is not None:
+            self._observe(generation, pause)
+        self._schedule()
