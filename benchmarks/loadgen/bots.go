@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	"stud/studv1"
@@ -133,7 +134,7 @@ type bot struct {
 	rng    *mathrand.Rand
 
 	// Guarded by t.mu.
-	snapshot *studv1.TableSnapshot
+	view     *seatView // the latest message
 	sequence int64
 	// actFrom: no Act on a snapshot older than this: our last Act's change (which may
 	// already hand us the next turn: a new street can open on us), or the one after the
@@ -197,26 +198,26 @@ func (b *bot) watch(ready func()) {
 // receive runs one WatchTable call to its end: io.EOF when the server ended it with OK.
 func (b *bot) receive(request *studv1.WatchTableRequest, received func()) error {
 	w := b.t.w
-	stream, err := b.client.WatchTable(b.ctx, request)
+	stream, err := b.client.WatchTable(b.ctx, request, grpc.ForceCodec(viewCodec{}))
 	if err != nil {
 		return err
 	}
 	for {
-		message, err := stream.Recv()
-		if err != nil {
+		message := &seatView{}
+		if err := stream.RecvMsg(message); err != nil {
 			return err
 		}
 		received()
 		moment := now()
 		b.t.mu.Lock()
-		if len(message.Events) > 0 {
-			b.t.arrived(message.Sequence, moment)
+		if message.carries {
+			b.t.arrived(message.sequence, moment)
 			if w.window.covers(moment) {
 				w.stats.updates.Add(1)
 			}
 		}
-		b.snapshot = message.Snapshot
-		b.sequence = message.Sequence
+		b.view = message
+		b.sequence = message.sequence
 		b.maybeAct()
 		b.t.mu.Unlock()
 	}
@@ -225,11 +226,11 @@ func (b *bot) receive(request *studv1.WatchTableRequest, received func()) error 
 // myTurn: the snapshot says a hand runs, it is this seat's turn with something legal, and
 // it is not older than actFrom (t.mu held).
 func (b *bot) myTurn() bool {
-	snap := b.snapshot
-	return snap != nil &&
-		snap.HandInProgress &&
-		snap.TurnSeat == b.seat &&
-		len(snap.LegalActions) > 0 &&
+	view := b.view
+	return view != nil &&
+		view.handInProgress &&
+		view.turnSeat == b.seat &&
+		len(view.legalActions) > 0 &&
 		b.sequence >= b.actFrom
 }
 
@@ -265,11 +266,11 @@ func (b *bot) act() {
 		t.mu.Unlock()
 		return
 	}
-	snap := b.snapshot
-	chosen := chooseAction(snap.LegalActions, b.rng.Float64(), w.aggression)
+	view := b.view
+	chosen := chooseAction(view.legalActions, b.rng.Float64(), w.aggression)
 	request := &studv1.ActRequest{
 		Table:      t.name,
-		HandNumber: snap.HandNumber,
+		HandNumber: view.handNumber,
 		Kind:       chosen.Kind,
 		Amount:     chosen.Amount,
 		ActionId:   actionID(),

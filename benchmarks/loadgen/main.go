@@ -18,6 +18,9 @@
 // {"event": "done", "stats": {...}} (WorkerStats' fields; seconds) and exits 0. On a fatal
 // error it prints {"event": "failed", "detail": "..."} and exits 1.
 //
+// With STUD_LOADGEN_CPUPROFILE=FILE in its environment it writes a CPU profile of the
+// window there (go tool pprof).
+//
 // stud-loadgen -selftest reads JSON lines {"legal": [...], "roll": r, "aggression": a} and
 // prints the action each gets, for the tests to compare with choose_action.
 //
@@ -36,6 +39,7 @@ import (
 	"math"
 	mathrand "math/rand"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -243,7 +247,12 @@ func run(in *bufio.Reader) (*workerStats, error) {
 	if err != nil {
 		return nil, err
 	}
+	stopProfile, err := profile(os.Getenv("STUD_LOADGEN_CPUPROFILE"))
+	if err != nil {
+		return nil, err
+	}
 	sleepUntil(end)
+	stopProfile()
 	cpuEnd, err := cpuSeconds()
 	if err != nil {
 		return nil, err
@@ -274,6 +283,26 @@ func run(in *bufio.Reader) (*workerStats, error) {
 	result.Incomplete = incomplete
 	result.Unanswered = result.Sent - result.Answered - result.Errored
 	return result, nil
+}
+
+// profile starts a CPU profile of the process into path (none when path is empty); the
+// function it returns stops it.
+func profile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("STUD_LOADGEN_CPUPROFILE: %w", err)
+	}
+	if err := pprof.StartCPUProfile(file); err != nil {
+		file.Close()
+		return nil, fmt.Errorf("STUD_LOADGEN_CPUPROFILE: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		file.Close()
+	}, nil
 }
 
 func anyPending(tables []*table) bool {
