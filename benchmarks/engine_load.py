@@ -3,7 +3,8 @@
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
-        [--seconds 60] [--warmup 15] [--load-processes N] [--idle-tables N] [--json FILE]
+        [--seconds 60] [--warmup 15] [--bots go|python] [--load-processes N] \
+        [--idle-tables N] [--json FILE]
     .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
 
 What it does:
@@ -16,10 +17,17 @@ What it does:
    seven players seated: they deal no hand), divided by their number.
 3. Creates ``--tables`` tables (house rules, 30 s clock), pauses them and
    seats seven players at each, all through ``AdminService``.
-4. Starts ``--load-processes`` load processes (``multiprocessing``, spawned).
-   Each runs one asyncio loop with one gRPC channel per ~50 tables shared by
-   its bots: a ``WatchTable`` stream per seat, seven per table. When every
-   stream has its first snapshot, the tables are resumed.
+4. Starts ``--load-processes`` load processes, each with one gRPC channel per
+   50 tables shared by its bots: a ``WatchTable`` stream per seat, seven per
+   table. ``--bots go`` (the default): ``build/loadgen/stud-loadgen``
+   (benchmarks/loadgen, built first by ``scripts/build-loadgen``, a no-op when
+   up to date), one process per 500 tables by default, told its tables and
+   the seats' tokens (minted here) in JSON lines on its stdin; it decodes only
+   the fields a bot reads and costs a fraction of the CPU per message of
+   ``--bots python``: ``multiprocessing`` processes (spawned), one per 250
+   tables by default, each one asyncio loop of grpc.aio bots. The same bots
+   and measurements either way. When every stream has its first snapshot,
+   the tables are resumed.
 5. Each bot acts when its seat's turn comes (checks or calls mostly, bets or
    raises now and then): at ``--pace`` seconds per action per table (each
    table's actions spaced that far apart, tables out of phase), or at once
@@ -32,7 +40,9 @@ What it does:
 It reports actions per second (Acts answered in the window / its length),
 the p50/p99/max of that latency, the Act round trip, Acts whose update did
 not reach all seven seats, errors, the engine process's CPU use in the window
-and the load average (the machine may be shared: read the figures with it).
+(and per action), the load processes' (and per action: the bots share the
+cores with the engine) and the load average (the machine may be shared: read
+the figures with it).
 
 ``--profile-engine FILE`` runs py-spy (not a project dependency: only if it
 is installed) against the engine during the window and writes a flame graph.
@@ -47,6 +57,7 @@ import json
 import math
 import multiprocessing
 import os
+import queue
 import random
 import select
 import shutil
@@ -54,6 +65,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections import Counter
@@ -80,8 +92,14 @@ SEATS = 7
 SECRET = "engine-load-benchmark-" + "s" * 32
 #: tables per gRPC channel in a load process (each channel is one TCP connection)
 TABLES_PER_CHANNEL = 50
-#: tables per load process when --load-processes is not given
+#: tables per Python load process when --load-processes is not given
 TABLES_PER_PROCESS = 250
+#: tables per Go load process when --load-processes is not given
+GO_TABLES_PER_PROCESS = 500
+BOTS = ("go", "python")
+ROOT = Path(__file__).resolve().parents[1]
+#: the compiled load process (scripts/build-loadgen builds it; --bots go)
+LOADGEN = ROOT / "build" / "loadgen" / "stud-loadgen"
 STAKES = (1, 1, 2, 4)  # ante, bring-in, small bet, big bet
 BUY_IN = 10_000  # deep enough that nobody goes broke in a run
 ACTION_SECONDS = 30  # the table clock: bots answer long before it
@@ -106,7 +124,7 @@ class Options:
     pace: float = 2.0
     seconds: float = 60.0
     warmup: float = 15.0
-    load_processes: int = 0  # 0: one per TABLES_PER_PROCESS tables
+    load_processes: int = 0  # 0: one per TABLES_PER_PROCESS (GO_TABLES_PER_PROCESS) tables
     idle_tables: int | None = None  # None: as many as --tables
     between_hands: float = BETWEEN_HANDS
     seed: int = 7
@@ -114,12 +132,15 @@ class Options:
     profile_engine: str | None = None
     #: the event loop of the engine (STUD_ENGINE_LOOP), the load processes and this driver
     loop: str = DEFAULT_LOOP
+    #: the load processes: compiled (benchmarks/loadgen) or Python (_load_process)
+    bots: str = "go"
 
     @property
     def processes(self) -> int:
         if self.load_processes > 0:
             return min(self.load_processes, self.tables)
-        return max(1, min(4, math.ceil(self.tables / TABLES_PER_PROCESS)))
+        per_process = GO_TABLES_PER_PROCESS if self.bots == "go" else TABLES_PER_PROCESS
+        return max(1, min(4, math.ceil(self.tables / per_process)))
 
     @property
     def idle(self) -> int:
@@ -143,7 +164,15 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         "--load-processes",
         type=int,
         default=0,
-        help=f"bot processes (default: one per {TABLES_PER_PROCESS} tables, at most 4)",
+        help=f"load processes (default: one per {GO_TABLES_PER_PROCESS} tables with --bots go, "
+        f"per {TABLES_PER_PROCESS} with --bots python; at most 4)",
+    )
+    parser.add_argument(
+        "--bots",
+        choices=BOTS,
+        default="go",
+        help="the load processes: go (build/loadgen/stud-loadgen, built first by "
+        "scripts/build-loadgen) or python (grpc.aio; default go)",
     )
     parser.add_argument(
         "--idle-tables",
@@ -167,7 +196,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         "--loop",
         choices=LOOPS,
         default=DEFAULT_LOOP,
-        help=f"event loop of the engine and the bots (default {DEFAULT_LOOP})",
+        help=f"event loop of the engine, the driver and Python bots (default {DEFAULT_LOOP})",
     )
     parser.add_argument(
         "--quick", action="store_true", help="50 tables, 50 idle ones, 3 s warm-up, 10 s window"
@@ -196,6 +225,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         json_path=args.json_path,
         profile_engine=args.profile_engine,
         loop=args.loop,
+        bots=args.bots,
     )
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
         parser.error("--tables must be >= 1, --seconds > 0, --pace and --warmup >= 0")
@@ -736,6 +766,190 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
             await channel.close()
 
 
+# --------------------------------------------------------------------------- load processes
+
+
+def build_loadgen() -> Path:
+    """Build the compiled load process unless it is up to date (``scripts/build-loadgen``)."""
+    subprocess.run([str(ROOT / "scripts" / "build-loadgen")], check=True, stdout=sys.stderr)
+    return LOADGEN
+
+
+class _PythonLoad:
+    """``--bots python``: spawned ``multiprocessing`` processes running :func:`_load`."""
+
+    def __init__(self, options: Options, address: str, table_ids: Sequence[str]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.results: Any = context.Queue()
+        self.controls: list[Any] = []
+        self.processes: list[Any] = []
+        count = options.processes
+        for worker in range(count):
+            control = context.Queue()
+            spec = WorkerSpec(
+                worker,
+                address,
+                tuple(table_ids[worker::count]),
+                options.pace,
+                options.seed,
+                options.loop,
+            )
+            process = context.Process(
+                target=_load_process, args=(spec, control, self.results), daemon=True
+            )
+            process.start()
+            self.controls.append(control)
+            self.processes.append(process)
+
+    def wait_ready(self) -> None:
+        for _ in self.processes:
+            kind, worker, detail = self.results.get(True, 600)
+            if kind != "ready":
+                raise RuntimeError(f"load process {worker} failed: {detail}")
+
+    def start_window(self, start: float, end: float) -> None:
+        for control in self.controls:
+            control.put((start, end))
+
+    def collect(self) -> list[WorkerStats]:
+        stats: list[WorkerStats] = []
+        for _ in self.processes:
+            kind, worker, detail = self.results.get(True, SETTLE_SECONDS + 60)
+            if kind != "done":
+                raise RuntimeError(f"load process {worker} failed: {detail}")
+            stats.append(WorkerStats(**detail))
+        return stats
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.join(10)
+            if process.is_alive():
+                process.kill()
+
+
+class _GoLoad:
+    """``--bots go``: ``build/loadgen/stud-loadgen`` processes, told what to do in JSON lines.
+
+    Each gets its tables and their seats' tokens (minted here), prints ``{"event": "ready"}``
+    once every stream has its first message, is given the window as ``{"start_in", "length"}``
+    and prints ``{"event": "done", "stats": {...}}`` (:class:`WorkerStats`' fields) after it;
+    ``{"event": "failed", "detail": ...}`` when it cannot go on. See benchmarks/loadgen.
+    """
+
+    def __init__(self, options: Options, address: str, table_ids: Sequence[str]) -> None:
+        from engine_server.auth import Scope, mint_token
+
+        if not LOADGEN.exists():
+            raise RuntimeError(f"{LOADGEN} is missing: run scripts/build-loadgen")
+        self.processes: list[subprocess.Popen[str]] = []
+        self.lines: list[queue.Queue[str | None]] = []
+        count = options.processes
+        try:
+            for worker in range(count):
+                tables = [
+                    {
+                        "name": f"tables/{table_id}",
+                        "tokens": [
+                            mint_token(SECRET, player_id(table_id, seat), [Scope.PLAYER])
+                            for seat in range(1, SEATS + 1)
+                        ],
+                    }
+                    for table_id in table_ids[worker::count]
+                ]
+                # stderr is ours: whatever the process says there reaches the console.
+                process = subprocess.Popen(
+                    [str(LOADGEN)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+                )
+                lines: queue.Queue[str | None] = queue.Queue()
+                threading.Thread(
+                    target=self._read, args=(process.stdout, lines), daemon=True
+                ).start()
+                self.processes.append(process)
+                self.lines.append(lines)
+                self._send(
+                    worker,
+                    {
+                        "worker": worker,
+                        "address": address,
+                        "pace": options.pace,
+                        "seed": options.seed,
+                        "tables_per_channel": TABLES_PER_CHANNEL,
+                        "opening": OPENING,
+                        "settle_seconds": SETTLE_SECONDS,
+                        "aggression": AGGRESSION,
+                        "tables": tables,
+                    },
+                )
+        except BaseException:
+            self.stop()
+            raise
+
+    @staticmethod
+    def _read(stream: Any, lines: queue.Queue[str | None]) -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    def _send(self, worker: int, value: dict[str, Any]) -> None:
+        process = self.processes[worker]
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(value) + "\n")
+            process.stdin.flush()
+        except BrokenPipeError:
+            raise RuntimeError(
+                f"load process {worker} (stud-loadgen) exited with {process.wait()}"
+            ) from None
+
+    def _event(self, worker: int, expected: str, timeout: float) -> dict[str, Any]:
+        try:
+            line = self.lines[worker].get(True, timeout)
+        except queue.Empty:
+            raise RuntimeError(
+                f"load process {worker} (stud-loadgen): no {expected!r} event in {timeout:g} s"
+            ) from None
+        if line is None:
+            raise RuntimeError(
+                f"load process {worker} (stud-loadgen) exited with "
+                f"{self.processes[worker].wait()} before its {expected!r} event"
+            )
+        try:
+            event: dict[str, Any] = json.loads(line)
+        except json.JSONDecodeError:
+            raise RuntimeError(
+                f"load process {worker} (stud-loadgen) printed {line.strip()!r}, not JSON"
+            ) from None
+        if event.get("event") != expected:
+            raise RuntimeError(f"load process {worker} failed: {event.get('detail', event)}")
+        return event
+
+    def wait_ready(self) -> None:
+        for worker in range(len(self.processes)):
+            self._event(worker, "ready", 600)
+
+    def start_window(self, start: float, end: float) -> None:
+        for worker in range(len(self.processes)):
+            self._send(worker, {"start_in": start - time.monotonic(), "length": end - start})
+
+    def collect(self) -> list[WorkerStats]:
+        return [
+            WorkerStats(**self._event(worker, "done", SETTLE_SECONDS + 60)["stats"])
+            for worker in range(len(self.processes))
+        ]
+
+    def stop(self) -> None:
+        for process in self.processes:
+            # Closing stdin ends one still waiting for its window.
+            with contextlib.suppress(OSError):
+                assert process.stdin is not None
+                process.stdin.close()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -748,6 +962,8 @@ class LoadResult:
     pace: float
     seconds: float
     load_processes: int
+    #: "go" (benchmarks/loadgen) or "python" load processes
+    bots: str
     actions: int
     actions_per_second: float
     target_actions_per_second: float | None
@@ -766,6 +982,7 @@ class LoadResult:
     engine_cpu_percent: float
     engine_cpu_ms_per_action: float | None
     load_cpu_percent: float
+    load_cpu_ms_per_action: float | None
     load_average_before: tuple[float, float, float]
     load_average_after: tuple[float, float, float]
     rss_start_mib: float
@@ -840,40 +1057,19 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         await create_tables(admin, admin_md, table_ids)
         _note(f"{options.tables} tables seated in {time.monotonic() - began:.1f} s")
 
-        context = multiprocessing.get_context("spawn")
-        results = context.Queue()
-        controls = []
-        processes = []
+        load = (_GoLoad if options.bots == "go" else _PythonLoad)(
+            options, engine.address, table_ids
+        )
         count = options.processes
-        for worker in range(count):
-            control = context.Queue()
-            spec = WorkerSpec(
-                worker,
-                engine.address,
-                tuple(table_ids[worker::count]),
-                options.pace,
-                options.seed,
-                options.loop,
-            )
-            process = context.Process(
-                target=_load_process, args=(spec, control, results), daemon=True
-            )
-            process.start()
-            controls.append(control)
-            processes.append(process)
         loop = asyncio.get_running_loop()
         try:
             began = time.monotonic()
-            for _ in range(count):
-                kind, worker, detail = await loop.run_in_executor(None, results.get, True, 600)
-                if kind != "ready":
-                    raise RuntimeError(f"load process {worker} failed: {detail}")
+            await loop.run_in_executor(None, load.wait_ready)
             _note(f"{options.tables * SEATS} streams open in {time.monotonic() - began:.1f} s")
             await resume_tables(admin, admin_md, table_ids)
             start = time.monotonic() + options.warmup
             end = start + options.seconds
-            for control in controls:
-                control.put((start, end))
+            load.start_window(start, end)
             _note(f"warming up {options.warmup:g} s, then measuring {options.seconds:g} s")
             await asyncio.sleep(max(0.0, start - time.monotonic()))
             load_before = os.getloadavg()
@@ -887,33 +1083,25 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
             cpu_after = engine.cpu_seconds()
             load_after = os.getloadavg()
             rss_loaded = engine.rss_bytes()
-            stats: list[WorkerStats] = []
-            for _ in range(count):
-                kind, worker, detail = await loop.run_in_executor(
-                    None, results.get, True, SETTLE_SECONDS + 60
-                )
-                if kind != "done":
-                    raise RuntimeError(f"load process {worker} failed: {detail}")
-                stats.append(WorkerStats(**detail))
+            stats = await loop.run_in_executor(None, load.collect)
             if spy is not None:
                 spy.wait(30)
         finally:
-            for process in processes:
-                process.join(10)
-                if process.is_alive():
-                    process.kill()
+            load.stop()
     finally:
         await channel.close()
 
     latencies = [x for s in stats for x in s.latencies]
     round_trips = [x for s in stats for x in s.round_trips]
     answered = sum(s.answered for s in stats)
+    load_cpu = sum(s.cpu_seconds for s in stats)
     return LoadResult(
         tables=options.tables,
         seats=SEATS,
         pace=options.pace,
         seconds=options.seconds,
         load_processes=count,
+        bots=options.bots,
         actions=answered,
         actions_per_second=answered / options.seconds,
         target_actions_per_second=options.tables / options.pace if options.pace else None,
@@ -931,7 +1119,8 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         updates_per_second=sum(s.updates for s in stats) / options.seconds,
         engine_cpu_percent=100 * (cpu_after - cpu_before) / options.seconds,
         engine_cpu_ms_per_action=1000 * (cpu_after - cpu_before) / answered if answered else None,
-        load_cpu_percent=100 * sum(s.cpu_seconds for s in stats) / options.seconds,
+        load_cpu_percent=100 * load_cpu / options.seconds,
+        load_cpu_ms_per_action=1000 * load_cpu / answered if answered else None,
         load_average_before=load_before,
         load_average_after=load_after,
         rss_start_mib=rss_start / mib,
@@ -951,6 +1140,8 @@ def _note(text: str) -> None:
 
 def run(options: Options) -> LoadResult:
     """Start an engine, load it as ``options`` say, stop it; returns the figures."""
+    if options.bots == "go":
+        build_loadgen()
     with tempfile.TemporaryDirectory(prefix="stud-engine-load-") as directory:
         engine = start_engine_process(Path(directory), options.between_hands, options.loop)
         _note(f"engine pid {engine.pid} on {engine.address}")
@@ -983,7 +1174,8 @@ def format_result(result: LoadResult) -> str:
         ("pace per table", pace),
         (
             "window",
-            f"{result.seconds:g} s, {result.load_processes} load process(es), {result.loop}",
+            f"{result.seconds:g} s, {result.load_processes} load process(es) "
+            f"({result.bots} bots), {result.loop}",
         ),
         ("actions/s", f"{result.actions_per_second:.1f}{target}"),
         (
@@ -1002,7 +1194,8 @@ def format_result(result: LoadResult) -> str:
             "CPU",
             f"engine {result.engine_cpu_percent:.0f}% "
             f"({_ms(result.engine_cpu_ms_per_action)} ms per action), "
-            f"load processes {result.load_cpu_percent:.0f}%",
+            f"load processes {result.load_cpu_percent:.0f}% "
+            f"({_ms(result.load_cpu_ms_per_action)} ms per action)",
         ),
         ("load average", f"{before} before, {after} after (1/5/15 min, 2 cores)"),
         (

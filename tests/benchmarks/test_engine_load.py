@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import doctest
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,14 +27,21 @@ def test_quick_mode_is_small_and_explicit_options_override_it() -> None:
     assert quick.processes == 1
     custom = engine_load.parse_options(["--quick", "--tables", "8", "--pace", "0"])
     assert (custom.tables, custom.pace, custom.seconds) == (8, 0.0, 10.0)
-    assert engine_load.parse_options(["--tables", "1000"]).processes == 4
+    # Go load processes take 500 tables each, Python ones 250 (at most 4 either way).
+    assert engine_load.parse_options(["--tables", "1000"]).processes == 2
+    assert engine_load.parse_options(["--tables", "1000", "--bots", "python"]).processes == 4
+    assert engine_load.parse_options(["--tables", "9000"]).processes == 4
+    assert engine_load.parse_options(["--tables", "10", "--load-processes", "3"]).processes == 3
 
 
 @pytest.mark.slow
 def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> None:
     output = tmp_path / "result.json"
     run = subprocess.run(
-        [sys.executable, "-m", "benchmarks.engine_load", "--quick", "--json", str(output)],
+        [
+            *(sys.executable, "-m", "benchmarks.engine_load", "--quick", "--bots", "python"),
+            *("--json", str(output)),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -56,3 +65,87 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
     assert result["rss_idle_mib"] > result["rss_warm_mib"] > 0
     # The printed table names the figures.
     assert "actions/s" in run.stdout and "p99" in run.stdout and "load average" in run.stdout
+    assert result["bots"] == "python" and "(python bots)" in run.stdout
+
+
+@pytest.mark.slow
+def test_go_bots_measure_every_action_at_all_seven_seats(tmp_path: Path) -> None:
+    output = tmp_path / "result.json"
+    run = subprocess.run(
+        [
+            *(sys.executable, "-m", "benchmarks.engine_load", "--bots", "go", "--tables", "40"),
+            *("--seconds", "8", "--warmup", "3", "--idle-tables", "0", "--json", str(output)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,  # the first run builds the Go binary
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(output.read_text())
+    assert result["bots"] == "go" and result["load_processes"] == 1
+    assert result["tables"] == 40 and result["seats"] == 7
+    # 40 tables at one action per 2 s each: 20 actions/s, every one timed to its seventh seat.
+    assert 0.9 * 20 <= result["actions_per_second"] <= 1.1 * 20
+    assert result["measured"] == result["actions"] > 0
+    assert result["incomplete"] == 0 and result["unanswered"] == 0
+    assert result["act_errors"] == {} and result["stream_errors"] == {}
+    assert result["error_samples"] == []
+    assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
+    assert 0 < result["act_p50_ms"] <= result["act_p99_ms"]
+    assert result["updates_per_second"] >= 6.5 * result["actions_per_second"]
+    # The Go process's CPU over the window, in all and per action.
+    assert result["load_cpu_percent"] > 0 and result["load_cpu_ms_per_action"] > 0
+    assert "(go bots)" in run.stdout and "ms per action)" in run.stdout.split("load processes")[1]
+
+
+class _Roll(random.Random):
+    """A random source whose draw is fixed: the bot's one roll per choice."""
+
+    def __init__(self, roll: float) -> None:
+        super().__init__()
+        self.roll = roll
+
+    def random(self) -> float:
+        return self.roll
+
+
+@pytest.mark.slow
+def test_go_bots_choose_as_choose_action() -> None:
+    from stud.v1 import table_pb2 as t
+
+    binary = engine_load.build_loadgen()
+    rng = random.Random(3)
+    kinds = list(range(1, 10))
+    cases: list[dict[str, Any]] = []
+    for _ in range(400):
+        legal = []
+        for kind in rng.sample(kinds, rng.randint(1, 5)):
+            low = rng.choice([0, 2, 4])
+            high = low + rng.choice([0, 0, 2, 4])
+            amounts = (
+                sorted(rng.sample(range(low, high + 1), 2))
+                if high > low and rng.random() < 0.5
+                else []
+            )
+            legal.append({"kind": kind, "min_amount": low, "max_amount": high, "amounts": amounts})
+        # Below, at and above the aggression threshold.
+        roll = rng.choice([0.0, 0.05, engine_load.AGGRESSION, 0.5, 0.99])
+        cases.append({"legal": legal, "roll": roll, "aggression": engine_load.AGGRESSION})
+    run = subprocess.run(
+        [str(binary), "-selftest"],
+        input="".join(json.dumps(case) + "\n" for case in cases),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    answers = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(answers) == len(cases)
+    pressed = 0
+    for case, answer in zip(cases, answers, strict=True):
+        legal = [t.LegalAction(**action) for action in case["legal"]]
+        kind, amount = engine_load.choose_action(legal, _Roll(case["roll"]))
+        assert (answer["kind"], answer["amount"]) == (kind, amount), case
+        pressed += (kind, amount) != engine_load.choose_action(legal, _Roll(0.99))
+    assert pressed > 20  # many cases take the pressing branch, and it makes a difference
