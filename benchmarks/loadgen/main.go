@@ -18,7 +18,8 @@
 // {"event": "done", "stats": {...}} (WorkerStats' fields; seconds) and exits 0. On a fatal
 // error it prints {"event": "failed", "detail": "..."} and exits 1.
 //
-// With STUD_LOADGEN_CPUPROFILE=FILE in its environment it writes a CPU profile of the
+// It runs its goroutines on one thread unless GOMAXPROCS says otherwise. With
+// STUD_LOADGEN_CPUPROFILE=FILE in its environment it writes a CPU profile of the
 // window there (go tool pprof).
 //
 // stud-loadgen -selftest reads JSON lines {"legal": [...], "roll": r, "aggression": a} and
@@ -39,6 +40,7 @@ import (
 	"math"
 	mathrand "math/rand"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -145,6 +147,11 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		// The bots share the machine's cores with the engine: on one thread they spend less
+		// (no scheduler spinning, no wake-ups across threads) and have CPU to spare.
+		runtime.GOMAXPROCS(1)
 	}
 	result, err := run(bufio.NewReaderSize(os.Stdin, 1<<20))
 	if err != nil {
