@@ -4,14 +4,19 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
         [--seconds 60] [--warmup 15] [--bots go|python] [--load-processes N] \
-        [--idle-tables N] [--json FILE]
+        [--nodes N [--database-url URL]] [--idle-tables N] [--json FILE]
     .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
 
 What it does:
 
 1. Starts ``stud engine`` as a subprocess on loopback (SQLite in a temporary
    directory, ``STUD_ENGINE_BETWEEN_HANDS`` small, ``STUD_LOG_LEVEL=WARNING``)
-   and reads the JSON line it prints when ready.
+   and reads the JSON line it prints when ready. ``--nodes N`` starts N
+   engines (node ids ``node-1`` ...), each owning every Nth table (created
+   through it) and loaded by load processes of its own: each on a SQLite file
+   of its own, or all on ``--database-url`` (an empty database: one registry).
+   Several processes writing one SQLite file wait on its lock with growing
+   sleeps: under load that, not the engines, would be measured.
 2. Memory per idle table: the engine's RSS (``VmRSS``) after one warm-up
    table, then after ``--idle-tables`` more idle tables (created, paused,
    seven players seated: they deal no hand), divided by their number.
@@ -70,7 +75,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +139,10 @@ class Options:
     loop: str = DEFAULT_LOOP
     #: the load processes: compiled (benchmarks/loadgen) or Python (_load_process)
     bots: str = "go"
+    #: engine processes, the tables dealt among them
+    nodes: int = 1
+    #: one database for every engine (their node registry); None: a SQLite file each
+    database_url: str | None = None
 
     @property
     def processes(self) -> int:
@@ -173,6 +182,17 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         default="go",
         help="the load processes: go (build/loadgen/stud-loadgen, built first by "
         "scripts/build-loadgen) or python (grpc.aio; default go)",
+    )
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=1,
+        help="engine processes, each owning every Nth table (default 1)",
+    )
+    parser.add_argument(
+        "--database-url",
+        help="one database shared by every engine node, e.g. postgresql://127.0.0.1/test "
+        "(it must be empty or the engine's own; default: a throwaway SQLite file per engine)",
     )
     parser.add_argument(
         "--idle-tables",
@@ -226,7 +246,11 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         profile_engine=args.profile_engine,
         loop=args.loop,
         bots=args.bots,
+        nodes=args.nodes,
+        database_url=args.database_url,
     )
+    if not 1 <= options.nodes <= 8:
+        parser.error(f"--nodes must be 1-8, got {options.nodes}")
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
         parser.error("--tables must be >= 1, --seconds > 0, --pace and --warmup >= 0")
     return options
@@ -278,9 +302,16 @@ def engine_command() -> list[str]:
 
 
 def start_engine_process(
-    directory: Path, between_hands: float, loop: str = DEFAULT_LOOP
+    directory: Path,
+    between_hands: float,
+    loop: str = DEFAULT_LOOP,
+    node_id: str = "main",
+    database_url: str | None = None,
 ) -> EngineProcess:
-    """Start ``stud engine`` on free loopback ports; returns once it prints its addresses."""
+    """Start ``stud engine`` on free loopback ports; returns once it prints its addresses.
+
+    Its database is ``database_url``, or a SQLite file of its own in ``directory``.
+    """
     env = {
         **os.environ,
         "STUD_ENGINE_LOOP": loop,
@@ -289,8 +320,9 @@ def start_engine_process(
         "STUD_LOG_LEVEL": "WARNING",
         "STUD_LOG_FORMAT": "text",
         "STUD_ENGINE_METRICS_PORT": "0",
+        "STUD_ENGINE_NODE_ID": node_id,
     }
-    log_path = directory / "engine.log"
+    log_path = directory / f"engine-{node_id}.log"
     command = [
         *engine_command(),
         "engine",
@@ -299,7 +331,7 @@ def start_engine_process(
         "--web-port",
         "0",
         "--database-url",
-        f"sqlite:///{directory}/engine.sqlite3",
+        database_url or f"sqlite:///{directory}/engine-{node_id}.sqlite3",
     ]
     with log_path.open("wb") as log:
         process = subprocess.Popen(
@@ -778,7 +810,9 @@ def build_loadgen() -> Path:
 class _PythonLoad:
     """``--bots python``: spawned ``multiprocessing`` processes running :func:`_load`."""
 
-    def __init__(self, options: Options, address: str, table_ids: Sequence[str]) -> None:
+    def __init__(
+        self, options: Options, address: str, table_ids: Sequence[str], first_worker: int = 0
+    ) -> None:
         context = multiprocessing.get_context("spawn")
         self.results: Any = context.Queue()
         self.controls: list[Any] = []
@@ -787,7 +821,7 @@ class _PythonLoad:
         for worker in range(count):
             control = context.Queue()
             spec = WorkerSpec(
-                worker,
+                first_worker + worker,
                 address,
                 tuple(table_ids[worker::count]),
                 options.pace,
@@ -836,7 +870,9 @@ class _GoLoad:
     ``{"event": "failed", "detail": ...}`` when it cannot go on. See benchmarks/loadgen.
     """
 
-    def __init__(self, options: Options, address: str, table_ids: Sequence[str]) -> None:
+    def __init__(
+        self, options: Options, address: str, table_ids: Sequence[str], first_worker: int = 0
+    ) -> None:
         from engine_server.auth import Scope, mint_token
 
         if not LOADGEN.exists():
@@ -869,7 +905,7 @@ class _GoLoad:
                 self._send(
                     worker,
                     {
-                        "worker": worker,
+                        "worker": first_worker + worker,
                         "address": address,
                         "pace": options.pace,
                         "seed": options.seed,
@@ -993,6 +1029,9 @@ class LoadResult:
     rss_loaded_mib: float
     engine_pid: int
     loop: str = DEFAULT_LOOP
+    #: engine processes (nodes), and each one's CPU in the window
+    nodes: int = 1
+    engine_cpu_percents: list[float] = field(default_factory=list)
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -1028,7 +1067,8 @@ def _profile(engine: EngineProcess, seconds: float, output: str) -> subprocess.P
     )
 
 
-async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
+async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResult:
+    """Load ``engines`` (one per node), each with its share of the tables."""
     import grpc
     from stud.v1 import admin_service_pb2_grpc
 
@@ -1036,60 +1076,82 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
 
     mib = 1024 * 1024
     admin_md = (("authorization", "Bearer " + mint_token(SECRET, "bench-ops", [Scope.ADMIN])),)
-    channel = grpc.aio.insecure_channel(engine.address, options=_grpc_options())
-    admin = admin_service_pb2_grpc.AdminServiceStub(channel)
+    channels = [
+        grpc.aio.insecure_channel(engine.address, options=_grpc_options()) for engine in engines
+    ]
+    admins = [admin_service_pb2_grpc.AdminServiceStub(channel) for channel in channels]
+    first = engines[0]
+    loads: list[_GoLoad | _PythonLoad] = []
     try:
-        rss_start = engine.rss_bytes()
+        rss_start = first.rss_bytes()
         # The first table loads code the others share: measure from after it.
-        await create_tables(admin, admin_md, ["warm-up"])
+        for index, admin in enumerate(admins):
+            await create_tables(admin, admin_md, [f"warm-up-{index}"])
         await asyncio.sleep(0.5)
-        rss_warm = engine.rss_bytes()
+        rss_warm = first.rss_bytes()
         rss_idle = None
         if options.idle:
             idle_ids = [f"idle-{i:05d}" for i in range(options.idle)]
             began = time.monotonic()
-            await create_tables(admin, admin_md, idle_ids)
+            await create_tables(admins[0], admin_md, idle_ids)
             await asyncio.sleep(0.5)
-            rss_idle = engine.rss_bytes()
+            rss_idle = first.rss_bytes()
             _note(f"{options.idle} idle tables in {time.monotonic() - began:.1f} s")
         table_ids = [f"load-{i:05d}" for i in range(options.tables)]
+        # Each node owns the tables created through it (ARCHITECTURE, "Growing past one
+        # machine"); its bots call it directly, as the lobby's players are sent to it.
+        shares = [table_ids[node :: len(engines)] for node in range(len(engines))]
         began = time.monotonic()
-        await create_tables(admin, admin_md, table_ids)
+        await asyncio.gather(
+            *(
+                create_tables(admin, admin_md, share)
+                for admin, share in zip(admins, shares, strict=True)
+            )
+        )
         _note(f"{options.tables} tables seated in {time.monotonic() - began:.1f} s")
 
-        load = (_GoLoad if options.bots == "go" else _PythonLoad)(
-            options, engine.address, table_ids
-        )
-        count = options.processes
+        count = 0
+        for engine, share in zip(engines, shares, strict=True):
+            node_options = replace(options, tables=len(share))
+            kind = _GoLoad if options.bots == "go" else _PythonLoad
+            loads.append(kind(node_options, engine.address, share, first_worker=count))
+            count += node_options.processes
         loop = asyncio.get_running_loop()
-        try:
-            began = time.monotonic()
+        began = time.monotonic()
+        for load in loads:
             await loop.run_in_executor(None, load.wait_ready)
-            _note(f"{options.tables * SEATS} streams open in {time.monotonic() - began:.1f} s")
-            await resume_tables(admin, admin_md, table_ids)
-            start = time.monotonic() + options.warmup
-            end = start + options.seconds
-            load.start_window(start, end)
-            _note(f"warming up {options.warmup:g} s, then measuring {options.seconds:g} s")
-            await asyncio.sleep(max(0.0, start - time.monotonic()))
-            load_before = os.getloadavg()
-            cpu_before = engine.cpu_seconds()
-            spy = (
-                _profile(engine, options.seconds, options.profile_engine)
-                if options.profile_engine
-                else None
+        _note(f"{options.tables * SEATS} streams open in {time.monotonic() - began:.1f} s")
+        await asyncio.gather(
+            *(
+                resume_tables(admin, admin_md, share)
+                for admin, share in zip(admins, shares, strict=True)
             )
-            await asyncio.sleep(max(0.0, end - time.monotonic()))
-            cpu_after = engine.cpu_seconds()
-            load_after = os.getloadavg()
-            rss_loaded = engine.rss_bytes()
-            stats = await loop.run_in_executor(None, load.collect)
-            if spy is not None:
-                spy.wait(30)
-        finally:
-            load.stop()
+        )
+        start = time.monotonic() + options.warmup
+        end = start + options.seconds
+        for load in loads:
+            load.start_window(start, end)
+        _note(f"warming up {options.warmup:g} s, then measuring {options.seconds:g} s")
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        load_before = os.getloadavg()
+        cpu_before = [engine.cpu_seconds() for engine in engines]
+        spy = (
+            _profile(first, options.seconds, options.profile_engine)
+            if options.profile_engine
+            else None
+        )
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
+        cpu_used = [engine.cpu_seconds() - b for engine, b in zip(engines, cpu_before, strict=True)]
+        load_after = os.getloadavg()
+        rss_loaded = sum(engine.rss_bytes() for engine in engines)
+        stats = [s for load in loads for s in await loop.run_in_executor(None, load.collect)]
+        if spy is not None:
+            spy.wait(30)
     finally:
-        await channel.close()
+        for load in loads:
+            load.stop()
+        for channel in channels:
+            await channel.close()
 
     latencies = [x for s in stats for x in s.latencies]
     round_trips = [x for s in stats for x in s.round_trips]
@@ -1117,8 +1179,9 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         stream_errors=_merge([s.stream_errors for s in stats]),
         error_samples=[x for s in stats for x in s.error_samples][:5],
         updates_per_second=sum(s.updates for s in stats) / options.seconds,
-        engine_cpu_percent=100 * (cpu_after - cpu_before) / options.seconds,
-        engine_cpu_ms_per_action=1000 * (cpu_after - cpu_before) / answered if answered else None,
+        engine_cpu_percent=100 * sum(cpu_used) / options.seconds,
+        engine_cpu_ms_per_action=1000 * sum(cpu_used) / answered if answered else None,
+        engine_cpu_percents=[100 * used / options.seconds for used in cpu_used],
         load_cpu_percent=100 * load_cpu / options.seconds,
         load_cpu_ms_per_action=1000 * load_cpu / answered if answered else None,
         load_average_before=load_before,
@@ -1129,8 +1192,9 @@ async def _drive(options: Options, engine: EngineProcess) -> LoadResult:
         rss_idle_mib=rss_idle / mib if rss_idle is not None else None,
         idle_table_kib=(rss_idle - rss_warm) / 1024 / options.idle if rss_idle else None,
         rss_loaded_mib=rss_loaded / mib,
-        engine_pid=engine.pid,
+        engine_pid=first.pid,
         loop=options.loop,
+        nodes=len(engines),
     )
 
 
@@ -1139,20 +1203,33 @@ def _note(text: str) -> None:
 
 
 def run(options: Options) -> LoadResult:
-    """Start an engine, load it as ``options`` say, stop it; returns the figures."""
+    """Start the engines, load them as ``options`` say, stop them; returns the figures."""
     if options.bots == "go":
         build_loadgen()
     with tempfile.TemporaryDirectory(prefix="stud-engine-load-") as directory:
-        engine = start_engine_process(Path(directory), options.between_hands, options.loop)
-        _note(f"engine pid {engine.pid} on {engine.address}")
+        engines: list[EngineProcess] = []
         try:
-            return run_in_loop(options.loop, _drive(options, engine))
+            for node in range(options.nodes):
+                # One at a time: the first creates the database's schema.
+                node_id = "main" if options.nodes == 1 else f"node-{node + 1}"
+                engine = start_engine_process(
+                    Path(directory),
+                    options.between_hands,
+                    options.loop,
+                    node_id,
+                    options.database_url,
+                )
+                engines.append(engine)
+                _note(f"engine {node_id} pid {engine.pid} on {engine.address}")
+            return run_in_loop(options.loop, _drive(options, engines))
         except BaseException:
-            with contextlib.suppress(OSError):
-                sys.stderr.write(engine.log_path.read_text()[-3000:])
+            for engine in engines:
+                with contextlib.suppress(OSError):
+                    sys.stderr.write(engine.log_path.read_text()[-3000:])
             raise
         finally:
-            engine.stop()
+            for engine in engines:
+                engine.stop()
 
 
 def _ms(value: float | None) -> str:
@@ -1170,7 +1247,11 @@ def format_result(result: LoadResult) -> str:
     before = "/".join(f"{x:.2f}" for x in result.load_average_before)
     after = "/".join(f"{x:.2f}" for x in result.load_average_after)
     rows = [
-        ("tables x seats", f"{result.tables} x {result.seats}"),
+        (
+            "tables x seats",
+            f"{result.tables} x {result.seats}"
+            + (f" on {result.nodes} engine nodes" if result.nodes > 1 else ""),
+        ),
         ("pace per table", pace),
         (
             "window",
@@ -1193,7 +1274,12 @@ def format_result(result: LoadResult) -> str:
         (
             "CPU",
             f"engine {result.engine_cpu_percent:.0f}% "
-            f"({_ms(result.engine_cpu_ms_per_action)} ms per action), "
+            + (
+                "(" + " + ".join(f"{p:.0f}%" for p in result.engine_cpu_percents) + " by node) "
+                if result.nodes > 1
+                else ""
+            )
+            + f"({_ms(result.engine_cpu_ms_per_action)} ms per action), "
             f"load processes {result.load_cpu_percent:.0f}% "
             f"({_ms(result.load_cpu_ms_per_action)} ms per action)",
         ),

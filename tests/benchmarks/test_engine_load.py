@@ -32,6 +32,19 @@ def test_quick_mode_is_small_and_explicit_options_override_it() -> None:
     assert engine_load.parse_options(["--tables", "1000", "--bots", "python"]).processes == 4
     assert engine_load.parse_options(["--tables", "9000"]).processes == 4
     assert engine_load.parse_options(["--tables", "10", "--load-processes", "3"]).processes == 3
+    nodes = engine_load.parse_options(["--nodes", "2", "--database-url", "postgresql://h/db"])
+    assert (nodes.nodes, nodes.database_url) == (2, "postgresql://h/db")
+    assert engine_load.parse_options([]).nodes == 1
+
+
+@pytest.mark.parametrize("nodes", ["0", "9"])
+def test_a_node_count_out_of_range_is_refused(
+    nodes: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        engine_load.parse_options(["--nodes", nodes])
+    assert exit_.value.code == 2
+    assert f"--nodes must be 1-8, got {nodes}" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -69,12 +82,15 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_go_bots_measure_every_action_at_all_seven_seats(tmp_path: Path) -> None:
+def test_go_bots_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
+    tmp_path: Path,
+) -> None:
     output = tmp_path / "result.json"
     run = subprocess.run(
         [
             *(sys.executable, "-m", "benchmarks.engine_load", "--bots", "go", "--tables", "40"),
-            *("--seconds", "8", "--warmup", "3", "--idle-tables", "0", "--json", str(output)),
+            *("--nodes", "2", "--seconds", "8", "--warmup", "3", "--idle-tables", "0"),
+            *("--json", str(output)),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -83,7 +99,11 @@ def test_go_bots_measure_every_action_at_all_seven_seats(tmp_path: Path) -> None
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(output.read_text())
-    assert result["bots"] == "go" and result["load_processes"] == 1
+    # Each node serves half the tables, to a load process of its own.
+    assert result["bots"] == "go" and result["nodes"] == 2 and result["load_processes"] == 2
+    assert len(result["engine_cpu_percents"]) == 2 and min(result["engine_cpu_percents"]) > 0
+    assert result["engine_cpu_percent"] == pytest.approx(sum(result["engine_cpu_percents"]))
+    assert "on 2 engine nodes" in run.stdout and "by node" in run.stdout
     assert result["tables"] == 40 and result["seats"] == 7
     # 40 tables at one action per 2 s each: 20 actions/s, every one timed to its seventh seat.
     assert 0.9 * 20 <= result["actions_per_second"] <= 1.1 * 20
