@@ -66,6 +66,8 @@ class NodeLease:
         #: a renewal still waiting for the database
         self._pending: asyncio.Task[bool] | None = None
         self._pending_since = 0.0
+        self._on_lost: Callable[[str], Awaitable[None]] | None = None
+        self._losing: asyncio.Task[None] | None = None
 
     @property
     def interval(self) -> float:
@@ -126,7 +128,21 @@ class NodeLease:
     def start(self, on_lost: Callable[[str], Awaitable[None]]) -> None:
         """Renew the lease every third of it until :meth:`stop`; ``on_lost(reason)`` once
         it is lost."""
+        self._on_lost = on_lost
         self._task = asyncio.create_task(self._run(on_lost), name=f"lease {self.node_id}")
+
+    def fenced(self, reason: str) -> None:
+        """A write found the node claimed by another process (:class:`WriteFence`): the lease
+        is lost, whatever the next renewal would say; ``on_lost(reason)`` runs once."""
+        if self.lost_reason:
+            return
+        self.lost_reason = reason
+        log.error("node %s: %s; stopping serving its tables", self.node_id, reason)
+        self._stopped = True
+        if self._task is not None:
+            self._task.cancel()
+        if self._on_lost is not None:
+            self._losing = asyncio.get_running_loop().create_task(self._on_lost(reason))
 
     async def stop(self, state: NodeState = NodeState.STOPPED) -> None:
         """Stop renewing; record ``state`` (stopped: the lease is free at once)."""

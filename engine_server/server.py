@@ -420,6 +420,7 @@ async def start_engine(
 
     if lease is not None:
         lease.start(lost)
+        directory.fence_writes(lease.epoch, lease.fenced)
     try:
         engine = await _start(
             settings,

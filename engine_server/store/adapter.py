@@ -20,7 +20,7 @@ from engine_server.store import errors as store_errors
 from engine_server.store.database import create_engine_for, is_sqlite
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
-from engine_server.store.nodes import NodeRegistry
+from engine_server.store.nodes import NodeRegistry, WriteFence
 from engine_server.store.repository import EngineStore, HandSeat, OpenTable, RunningHand
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
@@ -51,6 +51,8 @@ _KINDS = {
     "BUY_IN_OUT_OF_RANGE": ErrorKind.INVALID_ARGUMENT,
     "INVALID_SEAT": ErrorKind.INVALID_ARGUMENT,
     "INVALID_PAGE_TOKEN": ErrorKind.INVALID_ARGUMENT,
+    # a write refused because another process claimed this node: it stops serving
+    "TABLE_MOVED": ErrorKind.UNAVAILABLE,
 }
 
 
@@ -189,6 +191,11 @@ class StoreTables:
         self._writes: contextlib.AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if one_writer else contextlib.nullcontext()
         )
+
+    def fence_writes(self, epoch: int, on_stale: Callable[[str], None]) -> None:
+        """Refuse every table write once the node's epoch is no longer ``epoch`` (another
+        process claimed the node); ``on_stale(reason)`` at the first refusal."""
+        self.store.fence = WriteFence(self.node_id, epoch, on_stale)
 
     # -- TableDirectory
 

@@ -23,6 +23,7 @@ __all__ = [
     "IdempotencyKeyReused",
     "InvalidPageToken",
     "InvalidRecord",
+    "NodeFenced",
     "NotFoundError",
     "SeatSessionClosed",
     "SeatSessionNotFound",
@@ -80,6 +81,13 @@ class TableOnOtherNode(StoreError):
     def __init__(self, message: str, owner: str) -> None:
         super().__init__(message)
         self.owner = owner
+
+
+class NodeFenced(StoreError):
+    """This process's node was claimed by another process (its epoch moved on): the
+    process may write nothing more for the node's tables."""
+
+    reason = "TABLE_MOVED"
 
 
 class TableClosed(StoreError):

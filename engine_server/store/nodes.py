@@ -37,17 +37,19 @@ clocks within a small part of the lease of each other (NTP).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from engine_server.store.database import WRITE_OPTIONS
+from engine_server.store.errors import NodeFenced
 from engine_server.store.models import EngineNodeRow, NodeState, TableRow, TableStatus
 
-__all__ = ["NodeAddresses", "NodeRegistry", "live_nodes"]
+__all__ = ["NodeAddresses", "NodeRegistry", "WriteFence", "live_nodes"]
 
 _NODES = EngineNodeRow.__table__  # type: ignore[attr-defined]
 _TABLES = TableRow.__table__  # type: ignore[attr-defined]
@@ -64,6 +66,44 @@ class NodeAddresses(NamedTuple):
 
 def _row(mapping: Any) -> EngineNodeRow:
     return EngineNodeRow(**dict(mapping))
+
+
+class WriteFence:
+    """Refuses a node's table writes once another process has claimed the node.
+
+    Checked at the start of every write transaction of the store (:class:`EngineStore`
+    ``fence``): the node's row must still carry ``epoch``, the fencing number this process
+    claimed. On PostgreSQL the row is read ``FOR SHARE``: a claim by another process (an
+    update of that row) waits until the write has committed, and every write after the
+    claim sees the new epoch. On SQLite a write transaction holds the database's one write
+    lock from its start, so the same holds. ``on_stale(reason)`` is told once, at the first
+    refusal: the process should stop serving.
+    """
+
+    def __init__(self, node_id: str, epoch: int, on_stale: Callable[[str], None]) -> None:
+        self.node_id = node_id
+        self.epoch = epoch
+        self._on_stale = on_stale
+        self._told = False
+        self._statement = (
+            sa.select(_NODES.c.epoch).where(_NODES.c.id == node_id).with_for_update(read=True)
+        )
+
+    async def check(self, session: AsyncSession) -> None:
+        """Raise :class:`~engine_server.store.errors.NodeFenced` when the node's epoch has
+        moved on (``session``: the write transaction's)."""
+        connection = await session.connection()
+        current = (await connection.execute(self._statement)).scalar_one_or_none()
+        if current == self.epoch:
+            return
+        reason = (
+            f"lease lost: another process claimed engine node {self.node_id!r} (epoch "
+            f"{current}; this process holds {self.epoch}): it writes nothing more"
+        )
+        if not self._told:
+            self._told = True
+            self._on_stale(reason)
+        raise NodeFenced(reason)
 
 
 class NodeRegistry:

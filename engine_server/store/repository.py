@@ -126,6 +126,7 @@ from engine_server.store.models import (
     TableRow,
     TableStatus,
 )
+from engine_server.store.nodes import WriteFence
 from engine_server.store.types import utc_now
 
 __all__ = [
@@ -320,6 +321,8 @@ class EngineStore:
         self.engine = engine
         self._clock = clock
         self._new_seed = new_seed
+        #: checked at the start of every write (engine nodes: :class:`WriteFence`)
+        self.fence: WriteFence | None = None
         self._reader = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
         self._writer = async_sessionmaker(
             engine.execution_options(**WRITE_OPTIONS),
@@ -339,6 +342,8 @@ class EngineStore:
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncSession]:
         async with self._writer() as session, session.begin():
+            if self.fence is not None:
+                await self.fence.check(session)
             yield session
 
     @asynccontextmanager

@@ -231,6 +231,34 @@ async def test_a_node_whose_lease_another_process_claimed_stops_serving(
         await shut(again)
 
 
+async def test_a_write_after_another_process_claimed_the_node_is_refused_and_stops_it(
+    database_url: str,
+) -> None:
+    # A lease long enough that no renewal comes during the test: the write finds out first.
+    a = await launch(database_url, node_id="a", lease_seconds=60)
+    try:
+        await a.create_table("ta")
+        await seat_two(a, "ta")
+        engine = create_engine_for(database_url)
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(
+                    sa.text("UPDATE engine_nodes SET epoch = epoch + 1 WHERE id = 'a'")
+                )
+            await refused(a.create_table("tb"), grpc.StatusCode.UNAVAILABLE, "TABLE_MOVED")
+            async with asyncio.timeout(5):
+                await a.server.lost.wait()
+            assert "another process claimed engine node 'a' (epoch" in a.server.lost_reason
+            assert all(stopped(t) for t in a.server.manager.tables.values())
+            async with engine.connect() as connection:
+                ids = (await connection.execute(sa.text("SELECT id FROM tables"))).scalars()
+                assert sorted(ids) == ["ta"]
+        finally:
+            await engine.dispose()
+    finally:
+        await shut(a)
+
+
 @contextlib.contextmanager
 def database_held(url: str) -> Iterator[None]:
     """Every write to the registry blocks while this runs (the database is "unreachable")."""

@@ -15,9 +15,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engine_server.store.database import create_engine_for
-from engine_server.store.errors import TableOnOtherNode
+from engine_server.store.errors import NodeFenced, TableOnOtherNode
 from engine_server.store.models import DEFAULT_NODE_ID, NodeState
-from engine_server.store.nodes import NodeAddresses, NodeRegistry, live_nodes
+from engine_server.store.nodes import NodeAddresses, NodeRegistry, WriteFence, live_nodes
 from engine_server.store.repository import EngineStore, HandSeat
 
 from .test_repository import new_table
@@ -153,3 +153,34 @@ async def test_each_node_sees_only_its_own_tables(store: EngineStore) -> None:
     await store.close_table(mine.id)
     assert await store.closed_table_ids("a") == [mine.id]
     assert await store.closed_table_ids("b") == []
+
+
+async def test_a_fenced_store_writes_only_while_its_node_keeps_the_epoch_it_claimed(
+    store: EngineStore,
+) -> None:
+    registry = NodeRegistry(store.engine)
+    assert await registry.claim("a", HERE, now=T0, lease_seconds=LEASE) == 1
+    told: list[str] = []
+    store.fence = WriteFence("a", 1, told.append)
+    kept = await new_table(store, "f1", node_id="a")
+    assert told == []
+    # Another process claims the node once a's lease ran out: a's writes stop at once,
+    # before a's next renewal would tell it.
+    later = T0 + timedelta(seconds=LEASE + 1)
+    assert await registry.claim("a", HERE, now=later, lease_seconds=LEASE) == 2
+    for _ in range(2):
+        with pytest.raises(NodeFenced, match=r"another process claimed engine node 'a' \(epoch 2;"):
+            await new_table(store, "f2", node_id="a")
+    with pytest.raises(NodeFenced):
+        await store.seat_player(
+            kept.id, "s1", player_id="p1", display_name="P1", seat=1, buy_in=200
+        )
+    assert len(told) == 1 and told[0].startswith("lease lost: another process claimed")
+    # Nothing was written (no table, no seat); reads still work.
+    assert [t.table.id for t in await store.open_tables("a")] == [kept.id]
+    assert (await store.open_tables("a"))[0].sessions == []
+    assert (await store.get_table(kept.id)).id == kept.id
+    # The new holder's fence lets its writes through.
+    store.fence = WriteFence("a", 2, told.append)
+    added = await new_table(store, "f2", node_id="a")
+    assert {t.table.id for t in await store.open_tables("a")} == {kept.id, added.id}
