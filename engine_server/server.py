@@ -484,6 +484,7 @@ async def _start(
             settings.jwt_secret,
             on_refused=metrics.refused,
             on_drain=(lambda: lease.set_state(NodeState.DRAINING)) if lease else None,
+            registry=lease.registry if lease else None,
         ),
         server,
         limit,

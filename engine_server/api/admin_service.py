@@ -16,17 +16,20 @@ from engine_server.api.convert import (
     settings_message,
     snapshot_message,
     table_status_message,
+    timestamp,
 )
 from engine_server.api.errors import ErrorObserver, abort, invalid
 from engine_server.api.table_service import _grpc_headers, authenticate, parse_table_name
 from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
+from engine_server.store.nodes import NodeListing, NodeRegistry
+from engine_server.store.types import utc_now
 from engine_server.table.errors import TableError
 from engine_server.table.manager import TableManager, TableSpec, build_config, check_client_seed
 from engine_server.table.model import TableStatus
 from engine_server.table.runtime import TableRuntime
 
-__all__ = ["LOBBY_METHODS", "GrpcAdminService", "table_message"]
+__all__ = ["LOBBY_METHODS", "GrpcAdminService", "node_message", "table_message"]
 
 log = logging.getLogger("stud.admin")
 audit = logging.getLogger("stud.audit")
@@ -86,6 +89,32 @@ def _id(value: str, field: str, limit: int = 64) -> str:
     return value
 
 
+_NODE_STATES = {
+    "starting": admin_service_pb2.ENGINE_NODE_STATE_STARTING,
+    "serving": admin_service_pb2.ENGINE_NODE_STATE_SERVING,
+    "draining": admin_service_pb2.ENGINE_NODE_STATE_DRAINING,
+    "stopped": admin_service_pb2.ENGINE_NODE_STATE_STOPPED,
+}
+
+
+def node_message(entry: NodeListing) -> admin_service_pb2.EngineNode:
+    """ListNodes' message for one node of the registry."""
+    node = entry.node
+    return admin_service_pb2.EngineNode(
+        id=node.id,
+        state=_NODE_STATES.get(node.state, admin_service_pb2.ENGINE_NODE_STATE_UNSPECIFIED),
+        epoch=node.epoch,
+        admin_address=node.admin_address,
+        grpc_address=node.grpc_address,
+        web_url=node.web_url,
+        started_at=timestamp(node.started_at),
+        heartbeat_at=timestamp(node.heartbeat_at),
+        expires_at=timestamp(node.expires_at),
+        live=entry.live,
+        open_tables=entry.open_tables,
+    )
+
+
 class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
     def __init__(
         self,
@@ -93,8 +122,11 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
         secret: str,
         on_refused: ErrorObserver | None = None,
         on_drain: Callable[[], Awaitable[None]] | None = None,
+        registry: NodeRegistry | None = None,
     ) -> None:
         self.manager = manager
+        #: the node registry on the store's database (ListNodes); None without one
+        self.registry = registry
         self.secret = secret
         #: told of every refusal (metrics)
         self.on_refused = on_refused
@@ -119,6 +151,16 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
             return await body(identity)
         except TableError as error:
             await abort(context, error, self.on_refused)
+
+    async def ListNodes(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            listed = await self.registry.listing(utc_now()) if self.registry is not None else []
+            return admin_service_pb2.ListNodesResponse(
+                nodes=[node_message(entry) for entry in listed],
+                answered_by=self.manager.node_id,
+            )
+
+        return await self._run("ListNodes", context, body)
 
     async def _table(self, name: str, field: str = "name") -> TableRuntime:
         # Closed tables too: ops see them, and retries of requests made there get their answers.

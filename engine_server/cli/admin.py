@@ -127,6 +127,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         " stay paused after a restart, until resumed)",
     )
 
+    action(
+        "nodes",
+        "list the engine nodes sharing this node's database: addresses, state, lease, open tables",
+    )
+
     sessions = action("sessions", "list seat sessions, oldest first")
     sessions.add_argument("--table", help="only this table's")
     sessions.add_argument(
@@ -561,6 +566,38 @@ def _sessions(client: _Client, args: argparse.Namespace) -> None:
     _more(answer.next_page_token)
 
 
+def _nodes(client: _Client, args: argparse.Namespace) -> None:
+    from stud.v1 import admin_service_pb2
+
+    answer = client("ListNodes", admin_service_pb2.ListNodesRequest())
+    if args.json:
+        _print_json(answer)
+        return
+    if not answer.nodes:
+        print(f"no node registry on {answer.answered_by or 'this engine'}'s database")
+        return
+    print(
+        _columns(
+            ("NODE", "STATE", "LIVE", "EPOCH", "TABLES", "LEASE UNTIL", "GRPC", "ADMIN", "WEB"),
+            (
+                (
+                    n.id + (" *" if n.id == answer.answered_by else ""),
+                    _enum(admin_service_pb2.EngineNodeState, n.state),
+                    "yes" if n.live else "no",
+                    str(n.epoch),
+                    str(n.open_tables),
+                    n.expires_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
+                    n.grpc_address,
+                    n.admin_address,
+                    n.web_url,
+                )
+                for n in answer.nodes
+            ),
+        )
+    )
+    print("(* answered; lease times in UTC)")
+
+
 ACTIONS: dict[str, Callable[[_Client, argparse.Namespace], None]] = {
     "tables": _tables,
     "table": _table,
@@ -572,6 +609,7 @@ ACTIONS: dict[str, Callable[[_Client, argparse.Namespace], None]] = {
     "rotate-seed": _rotate_seed,
     "drain": _drain,
     "sessions": _sessions,
+    "nodes": _nodes,
 }
 
 

@@ -49,7 +49,7 @@ from engine_server.store.database import WRITE_OPTIONS
 from engine_server.store.errors import NodeFenced
 from engine_server.store.models import EngineNodeRow, NodeState, TableRow, TableStatus
 
-__all__ = ["NodeAddresses", "NodeRegistry", "WriteFence", "live_nodes"]
+__all__ = ["NodeAddresses", "NodeListing", "NodeRegistry", "WriteFence", "live_nodes"]
 
 _NODES = EngineNodeRow.__table__  # type: ignore[attr-defined]
 _TABLES = TableRow.__table__  # type: ignore[attr-defined]
@@ -66,6 +66,14 @@ class NodeAddresses(NamedTuple):
 
 def _row(mapping: Any) -> EngineNodeRow:
     return EngineNodeRow(**dict(mapping))
+
+
+class NodeListing(NamedTuple):
+    """A node as ops see it (:meth:`NodeRegistry.listing`)."""
+
+    node: EngineNodeRow
+    open_tables: int
+    live: bool
 
 
 class WriteFence:
@@ -205,6 +213,21 @@ class NodeRegistry:
             )
         return None if found is None else _row(found)
 
+    async def listing(self, now: datetime) -> list[NodeListing]:
+        """Every registered node, by id, with its tables not closed and whether it is live
+        at ``now`` (serving, lease not run out: :func:`live_nodes`'s condition)."""
+        live = sa.and_(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+        statement = sa.select(
+            *_NODES.c, _open_tables().label("open_tables"), live.label("live")
+        ).order_by(_NODES.c.id)
+        async with self.engine.connect() as connection:
+            rows = (await connection.execute(statement)).mappings().all()
+        listed = []
+        for r in rows:
+            fields = {k: v for k, v in r.items() if k not in ("open_tables", "live")}
+            listed.append(NodeListing(_row(fields), int(r["open_tables"]), bool(r["live"])))
+        return listed
+
     async def nodes(self) -> list[EngineNodeRow]:
         """Every registered node, by id."""
         async with self.engine.connect() as connection:
@@ -212,15 +235,20 @@ class NodeRegistry:
             return [_row(r) for r in rows]
 
 
-def live_nodes(now: datetime) -> sa.Select[Any]:
-    """The nodes a new table may go to — lease not run out, serving — each with its number
-    of tables not closed, fewest first (then by id): ``(EngineNodeRow columns…, open_tables)``."""
-    open_tables = (
+def _open_tables() -> Any:
+    """A node's tables that are not closed (a scalar subquery on the node's row)."""
+    return (
         sa.select(sa.func.count())
         .select_from(_TABLES)
         .where(_TABLES.c.node_id == _NODES.c.id, _TABLES.c.status != TableStatus.CLOSED.value)
         .scalar_subquery()
     )
+
+
+def live_nodes(now: datetime) -> sa.Select[Any]:
+    """The nodes a new table may go to — lease not run out, serving — each with its number
+    of tables not closed, fewest first (then by id): ``(EngineNodeRow columns…, open_tables)``."""
+    open_tables = _open_tables()
     return (
         sa.select(*_NODES.c, open_tables.label("open_tables"))
         .where(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)

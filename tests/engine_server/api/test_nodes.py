@@ -17,6 +17,7 @@ import signal
 import sqlite3
 import sys
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import grpc
@@ -26,11 +27,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from stud.v1 import admin_service_pb2, table_service_pb2
 
+from engine_server.auth import Scope
 from engine_server.store.database import create_engine_for
 from engine_server.store.models import NodeState
 from engine_server.store.nodes import NodeRegistry
 from engine_server.table.runtime import TableRuntime
-from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
+from tests.engine_server.api.conftest import SECRET, Engine, bearer, launch, shut
 from tests.engine_server.api.test_bad_input import refused
 
 STUD = Path(sys.executable).with_name("stud")
@@ -229,6 +231,52 @@ async def test_a_node_whose_lease_another_process_claimed_stops_serving(
         assert (await registry_row(database_url, "a"))["epoch"] == 3
     finally:
         await shut(again)
+
+
+async def list_nodes(engine: Engine) -> admin_service_pb2.ListNodesResponse:
+    answer: admin_service_pb2.ListNodesResponse = await engine.admin.ListNodes(
+        admin_service_pb2.ListNodesRequest(), metadata=engine.admin_md
+    )
+    return answer
+
+
+async def test_any_node_lists_every_node_with_its_lease_and_open_tables(
+    database_url: str,
+) -> None:
+    a = await node(database_url, "a")
+    b = await node(database_url, "b")
+    try:
+        await a.create_table("ta")
+        await a.create_table("tc")
+        await b.create_table("tb")
+        for engine, answering in ((a, "a"), (b, "b")):
+            listed = await list_nodes(engine)
+            assert listed.answered_by == answering
+            assert [n.id for n in listed.nodes] == ["a", "b"]
+            for n, owner, tables in zip(listed.nodes, (a, b), (2, 1), strict=True):
+                assert n.state == admin_service_pb2.ENGINE_NODE_STATE_SERVING
+                assert n.live and n.epoch == 1 and n.open_tables == tables
+                assert n.admin_address == n.grpc_address == owner.grpc_address
+                assert n.web_url == owner.web_url
+                started, beat, expires = (
+                    t.ToDatetime() for t in (n.started_at, n.heartbeat_at, n.expires_at)
+                )
+                assert started <= beat < expires <= beat + timedelta(seconds=LEASE + 0.01)
+        # Players and the lobby's service token may not list nodes; nothing changes.
+        for metadata in (a.player_md("ta-ann"), bearer("lobby", Scope.LOBBY)):
+            await refused(
+                a.admin.ListNodes(admin_service_pb2.ListNodesRequest(), metadata=metadata),
+                grpc.StatusCode.PERMISSION_DENIED,
+                "ADMIN_REQUIRED",
+            )
+    finally:
+        await shut(b)
+    try:
+        gone = (await list_nodes(a)).nodes[1]
+        assert gone.id == "b" and gone.state == admin_service_pb2.ENGINE_NODE_STATE_STOPPED
+        assert not gone.live and gone.open_tables == 1
+    finally:
+        await shut(a)
 
 
 async def test_a_write_after_another_process_claimed_the_node_is_refused_and_stops_it(

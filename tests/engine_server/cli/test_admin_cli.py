@@ -158,6 +158,38 @@ async def test_tables_are_listed_in_aligned_columns_and_as_json(engine: Engine) 
     assert everything["nextPageToken"] == "" and every.err == ""
 
 
+async def test_nodes_lists_the_registry_in_columns_and_as_json(engine: Engine) -> None:
+    listed = await stud_admin("nodes", engine=engine)
+    assert listed.code == 0, listed
+    *table, footnote = listed.out.splitlines()
+    assert footnote == "(* answered; lease times in UTC)"
+    rows = columns("\n".join(table))
+    assert list(rows[0]) == [
+        "NODE", "STATE", "LIVE", "EPOCH", "TABLES", "LEASE UNTIL", "GRPC", "ADMIN", "WEB"
+    ]  # fmt: skip
+    assert [r["NODE"] for r in rows] == ["main *"]
+    (node,) = rows
+    assert (node["STATE"], node["LIVE"], node["EPOCH"]) == ("SERVING", "yes", "1")
+    assert node["GRPC"] == node["ADMIN"] == engine.grpc_address
+    assert node["WEB"] == engine.web_url
+    # Its open tables: every one ListTables shows by default (all but the closed ones).
+    open_tables = await engine.admin.ListTables(
+        admin_service_pb2.ListTablesRequest(page_size=500), metadata=engine.admin_md
+    )
+    assert int(node["TABLES"]) == len(open_tables.tables)
+
+    as_json = await stud_admin("nodes", "--json", engine=engine)
+    assert as_json.code == 0, as_json
+    answer = json.loads(as_json.out)
+    assert answer["answeredBy"] == "main" and [n["id"] for n in answer["nodes"]] == ["main"]
+    assert answer["nodes"][0]["state"] == "ENGINE_NODE_STATE_SERVING"
+    assert answer["nodes"][0]["live"] is True and answer["nodes"][0]["epoch"] == "1"
+
+    lobby = mint_token(SECRET, "lobby", [Scope.LOBBY])
+    denied = await stud_admin("nodes", engine=engine, token=lobby)
+    assert one_error_line(denied) == "stud admin: ADMIN_REQUIRED: ListNodes needs the admin token"
+
+
 # ------------------------------------------------ pause, cancel-hand, table
 
 

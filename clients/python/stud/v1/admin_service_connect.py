@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .admin_service_pb2 import AddChipsRequest, AddChipsResponse, CancelHandRequest, CancelHandResponse, CloseTableRequest, CloseTableResponse, CreateTableRequest, CreateTableResponse, DrainRequest, DrainResponse, GetTableRequest, GetTableResponse, ListSeatSessionsRequest, ListSeatSessionsResponse, ListTablesRequest, ListTablesResponse, PauseTableRequest, PauseTableResponse, RemovePlayerRequest, RemovePlayerResponse, ResumeTableRequest, ResumeTableResponse, RotateSeedRequest, RotateSeedResponse, SeatPlayerRequest, SeatPlayerResponse
+from .admin_service_pb2 import AddChipsRequest, AddChipsResponse, CancelHandRequest, CancelHandResponse, CloseTableRequest, CloseTableResponse, CreateTableRequest, CreateTableResponse, DrainRequest, DrainResponse, GetTableRequest, GetTableResponse, ListNodesRequest, ListNodesResponse, ListSeatSessionsRequest, ListSeatSessionsResponse, ListTablesRequest, ListTablesResponse, PauseTableRequest, PauseTableResponse, RemovePlayerRequest, RemovePlayerResponse, ResumeTableRequest, ResumeTableResponse, RotateSeedRequest, RotateSeedResponse, SeatPlayerRequest, SeatPlayerResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -176,6 +176,14 @@ class AdminService(Protocol):
     async def list_seat_sessions(self, request: ListSeatSessionsRequest, ctx: RequestContext[ListSeatSessionsRequest, ListSeatSessionsResponse], /) -> ListSeatSessionsResponse:
         """
         Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def list_nodes(self, request: ListNodesRequest, ctx: RequestContext[ListNodesRequest, ListNodesResponse], /) -> ListNodesResponse:
+        """
+        Lists the engine nodes of the registry this node shares with the others (every node on
+        the same database), by id: where each is reached, its state and lease, and its open
+        tables. Any node answers for all of them.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -335,6 +343,17 @@ class AdminServiceASGIApplication(ConnectASGIApplication[AdminService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.list_seat_sessions,
+                ),
+                "/stud.v1.AdminService/ListNodes": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListNodes",
+                        service_name="stud.v1.AdminService",
+                        input=ListNodesRequest,
+                        output=ListNodesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_nodes,
                 ),
             },
             interceptors=interceptors,
@@ -740,6 +759,33 @@ class AdminServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
             use_get=use_get,
         )
+    async def list_nodes(
+        self,
+        request: ListNodesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListNodesResponse:
+        """
+        Lists the engine nodes of the registry this node shares with the others (every node on
+        the same database), by id: where each is reached, its state and lease, and its open
+        tables. Any node answers for all of them.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListNodes",
+                service_name="stud.v1.AdminService",
+                input=ListNodesRequest,
+                output=ListNodesResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
 
 class AdminServiceSync(Protocol):
     """
@@ -880,6 +926,14 @@ class AdminServiceSync(Protocol):
     def list_seat_sessions(self, request: ListSeatSessionsRequest, ctx: RequestContext[ListSeatSessionsRequest, ListSeatSessionsResponse], /) -> ListSeatSessionsResponse:
         """
         Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def list_nodes(self, request: ListNodesRequest, ctx: RequestContext[ListNodesRequest, ListNodesResponse], /) -> ListNodesResponse:
+        """
+        Lists the engine nodes of the registry this node shares with the others (every node on
+        the same database), by id: where each is reached, its state and lease, and its open
+        tables. Any node answers for all of them.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1037,6 +1091,17 @@ class AdminServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.list_seat_sessions,
+                ),
+                "/stud.v1.AdminService/ListNodes": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListNodes",
+                        service_name="stud.v1.AdminService",
+                        input=ListNodesRequest,
+                        output=ListNodesResponse,
+                        idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_nodes,
                 ),
             },
             interceptors=interceptors,
@@ -1435,6 +1500,33 @@ class AdminServiceClientSync(ConnectClientSync):
                 service_name="stud.v1.AdminService",
                 input=ListSeatSessionsRequest,
                 output=ListSeatSessionsResponse,
+                idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+            use_get=use_get,
+        )
+    def list_nodes(
+        self,
+        request: ListNodesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+        use_get: bool = False,
+    ) -> ListNodesResponse:
+        """
+        Lists the engine nodes of the registry this node shares with the others (every node on
+        the same database), by id: where each is reached, its state and lease, and its open
+        tables. Any node answers for all of them.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListNodes",
+                service_name="stud.v1.AdminService",
+                input=ListNodesRequest,
+                output=ListNodesResponse,
                 idempotency_level=IdempotencyLevel.NO_SIDE_EFFECTS,
                 stream_type=StreamType.UNARY,
             ),

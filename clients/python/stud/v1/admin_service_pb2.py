@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from stud.v1 import settings_pb2 as stud_dot_v1_dot_settings__pb2
 from stud.v1 import table_pb2 as stud_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/admin_service.proto\x12\x07stud.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x16stud/v1/settings.proto\x1a\x13stud/v1/table.proto\"\xed\x02\n\x12\x43reateTableRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0f\n\x07profile\x18\x03 \x01(\t\x12/\n\x0erule_overrides\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1f\n\x06stakes\x18\x05 \x01(\x0b\x32\x0f.stud.v1.Stakes\x12\x0f\n\x07private\x18\x06 \x01(\x08\x12\x12\n\nmin_buy_in\x18\x07 \x01(\x03\x12\x12\n\nmax_buy_in\x18\x08 \x01(\x03\x12\x13\n\x0b\x63lient_seed\x18\t \x01(\t\x12\x18\n\x10opener_player_id\x18\n \x01(\t\x12\x37\n\x06labels\x18\x0b \x03(\x0b\x32\'.stud.v1.CreateTableRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\x13\x43reateTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\"\x82\x01\n\x11SeatPlayerRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x17\n\x0fseat_session_id\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x0e\n\x06\x62uy_in\x18\x06 \x01(\x03\";\n\x12SeatPlayerResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.stud.v1.SeatSession\"]\n\x0f\x41\x64\x64\x43hipsRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x17\n\x0fseat_session_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x0e\n\x06\x61mount\x18\x04 \x01(\x03\"9\n\x10\x41\x64\x64\x43hipsResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.stud.v1.SeatSession\"\xc9\x01\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12&\n\x08statuses\x18\x03 \x03(\x0e\x32\x14.stud.v1.TableStatus\x12\x36\n\x06labels\x18\x04 \x03(\x0b\x32&.stud.v1.ListTablesRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.stud.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"/\n\x0fGetTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"[\n\x10GetTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\x12(\n\x08snapshot\x18\x02 \x01(\x0b\x32\x16.stud.v1.TableSnapshot\"1\n\x11PauseTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"3\n\x12PauseTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\"\"\n\x12ResumeTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13ResumeTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\"1\n\x11\x43loseTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"[\n\x12\x43loseTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\x12&\n\x08sessions\x18\x02 \x03(\x0b\x32\x14.stud.v1.SeatSession\"F\n\x11\x43\x61ncelHandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\"9\n\x12\x43\x61ncelHandResponse\x12#\n\x06result\x18\x01 \x01(\x0b\x32\x13.stud.v1.HandResult\"M\n\x13RemovePlayerRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x17\n\x0fseat_session_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"=\n\x14RemovePlayerResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.stud.v1.SeatSession\"6\n\x11RotateSeedRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\t\"v\n\x12RotateSeedResponse\x12#\n\x08revealed\x18\x01 \x01(\x0b\x32\x11.stud.v1.SeedPair\x12\"\n\x07\x63urrent\x18\x02 \x01(\x0b\x32\x11.stud.v1.SeedPair\x12\x17\n\x0fnext_commitment\x18\x03 \x01(\t\"\x0e\n\x0c\x44rainRequest\"7\n\rDrainResponse\x12\x0e\n\x06tables\x18\x01 \x01(\x05\x12\x16\n\x0ehands_finished\x18\x02 \x01(\x05\"z\n\x17ListSeatSessionsRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12)\n\x06states\x18\x02 \x03(\x0e\x32\x19.stud.v1.SeatSessionState\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"[\n\x18ListSeatSessionsResponse\x12&\n\x08sessions\x18\x01 \x03(\x0b\x32\x14.stud.v1.SeatSession\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t2\xe3\x07\n\x0c\x41\x64minService\x12M\n\x0b\x43reateTable\x12\x1b.stud.v1.CreateTableRequest\x1a\x1c.stud.v1.CreateTableResponse\"\x03\x90\x02\x02\x12J\n\nSeatPlayer\x12\x1a.stud.v1.SeatPlayerRequest\x1a\x1b.stud.v1.SeatPlayerResponse\"\x03\x90\x02\x02\x12\x44\n\x08\x41\x64\x64\x43hips\x12\x18.stud.v1.AddChipsRequest\x1a\x19.stud.v1.AddChipsResponse\"\x03\x90\x02\x02\x12J\n\nListTables\x12\x1a.stud.v1.ListTablesRequest\x1a\x1b.stud.v1.ListTablesResponse\"\x03\x90\x02\x01\x12?\n\x08GetTable\x12\x18.stud.v1.GetTableRequest\x1a\x19.stud.v1.GetTableResponse\x12J\n\nPauseTable\x12\x1a.stud.v1.PauseTableRequest\x1a\x1b.stud.v1.PauseTableResponse\"\x03\x90\x02\x02\x12M\n\x0bResumeTable\x12\x1b.stud.v1.ResumeTableRequest\x1a\x1c.stud.v1.ResumeTableResponse\"\x03\x90\x02\x02\x12J\n\nCloseTable\x12\x1a.stud.v1.CloseTableRequest\x1a\x1b.stud.v1.CloseTableResponse\"\x03\x90\x02\x02\x12J\n\nCancelHand\x12\x1a.stud.v1.CancelHandRequest\x1a\x1b.stud.v1.CancelHandResponse\"\x03\x90\x02\x02\x12P\n\x0cRemovePlayer\x12\x1c.stud.v1.RemovePlayerRequest\x1a\x1d.stud.v1.RemovePlayerResponse\"\x03\x90\x02\x02\x12\x45\n\nRotateSeed\x12\x1a.stud.v1.RotateSeedRequest\x1a\x1b.stud.v1.RotateSeedResponse\x12;\n\x05\x44rain\x12\x15.stud.v1.DrainRequest\x1a\x16.stud.v1.DrainResponse\"\x03\x90\x02\x02\x12\\\n\x10ListSeatSessions\x12 .stud.v1.ListSeatSessionsRequest\x1a!.stud.v1.ListSeatSessionsResponse\"\x03\x90\x02\x01\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/admin_service.proto\x12\x07stud.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16stud/v1/settings.proto\x1a\x13stud/v1/table.proto\"\xed\x02\n\x12\x43reateTableRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0f\n\x07profile\x18\x03 \x01(\t\x12/\n\x0erule_overrides\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1f\n\x06stakes\x18\x05 \x01(\x0b\x32\x0f.stud.v1.Stakes\x12\x0f\n\x07private\x18\x06 \x01(\x08\x12\x12\n\nmin_buy_in\x18\x07 \x01(\x03\x12\x12\n\nmax_buy_in\x18\x08 \x01(\x03\x12\x13\n\x0b\x63lient_seed\x18\t \x01(\t\x12\x18\n\x10opener_player_id\x18\n \x01(\t\x12\x37\n\x06labels\x18\x0b \x03(\x0b\x32\'.stud.v1.CreateTableRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\x13\x43reateTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\"\x82\x01\n\x11SeatPlayerRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x17\n\x0fseat_session_id\x18\x02 \x01(\t\x12\x11\n\tplayer_id\x18\x03 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x04 \x01(\t\x12\x0c\n\x04seat\x18\x05 \x01(\x05\x12\x0e\n\x06\x62uy_in\x18\x06 \x01(\x03\";\n\x12SeatPlayerResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.stud.v1.SeatSession\"]\n\x0f\x41\x64\x64\x43hipsRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x17\n\x0fseat_session_id\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x0e\n\x06\x61mount\x18\x04 \x01(\x03\"9\n\x10\x41\x64\x64\x43hipsResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.stud.v1.SeatSession\"\xc9\x01\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12&\n\x08statuses\x18\x03 \x03(\x0e\x32\x14.stud.v1.TableStatus\x12\x36\n\x06labels\x18\x04 \x03(\x0b\x32&.stud.v1.ListTablesRequest.LabelsEntry\x1a-\n\x0bLabelsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.stud.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"/\n\x0fGetTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"[\n\x10GetTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\x12(\n\x08snapshot\x18\x02 \x01(\x0b\x32\x16.stud.v1.TableSnapshot\"1\n\x11PauseTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"3\n\x12PauseTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\"\"\n\x12ResumeTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"4\n\x13ResumeTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\"1\n\x11\x43loseTableRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\"[\n\x12\x43loseTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.stud.v1.Table\x12&\n\x08sessions\x18\x02 \x03(\x0b\x32\x14.stud.v1.SeatSession\"F\n\x11\x43\x61ncelHandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\x12\x0e\n\x06reason\x18\x03 \x01(\t\"9\n\x12\x43\x61ncelHandResponse\x12#\n\x06result\x18\x01 \x01(\x0b\x32\x13.stud.v1.HandResult\"M\n\x13RemovePlayerRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x17\n\x0fseat_session_id\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"=\n\x14RemovePlayerResponse\x12%\n\x07session\x18\x01 \x01(\x0b\x32\x14.stud.v1.SeatSession\"6\n\x11RotateSeedRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x63lient_seed\x18\x02 \x01(\t\"v\n\x12RotateSeedResponse\x12#\n\x08revealed\x18\x01 \x01(\x0b\x32\x11.stud.v1.SeedPair\x12\"\n\x07\x63urrent\x18\x02 \x01(\x0b\x32\x11.stud.v1.SeedPair\x12\x17\n\x0fnext_commitment\x18\x03 \x01(\t\"\x0e\n\x0c\x44rainRequest\"7\n\rDrainResponse\x12\x0e\n\x06tables\x18\x01 \x01(\x05\x12\x16\n\x0ehands_finished\x18\x02 \x01(\x05\"z\n\x17ListSeatSessionsRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12)\n\x06states\x18\x02 \x03(\x0e\x32\x19.stud.v1.SeatSessionState\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"[\n\x18ListSeatSessionsResponse\x12&\n\x08sessions\x18\x01 \x03(\x0b\x32\x14.stud.v1.SeatSession\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x12\n\x10ListNodesRequest\"L\n\x11ListNodesResponse\x12\"\n\x05nodes\x18\x01 \x03(\x0b\x32\x13.stud.v1.EngineNode\x12\x13\n\x0b\x61nswered_by\x18\x02 \x01(\t\"\xc3\x02\n\nEngineNode\x12\n\n\x02id\x18\x01 \x01(\t\x12\'\n\x05state\x18\x02 \x01(\x0e\x32\x18.stud.v1.EngineNodeState\x12\r\n\x05\x65poch\x18\x03 \x01(\x03\x12\x15\n\radmin_address\x18\x04 \x01(\t\x12\x14\n\x0cgrpc_address\x18\x05 \x01(\t\x12\x0f\n\x07web_url\x18\x06 \x01(\t\x12.\n\nstarted_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0cheartbeat_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nexpires_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04live\x18\n \x01(\x08\x12\x13\n\x0bopen_tables\x18\x0b \x01(\x05*\xb2\x01\n\x0f\x45ngineNodeState\x12!\n\x1d\x45NGINE_NODE_STATE_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45NGINE_NODE_STATE_STARTING\x10\x01\x12\x1d\n\x19\x45NGINE_NODE_STATE_SERVING\x10\x02\x12\x1e\n\x1a\x45NGINE_NODE_STATE_DRAINING\x10\x03\x12\x1d\n\x19\x45NGINE_NODE_STATE_STOPPED\x10\x04\x32\xac\x08\n\x0c\x41\x64minService\x12M\n\x0b\x43reateTable\x12\x1b.stud.v1.CreateTableRequest\x1a\x1c.stud.v1.CreateTableResponse\"\x03\x90\x02\x02\x12J\n\nSeatPlayer\x12\x1a.stud.v1.SeatPlayerRequest\x1a\x1b.stud.v1.SeatPlayerResponse\"\x03\x90\x02\x02\x12\x44\n\x08\x41\x64\x64\x43hips\x12\x18.stud.v1.AddChipsRequest\x1a\x19.stud.v1.AddChipsResponse\"\x03\x90\x02\x02\x12J\n\nListTables\x12\x1a.stud.v1.ListTablesRequest\x1a\x1b.stud.v1.ListTablesResponse\"\x03\x90\x02\x01\x12?\n\x08GetTable\x12\x18.stud.v1.GetTableRequest\x1a\x19.stud.v1.GetTableResponse\x12J\n\nPauseTable\x12\x1a.stud.v1.PauseTableRequest\x1a\x1b.stud.v1.PauseTableResponse\"\x03\x90\x02\x02\x12M\n\x0bResumeTable\x12\x1b.stud.v1.ResumeTableRequest\x1a\x1c.stud.v1.ResumeTableResponse\"\x03\x90\x02\x02\x12J\n\nCloseTable\x12\x1a.stud.v1.CloseTableRequest\x1a\x1b.stud.v1.CloseTableResponse\"\x03\x90\x02\x02\x12J\n\nCancelHand\x12\x1a.stud.v1.CancelHandRequest\x1a\x1b.stud.v1.CancelHandResponse\"\x03\x90\x02\x02\x12P\n\x0cRemovePlayer\x12\x1c.stud.v1.RemovePlayerRequest\x1a\x1d.stud.v1.RemovePlayerResponse\"\x03\x90\x02\x02\x12\x45\n\nRotateSeed\x12\x1a.stud.v1.RotateSeedRequest\x1a\x1b.stud.v1.RotateSeedResponse\x12;\n\x05\x44rain\x12\x15.stud.v1.DrainRequest\x1a\x16.stud.v1.DrainResponse\"\x03\x90\x02\x02\x12\\\n\x10ListSeatSessions\x12 .stud.v1.ListSeatSessionsRequest\x1a!.stud.v1.ListSeatSessionsResponse\"\x03\x90\x02\x01\x12G\n\tListNodes\x12\x19.stud.v1.ListNodesRequest\x1a\x1a.stud.v1.ListNodesResponse\"\x03\x90\x02\x01\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -61,62 +62,72 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ADMINSERVICE'].methods_by_name['Drain']._serialized_options = b'\220\002\002'
   _globals['_ADMINSERVICE'].methods_by_name['ListSeatSessions']._loaded_options = None
   _globals['_ADMINSERVICE'].methods_by_name['ListSeatSessions']._serialized_options = b'\220\002\001'
-  _globals['_CREATETABLEREQUEST']._serialized_start=116
-  _globals['_CREATETABLEREQUEST']._serialized_end=481
-  _globals['_CREATETABLEREQUEST_LABELSENTRY']._serialized_start=436
-  _globals['_CREATETABLEREQUEST_LABELSENTRY']._serialized_end=481
-  _globals['_CREATETABLERESPONSE']._serialized_start=483
-  _globals['_CREATETABLERESPONSE']._serialized_end=535
-  _globals['_SEATPLAYERREQUEST']._serialized_start=538
-  _globals['_SEATPLAYERREQUEST']._serialized_end=668
-  _globals['_SEATPLAYERRESPONSE']._serialized_start=670
-  _globals['_SEATPLAYERRESPONSE']._serialized_end=729
-  _globals['_ADDCHIPSREQUEST']._serialized_start=731
-  _globals['_ADDCHIPSREQUEST']._serialized_end=824
-  _globals['_ADDCHIPSRESPONSE']._serialized_start=826
-  _globals['_ADDCHIPSRESPONSE']._serialized_end=883
-  _globals['_LISTTABLESREQUEST']._serialized_start=886
-  _globals['_LISTTABLESREQUEST']._serialized_end=1087
-  _globals['_LISTTABLESREQUEST_LABELSENTRY']._serialized_start=436
-  _globals['_LISTTABLESREQUEST_LABELSENTRY']._serialized_end=481
-  _globals['_LISTTABLESRESPONSE']._serialized_start=1089
-  _globals['_LISTTABLESRESPONSE']._serialized_end=1166
-  _globals['_GETTABLEREQUEST']._serialized_start=1168
-  _globals['_GETTABLEREQUEST']._serialized_end=1215
-  _globals['_GETTABLERESPONSE']._serialized_start=1217
-  _globals['_GETTABLERESPONSE']._serialized_end=1308
-  _globals['_PAUSETABLEREQUEST']._serialized_start=1310
-  _globals['_PAUSETABLEREQUEST']._serialized_end=1359
-  _globals['_PAUSETABLERESPONSE']._serialized_start=1361
-  _globals['_PAUSETABLERESPONSE']._serialized_end=1412
-  _globals['_RESUMETABLEREQUEST']._serialized_start=1414
-  _globals['_RESUMETABLEREQUEST']._serialized_end=1448
-  _globals['_RESUMETABLERESPONSE']._serialized_start=1450
-  _globals['_RESUMETABLERESPONSE']._serialized_end=1502
-  _globals['_CLOSETABLEREQUEST']._serialized_start=1504
-  _globals['_CLOSETABLEREQUEST']._serialized_end=1553
-  _globals['_CLOSETABLERESPONSE']._serialized_start=1555
-  _globals['_CLOSETABLERESPONSE']._serialized_end=1646
-  _globals['_CANCELHANDREQUEST']._serialized_start=1648
-  _globals['_CANCELHANDREQUEST']._serialized_end=1718
-  _globals['_CANCELHANDRESPONSE']._serialized_start=1720
-  _globals['_CANCELHANDRESPONSE']._serialized_end=1777
-  _globals['_REMOVEPLAYERREQUEST']._serialized_start=1779
-  _globals['_REMOVEPLAYERREQUEST']._serialized_end=1856
-  _globals['_REMOVEPLAYERRESPONSE']._serialized_start=1858
-  _globals['_REMOVEPLAYERRESPONSE']._serialized_end=1919
-  _globals['_ROTATESEEDREQUEST']._serialized_start=1921
-  _globals['_ROTATESEEDREQUEST']._serialized_end=1975
-  _globals['_ROTATESEEDRESPONSE']._serialized_start=1977
-  _globals['_ROTATESEEDRESPONSE']._serialized_end=2095
-  _globals['_DRAINREQUEST']._serialized_start=2097
-  _globals['_DRAINREQUEST']._serialized_end=2111
-  _globals['_DRAINRESPONSE']._serialized_start=2113
-  _globals['_DRAINRESPONSE']._serialized_end=2168
-  _globals['_LISTSEATSESSIONSREQUEST']._serialized_start=2170
-  _globals['_LISTSEATSESSIONSREQUEST']._serialized_end=2292
-  _globals['_LISTSEATSESSIONSRESPONSE']._serialized_start=2294
-  _globals['_LISTSEATSESSIONSRESPONSE']._serialized_end=2385
-  _globals['_ADMINSERVICE']._serialized_start=2388
-  _globals['_ADMINSERVICE']._serialized_end=3383
+  _globals['_ADMINSERVICE'].methods_by_name['ListNodes']._loaded_options = None
+  _globals['_ADMINSERVICE'].methods_by_name['ListNodes']._serialized_options = b'\220\002\001'
+  _globals['_ENGINENODESTATE']._serialized_start=2845
+  _globals['_ENGINENODESTATE']._serialized_end=3023
+  _globals['_CREATETABLEREQUEST']._serialized_start=149
+  _globals['_CREATETABLEREQUEST']._serialized_end=514
+  _globals['_CREATETABLEREQUEST_LABELSENTRY']._serialized_start=469
+  _globals['_CREATETABLEREQUEST_LABELSENTRY']._serialized_end=514
+  _globals['_CREATETABLERESPONSE']._serialized_start=516
+  _globals['_CREATETABLERESPONSE']._serialized_end=568
+  _globals['_SEATPLAYERREQUEST']._serialized_start=571
+  _globals['_SEATPLAYERREQUEST']._serialized_end=701
+  _globals['_SEATPLAYERRESPONSE']._serialized_start=703
+  _globals['_SEATPLAYERRESPONSE']._serialized_end=762
+  _globals['_ADDCHIPSREQUEST']._serialized_start=764
+  _globals['_ADDCHIPSREQUEST']._serialized_end=857
+  _globals['_ADDCHIPSRESPONSE']._serialized_start=859
+  _globals['_ADDCHIPSRESPONSE']._serialized_end=916
+  _globals['_LISTTABLESREQUEST']._serialized_start=919
+  _globals['_LISTTABLESREQUEST']._serialized_end=1120
+  _globals['_LISTTABLESREQUEST_LABELSENTRY']._serialized_start=469
+  _globals['_LISTTABLESREQUEST_LABELSENTRY']._serialized_end=514
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1122
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1199
+  _globals['_GETTABLEREQUEST']._serialized_start=1201
+  _globals['_GETTABLEREQUEST']._serialized_end=1248
+  _globals['_GETTABLERESPONSE']._serialized_start=1250
+  _globals['_GETTABLERESPONSE']._serialized_end=1341
+  _globals['_PAUSETABLEREQUEST']._serialized_start=1343
+  _globals['_PAUSETABLEREQUEST']._serialized_end=1392
+  _globals['_PAUSETABLERESPONSE']._serialized_start=1394
+  _globals['_PAUSETABLERESPONSE']._serialized_end=1445
+  _globals['_RESUMETABLEREQUEST']._serialized_start=1447
+  _globals['_RESUMETABLEREQUEST']._serialized_end=1481
+  _globals['_RESUMETABLERESPONSE']._serialized_start=1483
+  _globals['_RESUMETABLERESPONSE']._serialized_end=1535
+  _globals['_CLOSETABLEREQUEST']._serialized_start=1537
+  _globals['_CLOSETABLEREQUEST']._serialized_end=1586
+  _globals['_CLOSETABLERESPONSE']._serialized_start=1588
+  _globals['_CLOSETABLERESPONSE']._serialized_end=1679
+  _globals['_CANCELHANDREQUEST']._serialized_start=1681
+  _globals['_CANCELHANDREQUEST']._serialized_end=1751
+  _globals['_CANCELHANDRESPONSE']._serialized_start=1753
+  _globals['_CANCELHANDRESPONSE']._serialized_end=1810
+  _globals['_REMOVEPLAYERREQUEST']._serialized_start=1812
+  _globals['_REMOVEPLAYERREQUEST']._serialized_end=1889
+  _globals['_REMOVEPLAYERRESPONSE']._serialized_start=1891
+  _globals['_REMOVEPLAYERRESPONSE']._serialized_end=1952
+  _globals['_ROTATESEEDREQUEST']._serialized_start=1954
+  _globals['_ROTATESEEDREQUEST']._serialized_end=2008
+  _globals['_ROTATESEEDRESPONSE']._serialized_start=2010
+  _globals['_ROTATESEEDRESPONSE']._serialized_end=2128
+  _globals['_DRAINREQUEST']._serialized_start=2130
+  _globals['_DRAINREQUEST']._serialized_end=2144
+  _globals['_DRAINRESPONSE']._serialized_start=2146
+  _globals['_DRAINRESPONSE']._serialized_end=2201
+  _globals['_LISTSEATSESSIONSREQUEST']._serialized_start=2203
+  _globals['_LISTSEATSESSIONSREQUEST']._serialized_end=2325
+  _globals['_LISTSEATSESSIONSRESPONSE']._serialized_start=2327
+  _globals['_LISTSEATSESSIONSRESPONSE']._serialized_end=2418
+  _globals['_LISTNODESREQUEST']._serialized_start=2420
+  _globals['_LISTNODESREQUEST']._serialized_end=2438
+  _globals['_LISTNODESRESPONSE']._serialized_start=2440
+  _globals['_LISTNODESRESPONSE']._serialized_end=2516
+  _globals['_ENGINENODE']._serialized_start=2519
+  _globals['_ENGINENODE']._serialized_end=2842
+  _globals['_ADMINSERVICE']._serialized_start=3026
+  _globals['_ADMINSERVICE']._serialized_end=4094
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,9 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from stud.v1 import settings_pb2 as _settings_pb2
 from stud.v1 import table_pb2 as _table_pb2
 import builtins as _builtins
@@ -20,6 +22,38 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _EngineNodeState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _EngineNodeStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EngineNodeState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ENGINE_NODE_STATE_UNSPECIFIED: _EngineNodeState.ValueType  # 0
+    """Never sent."""
+    ENGINE_NODE_STATE_STARTING: _EngineNodeState.ValueType  # 1
+    """Claimed, loading its tables."""
+    ENGINE_NODE_STATE_SERVING: _EngineNodeState.ValueType  # 2
+    """Serving its tables."""
+    ENGINE_NODE_STATE_DRAINING: _EngineNodeState.ValueType  # 3
+    """Draining: no new tables or hands."""
+    ENGINE_NODE_STATE_STOPPED: _EngineNodeState.ValueType  # 4
+    """Stopped: another process may claim it at once."""
+
+class EngineNodeState(_EngineNodeState, metaclass=_EngineNodeStateEnumTypeWrapper):
+    """An engine node's state as its process recorded it."""
+
+ENGINE_NODE_STATE_UNSPECIFIED: EngineNodeState.ValueType  # 0
+"""Never sent."""
+ENGINE_NODE_STATE_STARTING: EngineNodeState.ValueType  # 1
+"""Claimed, loading its tables."""
+ENGINE_NODE_STATE_SERVING: EngineNodeState.ValueType  # 2
+"""Serving its tables."""
+ENGINE_NODE_STATE_DRAINING: EngineNodeState.ValueType  # 3
+"""Draining: no new tables or hands."""
+ENGINE_NODE_STATE_STOPPED: EngineNodeState.ValueType  # 4
+"""Stopped: another process may claim it at once."""
+Global___EngineNodeState: _TypeAlias = EngineNodeState  # noqa: Y015
 
 @_typing.final
 class CreateTableRequest(_message.Message):
@@ -833,3 +867,116 @@ class ListSeatSessionsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListSeatSessionsResponse: _TypeAlias = ListSeatSessionsResponse  # noqa: Y015
+
+@_typing.final
+class ListNodesRequest(_message.Message):
+    """ListNodes' request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListNodesRequest: _TypeAlias = ListNodesRequest  # noqa: Y015
+
+@_typing.final
+class ListNodesResponse(_message.Message):
+    """ListNodes' response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODES_FIELD_NUMBER: _builtins.int
+    ANSWERED_BY_FIELD_NUMBER: _builtins.int
+    answered_by: _builtins.str
+    """The id of the node that answered."""
+    @_builtins.property
+    def nodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___EngineNode]:
+        """Every registered node, by id."""
+
+    def __init__(
+        self,
+        *,
+        nodes: _abc.Iterable[Global___EngineNode] | None = ...,
+        answered_by: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answered_by", b"answered_by", "nodes", b"nodes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListNodesResponse: _TypeAlias = ListNodesResponse  # noqa: Y015
+
+@_typing.final
+class EngineNode(_message.Message):
+    """An engine node of the registry (docs/operations.md, "Several engine nodes")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    EPOCH_FIELD_NUMBER: _builtins.int
+    ADMIN_ADDRESS_FIELD_NUMBER: _builtins.int
+    GRPC_ADDRESS_FIELD_NUMBER: _builtins.int
+    WEB_URL_FIELD_NUMBER: _builtins.int
+    STARTED_AT_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_AT_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    LIVE_FIELD_NUMBER: _builtins.int
+    OPEN_TABLES_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """Its id (STUD_ENGINE_NODE_ID)."""
+    state: Global___EngineNodeState.ValueType
+    """What its process last recorded."""
+    epoch: _builtins.int
+    """The fencing number of the process that holds (or last held) it: each claim adds one."""
+    admin_address: _builtins.str
+    """Where the lobby calls its AdminService."""
+    grpc_address: _builtins.str
+    """The gRPC address its players are given."""
+    web_url: _builtins.str
+    """The gRPC-Web URL its browsers are given."""
+    live: _builtins.bool
+    """Serving with its lease not run out: new tables may go there."""
+    open_tables: _builtins.int
+    """Its tables that are not closed."""
+    @_builtins.property
+    def started_at(self) -> _timestamp_pb2.Timestamp:
+        """When its current process claimed it."""
+
+    @_builtins.property
+    def heartbeat_at(self) -> _timestamp_pb2.Timestamp:
+        """The last renewal of its lease."""
+
+    @_builtins.property
+    def expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When its lease runs out without another renewal."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        state: Global___EngineNodeState.ValueType = ...,
+        epoch: _builtins.int = ...,
+        admin_address: _builtins.str = ...,
+        grpc_address: _builtins.str = ...,
+        web_url: _builtins.str = ...,
+        started_at: _timestamp_pb2.Timestamp | None = ...,
+        heartbeat_at: _timestamp_pb2.Timestamp | None = ...,
+        expires_at: _timestamp_pb2.Timestamp | None = ...,
+        live: _builtins.bool = ...,
+        open_tables: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at", "heartbeat_at", b"heartbeat_at", "started_at", b"started_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_address", b"admin_address", "epoch", b"epoch", "expires_at", b"expires_at", "grpc_address", b"grpc_address", "heartbeat_at", b"heartbeat_at", "id", b"id", "live", b"live", "open_tables", b"open_tables", "started_at", b"started_at", "state", b"state", "web_url", b"web_url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EngineNode: _TypeAlias = EngineNode  # noqa: Y015

@@ -124,6 +124,11 @@ class AdminServiceStub:
                 request_serializer=stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsResponse.FromString,
                 _registered_method=True)
+        self.ListNodes = channel.unary_unary(
+                '/stud.v1.AdminService/ListNodes',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -281,6 +286,15 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListNodes(self, request, context):
+        """Lists the engine nodes of the registry this node shares with the others (every node on
+        the same database), by id: where each is reached, its state and lease, and its open
+        tables. Any node answers for all of them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -348,6 +362,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.ListSeatSessions,
                     request_deserializer=stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsRequest.FromString,
                     response_serializer=stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsResponse.SerializeToString,
+            ),
+            'ListNodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNodes,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.ListNodesRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.ListNodesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -726,6 +745,33 @@ class AdminService:
             '/stud.v1.AdminService/ListSeatSessions',
             stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsRequest.SerializeToString,
             stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/ListNodes',
+            stud_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
             options,
             channel_credentials,
             insecure,

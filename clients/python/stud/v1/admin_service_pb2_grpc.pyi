@@ -130,6 +130,11 @@ class AdminServiceStub:
     """
     ListSeatSessions: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListSeatSessionsRequest, _admin_service_pb2.ListSeatSessionsResponse]
     """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
+    ListNodes: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListNodesRequest, _admin_service_pb2.ListNodesResponse]
+    """Lists the engine nodes of the registry this node shares with the others (every node on
+    the same database), by id: where each is reached, its state and lease, and its open
+    tables. Any node answers for all of them.
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -233,6 +238,11 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
     ListSeatSessions: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListSeatSessionsRequest, _admin_service_pb2.ListSeatSessionsResponse]  # type: ignore[assignment]
     """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
+    ListNodes: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListNodesRequest, _admin_service_pb2.ListNodesResponse]  # type: ignore[assignment]
+    """Lists the engine nodes of the registry this node shares with the others (every node on
+    the same database), by id: where each is reached, its state and lease, and its open
+    tables. Any node answers for all of them.
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """AdminService is called by the lobby (to open tables and seat players) and by ops.
@@ -411,5 +421,16 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.ListSeatSessionsResponse, _abc.Awaitable[_admin_service_pb2.ListSeatSessionsResponse]]:
         """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
+
+    @_abc_1.abstractmethod
+    def ListNodes(
+        self,
+        request: _admin_service_pb2.ListNodesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.ListNodesResponse, _abc.Awaitable[_admin_service_pb2.ListNodesResponse]]:
+        """Lists the engine nodes of the registry this node shares with the others (every node on
+        the same database), by id: where each is reached, its state and lease, and its open
+        tables. Any node answers for all of them.
+        """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -27,6 +27,7 @@
 
 CF_EXTERN_C_BEGIN
 
+@class STUDEngineNode;
 @class STUDHandResult;
 @class STUDSeatSession;
 @class STUDSeedPair;
@@ -35,6 +36,40 @@ CF_EXTERN_C_BEGIN
 @class STUDTableSnapshot;
 
 NS_ASSUME_NONNULL_BEGIN
+
+#pragma mark - Enum STUDEngineNodeState
+
+/** An engine node's state as its process recorded it. */
+typedef GPB_ENUM(STUDEngineNodeState) {
+  /**
+   * Value used if any message's field encounters a value that is not defined
+   * by this enum. The message will also have C functions to get/set the rawValue
+   * of the field.
+   **/
+  STUDEngineNodeState_GPBUnrecognizedEnumeratorValue = kGPBUnrecognizedEnumeratorValue,
+  /** Never sent. */
+  STUDEngineNodeState_EngineNodeStateUnspecified = 0,
+
+  /** Claimed, loading its tables. */
+  STUDEngineNodeState_EngineNodeStateStarting = 1,
+
+  /** Serving its tables. */
+  STUDEngineNodeState_EngineNodeStateServing = 2,
+
+  /** Draining: no new tables or hands. */
+  STUDEngineNodeState_EngineNodeStateDraining = 3,
+
+  /** Stopped: another process may claim it at once. */
+  STUDEngineNodeState_EngineNodeStateStopped = 4,
+};
+
+GPBEnumDescriptor *STUDEngineNodeState_EnumDescriptor(void);
+
+/**
+ * Checks to see if the given value is defined by the enum or was not known at
+ * the time this source was generated.
+ **/
+BOOL STUDEngineNodeState_IsValidValue(int32_t value);
 
 #pragma mark - STUDAdminServiceRoot
 
@@ -671,6 +706,111 @@ GPB_FINAL @interface STUDListSeatSessionsResponse : GPBMessage
 @property(nonatomic, readwrite, copy, null_resettable) NSString *nextPageToken;
 
 @end
+
+#pragma mark - STUDListNodesRequest
+
+/**
+ * ListNodes' request.
+ **/
+GPB_FINAL @interface STUDListNodesRequest : GPBMessage
+
+@end
+
+#pragma mark - STUDListNodesResponse
+
+typedef GPB_ENUM(STUDListNodesResponse_FieldNumber) {
+  STUDListNodesResponse_FieldNumber_NodesArray = 1,
+  STUDListNodesResponse_FieldNumber_AnsweredBy = 2,
+};
+
+/**
+ * ListNodes' response.
+ **/
+GPB_FINAL @interface STUDListNodesResponse : GPBMessage
+
+/** Every registered node, by id. */
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableArray<STUDEngineNode*> *nodesArray;
+/** The number of items in @c nodesArray without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger nodesArray_Count;
+
+/** The id of the node that answered. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *answeredBy;
+
+@end
+
+#pragma mark - STUDEngineNode
+
+typedef GPB_ENUM(STUDEngineNode_FieldNumber) {
+  STUDEngineNode_FieldNumber_Id_p = 1,
+  STUDEngineNode_FieldNumber_State = 2,
+  STUDEngineNode_FieldNumber_Epoch = 3,
+  STUDEngineNode_FieldNumber_AdminAddress = 4,
+  STUDEngineNode_FieldNumber_GrpcAddress = 5,
+  STUDEngineNode_FieldNumber_WebURL = 6,
+  STUDEngineNode_FieldNumber_StartedAt = 7,
+  STUDEngineNode_FieldNumber_HeartbeatAt = 8,
+  STUDEngineNode_FieldNumber_ExpiresAt = 9,
+  STUDEngineNode_FieldNumber_Live = 10,
+  STUDEngineNode_FieldNumber_OpenTables = 11,
+};
+
+/**
+ * An engine node of the registry (docs/operations.md, "Several engine nodes").
+ **/
+GPB_FINAL @interface STUDEngineNode : GPBMessage
+
+/** Its id (STUD_ENGINE_NODE_ID). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *id_p;
+
+/** What its process last recorded. */
+@property(nonatomic, readwrite) STUDEngineNodeState state;
+
+/** The fencing number of the process that holds (or last held) it: each claim adds one. */
+@property(nonatomic, readwrite) int64_t epoch;
+
+/** Where the lobby calls its AdminService. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *adminAddress;
+
+/** The gRPC address its players are given. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *grpcAddress;
+
+/** The gRPC-Web URL its browsers are given. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *webURL;
+
+/** When its current process claimed it. */
+@property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *startedAt;
+/** Test to see if @c startedAt has been set. */
+@property(nonatomic, readwrite) BOOL hasStartedAt;
+
+/** The last renewal of its lease. */
+@property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *heartbeatAt;
+/** Test to see if @c heartbeatAt has been set. */
+@property(nonatomic, readwrite) BOOL hasHeartbeatAt;
+
+/** When its lease runs out without another renewal. */
+@property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *expiresAt;
+/** Test to see if @c expiresAt has been set. */
+@property(nonatomic, readwrite) BOOL hasExpiresAt;
+
+/** Serving with its lease not run out: new tables may go there. */
+@property(nonatomic, readwrite) BOOL live;
+
+/** Its tables that are not closed. */
+@property(nonatomic, readwrite) int32_t openTables;
+
+@end
+
+/**
+ * Fetches the raw value of a @c STUDEngineNode's @c state property, even
+ * if the value was not defined by the enum at the time the code was generated.
+ **/
+int32_t STUDEngineNode_State_RawValue(STUDEngineNode *message);
+/**
+ * Sets the raw value of an @c STUDEngineNode's @c state property, allowing
+ * it to be set to a value that was not defined by the enum at the time the code
+ * was generated.
+ **/
+void SetSTUDEngineNode_State_RawValue(STUDEngineNode *message, int32_t value);
 
 NS_ASSUME_NONNULL_END
 

@@ -13,6 +13,8 @@
  #import "GPBProtocolBuffers_RuntimeSupport.h"
 #endif
 
+#import <stdatomic.h>
+
 #import "stud/v1/AdminService.pbobjc.h"
 #import "stud/v1/Settings.pbobjc.h"
 #import "stud/v1/Table.pbobjc.h"
@@ -27,7 +29,9 @@
 // static values in struct initializers.
 // We don't use [Foo class] because it is not a static value.
 GPBObjCClassDeclaration(GPBStruct);
+GPBObjCClassDeclaration(GPBTimestamp);
 GPBObjCClassDeclaration(STUDCreateTableRequest);
+GPBObjCClassDeclaration(STUDEngineNode);
 GPBObjCClassDeclaration(STUDHandResult);
 GPBObjCClassDeclaration(STUDListTablesRequest);
 GPBObjCClassDeclaration(STUDSeatSession);
@@ -58,6 +62,50 @@ static GPBFileDescriptor *STUDAdminServiceRoot_FileDescriptor(void) {
                                                      syntax:GPBFileSyntaxProto3];
   }
   return descriptor;
+}
+
+#pragma mark - Enum STUDEngineNodeState
+
+GPBEnumDescriptor *STUDEngineNodeState_EnumDescriptor(void) {
+  static _Atomic(GPBEnumDescriptor*) descriptor = nil;
+  if (!descriptor) {
+    static const char *valueNames =
+        "EngineNodeStateUnspecified\000EngineNodeSta"
+        "teStarting\000EngineNodeStateServing\000Engine"
+        "NodeStateDraining\000EngineNodeStateStopped"
+        "\000";
+    static const int32_t values[] = {
+        STUDEngineNodeState_EngineNodeStateUnspecified,
+        STUDEngineNodeState_EngineNodeStateStarting,
+        STUDEngineNodeState_EngineNodeStateServing,
+        STUDEngineNodeState_EngineNodeStateDraining,
+        STUDEngineNodeState_EngineNodeStateStopped,
+    };
+    GPBEnumDescriptor *worker =
+        [GPBEnumDescriptor allocDescriptorForName:GPBNSStringifySymbol(STUDEngineNodeState)
+                                       valueNames:valueNames
+                                           values:values
+                                            count:(uint32_t)(sizeof(values) / sizeof(int32_t))
+                                     enumVerifier:STUDEngineNodeState_IsValidValue];
+    GPBEnumDescriptor *expected = nil;
+    if (!atomic_compare_exchange_strong(&descriptor, &expected, worker)) {
+      [worker release];
+    }
+  }
+  return descriptor;
+}
+
+BOOL STUDEngineNodeState_IsValidValue(int32_t value__) {
+  switch (value__) {
+    case STUDEngineNodeState_EngineNodeStateUnspecified:
+    case STUDEngineNodeState_EngineNodeStateStarting:
+    case STUDEngineNodeState_EngineNodeStateServing:
+    case STUDEngineNodeState_EngineNodeStateDraining:
+    case STUDEngineNodeState_EngineNodeStateStopped:
+      return YES;
+    default:
+      return NO;
+  }
 }
 
 #pragma mark - STUDCreateTableRequest
@@ -1644,6 +1692,265 @@ typedef struct STUDListSeatSessionsResponse__storage_ {
 }
 
 @end
+
+#pragma mark - STUDListNodesRequest
+
+@implementation STUDListNodesRequest
+
+
+typedef struct STUDListNodesRequest__storage_ {
+  uint32_t _has_storage_[1];
+} STUDListNodesRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDListNodesRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:NULL
+                                    fieldCount:0
+                                   storageSize:sizeof(STUDListNodesRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDListNodesResponse
+
+@implementation STUDListNodesResponse
+
+@dynamic nodesArray, nodesArray_Count;
+@dynamic answeredBy;
+
+typedef struct STUDListNodesResponse__storage_ {
+  uint32_t _has_storage_[1];
+  NSMutableArray *nodesArray;
+  NSString *answeredBy;
+} STUDListNodesResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "nodesArray",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDEngineNode),
+        .number = STUDListNodesResponse_FieldNumber_NodesArray,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDListNodesResponse__storage_, nodesArray),
+        .flags = GPBFieldRepeated,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "answeredBy",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDListNodesResponse_FieldNumber_AnsweredBy,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDListNodesResponse__storage_, answeredBy),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDListNodesResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDListNodesResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDEngineNode
+
+@implementation STUDEngineNode
+
+@dynamic id_p;
+@dynamic state;
+@dynamic epoch;
+@dynamic adminAddress;
+@dynamic grpcAddress;
+@dynamic webURL;
+@dynamic hasStartedAt, startedAt;
+@dynamic hasHeartbeatAt, heartbeatAt;
+@dynamic hasExpiresAt, expiresAt;
+@dynamic live;
+@dynamic openTables;
+
+typedef struct STUDEngineNode__storage_ {
+  uint32_t _has_storage_[1];
+  STUDEngineNodeState state;
+  int32_t openTables;
+  NSString *id_p;
+  NSString *adminAddress;
+  NSString *grpcAddress;
+  NSString *webURL;
+  GPBTimestamp *startedAt;
+  GPBTimestamp *heartbeatAt;
+  GPBTimestamp *expiresAt;
+  int64_t epoch;
+} STUDEngineNode__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "id_p",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_Id_p,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, id_p),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "state",
+        .dataTypeSpecific.enumDescFunc = STUDEngineNodeState_EnumDescriptor,
+        .number = STUDEngineNode_FieldNumber_State,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, state),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldHasEnumDescriptor | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeEnum,
+      },
+      {
+        .name = "epoch",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_Epoch,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, epoch),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+      {
+        .name = "adminAddress",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_AdminAddress,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, adminAddress),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "grpcAddress",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_GrpcAddress,
+        .hasIndex = 4,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, grpcAddress),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "webURL",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_WebURL,
+        .hasIndex = 5,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, webURL),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldTextFormatNameCustom | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "startedAt",
+        .dataTypeSpecific.clazz = GPBObjCClass(GPBTimestamp),
+        .number = STUDEngineNode_FieldNumber_StartedAt,
+        .hasIndex = 6,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, startedAt),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "heartbeatAt",
+        .dataTypeSpecific.clazz = GPBObjCClass(GPBTimestamp),
+        .number = STUDEngineNode_FieldNumber_HeartbeatAt,
+        .hasIndex = 7,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, heartbeatAt),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "expiresAt",
+        .dataTypeSpecific.clazz = GPBObjCClass(GPBTimestamp),
+        .number = STUDEngineNode_FieldNumber_ExpiresAt,
+        .hasIndex = 8,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, expiresAt),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "live",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_Live,
+        .hasIndex = 9,
+        .offset = 10,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+      {
+        .name = "openTables",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_OpenTables,
+        .hasIndex = 11,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, openTables),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDEngineNode class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDEngineNode__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+#if !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    static const char *extraTextFormatInfo =
+        "\001\006\003\241!!\000";
+    [localDescriptor setupExtraTextInfo:extraTextFormatInfo];
+#endif  // !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+int32_t STUDEngineNode_State_RawValue(STUDEngineNode *message) {
+  GPBDescriptor *descriptor = [STUDEngineNode descriptor];
+  GPBFieldDescriptor *field = [descriptor fieldWithNumber:STUDEngineNode_FieldNumber_State];
+  return GPBGetMessageRawEnumField(message, field);
+}
+
+void SetSTUDEngineNode_State_RawValue(STUDEngineNode *message, int32_t value) {
+  GPBDescriptor *descriptor = [STUDEngineNode descriptor];
+  GPBFieldDescriptor *field = [descriptor fieldWithNumber:STUDEngineNode_FieldNumber_State];
+  GPBSetMessageRawEnumField(message, field, value);
+}
 
 
 #pragma clang diagnostic pop

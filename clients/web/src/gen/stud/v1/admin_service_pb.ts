@@ -2,9 +2,10 @@
 // @generated from file stud/v1/admin_service.proto (package stud.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Stakes } from "./settings_pb.js";
 import { file_stud_v1_settings } from "./settings_pb.js";
 import type { HandResult, SeatSession, SeatSessionState, SeedPair, Table, TableSnapshot, TableStatus } from "./table_pb.js";
@@ -15,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/admin_service.proto.
  */
 export const file_stud_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLJAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJNChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPQoUUmVtb3ZlUGxheWVyUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iNgoRUm90YXRlU2VlZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtjbGllbnRfc2VlZBgCIAEoCSJ2ChJSb3RhdGVTZWVkUmVzcG9uc2USIwoIcmV2ZWFsZWQYASABKAsyES5zdHVkLnYxLlNlZWRQYWlyEiIKB2N1cnJlbnQYAiABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhcKD25leHRfY29tbWl0bWVudBgDIAEoCSIOCgxEcmFpblJlcXVlc3QiNwoNRHJhaW5SZXNwb25zZRIOCgZ0YWJsZXMYASABKAUSFgoOaGFuZHNfZmluaXNoZWQYAiABKAUiegoXTGlzdFNlYXRTZXNzaW9uc1JlcXVlc3QSDQoFdGFibGUYASABKAkSKQoGc3RhdGVzGAIgAygOMhkuc3R1ZC52MS5TZWF0U2Vzc2lvblN0YXRlEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlsKGExpc3RTZWF0U2Vzc2lvbnNSZXNwb25zZRImCghzZXNzaW9ucxgBIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMuMHCgxBZG1pblNlcnZpY2USTQoLQ3JlYXRlVGFibGUSGy5zdHVkLnYxLkNyZWF0ZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuQ3JlYXRlVGFibGVSZXNwb25zZSIDkAICEkoKClNlYXRQbGF5ZXISGi5zdHVkLnYxLlNlYXRQbGF5ZXJSZXF1ZXN0Ghsuc3R1ZC52MS5TZWF0UGxheWVyUmVzcG9uc2UiA5ACAhJECghBZGRDaGlwcxIYLnN0dWQudjEuQWRkQ2hpcHNSZXF1ZXN0Ghkuc3R1ZC52MS5BZGRDaGlwc1Jlc3BvbnNlIgOQAgISSgoKTGlzdFRhYmxlcxIaLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5zdHVkLnYxLkxpc3RUYWJsZXNSZXNwb25zZSIDkAIBEj8KCEdldFRhYmxlEhguc3R1ZC52MS5HZXRUYWJsZVJlcXVlc3QaGS5zdHVkLnYxLkdldFRhYmxlUmVzcG9uc2USSgoKUGF1c2VUYWJsZRIaLnN0dWQudjEuUGF1c2VUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLlBhdXNlVGFibGVSZXNwb25zZSIDkAICEk0KC1Jlc3VtZVRhYmxlEhsuc3R1ZC52MS5SZXN1bWVUYWJsZVJlcXVlc3QaHC5zdHVkLnYxLlJlc3VtZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDbG9zZVRhYmxlEhouc3R1ZC52MS5DbG9zZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuQ2xvc2VUYWJsZVJlc3BvbnNlIgOQAgISSgoKQ2FuY2VsSGFuZBIaLnN0dWQudjEuQ2FuY2VsSGFuZFJlcXVlc3QaGy5zdHVkLnYxLkNhbmNlbEhhbmRSZXNwb25zZSIDkAICElAKDFJlbW92ZVBsYXllchIcLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVxdWVzdBodLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVzcG9uc2UiA5ACAhJFCgpSb3RhdGVTZWVkEhouc3R1ZC52MS5Sb3RhdGVTZWVkUmVxdWVzdBobLnN0dWQudjEuUm90YXRlU2VlZFJlc3BvbnNlEjsKBURyYWluEhUuc3R1ZC52MS5EcmFpblJlcXVlc3QaFi5zdHVkLnYxLkRyYWluUmVzcG9uc2UiA5ACAhJcChBMaXN0U2VhdFNlc3Npb25zEiAuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVxdWVzdBohLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlIgOQAgFCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLJAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJNChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPQoUUmVtb3ZlUGxheWVyUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iNgoRUm90YXRlU2VlZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtjbGllbnRfc2VlZBgCIAEoCSJ2ChJSb3RhdGVTZWVkUmVzcG9uc2USIwoIcmV2ZWFsZWQYASABKAsyES5zdHVkLnYxLlNlZWRQYWlyEiIKB2N1cnJlbnQYAiABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhcKD25leHRfY29tbWl0bWVudBgDIAEoCSIOCgxEcmFpblJlcXVlc3QiNwoNRHJhaW5SZXNwb25zZRIOCgZ0YWJsZXMYASABKAUSFgoOaGFuZHNfZmluaXNoZWQYAiABKAUiegoXTGlzdFNlYXRTZXNzaW9uc1JlcXVlc3QSDQoFdGFibGUYASABKAkSKQoGc3RhdGVzGAIgAygOMhkuc3R1ZC52MS5TZWF0U2Vzc2lvblN0YXRlEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlsKGExpc3RTZWF0U2Vzc2lvbnNSZXNwb25zZRImCghzZXNzaW9ucxgBIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhIKEExpc3ROb2Rlc1JlcXVlc3QiTAoRTGlzdE5vZGVzUmVzcG9uc2USIgoFbm9kZXMYASADKAsyEy5zdHVkLnYxLkVuZ2luZU5vZGUSEwoLYW5zd2VyZWRfYnkYAiABKAkiwwIKCkVuZ2luZU5vZGUSCgoCaWQYASABKAkSJwoFc3RhdGUYAiABKA4yGC5zdHVkLnYxLkVuZ2luZU5vZGVTdGF0ZRINCgVlcG9jaBgDIAEoAxIVCg1hZG1pbl9hZGRyZXNzGAQgASgJEhQKDGdycGNfYWRkcmVzcxgFIAEoCRIPCgd3ZWJfdXJsGAYgASgJEi4KCnN0YXJ0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGhlYXJ0YmVhdF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEbGl2ZRgKIAEoCBITCgtvcGVuX3RhYmxlcxgLIAEoBSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyrAgKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICElwKEExpc3RTZWF0U2Vzc2lvbnMSIC5zdHVkLnYxLkxpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0GiEuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVzcG9uc2UiA5ACARJHCglMaXN0Tm9kZXMSGS5zdHVkLnYxLkxpc3ROb2Rlc1JlcXVlc3QaGi5zdHVkLnYxLkxpc3ROb2Rlc1Jlc3BvbnNlIgOQAgFCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * CreateTable's request.
@@ -835,6 +836,188 @@ export const ListSeatSessionsResponseSchema: GenMessage<ListSeatSessionsResponse
   messageDesc(file_stud_v1_admin_service, 25);
 
 /**
+ * ListNodes' request.
+ *
+ * @generated from message stud.v1.ListNodesRequest
+ */
+export type ListNodesRequest = Message<"stud.v1.ListNodesRequest"> & {
+};
+
+/**
+ * Describes the message stud.v1.ListNodesRequest.
+ * Use `create(ListNodesRequestSchema)` to create a new message.
+ */
+export const ListNodesRequestSchema: GenMessage<ListNodesRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 26);
+
+/**
+ * ListNodes' response.
+ *
+ * @generated from message stud.v1.ListNodesResponse
+ */
+export type ListNodesResponse = Message<"stud.v1.ListNodesResponse"> & {
+  /**
+   * Every registered node, by id.
+   *
+   * @generated from field: repeated stud.v1.EngineNode nodes = 1;
+   */
+  nodes: EngineNode[];
+
+  /**
+   * The id of the node that answered.
+   *
+   * @generated from field: string answered_by = 2;
+   */
+  answeredBy: string;
+};
+
+/**
+ * Describes the message stud.v1.ListNodesResponse.
+ * Use `create(ListNodesResponseSchema)` to create a new message.
+ */
+export const ListNodesResponseSchema: GenMessage<ListNodesResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 27);
+
+/**
+ * An engine node of the registry (docs/operations.md, "Several engine nodes").
+ *
+ * @generated from message stud.v1.EngineNode
+ */
+export type EngineNode = Message<"stud.v1.EngineNode"> & {
+  /**
+   * Its id (STUD_ENGINE_NODE_ID).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * What its process last recorded.
+   *
+   * @generated from field: stud.v1.EngineNodeState state = 2;
+   */
+  state: EngineNodeState;
+
+  /**
+   * The fencing number of the process that holds (or last held) it: each claim adds one.
+   *
+   * @generated from field: int64 epoch = 3;
+   */
+  epoch: bigint;
+
+  /**
+   * Where the lobby calls its AdminService.
+   *
+   * @generated from field: string admin_address = 4;
+   */
+  adminAddress: string;
+
+  /**
+   * The gRPC address its players are given.
+   *
+   * @generated from field: string grpc_address = 5;
+   */
+  grpcAddress: string;
+
+  /**
+   * The gRPC-Web URL its browsers are given.
+   *
+   * @generated from field: string web_url = 6;
+   */
+  webUrl: string;
+
+  /**
+   * When its current process claimed it.
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 7;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * The last renewal of its lease.
+   *
+   * @generated from field: google.protobuf.Timestamp heartbeat_at = 8;
+   */
+  heartbeatAt?: Timestamp | undefined;
+
+  /**
+   * When its lease runs out without another renewal.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 9;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * Serving with its lease not run out: new tables may go there.
+   *
+   * @generated from field: bool live = 10;
+   */
+  live: boolean;
+
+  /**
+   * Its tables that are not closed.
+   *
+   * @generated from field: int32 open_tables = 11;
+   */
+  openTables: number;
+};
+
+/**
+ * Describes the message stud.v1.EngineNode.
+ * Use `create(EngineNodeSchema)` to create a new message.
+ */
+export const EngineNodeSchema: GenMessage<EngineNode> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 28);
+
+/**
+ * An engine node's state as its process recorded it.
+ *
+ * @generated from enum stud.v1.EngineNodeState
+ */
+export enum EngineNodeState {
+  /**
+   * Never sent.
+   *
+   * @generated from enum value: ENGINE_NODE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Claimed, loading its tables.
+   *
+   * @generated from enum value: ENGINE_NODE_STATE_STARTING = 1;
+   */
+  STARTING = 1,
+
+  /**
+   * Serving its tables.
+   *
+   * @generated from enum value: ENGINE_NODE_STATE_SERVING = 2;
+   */
+  SERVING = 2,
+
+  /**
+   * Draining: no new tables or hands.
+   *
+   * @generated from enum value: ENGINE_NODE_STATE_DRAINING = 3;
+   */
+  DRAINING = 3,
+
+  /**
+   * Stopped: another process may claim it at once.
+   *
+   * @generated from enum value: ENGINE_NODE_STATE_STOPPED = 4;
+   */
+  STOPPED = 4,
+}
+
+/**
+ * Describes the enum stud.v1.EngineNodeState.
+ */
+export const EngineNodeStateSchema: GenEnum<EngineNodeState> = /*@__PURE__*/
+  enumDesc(file_stud_v1_admin_service, 0);
+
+/**
  * AdminService is called by the lobby (to open tables and seat players) and by ops.
  *
  * Authentication: `authorization: Bearer <token>`.
@@ -1029,6 +1212,18 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListSeatSessionsRequestSchema;
     output: typeof ListSeatSessionsResponseSchema;
+  },
+  /**
+   * Lists the engine nodes of the registry this node shares with the others (every node on
+   * the same database), by id: where each is reached, its state and lease, and its open
+   * tables. Any node answers for all of them.
+   *
+   * @generated from rpc stud.v1.AdminService.ListNodes
+   */
+  listNodes: {
+    methodKind: "unary";
+    input: typeof ListNodesRequestSchema;
+    output: typeof ListNodesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_stud_v1_admin_service, 0);

@@ -439,6 +439,37 @@ public final class AdminServiceGrpc {
     return getListSeatSessionsMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<stud.v1.ListNodesRequest,
+      stud.v1.ListNodesResponse> getListNodesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ListNodes",
+      requestType = stud.v1.ListNodesRequest.class,
+      responseType = stud.v1.ListNodesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.ListNodesRequest,
+      stud.v1.ListNodesResponse> getListNodesMethod() {
+    io.grpc.MethodDescriptor<stud.v1.ListNodesRequest, stud.v1.ListNodesResponse> getListNodesMethod;
+    if ((getListNodesMethod = AdminServiceGrpc.getListNodesMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getListNodesMethod = AdminServiceGrpc.getListNodesMethod) == null) {
+          AdminServiceGrpc.getListNodesMethod = getListNodesMethod =
+              io.grpc.MethodDescriptor.<stud.v1.ListNodesRequest, stud.v1.ListNodesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ListNodes"))
+              .setSafe(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.ListNodesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.ListNodesResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getListNodesMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -676,6 +707,18 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListSeatSessionsMethod(), responseObserver);
     }
 
+    /**
+     * <pre>
+     * Lists the engine nodes of the registry this node shares with the others (every node on
+     * the same database), by id: where each is reached, its state and lease, and its open
+     * tables. Any node answers for all of them.
+     * </pre>
+     */
+    public void listNodes(stud.v1.ListNodesRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.ListNodesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListNodesMethod(), responseObserver);
+    }
+
     @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
       return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
           .addMethod(
@@ -769,6 +812,13 @@ public final class AdminServiceGrpc {
                 stud.v1.ListSeatSessionsRequest,
                 stud.v1.ListSeatSessionsResponse>(
                   this, METHODID_LIST_SEAT_SESSIONS)))
+          .addMethod(
+            getListNodesMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.ListNodesRequest,
+                stud.v1.ListNodesResponse>(
+                  this, METHODID_LIST_NODES)))
           .build();
     }
   }
@@ -988,6 +1038,19 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListSeatSessionsMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Lists the engine nodes of the registry this node shares with the others (every node on
+     * the same database), by id: where each is reached, its state and lease, and its open
+     * tables. Any node answers for all of them.
+     * </pre>
+     */
+    public void listNodes(stud.v1.ListNodesRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.ListNodesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getListNodesMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1191,6 +1254,18 @@ public final class AdminServiceGrpc {
     public stud.v1.ListSeatSessionsResponse listSeatSessions(stud.v1.ListSeatSessionsRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListSeatSessionsMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Lists the engine nodes of the registry this node shares with the others (every node on
+     * the same database), by id: where each is reached, its state and lease, and its open
+     * tables. Any node answers for all of them.
+     * </pre>
+     */
+    public stud.v1.ListNodesResponse listNodes(stud.v1.ListNodesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getListNodesMethod(), getCallOptions(), request);
     }
   }
 
@@ -1409,6 +1484,19 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListSeatSessionsMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Lists the engine nodes of the registry this node shares with the others (every node on
+     * the same database), by id: where each is reached, its state and lease, and its open
+     * tables. Any node answers for all of them.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.ListNodesResponse> listNodes(
+        stud.v1.ListNodesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getListNodesMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_TABLE = 0;
@@ -1424,6 +1512,7 @@ public final class AdminServiceGrpc {
   private static final int METHODID_ROTATE_SEED = 10;
   private static final int METHODID_DRAIN = 11;
   private static final int METHODID_LIST_SEAT_SESSIONS = 12;
+  private static final int METHODID_LIST_NODES = 13;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1494,6 +1583,10 @@ public final class AdminServiceGrpc {
           serviceImpl.listSeatSessions((stud.v1.ListSeatSessionsRequest) request,
               (io.grpc.stub.StreamObserver<stud.v1.ListSeatSessionsResponse>) responseObserver);
           break;
+        case METHODID_LIST_NODES:
+          serviceImpl.listNodes((stud.v1.ListNodesRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.ListNodesResponse>) responseObserver);
+          break;
         default:
           throw new AssertionError();
       }
@@ -1532,6 +1625,7 @@ public final class AdminServiceGrpc {
               .addMethod(getRotateSeedMethod())
               .addMethod(getDrainMethod())
               .addMethod(getListSeatSessionsMethod())
+              .addMethod(getListNodesMethod())
               .build();
         }
       }
