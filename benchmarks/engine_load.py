@@ -802,8 +802,17 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
 
 
 def build_loadgen() -> Path:
-    """Build the compiled load process unless it is up to date (``scripts/build-loadgen``)."""
-    subprocess.run([str(ROOT / "scripts" / "build-loadgen")], check=True, stdout=sys.stderr)
+    """Build the compiled load process unless it is up to date (``scripts/build-loadgen``);
+    what the build prints goes to stderr (stdout is the result table's)."""
+    build = subprocess.run(
+        [str(ROOT / "scripts" / "build-loadgen")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    sys.stderr.write(build.stdout)
+    if build.returncode != 0:
+        raise RuntimeError(f"scripts/build-loadgen failed with exit code {build.returncode}")
     return LOADGEN
 
 
@@ -1304,7 +1313,12 @@ def format_result(result: LoadResult) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_options(argv)
-    result = run(options)
+    try:
+        result = run(options)
+    except RuntimeError as error:
+        # What failed is said on stderr above (the engine's or the build's own words).
+        print(f"engine_load: {error}", file=sys.stderr)
+        return 1
     print(format_result(result))
     if options.json_path:
         Path(options.json_path).write_text(json.dumps(asdict(result), indent=2) + "\n")
