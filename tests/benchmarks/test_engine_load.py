@@ -169,3 +169,16 @@ def test_go_bots_choose_as_choose_action() -> None:
         assert (answer["kind"], answer["amount"]) == (kind, amount), case
         pressed += (kind, amount) != engine_load.choose_action(legal, _Roll(0.99))
     assert pressed > 20  # many cases take the pressing branch, and it makes a difference
+
+
+def test_a_run_that_cannot_start_ends_with_one_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(options: engine_load.Options) -> engine_load.LoadResult:
+        raise RuntimeError("stud engine did not start")
+
+    monkeypatch.setattr(engine_load, "run", broken)
+    assert engine_load.main(["--quick"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "engine_load: stud engine did not start\n"
