@@ -62,6 +62,7 @@ ADMIN_SERVICE_RPCS = {
     "RotateSeed": UNARY,
     "Drain": UNARY,
     "ListSeatSessions": UNARY,
+    "ListNodes": UNARY,
 }
 
 SERVICES = {

@@ -352,6 +352,7 @@ def _admin_requests(table: str, session_id: str, hand_number: int) -> dict[str, 
         "RotateSeed": a.RotateSeedRequest(name=table),
         "Drain": a.DrainRequest(),
         "ListSeatSessions": a.ListSeatSessionsRequest(table=table),
+        "ListNodes": a.ListNodesRequest(),
     }
 
 
@@ -359,7 +360,7 @@ ADMIN_METHODS = sorted(
     admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].methods_by_name
 )
 #: admin_service.proto: what only the admin token may call, and what the lobby's may too
-ADMIN_ONLY = ["CancelHand", "Drain", "GetTable", "PauseTable", "ResumeTable"]
+ADMIN_ONLY = ["CancelHand", "Drain", "GetTable", "ListNodes", "PauseTable", "ResumeTable"]
 LOBBY_ALLOWED = [
     "AddChips",
     "CloseTable",
