@@ -134,10 +134,8 @@ class NodeLease:
     def fenced(self, reason: str) -> None:
         """A write found the node claimed by another process (:class:`WriteFence`): the lease
         is lost, whatever the next renewal would say; ``on_lost(reason)`` runs once."""
-        if self.lost_reason:
+        if not self._lose(reason):
             return
-        self.lost_reason = reason
-        log.error("node %s: %s; stopping serving its tables", self.node_id, reason)
         self._stopped = True
         if self._task is not None:
             self._task.cancel()
@@ -162,10 +160,17 @@ class NodeLease:
             await asyncio.sleep(self.interval)
             reason = await self._renew()
             if reason:
-                self.lost_reason = reason
-                log.error("node %s: %s; stopping serving its tables", self.node_id, reason)
-                await on_lost(reason)
+                if self._lose(reason):
+                    await on_lost(reason)
                 return
+
+    def _lose(self, reason: str) -> bool:
+        """Record the lease as lost for ``reason``: False when it already was."""
+        if self.lost_reason:
+            return False
+        self.lost_reason = reason
+        log.error("node %s: %s; stopping serving its tables", self.node_id, reason)
+        return True
 
     async def _renew(self) -> str:
         """One renewal: "" when the lease holds, else why it is lost.

@@ -228,12 +228,6 @@ class NodeRegistry:
             listed.append(NodeListing(_row(fields), int(r["open_tables"]), bool(r["live"])))
         return listed
 
-    async def nodes(self) -> list[EngineNodeRow]:
-        """Every registered node, by id."""
-        async with self.engine.connect() as connection:
-            rows = (await connection.execute(sa.select(_NODES).order_by(_NODES.c.id))).mappings()
-            return [_row(r) for r in rows]
-
 
 def _open_tables() -> Any:
     """A node's tables that are not closed (a scalar subquery on the node's row)."""
