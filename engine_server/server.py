@@ -154,10 +154,12 @@ def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.Rp
             return await unary(request, context)
 
         return grpc.unary_unary_rpc_method_handler(checked_unary, **serialization)
+    # A stream may send its messages already encoded (WatchTable: response_bytes).
+    serialization["response_serializer"] = _bytes_or(handler.response_serializer)
+    # grpcio serves a stream from an async generator function only: each method is wrapped in
+    # one that passes its messages on.
     if handler.unary_stream is not None:
         stream = handler.unary_stream
-        # A stream may send its messages already encoded (WatchTable: response_bytes).
-        serialization["response_serializer"] = _bytes_or(handler.response_serializer)
 
         async def checked_stream(request: Any, context: Any) -> Any:
             size = request.ByteSize()
@@ -168,8 +170,26 @@ def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.Rp
                     yield message
 
         return grpc.unary_stream_rpc_method_handler(checked_stream, **serialization)
-    # The services have no client streams: nothing else to check.
-    return handler
+    if handler.stream_stream is not None:
+        bidi = handler.stream_stream
+
+        async def checked_bidi(requests: Any, context: Any) -> Any:
+            # Each request is checked as the method reads it; one over the limit raises the
+            # refusal there, and the method ends its stream with it.
+            async with contextlib.aclosing(bidi(_sized(requests, limit), context)) as messages:
+                async for message in messages:
+                    yield message
+
+        return grpc.stream_stream_rpc_method_handler(checked_bidi, **serialization)
+    raise TypeError(f"{handler!r}: client streams alone are not served")
+
+
+async def _sized(requests: AsyncIterator[Any], limit: int) -> AsyncIterator[Any]:
+    async for request in requests:
+        size = request.ByteSize()
+        if size > limit:
+            raise message_too_large(size, limit)
+        yield request
 
 
 def _bytes_or(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
@@ -207,6 +227,16 @@ class ConnectSizeLimit:
         except ConnectError as error:
             return _raising(error)
         return call_next(request, ctx)
+
+    def intercept_bidi_stream(
+        self,
+        call_next: Callable[[AsyncIterator[Any], Any], AsyncIterator[Any]],
+        requests: AsyncIterator[Any],
+        ctx: Any,
+        /,
+    ) -> AsyncIterator[Any]:
+        # Each request as the method reads it: the method ends its stream with the refusal.
+        return call_next(_sized(requests, self.limit), ctx)
 
 
 async def _raising(error: Exception) -> AsyncIterator[Any]:

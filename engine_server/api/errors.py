@@ -25,6 +25,7 @@ __all__ = [
     "abort",
     "connect_error",
     "error_info",
+    "grpc_code",
     "invalid",
     "status_of",
 ]
@@ -68,10 +69,15 @@ def error_info(error: TableError) -> error_details_pb2.ErrorInfo:
     )
 
 
+def grpc_code(error: TableError) -> int:
+    """The gRPC status code (``google.rpc.Code``) of ``error``."""
+    return int(_GRPC_CODES[error.kind])
+
+
 def status_of(error: TableError) -> status_pb2.Status:
     detail = any_pb2.Any()
     detail.Pack(error_info(error))
-    return status_pb2.Status(code=_GRPC_CODES[error.kind], message=error.message, details=[detail])
+    return status_pb2.Status(code=grpc_code(error), message=error.message, details=[detail])
 
 
 async def abort(

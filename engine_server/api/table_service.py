@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -23,13 +25,25 @@ from engine_server.api.convert import (
     session_message,
     snapshot_message,
 )
-from engine_server.api.errors import ErrorObserver, abort, connect_error, invalid
-from engine_server.api.wire import own_snapshot, response_message, snapshot_parts
+from engine_server.api.errors import (
+    DOMAIN,
+    ErrorObserver,
+    abort,
+    connect_error,
+    grpc_code,
+    invalid,
+)
+from engine_server.api.wire import (
+    length_delimited,
+    own_snapshot,
+    response_message,
+    snapshot_parts,
+)
 from engine_server.auth import Identity, Scope, TokenError, verify_token
 from engine_server.game.cards import format_cards
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
-from engine_server.table.runtime import ActOutcome, TableRuntime, Update
+from engine_server.table.runtime import ActAnswer, ActOutcome, TableRuntime, Update, Watcher
 
 __all__ = [
     "ConnectTableService",
@@ -37,6 +51,8 @@ __all__ = [
     "TableServiceCore",
     "authenticate",
     "parse_table_name",
+    "play_response_bytes",
+    "play_response_of",
     "response_bytes",
     "response_of",
 ]
@@ -106,18 +122,94 @@ class TableServiceCore:
         try:
             while True:
                 item = await watcher.queue.get()
+                if isinstance(item, Update):
+                    yield item
+                elif item is None:
+                    return
+                elif isinstance(item, TableError):
+                    raise item
+                # (an ActAnswer: only a Play stream queues them)
+        finally:
+            await runtime.unwatch(watcher)
+
+    async def play(
+        self, requests: AsyncIterator[table_service_pb2.PlayRequest], identity: Identity
+    ) -> AsyncIterator[Update | ActAnswer]:
+        """The caller's updates and the answers to his acts, for the transport to convert
+        (:func:`play_response_of` or :func:`play_response_bytes`).
+
+        The first request names the table; a task of the stream's own takes each later act in
+        order while the updates flow, and queues the answers no update carries behind the
+        updates already queued.
+        """
+        first = await anext(aiter(requests), None)
+        if first is None or first.WhichOneof("request") != "watch":
+            raise invalid("watch", "a Play stream starts with a watch request naming the table")
+        table = first.watch.table
+        runtime = self._runtime(table)
+        seat = self._seat(runtime, identity)
+        watcher = await runtime.watch(seat)
+        acts = asyncio.create_task(self._play_acts(requests, table, identity, watcher))
+        try:
+            while True:
+                item = await watcher.queue.get()
                 if item is None:
                     return
                 if isinstance(item, TableError):
                     raise item
                 yield item
         finally:
+            acts.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await acts
             await runtime.unwatch(watcher)
+
+    async def _play_acts(
+        self,
+        requests: AsyncIterator[table_service_pb2.PlayRequest],
+        table: str,
+        identity: Identity,
+        watcher: Watcher,
+    ) -> None:
+        queue = watcher.queue
+        try:
+            async for request in requests:
+                if request.WhichOneof("request") != "act":
+                    await queue.put(
+                        invalid("act", "after its first request a Play stream takes only acts")
+                    )
+                    return
+                act = request.act
+                try:
+                    if act.table and act.table != table:
+                        raise invalid(
+                            "act.table", f"the act's table must be the watched one, {table}"
+                        )
+                    outcome = await self.take_action(act, identity, table)
+                except TableError as error:
+                    if self.on_refused is not None:
+                        self.on_refused(error)
+                    await queue.put(ActAnswer(act.action_id, error))
+                else:
+                    if outcome.repeated:
+                        await queue.put(ActAnswer(act.action_id, outcome))
+        except TableError as error:
+            # A request the stream cannot take (too large): it ends the stream.
+            await queue.put(error)
 
     async def act(
         self, request: table_service_pb2.ActRequest, identity: Identity
     ) -> table_service_pb2.ActResponse:
-        runtime = self._runtime(request.table)
+        outcome = await self.take_action(request, identity, request.table)
+        return table_service_pb2.ActResponse(
+            action=_action_message(outcome, request.action_id), sequence=outcome.sequence
+        )
+
+    async def take_action(
+        self, request: table_service_pb2.ActRequest, identity: Identity, table: str
+    ) -> ActOutcome:
+        """Act's checks and the action itself, at ``table`` (Act's own, or a Play stream's)."""
+        runtime = self._runtime(table)
         action_id = _check_id(request.action_id, "action_id")
         kind = ACTION_FROM_PROTO.get(request.kind)
         if kind is None:
@@ -128,10 +220,7 @@ class TableServiceCore:
         if amount is not None and amount < 0:
             raise invalid("amount", "amount must not be negative", "AMOUNT_INVALID")
         seat = self._seat(runtime, identity)
-        outcome = await runtime.act(seat, request.hand_number, kind, amount, action_id)
-        return table_service_pb2.ActResponse(
-            action=_action_message(outcome, action_id), sequence=outcome.sequence
-        )
+        return await runtime.act(seat, request.hand_number, kind, amount, action_id)
 
     async def leave(
         self, request: table_service_pb2.LeaveRequest, identity: Identity
@@ -170,7 +259,9 @@ def response_of(update: Update) -> table_service_pb2.WatchTableResponse:
     seats see them) is converted once, by the first of them, into ``update.shared``; each
     stream copies it (in C) and adds its own part.
     """
-    message = table_service_pb2.WatchTableResponse(sequence=update.sequence)
+    message = table_service_pb2.WatchTableResponse(
+        sequence=update.sequence, action_id=update.action_id
+    )
     base = _public_snapshot(update)
     message.snapshot.CopyFrom(base)
     if update.own is not None:
@@ -197,7 +288,41 @@ def response_bytes(update: Update) -> bytes:
         if update.events
         else b""
     )
-    return response_message(update.sequence, events, own_snapshot(parts, own))
+    return response_message(update.sequence, events, own_snapshot(parts, own), update.action_id)
+
+
+_PLAY_UPDATE = table_service_pb2.PlayResponse.DESCRIPTOR.fields_by_name["update"].number
+
+
+def play_response_of(item: Update | ActAnswer) -> table_service_pb2.PlayResponse:
+    """The Play stream's message for ``item``."""
+    if isinstance(item, ActAnswer):
+        return table_service_pb2.PlayResponse(act=_act_result(item))
+    return table_service_pb2.PlayResponse(update=response_of(item))
+
+
+def play_response_bytes(item: Update | ActAnswer) -> bytes:
+    """:func:`play_response_of`'s message, encoded; an update as WatchTable encodes it."""
+    if isinstance(item, ActAnswer):
+        return table_service_pb2.PlayResponse(act=_act_result(item)).SerializeToString()
+    return length_delimited(_PLAY_UPDATE, response_bytes(item))
+
+
+def _act_result(item: ActAnswer) -> table_service_pb2.ActResult:
+    answer = item.answer
+    if isinstance(answer, TableError):
+        refused = table_service_pb2.ActRefused(
+            code=grpc_code(answer),
+            message=answer.message,
+            reason=answer.reason,
+            domain=DOMAIN,
+            metadata=dict(answer.metadata),
+        )
+        return table_service_pb2.ActResult(action_id=item.action_id, refused=refused)
+    accepted = table_service_pb2.ActResponse(
+        action=_action_message(answer, item.action_id), sequence=answer.sequence
+    )
+    return table_service_pb2.ActResult(action_id=item.action_id, accepted=accepted)
 
 
 def _events_bytes(update: Update) -> bytes:
@@ -284,6 +409,14 @@ class GrpcTableService(table_service_pb2_grpc.TableServiceServicer):
         except TableError as error:
             await abort(context, error, self.core.on_refused)
 
+    async def Play(self, requests: Any, context: Any) -> AsyncIterator[Any]:
+        try:
+            # PlayResponse messages, sent as encoded (as WatchTable's).
+            async for item in self.core.play(requests, self._identity(context)):
+                yield play_response_bytes(item)
+        except TableError as error:
+            await abort(context, error, self.core.on_refused)
+
     async def Leave(self, request: Any, context: Any) -> Any:
         try:
             return await self.core.leave(request, self._identity(context))
@@ -333,6 +466,19 @@ class ConnectTableService:
     async def act(self, request: Any, ctx: RequestContext[Any, Any]) -> Any:
         try:
             return await self.core.act(request, self._identity(ctx))
+        except TableError as error:
+            raise connect_error(error, self.core.on_refused) from None
+
+    async def play(
+        self,
+        requests: AsyncIterator[table_service_pb2.PlayRequest],
+        ctx: RequestContext[Any, Any],
+    ) -> AsyncIterator[table_service_pb2.PlayResponse]:
+        """Play for Connect clients over HTTP/2 (the web port's HTTP/1.1 cannot carry a
+        bidirectional stream; browsers use WatchTable and Act)."""
+        try:
+            async for item in self.core.play(requests, self._identity(ctx)):
+                yield play_response_of(item)
         except TableError as error:
             raise connect_error(error, self.core.on_refused) from None
 

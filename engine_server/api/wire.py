@@ -44,6 +44,7 @@ LEGAL_ACTIONS = _SNAPSHOT["legal_actions"].number
 DOWN_CARDS = table_pb2.Seat.DESCRIPTOR.fields_by_name["down_cards"].number
 SEQUENCE = _RESPONSE["sequence"].number
 SNAPSHOT = _RESPONSE["snapshot"].number
+ACTION_ID = _RESPONSE["action_id"].number
 
 
 def varint(value: int) -> bytes:
@@ -126,9 +127,10 @@ def own_snapshot(parts: SnapshotParts, own: OwnPart) -> bytes:
     return b"".join(joined)
 
 
-def response_message(sequence: int, events: bytes, snapshot: bytes) -> bytes:
-    """A WatchTableResponse: its sequence, its events (``event`` and ``events`` encoded) and
-    the encoded snapshot."""
-    return b"".join(
+def response_message(sequence: int, events: bytes, snapshot: bytes, action_id: str = "") -> bytes:
+    """A WatchTableResponse: its sequence, its events (``event`` and ``events`` encoded), the
+    encoded snapshot and the action id of the act that caused the change."""
+    message = b"".join(
         (varint_field(SEQUENCE, sequence), events, length_delimited(SNAPSHOT, snapshot))
     )
+    return message + length_delimited(ACTION_ID, action_id.encode()) if action_id else message

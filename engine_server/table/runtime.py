@@ -67,6 +67,7 @@ from engine_server.table.model import (
 from engine_server.table.ports import HandRecord, RevealedPair, TableStore
 
 __all__ = [
+    "ActAnswer",
     "ActOutcome",
     "RuntimeHooks",
     "TableRuntime",
@@ -127,6 +128,18 @@ class ActOutcome:
     amount: int
     to: int
     all_in: bool
+    #: answered from memory: the action id had already been accepted (nothing moved now)
+    repeated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ActAnswer:
+    """The answer to an act sent on a player's own stream (Play), queued in order with the
+    stream's updates: a refusal, or a repeated action id's first answer. An accepted new act
+    needs none: the update carrying its ``action_id`` answers it."""
+
+    action_id: str
+    answer: ActOutcome | TableError
 
 
 @dataclass(slots=True)
@@ -144,7 +157,7 @@ class Watcher:
     """One WatchTable stream: its queue of updates, or the error that ended it."""
 
     seat: int | None
-    queue: asyncio.Queue[Update | TableError | None]
+    queue: asyncio.Queue[Update | ActAnswer | TableError | None]
     admin: bool = False
     closed: bool = False
     #: when set, the time the command that caused the latest update arrived (for latency)
@@ -879,7 +892,9 @@ class TableRuntime:
                         field="action_id",
                     )
                 sequence, taken, chips, to, all_in = known[3:]
-                return ActOutcome(sequence, hand_number, seat, ActionKind(taken), chips, to, all_in)
+                return ActOutcome(
+                    sequence, hand_number, seat, ActionKind(taken), chips, to, all_in, repeated=True
+                )
             hand = self._hand
             if hand is None:
                 if hand_number == self._hand_number and self._hand_number > 0:

@@ -37,11 +37,12 @@ from stud.v1 import (
 
 ROOT = Path(__file__).resolve().parents[2]
 
-UNARY, SERVER_STREAM = "unary", "server_stream"
+UNARY, SERVER_STREAM, BIDI_STREAM = "unary", "server_stream", "bidi_stream"
 
 TABLE_SERVICE_RPCS = {
     "WatchTable": SERVER_STREAM,
     "Act": UNARY,
+    "Play": BIDI_STREAM,
     "Leave": UNARY,
     "SitOut": UNARY,
     "SitIn": UNARY,
@@ -85,7 +86,7 @@ def _buf() -> str:
 
 def _kind(method: descriptor.MethodDescriptor) -> str:
     if method.client_streaming:
-        return "bidi_stream" if method.server_streaming else "client_stream"
+        return BIDI_STREAM if method.server_streaming else "client_stream"
     return SERVER_STREAM if method.server_streaming else UNARY
 
 
@@ -146,8 +147,11 @@ def test_buf_breaking_catches_a_removed_field(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "proto", copy, ignore=shutil.ignore_patterns("released"))
     service = copy / "stud/v1/table_service.proto"
     text = service.read_text()
-    assert "  string action_id = 5;\n" in text
-    service.write_text(text.replace("  string action_id = 5;\n", "  reserved 5;\n", 1))
+    head, act_request, rest = text.partition("message ActRequest {")
+    assert "  string action_id = 5;\n" in rest
+    service.write_text(
+        head + act_request + rest.replace("  string action_id = 5;\n", "  reserved 5;\n", 1)
+    )
     result = _run(
         _buf(), "breaking", str(copy), "--against", str(ROOT / "proto/released/v0.1.0.binpb")
     )

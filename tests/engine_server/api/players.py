@@ -40,6 +40,7 @@ __all__ = [
     "Decide",
     "HandTruth",
     "Player",
+    "StreamPlayer",
     "action",
     "at_sequence",
     "bettor",
@@ -191,9 +192,7 @@ class Player:
         start = len(self.messages)
         self.stream_starts.append(start)
         self.ended = self.error = None
-        self._call = self.stub.WatchTable(
-            table_service_pb2.WatchTableRequest(table=self.table), metadata=self.metadata
-        )
+        self._call = await self._open()
         self._task = asyncio.create_task(self._read(self._call), name=f"watch:{self.player_id}")
         try:
             return await self.wait_for(lambda m: True, after=start, timeout=timeout)
@@ -216,20 +215,32 @@ class Player:
         await self.disconnect()
         await self.channel.close()
 
+    async def _open(self) -> Any:
+        return self.stub.WatchTable(
+            table_service_pb2.WatchTableRequest(table=self.table), metadata=self.metadata
+        )
+
     async def _read(self, call: Any) -> None:
         try:
             async for message in call:
-                self.messages.append(message)
-                self._notify()
-                if self._my_turn_starts(message):
-                    chosen = self.decide(message.snapshot)
-                    if chosen is not None:
-                        await self.act(message.snapshot.hand_number, *chosen)
+                await self._received(message)
             self.ended = grpc.StatusCode.OK
         except grpc.aio.AioRpcError as error:
             self.ended, self.error = error.code(), error
         finally:
             self._notify()
+
+    async def _received(self, message: table_service_pb2.WatchTableResponse) -> None:
+        self.messages.append(message)
+        self._notify()
+        if self._my_turn_starts(message):
+            chosen = self.decide(message.snapshot)
+            if chosen is not None:
+                await self.act(message.snapshot.hand_number, *chosen)
+
+    def refusal_reasons(self) -> list[str]:
+        """The ErrorInfo reason of every act refused so far."""
+        return [error_info(error).reason for error in self.refusals]
 
     def _notify(self) -> None:
         self._changed.set()
@@ -308,6 +319,72 @@ class Player:
         ]
 
 
+@dataclass
+class StreamPlayer(Player):
+    """A player on one Play stream: his seat view and his acts on the same call."""
+
+    #: every ActResult the stream sent (refusals, and repeated action ids' first answers)
+    results: list[table_service_pb2.ActResult] = field(default_factory=list)
+
+    async def _open(self) -> Any:
+        call = self.stub.Play(metadata=self.metadata)
+        await call.write(
+            table_service_pb2.PlayRequest(
+                watch=table_service_pb2.WatchTableRequest(table=self.table)
+            )
+        )
+        return call
+
+    async def _read(self, call: Any) -> None:
+        try:
+            async for response in call:
+                if response.WhichOneof("response") == "update":
+                    await self._received(response.update)
+                else:
+                    self.results.append(response.act)
+                    self._notify()
+            self.ended = grpc.StatusCode.OK
+        except grpc.aio.AioRpcError as error:
+            self.ended, self.error = error.code(), error
+        finally:
+            self._notify()
+
+    async def act(
+        self, hand_number: int, kind: int, amount: int | None = None, action_id: str = ""
+    ) -> table_service_pb2.ActResponse | None:
+        """Send an act on the stream (its answer comes on the stream: an update or a result)."""
+        request = table_service_pb2.ActRequest(
+            hand_number=hand_number,
+            kind=kind,  # type: ignore[arg-type]
+            action_id=action_id or uuid.uuid4().hex,
+        )
+        if amount is not None:
+            request.amount = amount
+        await self.send(table_service_pb2.PlayRequest(act=request))
+        return None
+
+    async def send(self, request: table_service_pb2.PlayRequest) -> None:
+        with contextlib.suppress(asyncio.InvalidStateError):  # the stream has just ended
+            await self._call.write(request)
+
+    async def result_for(
+        self, action_id: str, *, after: int = 0, timeout: float = 10.0
+    ) -> table_service_pb2.ActResult:
+        """The first ActResult for ``action_id`` the stream sent, from result ``after`` on."""
+        async with asyncio.timeout(timeout):
+            while True:
+                changed = self._changed
+                for result in self.results[after:]:
+                    if result.action_id == action_id:
+                        return result
+                if self._task is None or self._task.done():
+                    raise AssertionError(f"{self.player_id}: the stream ended ({self.ended})")
+                await changed.wait()
+
+    def refusal_reasons(self) -> list[str]:
+        return [r.refused.reason for r in self.results if r.HasField("refused")]
+
+
 def event_kinds(message: table_service_pb2.WatchTableResponse) -> list[str]:
     """The kinds of the change's events, in order (none in a stream's first message)."""
     return [event.WhichOneof("kind") or "" for event in message.events]
@@ -351,7 +428,11 @@ def with_event(
 
 
 async def seat_players(
-    engine: Engine, table_id: str, strategies: list[Decide], buy_in: int = 100
+    engine: Engine,
+    table_id: str,
+    strategies: list[Decide],
+    buy_in: int = 100,
+    client: type[Player] = Player,
 ) -> list[Player]:
     """Seat one player per strategy (seats 1, 2, ...) and give each a client."""
     players = []
@@ -359,7 +440,7 @@ async def seat_players(
         player_id = f"p{number}"
         await engine.seat(table_id, player_id, buy_in=buy_in, seat=number)
         players.append(
-            Player(
+            client(
                 player_id,
                 engine.grpc_address,
                 f"tables/{table_id}",
@@ -376,12 +457,13 @@ async def open_table(
     strategies: list[Decide],
     *,
     buy_in: int = 100,
+    client: type[Player] = Player,
     **create: Any,
 ) -> list[Player]:
     """A table whose first hand deals every player, each watching from its start."""
     await engine.create_table(table_id, **create)
     await pause(engine, table_id)
-    players = await seat_players(engine, table_id, strategies, buy_in)
+    players = await seat_players(engine, table_id, strategies, buy_in, client)
     for player in players:
         await player.connect()
     await resume(engine, table_id)

@@ -17,6 +17,7 @@ from tests.engine_server.api.conftest import Engine, launch, shut
 from tests.engine_server.api.players import (
     Decide,
     Player,
+    StreamPlayer,
     action,
     at_sequence,
     bettor,
@@ -69,18 +70,22 @@ HANDS = 3
 BUY_IN = 1000
 
 
+@pytest.mark.parametrize(
+    "client", [Player, StreamPlayer], ids=["watch-table-and-act", "play-stream"]
+)
 async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserve_chips(
-    engine: Engine,
+    engine: Engine, client: type[Player]
 ) -> None:
     # p1 always bets (every hand has action), p2 always calls (every hand reaches a showdown),
     # p7 folds on fourth street (a folded hand must stay hidden at that showdown).
     strategies: list[Decide] = [bettor, caller]
     strategies += [randomly(random.Random(seat), fold=0.05) for seat in range(3, 7)]
     strategies += [folder_after_third]
-    players = await open_table(engine, "seven", strategies, buy_in=BUY_IN)
+    table_id = f"seven-{client.__name__.lower()}"
+    players = await open_table(engine, table_id, strategies, buy_in=BUY_IN, client=client)
     try:
         await players[0].wait_for(is_event("hand_ended", HANDS), timeout=60)
-        await pause(engine, "seven")
+        await pause(engine, table_id)
         paused = with_event("table_status_changed", lambda e: e.status == K.TABLE_STATUS_PAUSED)
         for player in players:
             await player.wait_for(paused, timeout=30)
@@ -100,7 +105,18 @@ async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserv
         assert [m.sequence for m in rest] == list(
             range(first.sequence + 1, first.sequence + 1 + len(rest))
         )
-        assert not player.refusals, [error_info(e) for e in player.refusals]
+        assert not player.refusal_reasons()
+        # A change an act caused names the act: its action first, with the same action id.
+        for message in rest:
+            first_event = message.events[0]
+            taken = first_event.action_taken if first_event.HasField("action_taken") else None
+            if taken is not None and taken.action_id:
+                assert message.action_id == taken.action_id, message
+            elif message.action_id:
+                # (a bring-in, or a showdown decision, is its own kind of event)
+                assert event_kinds(message)[0] in ("bring_in_posted", "hand_shown", "hand_mucked")
+        acted = [m for m in rest if m.action_id and m.snapshot.hand_number]
+        assert acted, "the clients' own acts reached the table"
 
     # 1. Nobody ever saw a card he may not see.
     truth = check_privacy(players)
@@ -169,7 +185,8 @@ async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserv
         stacks = final
     # The stored seat sessions hold every chip.
     sessions = await engine.admin.ListSeatSessions(
-        admin_service_pb2.ListSeatSessionsRequest(table="tables/seven"), metadata=engine.admin_md
+        admin_service_pb2.ListSeatSessionsRequest(table=f"tables/{table_id}"),
+        metadata=engine.admin_md,
     )
     assert sum(s.stack for s in sessions.sessions) == total
     # The lobby's seat session ids are for AdminService views only, never for players.
@@ -179,7 +196,7 @@ async def test_seven_clients_play_hands_privately_agree_on_the_table_and_conserv
     listed = await engine.admin.ListTables(
         admin_service_pb2.ListTablesRequest(), metadata=engine.admin_md
     )
-    (table,) = [t for t in listed.tables if t.name == "tables/seven"]
+    (table,) = [t for t in listed.tables if t.name == f"tables/{table_id}"]
     assert {s.number: s.seat_session_id for s in table.seats} == {
         s.seat: s.seat_session_id for s in sessions.sessions
     }

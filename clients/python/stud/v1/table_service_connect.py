@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .table_service_pb2 import ActRequest, ActResponse, LeaveRequest, LeaveResponse, ShowCardsRequest, ShowCardsResponse, SitInRequest, SitInResponse, SitOutRequest, SitOutResponse, WatchTableRequest, WatchTableResponse
+from .table_service_pb2 import ActRequest, ActResponse, LeaveRequest, LeaveResponse, PlayRequest, PlayResponse, ShowCardsRequest, ShowCardsResponse, SitInRequest, SitInResponse, SitOutRequest, SitOutResponse, WatchTableRequest, WatchTableResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -41,8 +41,9 @@ class TableService(Protocol):
     """
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -89,6 +90,30 @@ class TableService(Protocol):
         hand), ILLEGAL_ACTION (kind not legal now, or amount not a legal size), NO_HAND_IN_PROGRESS;
         (INVALID_ARGUMENT): AMOUNT_INVALID, IDEMPOTENCY_KEY_REUSED (same action_id, different
         request).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def play(self, request: AsyncIterator[PlayRequest], ctx: RequestContext[PlayRequest, PlayResponse], /) -> AsyncIterator[PlayResponse]:
+        """
+        Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+        actions as Act takes them, without a call per action. For native clients (gRPC over
+        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+        - The first request is `watch` (which table). It opens the seat's view: the stream sends
+          `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+          per change), and a new Play or WatchTable for the same seat replaces it the same way.
+        - Each later request is `act`, taken in the order sent, one at a time, with Act's
+          meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+          watched table).
+        - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+          (its action is the first of that update's events). An `act` response answers the others:
+          a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+          with; the stream goes on), or an action id the table had already accepted (`accepted`,
+          the first answer, as Act returns it).
+        - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+          not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+          RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+          client closes its side, the updates go on until it cancels the call.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -160,6 +185,17 @@ class TableServiceASGIApplication(ConnectASGIApplication[TableService]):
                     ),
                     function=svc.act,
                 ),
+                "/stud.v1.TableService/Play": Endpoint.bidi_stream(
+                    method=MethodInfo(
+                        name="Play",
+                        service_name="stud.v1.TableService",
+                        input=PlayRequest,
+                        output=PlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=svc.play,
+                ),
                 "/stud.v1.TableService/Leave": Endpoint.unary(
                     method=MethodInfo(
                         name="Leave",
@@ -221,8 +257,9 @@ class TableServiceClient(ConnectClient):
     """
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -326,6 +363,47 @@ class TableServiceClient(ConnectClient):
                 output=ActResponse,
                 idempotency_level=IdempotencyLevel.IDEMPOTENT,
                 stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def play(
+        self,
+        request: AsyncIterator[PlayRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AsyncIterator[PlayResponse]:
+        """
+        Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+        actions as Act takes them, without a call per action. For native clients (gRPC over
+        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+        - The first request is `watch` (which table). It opens the seat's view: the stream sends
+          `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+          per change), and a new Play or WatchTable for the same seat replaces it the same way.
+        - Each later request is `act`, taken in the order sent, one at a time, with Act's
+          meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+          watched table).
+        - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+          (its action is the first of that update's events). An `act` response answers the others:
+          a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+          with; the stream goes on), or an action id the table had already accepted (`accepted`,
+          the first answer, as Act returns it).
+        - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+          not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+          RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+          client closes its side, the updates go on until it cancels the call.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="Play",
+                service_name="stud.v1.TableService",
+                input=PlayRequest,
+                output=PlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
             ),
             headers=headers,
             timeout_ms=timeout_ms,
@@ -435,8 +513,9 @@ class TableServiceSync(Protocol):
     """
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -483,6 +562,30 @@ class TableServiceSync(Protocol):
         hand), ILLEGAL_ACTION (kind not legal now, or amount not a legal size), NO_HAND_IN_PROGRESS;
         (INVALID_ARGUMENT): AMOUNT_INVALID, IDEMPOTENCY_KEY_REUSED (same action_id, different
         request).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def play(self, request: Iterator[PlayRequest], ctx: RequestContext[PlayRequest, PlayResponse], /) -> Iterator[PlayResponse]:
+        """
+        Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+        actions as Act takes them, without a call per action. For native clients (gRPC over
+        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+        - The first request is `watch` (which table). It opens the seat's view: the stream sends
+          `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+          per change), and a new Play or WatchTable for the same seat replaces it the same way.
+        - Each later request is `act`, taken in the order sent, one at a time, with Act's
+          meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+          watched table).
+        - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+          (its action is the first of that update's events). An `act` response answers the others:
+          a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+          with; the stream goes on), or an action id the table had already accepted (`accepted`,
+          the first answer, as Act returns it).
+        - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+          not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+          RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+          client closes its side, the updates go on until it cancels the call.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -552,6 +655,17 @@ class TableServiceWSGIApplication(ConnectWSGIApplication):
                     ),
                     function=service.act,
                 ),
+                "/stud.v1.TableService/Play": EndpointSync.bidi_stream(
+                    method=MethodInfo(
+                        name="Play",
+                        service_name="stud.v1.TableService",
+                        input=PlayRequest,
+                        output=PlayResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.BIDI_STREAM,
+                    ),
+                    function=service.play,
+                ),
                 "/stud.v1.TableService/Leave": EndpointSync.unary(
                     method=MethodInfo(
                         name="Leave",
@@ -613,8 +727,9 @@ class TableServiceClientSync(ConnectClientSync):
     """
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -718,6 +833,47 @@ class TableServiceClientSync(ConnectClientSync):
                 output=ActResponse,
                 idempotency_level=IdempotencyLevel.IDEMPOTENT,
                 stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def play(
+        self,
+        request: Iterator[PlayRequest],
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> Iterator[PlayResponse]:
+        """
+        Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+        actions as Act takes them, without a call per action. For native clients (gRPC over
+        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+        - The first request is `watch` (which table). It opens the seat's view: the stream sends
+          `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+          per change), and a new Play or WatchTable for the same seat replaces it the same way.
+        - Each later request is `act`, taken in the order sent, one at a time, with Act's
+          meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+          watched table).
+        - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+          (its action is the first of that update's events). An `act` response answers the others:
+          a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+          with; the stream goes on), or an action id the table had already accepted (`accepted`,
+          the first answer, as Act returns it).
+        - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+          not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+          RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+          client closes its side, the updates go on until it cancels the call.
+        """
+        return self.execute_bidi_stream(
+            request=request,
+            method=MethodInfo(
+                name="Play",
+                service_name="stud.v1.TableService",
+                input=PlayRequest,
+                output=PlayResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.BIDI_STREAM,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

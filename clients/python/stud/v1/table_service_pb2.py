@@ -26,7 +26,7 @@ from stud.v1 import events_pb2 as stud_dot_v1_dot_events__pb2
 from stud.v1 import table_pb2 as stud_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/table_service.proto\x12\x07stud.v1\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"\"\n\x11WatchTableRequest\x12\r\n\x05table\x18\x01 \x01(\t\"\x93\x01\n\x12WatchTableResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12!\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x0e.stud.v1.EventB\x02\x18\x01\x12(\n\x08snapshot\x18\x03 \x01(\x0b\x32\x16.stud.v1.TableSnapshot\x12\x1e\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0e.stud.v1.Event\"\x86\x01\n\nActRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\x12!\n\x04kind\x18\x03 \x01(\x0e\x32\x13.stud.v1.ActionKind\x12\x13\n\x06\x61mount\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x11\n\taction_id\x18\x05 \x01(\tB\t\n\x07_amount\"E\n\x0b\x41\x63tResponse\x12$\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x14.stud.v1.ActionTaken\x12\x10\n\x08sequence\x18\x02 \x01(\x03\"\x1d\n\x0cLeaveRequest\x12\r\n\x05table\x18\x01 \x01(\t\"D\n\rLeaveResponse\x12\x0c\n\x04left\x18\x01 \x01(\x08\x12%\n\x07session\x18\x02 \x01(\x0b\x32\x14.stud.v1.SeatSession\"\x1e\n\rSitOutRequest\x12\r\n\x05table\x18\x01 \x01(\t\"G\n\x0eSitOutResponse\x12\x1b\n\x04seat\x18\x01 \x01(\x0b\x32\r.stud.v1.Seat\x12\x18\n\x10\x66rom_hand_number\x18\x02 \x01(\x03\"\x1d\n\x0cSitInRequest\x12\r\n\x05table\x18\x01 \x01(\t\"F\n\rSitInResponse\x12\x1b\n\x04seat\x18\x01 \x01(\x0b\x32\r.stud.v1.Seat\x12\x18\n\x10\x66rom_hand_number\x18\x02 \x01(\x03\"6\n\x10ShowCardsRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\"5\n\x11ShowCardsResponse\x12 \n\x04hand\x18\x01 \x01(\x0b\x32\x12.stud.v1.ShownHand2\x91\x03\n\x0cTableService\x12G\n\nWatchTable\x12\x1a.stud.v1.WatchTableRequest\x1a\x1b.stud.v1.WatchTableResponse0\x01\x12\x35\n\x03\x41\x63t\x12\x13.stud.v1.ActRequest\x1a\x14.stud.v1.ActResponse\"\x03\x90\x02\x02\x12;\n\x05Leave\x12\x15.stud.v1.LeaveRequest\x1a\x16.stud.v1.LeaveResponse\"\x03\x90\x02\x02\x12>\n\x06SitOut\x12\x16.stud.v1.SitOutRequest\x1a\x17.stud.v1.SitOutResponse\"\x03\x90\x02\x02\x12;\n\x05SitIn\x12\x15.stud.v1.SitInRequest\x1a\x16.stud.v1.SitInResponse\"\x03\x90\x02\x02\x12G\n\tShowCards\x12\x19.stud.v1.ShowCardsRequest\x1a\x1a.stud.v1.ShowCardsResponse\"\x03\x90\x02\x02\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/table_service.proto\x12\x07stud.v1\x1a\x14stud/v1/events.proto\x1a\x13stud/v1/table.proto\"\"\n\x11WatchTableRequest\x12\r\n\x05table\x18\x01 \x01(\t\"\xa6\x01\n\x12WatchTableResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12!\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x0e.stud.v1.EventB\x02\x18\x01\x12(\n\x08snapshot\x18\x03 \x01(\x0b\x32\x16.stud.v1.TableSnapshot\x12\x1e\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0e.stud.v1.Event\x12\x11\n\taction_id\x18\x05 \x01(\t\"\x86\x01\n\nActRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\x12!\n\x04kind\x18\x03 \x01(\x0e\x32\x13.stud.v1.ActionKind\x12\x13\n\x06\x61mount\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x11\n\taction_id\x18\x05 \x01(\tB\t\n\x07_amount\"E\n\x0b\x41\x63tResponse\x12$\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x14.stud.v1.ActionTaken\x12\x10\n\x08sequence\x18\x02 \x01(\x03\"\x1d\n\x0cLeaveRequest\x12\r\n\x05table\x18\x01 \x01(\t\"D\n\rLeaveResponse\x12\x0c\n\x04left\x18\x01 \x01(\x08\x12%\n\x07session\x18\x02 \x01(\x0b\x32\x14.stud.v1.SeatSession\"\x1e\n\rSitOutRequest\x12\r\n\x05table\x18\x01 \x01(\t\"G\n\x0eSitOutResponse\x12\x1b\n\x04seat\x18\x01 \x01(\x0b\x32\r.stud.v1.Seat\x12\x18\n\x10\x66rom_hand_number\x18\x02 \x01(\x03\"\x1d\n\x0cSitInRequest\x12\r\n\x05table\x18\x01 \x01(\t\"F\n\rSitInResponse\x12\x1b\n\x04seat\x18\x01 \x01(\x0b\x32\r.stud.v1.Seat\x12\x18\n\x10\x66rom_hand_number\x18\x02 \x01(\x03\"6\n\x10ShowCardsRequest\x12\r\n\x05table\x18\x01 \x01(\t\x12\x13\n\x0bhand_number\x18\x02 \x01(\x03\"5\n\x11ShowCardsResponse\x12 \n\x04hand\x18\x01 \x01(\x0b\x32\x12.stud.v1.ShownHand\"i\n\x0bPlayRequest\x12+\n\x05watch\x18\x01 \x01(\x0b\x32\x1a.stud.v1.WatchTableRequestH\x00\x12\"\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x13.stud.v1.ActRequestH\x00\x42\t\n\x07request\"l\n\x0cPlayResponse\x12-\n\x06update\x18\x01 \x01(\x0b\x32\x1b.stud.v1.WatchTableResponseH\x00\x12!\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x12.stud.v1.ActResultH\x00\x42\n\n\x08response\"z\n\tActResult\x12\x11\n\taction_id\x18\x01 \x01(\t\x12(\n\x08\x61\x63\x63\x65pted\x18\x02 \x01(\x0b\x32\x14.stud.v1.ActResponseH\x00\x12&\n\x07refused\x18\x03 \x01(\x0b\x32\x13.stud.v1.ActRefusedH\x00\x42\x08\n\x06result\"\xb1\x01\n\nActRefused\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0e\n\x06\x64omain\x18\x04 \x01(\t\x12\x33\n\x08metadata\x18\x05 \x03(\x0b\x32!.stud.v1.ActRefused.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x32\xca\x03\n\x0cTableService\x12G\n\nWatchTable\x12\x1a.stud.v1.WatchTableRequest\x1a\x1b.stud.v1.WatchTableResponse0\x01\x12\x35\n\x03\x41\x63t\x12\x13.stud.v1.ActRequest\x1a\x14.stud.v1.ActResponse\"\x03\x90\x02\x02\x12\x37\n\x04Play\x12\x14.stud.v1.PlayRequest\x1a\x15.stud.v1.PlayResponse(\x01\x30\x01\x12;\n\x05Leave\x12\x15.stud.v1.LeaveRequest\x1a\x16.stud.v1.LeaveResponse\"\x03\x90\x02\x02\x12>\n\x06SitOut\x12\x16.stud.v1.SitOutRequest\x1a\x17.stud.v1.SitOutResponse\"\x03\x90\x02\x02\x12;\n\x05SitIn\x12\x15.stud.v1.SitInRequest\x1a\x16.stud.v1.SitInResponse\"\x03\x90\x02\x02\x12G\n\tShowCards\x12\x19.stud.v1.ShowCardsRequest\x1a\x1a.stud.v1.ShowCardsResponse\"\x03\x90\x02\x02\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +36,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'P\001\242\002\004STUD'
   _globals['_WATCHTABLERESPONSE'].fields_by_name['event']._loaded_options = None
   _globals['_WATCHTABLERESPONSE'].fields_by_name['event']._serialized_options = b'\030\001'
+  _globals['_ACTREFUSED_METADATAENTRY']._loaded_options = None
+  _globals['_ACTREFUSED_METADATAENTRY']._serialized_options = b'8\001'
   _globals['_TABLESERVICE'].methods_by_name['Act']._loaded_options = None
   _globals['_TABLESERVICE'].methods_by_name['Act']._serialized_options = b'\220\002\002'
   _globals['_TABLESERVICE'].methods_by_name['Leave']._loaded_options = None
@@ -49,27 +51,37 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_WATCHTABLEREQUEST']._serialized_start=83
   _globals['_WATCHTABLEREQUEST']._serialized_end=117
   _globals['_WATCHTABLERESPONSE']._serialized_start=120
-  _globals['_WATCHTABLERESPONSE']._serialized_end=267
-  _globals['_ACTREQUEST']._serialized_start=270
-  _globals['_ACTREQUEST']._serialized_end=404
-  _globals['_ACTRESPONSE']._serialized_start=406
-  _globals['_ACTRESPONSE']._serialized_end=475
-  _globals['_LEAVEREQUEST']._serialized_start=477
-  _globals['_LEAVEREQUEST']._serialized_end=506
-  _globals['_LEAVERESPONSE']._serialized_start=508
-  _globals['_LEAVERESPONSE']._serialized_end=576
-  _globals['_SITOUTREQUEST']._serialized_start=578
-  _globals['_SITOUTREQUEST']._serialized_end=608
-  _globals['_SITOUTRESPONSE']._serialized_start=610
-  _globals['_SITOUTRESPONSE']._serialized_end=681
-  _globals['_SITINREQUEST']._serialized_start=683
-  _globals['_SITINREQUEST']._serialized_end=712
-  _globals['_SITINRESPONSE']._serialized_start=714
-  _globals['_SITINRESPONSE']._serialized_end=784
-  _globals['_SHOWCARDSREQUEST']._serialized_start=786
-  _globals['_SHOWCARDSREQUEST']._serialized_end=840
-  _globals['_SHOWCARDSRESPONSE']._serialized_start=842
-  _globals['_SHOWCARDSRESPONSE']._serialized_end=895
-  _globals['_TABLESERVICE']._serialized_start=898
-  _globals['_TABLESERVICE']._serialized_end=1299
+  _globals['_WATCHTABLERESPONSE']._serialized_end=286
+  _globals['_ACTREQUEST']._serialized_start=289
+  _globals['_ACTREQUEST']._serialized_end=423
+  _globals['_ACTRESPONSE']._serialized_start=425
+  _globals['_ACTRESPONSE']._serialized_end=494
+  _globals['_LEAVEREQUEST']._serialized_start=496
+  _globals['_LEAVEREQUEST']._serialized_end=525
+  _globals['_LEAVERESPONSE']._serialized_start=527
+  _globals['_LEAVERESPONSE']._serialized_end=595
+  _globals['_SITOUTREQUEST']._serialized_start=597
+  _globals['_SITOUTREQUEST']._serialized_end=627
+  _globals['_SITOUTRESPONSE']._serialized_start=629
+  _globals['_SITOUTRESPONSE']._serialized_end=700
+  _globals['_SITINREQUEST']._serialized_start=702
+  _globals['_SITINREQUEST']._serialized_end=731
+  _globals['_SITINRESPONSE']._serialized_start=733
+  _globals['_SITINRESPONSE']._serialized_end=803
+  _globals['_SHOWCARDSREQUEST']._serialized_start=805
+  _globals['_SHOWCARDSREQUEST']._serialized_end=859
+  _globals['_SHOWCARDSRESPONSE']._serialized_start=861
+  _globals['_SHOWCARDSRESPONSE']._serialized_end=914
+  _globals['_PLAYREQUEST']._serialized_start=916
+  _globals['_PLAYREQUEST']._serialized_end=1021
+  _globals['_PLAYRESPONSE']._serialized_start=1023
+  _globals['_PLAYRESPONSE']._serialized_end=1131
+  _globals['_ACTRESULT']._serialized_start=1133
+  _globals['_ACTRESULT']._serialized_end=1255
+  _globals['_ACTREFUSED']._serialized_start=1258
+  _globals['_ACTREFUSED']._serialized_end=1435
+  _globals['_ACTREFUSED_METADATAENTRY']._serialized_start=1388
+  _globals['_ACTREFUSED_METADATAENTRY']._serialized_end=1435
+  _globals['_TABLESERVICE']._serialized_start=1438
+  _globals['_TABLESERVICE']._serialized_end=1896
 # @@protoc_insertion_point(module_scope)

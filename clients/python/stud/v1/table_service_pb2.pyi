@@ -57,9 +57,14 @@ class WatchTableResponse(_message.Message):
     EVENT_FIELD_NUMBER: _builtins.int
     SNAPSHOT_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    ACTION_ID_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """The table's change number this message reflects. The first message carries the number of
     the last change already in its snapshot; each update carries its change's number.
+    """
+    action_id: _builtins.str
+    """The action_id of the Act (or Play act) that caused this change, whose action is the first
+    of `events`; empty for a change no act caused (a hand's start, the clock, ...).
     """
     @_builtins.property
     @_deprecated("""This field has been marked as deprecated using proto field options.""")
@@ -89,10 +94,11 @@ class WatchTableResponse(_message.Message):
         event: _events_pb2.Event | None = ...,
         snapshot: _table_pb2.TableSnapshot | None = ...,
         events: _abc.Iterable[_events_pb2.Event] | None = ...,
+        action_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_id", b"action_id", "event", b"event", "events", b"events", "sequence", b"sequence", "snapshot", b"snapshot"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -374,3 +380,165 @@ class ShowCardsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ShowCardsResponse: _TypeAlias = ShowCardsResponse  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    """One request on a Play stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WATCH_FIELD_NUMBER: _builtins.int
+    ACT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def watch(self) -> Global___WatchTableRequest:
+        """The first request: the table to play at."""
+
+    @_builtins.property
+    def act(self) -> Global___ActRequest:
+        """Every later request: an action, as Act's request (table may be left empty)."""
+
+    def __init__(
+        self,
+        *,
+        watch: Global___WatchTableRequest | None = ...,
+        act: Global___ActRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "request", b"request", "watch", b"watch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "request", b"request", "watch", b"watch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_request: _TypeAlias = _typing.Literal["watch", "act"]  # noqa: Y015
+    _WhichOneofArgType_request: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_request) -> _WhichOneofReturnType_request | None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    """One message of a Play stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UPDATE_FIELD_NUMBER: _builtins.int
+    ACT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def update(self) -> Global___WatchTableResponse:
+        """A message of the seat's view, exactly as WatchTable streams it."""
+
+    @_builtins.property
+    def act(self) -> Global___ActResult:
+        """The answer to an act that no update answers: refused, or repeated."""
+
+    def __init__(
+        self,
+        *,
+        update: Global___WatchTableResponse | None = ...,
+        act: Global___ActResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "response", b"response", "update", b"update"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "response", b"response", "update", b"update"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_response: _TypeAlias = _typing.Literal["update", "act"]  # noqa: Y015
+    _WhichOneofArgType_response: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_response) -> _WhichOneofReturnType_response | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class ActResult(_message.Message):
+    """The answer to one act on a Play stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_ID_FIELD_NUMBER: _builtins.int
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    REFUSED_FIELD_NUMBER: _builtins.int
+    action_id: _builtins.str
+    """The act's action_id."""
+    @_builtins.property
+    def accepted(self) -> Global___ActResponse:
+        """The action id had already been accepted: its first answer, as Act returns it."""
+
+    @_builtins.property
+    def refused(self) -> Global___ActRefused:
+        """The act was refused; nothing changed."""
+
+    def __init__(
+        self,
+        *,
+        action_id: _builtins.str = ...,
+        accepted: Global___ActResponse | None = ...,
+        refused: Global___ActRefused | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "refused", b"refused", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "action_id", b"action_id", "refused", b"refused", "result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_result: _TypeAlias = _typing.Literal["accepted", "refused"]  # noqa: Y015
+    _WhichOneofArgType_result: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_result) -> _WhichOneofReturnType_result | None: ...
+
+Global___ActResult: _TypeAlias = ActResult  # noqa: Y015
+
+@_typing.final
+class ActRefused(_message.Message):
+    """An act refused on a Play stream: what Act would have failed with, as a google.rpc.Status
+    with its one google.rpc.ErrorInfo (errors.proto).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class MetadataEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code (google.rpc.Code: 3 INVALID_ARGUMENT, 9 FAILED_PRECONDITION, ...)."""
+    message: _builtins.str
+    """The status message, for people."""
+    reason: _builtins.str
+    """ErrorInfo.reason: an ErrorReason name without its prefix, e.g. "NOT_YOUR_TURN"."""
+    domain: _builtins.str
+    """ErrorInfo.domain: "stud.v1"."""
+    @_builtins.property
+    def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """ErrorInfo.metadata."""
+
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        domain: _builtins.str = ...,
+        metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "domain", b"domain", "message", b"message", "metadata", b"metadata", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActRefused: _TypeAlias = ActRefused  # noqa: Y015

@@ -28,8 +28,9 @@ if _version_not_supported:
 class TableServiceStub:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -58,6 +59,11 @@ class TableServiceStub:
                 request_serializer=stud_dot_v1_dot_table__service__pb2.ActRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_table__service__pb2.ActResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/stud.v1.TableService/Play',
+                request_serializer=stud_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.Leave = channel.unary_unary(
                 '/stud.v1.TableService/Leave',
                 request_serializer=stud_dot_v1_dot_table__service__pb2.LeaveRequest.SerializeToString,
@@ -83,8 +89,9 @@ class TableServiceStub:
 class TableServiceServicer:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -132,6 +139,31 @@ class TableServiceServicer:
         hand), ILLEGAL_ACTION (kind not legal now, or amount not a legal size), NO_HAND_IN_PROGRESS;
         (INVALID_ARGUMENT): AMOUNT_INVALID, IDEMPOTENCY_KEY_REUSED (same action_id, different
         request).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Play(self, request_iterator, context):
+        """Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+        actions as Act takes them, without a call per action. For native clients (gRPC over
+        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+        - The first request is `watch` (which table). It opens the seat's view: the stream sends
+        `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+        per change), and a new Play or WatchTable for the same seat replaces it the same way.
+        - Each later request is `act`, taken in the order sent, one at a time, with Act's
+        meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+        watched table).
+        - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+        (its action is the first of that update's events). An `act` response answers the others:
+        a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+        with; the stream goes on), or an action id the table had already accepted (`accepted`,
+        the first answer, as Act returns it).
+        - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+        not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+        RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+        client closes its side, the updates go on until it cancels the call.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -186,6 +218,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_table__service__pb2.ActRequest.FromString,
                     response_serializer=stud_dot_v1_dot_table__service__pb2.ActResponse.SerializeToString,
             ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=stud_dot_v1_dot_table__service__pb2.PlayRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_table__service__pb2.PlayResponse.SerializeToString,
+            ),
             'Leave': grpc.unary_unary_rpc_method_handler(
                     servicer.Leave,
                     request_deserializer=stud_dot_v1_dot_table__service__pb2.LeaveRequest.FromString,
@@ -217,8 +254,9 @@ def add_TableServiceServicer_to_server(servicer, server):
 class TableService:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -275,6 +313,33 @@ class TableService:
             '/stud.v1.TableService/Act',
             stud_dot_v1_dot_table__service__pb2.ActRequest.SerializeToString,
             stud_dot_v1_dot_table__service__pb2.ActResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/stud.v1.TableService/Play',
+            stud_dot_v1_dot_table__service__pb2.PlayRequest.SerializeToString,
+            stud_dot_v1_dot_table__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

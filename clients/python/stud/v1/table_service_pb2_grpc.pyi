@@ -29,8 +29,9 @@ GRPC_VERSION: str
 class TableServiceStub:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -79,6 +80,27 @@ class TableServiceStub:
     (INVALID_ARGUMENT): AMOUNT_INVALID, IDEMPOTENCY_KEY_REUSED (same action_id, different
     request).
     """
+    Play: _grpc.StreamStreamMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]
+    """Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+    actions as Act takes them, without a call per action. For native clients (gRPC over
+    HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+    - The first request is `watch` (which table). It opens the seat's view: the stream sends
+      `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+      per change), and a new Play or WatchTable for the same seat replaces it the same way.
+    - Each later request is `act`, taken in the order sent, one at a time, with Act's
+      meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+      watched table).
+    - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+      (its action is the first of that update's events). An `act` response answers the others:
+      a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+      with; the stream goes on), or an action id the table had already accepted (`accepted`,
+      the first answer, as Act returns it).
+    - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+      not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+      RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+      client closes its side, the updates go on until it cancels the call.
+    """
     Leave: _grpc.UnaryUnaryMultiCallable[_table_service_pb2.LeaveRequest, _table_service_pb2.LeaveResponse]
     """Leaves the table. Between hands (or while not dealt into the running hand) the player is
     paid out at once and the seat frees. During a hand he is in, he stays in until it ends
@@ -104,8 +126,9 @@ class TableServiceStub:
 class TableServiceAsyncStub(TableServiceStub):
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -151,6 +174,27 @@ class TableServiceAsyncStub(TableServiceStub):
     (INVALID_ARGUMENT): AMOUNT_INVALID, IDEMPOTENCY_KEY_REUSED (same action_id, different
     request).
     """
+    Play: _aio.StreamStreamMultiCallable[_table_service_pb2.PlayRequest, _table_service_pb2.PlayResponse]  # type: ignore[assignment]
+    """Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+    actions as Act takes them, without a call per action. For native clients (gRPC over
+    HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+    - The first request is `watch` (which table). It opens the seat's view: the stream sends
+      `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+      per change), and a new Play or WatchTable for the same seat replaces it the same way.
+    - Each later request is `act`, taken in the order sent, one at a time, with Act's
+      meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+      watched table).
+    - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+      (its action is the first of that update's events). An `act` response answers the others:
+      a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+      with; the stream goes on), or an action id the table had already accepted (`accepted`,
+      the first answer, as Act returns it).
+    - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+      not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+      RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+      client closes its side, the updates go on until it cancels the call.
+    """
     Leave: _aio.UnaryUnaryMultiCallable[_table_service_pb2.LeaveRequest, _table_service_pb2.LeaveResponse]  # type: ignore[assignment]
     """Leaves the table. Between hands (or while not dealt into the running hand) the player is
     paid out at once and the seat frees. During a hand he is in, he stays in until it ends
@@ -175,8 +219,9 @@ class TableServiceAsyncStub(TableServiceStub):
 class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
-    Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-    streaming only, which is all this service uses).
+    Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+    HTTP/2 end to end: it is for native clients.
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -231,6 +276,33 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         hand), ILLEGAL_ACTION (kind not legal now, or amount not a legal size), NO_HAND_IN_PROGRESS;
         (INVALID_ARGUMENT): AMOUNT_INVALID, IDEMPOTENCY_KEY_REUSED (same action_id, different
         request).
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_table_service_pb2.PlayRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_table_service_pb2.PlayResponse], _abc.AsyncIterator[_table_service_pb2.PlayResponse]]:
+        """Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+        actions as Act takes them, without a call per action. For native clients (gRPC over
+        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+
+        - The first request is `watch` (which table). It opens the seat's view: the stream sends
+          `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+          per change), and a new Play or WatchTable for the same seat replaces it the same way.
+        - Each later request is `act`, taken in the order sent, one at a time, with Act's
+          meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+          watched table).
+        - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+          (its action is the first of that update's events). An `act` response answers the others:
+          a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+          with; the stream goes on), or an action id the table had already accepted (`accepted`,
+          the first answer, as Act returns it).
+        - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+          not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+          RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+          client closes its side, the updates go on until it cancels the call.
         """
 
     @_abc_1.abstractmethod

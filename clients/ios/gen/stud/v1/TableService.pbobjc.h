@@ -27,12 +27,18 @@
 
 CF_EXTERN_C_BEGIN
 
+@class STUDActRefused;
+@class STUDActRequest;
+@class STUDActResponse;
+@class STUDActResult;
 @class STUDActionTaken;
 @class STUDEvent;
 @class STUDSeat;
 @class STUDSeatSession;
 @class STUDShownHand;
 @class STUDTableSnapshot;
+@class STUDWatchTableRequest;
+@class STUDWatchTableResponse;
 GPB_ENUM_FWD_DECLARE(STUDActionKind);
 
 NS_ASSUME_NONNULL_BEGIN
@@ -75,6 +81,7 @@ typedef GPB_ENUM(STUDWatchTableResponse_FieldNumber) {
   STUDWatchTableResponse_FieldNumber_Event = 2,
   STUDWatchTableResponse_FieldNumber_Snapshot = 3,
   STUDWatchTableResponse_FieldNumber_EventsArray = 4,
+  STUDWatchTableResponse_FieldNumber_ActionId = 5,
 };
 
 /**
@@ -113,6 +120,12 @@ GPB_FINAL @interface STUDWatchTableResponse : GPBMessage
 @property(nonatomic, readwrite, strong, null_resettable) NSMutableArray<STUDEvent*> *eventsArray;
 /** The number of items in @c eventsArray without causing the array to be created. */
 @property(nonatomic, readonly) NSUInteger eventsArray_Count;
+
+/**
+ * The action_id of the Act (or Play act) that caused this change, whose action is the first
+ * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+ **/
+@property(nonatomic, readwrite, copy, null_resettable) NSString *actionId;
 
 @end
 
@@ -345,6 +358,147 @@ GPB_FINAL @interface STUDShowCardsResponse : GPBMessage
 @property(nonatomic, readwrite, strong, null_resettable) STUDShownHand *hand;
 /** Test to see if @c hand has been set. */
 @property(nonatomic, readwrite) BOOL hasHand;
+
+@end
+
+#pragma mark - STUDPlayRequest
+
+typedef GPB_ENUM(STUDPlayRequest_FieldNumber) {
+  STUDPlayRequest_FieldNumber_Watch = 1,
+  STUDPlayRequest_FieldNumber_Act = 2,
+};
+
+typedef GPB_ENUM(STUDPlayRequest_Request_OneOfCase) {
+  STUDPlayRequest_Request_OneOfCase_GPBUnsetOneOfCase = 0,
+  STUDPlayRequest_Request_OneOfCase_Watch = 1,
+  STUDPlayRequest_Request_OneOfCase_Act = 2,
+};
+
+/**
+ * One request on a Play stream.
+ **/
+GPB_FINAL @interface STUDPlayRequest : GPBMessage
+
+/** What the request asks. */
+@property(nonatomic, readonly) STUDPlayRequest_Request_OneOfCase requestOneOfCase;
+
+/** The first request: the table to play at. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDWatchTableRequest *watch;
+
+/** Every later request: an action, as Act's request (table may be left empty). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDActRequest *act;
+
+@end
+
+/**
+ * Clears whatever value was set for the oneof 'request'.
+ **/
+void STUDPlayRequest_ClearRequestOneOfCase(STUDPlayRequest *message);
+
+#pragma mark - STUDPlayResponse
+
+typedef GPB_ENUM(STUDPlayResponse_FieldNumber) {
+  STUDPlayResponse_FieldNumber_Update = 1,
+  STUDPlayResponse_FieldNumber_Act = 2,
+};
+
+typedef GPB_ENUM(STUDPlayResponse_Response_OneOfCase) {
+  STUDPlayResponse_Response_OneOfCase_GPBUnsetOneOfCase = 0,
+  STUDPlayResponse_Response_OneOfCase_Update = 1,
+  STUDPlayResponse_Response_OneOfCase_Act = 2,
+};
+
+/**
+ * One message of a Play stream.
+ **/
+GPB_FINAL @interface STUDPlayResponse : GPBMessage
+
+/** What the message carries. */
+@property(nonatomic, readonly) STUDPlayResponse_Response_OneOfCase responseOneOfCase;
+
+/** A message of the seat's view, exactly as WatchTable streams it. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDWatchTableResponse *update;
+
+/** The answer to an act that no update answers: refused, or repeated. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDActResult *act;
+
+@end
+
+/**
+ * Clears whatever value was set for the oneof 'response'.
+ **/
+void STUDPlayResponse_ClearResponseOneOfCase(STUDPlayResponse *message);
+
+#pragma mark - STUDActResult
+
+typedef GPB_ENUM(STUDActResult_FieldNumber) {
+  STUDActResult_FieldNumber_ActionId = 1,
+  STUDActResult_FieldNumber_Accepted = 2,
+  STUDActResult_FieldNumber_Refused = 3,
+};
+
+typedef GPB_ENUM(STUDActResult_Result_OneOfCase) {
+  STUDActResult_Result_OneOfCase_GPBUnsetOneOfCase = 0,
+  STUDActResult_Result_OneOfCase_Accepted = 2,
+  STUDActResult_Result_OneOfCase_Refused = 3,
+};
+
+/**
+ * The answer to one act on a Play stream.
+ **/
+GPB_FINAL @interface STUDActResult : GPBMessage
+
+/** The act's action_id. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *actionId;
+
+/** The answer. */
+@property(nonatomic, readonly) STUDActResult_Result_OneOfCase resultOneOfCase;
+
+/** The action id had already been accepted: its first answer, as Act returns it. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDActResponse *accepted;
+
+/** The act was refused; nothing changed. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDActRefused *refused;
+
+@end
+
+/**
+ * Clears whatever value was set for the oneof 'result'.
+ **/
+void STUDActResult_ClearResultOneOfCase(STUDActResult *message);
+
+#pragma mark - STUDActRefused
+
+typedef GPB_ENUM(STUDActRefused_FieldNumber) {
+  STUDActRefused_FieldNumber_Code = 1,
+  STUDActRefused_FieldNumber_Message = 2,
+  STUDActRefused_FieldNumber_Reason = 3,
+  STUDActRefused_FieldNumber_Domain = 4,
+  STUDActRefused_FieldNumber_Metadata = 5,
+};
+
+/**
+ * An act refused on a Play stream: what Act would have failed with, as a google.rpc.Status
+ * with its one google.rpc.ErrorInfo (errors.proto).
+ **/
+GPB_FINAL @interface STUDActRefused : GPBMessage
+
+/** The gRPC status code (google.rpc.Code: 3 INVALID_ARGUMENT, 9 FAILED_PRECONDITION, ...). */
+@property(nonatomic, readwrite) int32_t code;
+
+/** The status message, for people. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *message;
+
+/** ErrorInfo.reason: an ErrorReason name without its prefix, e.g. "NOT_YOUR_TURN". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *reason;
+
+/** ErrorInfo.domain: "stud.v1". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *domain;
+
+/** ErrorInfo.metadata. */
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableDictionary<NSString*, NSString*> *metadata;
+/** The number of items in @c metadata without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger metadata_Count;
 
 @end
 

@@ -20,18 +20,25 @@
 
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
+#pragma clang diagnostic ignored "-Wdirect-ivar-access"
 #pragma clang diagnostic ignored "-Wdollar-in-identifier-extension"
 
 #pragma mark - Objective C Class declarations
 // Forward declarations of Objective C classes that we can use as
 // static values in struct initializers.
 // We don't use [Foo class] because it is not a static value.
+GPBObjCClassDeclaration(STUDActRefused);
+GPBObjCClassDeclaration(STUDActRequest);
+GPBObjCClassDeclaration(STUDActResponse);
+GPBObjCClassDeclaration(STUDActResult);
 GPBObjCClassDeclaration(STUDActionTaken);
 GPBObjCClassDeclaration(STUDEvent);
 GPBObjCClassDeclaration(STUDSeat);
 GPBObjCClassDeclaration(STUDSeatSession);
 GPBObjCClassDeclaration(STUDShownHand);
 GPBObjCClassDeclaration(STUDTableSnapshot);
+GPBObjCClassDeclaration(STUDWatchTableRequest);
+GPBObjCClassDeclaration(STUDWatchTableResponse);
 
 #pragma mark - STUDTableServiceRoot
 
@@ -110,12 +117,14 @@ typedef struct STUDWatchTableRequest__storage_ {
 @dynamic hasEvent, event;
 @dynamic hasSnapshot, snapshot;
 @dynamic eventsArray, eventsArray_Count;
+@dynamic actionId;
 
 typedef struct STUDWatchTableResponse__storage_ {
   uint32_t _has_storage_[1];
   STUDEvent *event;
   STUDTableSnapshot *snapshot;
   NSMutableArray *eventsArray;
+  NSString *actionId;
   int64_t sequence;
 } STUDWatchTableResponse__storage_;
 
@@ -160,6 +169,15 @@ typedef struct STUDWatchTableResponse__storage_ {
         .offset = (uint32_t)offsetof(STUDWatchTableResponse__storage_, eventsArray),
         .flags = GPBFieldRepeated,
         .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "actionId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDWatchTableResponse_FieldNumber_ActionId,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDWatchTableResponse__storage_, actionId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
       },
     };
     GPBDescriptor *localDescriptor =
@@ -729,6 +747,310 @@ typedef struct STUDShowCardsResponse__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDShowCardsResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDPlayRequest
+
+@implementation STUDPlayRequest
+
+@dynamic requestOneOfCase;
+@dynamic watch;
+@dynamic act;
+
+typedef struct STUDPlayRequest__storage_ {
+  uint32_t _has_storage_[2];
+  STUDWatchTableRequest *watch;
+  STUDActRequest *act;
+} STUDPlayRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "watch",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDWatchTableRequest),
+        .number = STUDPlayRequest_FieldNumber_Watch,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDPlayRequest__storage_, watch),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "act",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDActRequest),
+        .number = STUDPlayRequest_FieldNumber_Act,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDPlayRequest__storage_, act),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDPlayRequest class]
+                                     rootClass:[STUDTableServiceRoot class]
+                                          file:STUDTableServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDPlayRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    static const char *oneofs[] = {
+      "request",
+    };
+    [localDescriptor setupOneofs:oneofs
+                           count:(uint32_t)(sizeof(oneofs) / sizeof(char*))
+                   firstHasIndex:-1];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+void STUDPlayRequest_ClearRequestOneOfCase(STUDPlayRequest *message) {
+  GPBDescriptor *descriptor = [STUDPlayRequest descriptor];
+  GPBOneofDescriptor *oneof = [descriptor.oneofs objectAtIndex:0];
+  GPBClearOneof(message, oneof);
+}
+#pragma mark - STUDPlayResponse
+
+@implementation STUDPlayResponse
+
+@dynamic responseOneOfCase;
+@dynamic update;
+@dynamic act;
+
+typedef struct STUDPlayResponse__storage_ {
+  uint32_t _has_storage_[2];
+  STUDWatchTableResponse *update;
+  STUDActResult *act;
+} STUDPlayResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "update",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDWatchTableResponse),
+        .number = STUDPlayResponse_FieldNumber_Update,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDPlayResponse__storage_, update),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "act",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDActResult),
+        .number = STUDPlayResponse_FieldNumber_Act,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDPlayResponse__storage_, act),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDPlayResponse class]
+                                     rootClass:[STUDTableServiceRoot class]
+                                          file:STUDTableServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDPlayResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    static const char *oneofs[] = {
+      "response",
+    };
+    [localDescriptor setupOneofs:oneofs
+                           count:(uint32_t)(sizeof(oneofs) / sizeof(char*))
+                   firstHasIndex:-1];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+void STUDPlayResponse_ClearResponseOneOfCase(STUDPlayResponse *message) {
+  GPBDescriptor *descriptor = [STUDPlayResponse descriptor];
+  GPBOneofDescriptor *oneof = [descriptor.oneofs objectAtIndex:0];
+  GPBClearOneof(message, oneof);
+}
+#pragma mark - STUDActResult
+
+@implementation STUDActResult
+
+@dynamic resultOneOfCase;
+@dynamic actionId;
+@dynamic accepted;
+@dynamic refused;
+
+typedef struct STUDActResult__storage_ {
+  uint32_t _has_storage_[2];
+  NSString *actionId;
+  STUDActResponse *accepted;
+  STUDActRefused *refused;
+} STUDActResult__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "actionId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDActResult_FieldNumber_ActionId,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDActResult__storage_, actionId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "accepted",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDActResponse),
+        .number = STUDActResult_FieldNumber_Accepted,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDActResult__storage_, accepted),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "refused",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDActRefused),
+        .number = STUDActResult_FieldNumber_Refused,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDActResult__storage_, refused),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDActResult class]
+                                     rootClass:[STUDTableServiceRoot class]
+                                          file:STUDTableServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDActResult__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    static const char *oneofs[] = {
+      "result",
+    };
+    [localDescriptor setupOneofs:oneofs
+                           count:(uint32_t)(sizeof(oneofs) / sizeof(char*))
+                   firstHasIndex:-1];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+void STUDActResult_ClearResultOneOfCase(STUDActResult *message) {
+  GPBDescriptor *descriptor = [STUDActResult descriptor];
+  GPBOneofDescriptor *oneof = [descriptor.oneofs objectAtIndex:0];
+  GPBClearOneof(message, oneof);
+}
+#pragma mark - STUDActRefused
+
+@implementation STUDActRefused
+
+@dynamic code;
+@dynamic message;
+@dynamic reason;
+@dynamic domain;
+@dynamic metadata, metadata_Count;
+
+typedef struct STUDActRefused__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t code;
+  NSString *message;
+  NSString *reason;
+  NSString *domain;
+  NSMutableDictionary *metadata;
+} STUDActRefused__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "code",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDActRefused_FieldNumber_Code,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDActRefused__storage_, code),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "message",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDActRefused_FieldNumber_Message,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDActRefused__storage_, message),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "reason",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDActRefused_FieldNumber_Reason,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDActRefused__storage_, reason),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "domain",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDActRefused_FieldNumber_Domain,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDActRefused__storage_, domain),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "metadata",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDActRefused_FieldNumber_Metadata,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDActRefused__storage_, metadata),
+        .flags = GPBFieldMapKeyString,
+        .dataType = GPBDataTypeString,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDActRefused class]
+                                     rootClass:[STUDTableServiceRoot class]
+                                          file:STUDTableServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDActRefused__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");

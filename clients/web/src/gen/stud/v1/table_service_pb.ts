@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table_service.proto.
  */
 export const file_stud_v1_table_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiIgoRV2F0Y2hUYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkikwEKEldhdGNoVGFibGVSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoAxIhCgVldmVudBgCIAEoCzIOLnN0dWQudjEuRXZlbnRCAhgBEigKCHNuYXBzaG90GAMgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90Eh4KBmV2ZW50cxgEIAMoCzIOLnN0dWQudjEuRXZlbnQihgEKCkFjdFJlcXVlc3QSDQoFdGFibGUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMSIQoEa2luZBgDIAEoDjITLnN0dWQudjEuQWN0aW9uS2luZBITCgZhbW91bnQYBCABKANIAIgBARIRCglhY3Rpb25faWQYBSABKAlCCQoHX2Ftb3VudCJFCgtBY3RSZXNwb25zZRIkCgZhY3Rpb24YASABKAsyFC5zdHVkLnYxLkFjdGlvblRha2VuEhAKCHNlcXVlbmNlGAIgASgDIh0KDExlYXZlUmVxdWVzdBINCgV0YWJsZRgBIAEoCSJECg1MZWF2ZVJlc3BvbnNlEgwKBGxlZnQYASABKAgSJQoHc2Vzc2lvbhgCIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iHgoNU2l0T3V0UmVxdWVzdBINCgV0YWJsZRgBIAEoCSJHCg5TaXRPdXRSZXNwb25zZRIbCgRzZWF0GAEgASgLMg0uc3R1ZC52MS5TZWF0EhgKEGZyb21faGFuZF9udW1iZXIYAiABKAMiHQoMU2l0SW5SZXF1ZXN0Eg0KBXRhYmxlGAEgASgJIkYKDVNpdEluUmVzcG9uc2USGwoEc2VhdBgBIAEoCzINLnN0dWQudjEuU2VhdBIYChBmcm9tX2hhbmRfbnVtYmVyGAIgASgDIjYKEFNob3dDYXJkc1JlcXVlc3QSDQoFdGFibGUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMiNQoRU2hvd0NhcmRzUmVzcG9uc2USIAoEaGFuZBgBIAEoCzISLnN0dWQudjEuU2hvd25IYW5kMpEDCgxUYWJsZVNlcnZpY2USRwoKV2F0Y2hUYWJsZRIaLnN0dWQudjEuV2F0Y2hUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLldhdGNoVGFibGVSZXNwb25zZTABEjUKA0FjdBITLnN0dWQudjEuQWN0UmVxdWVzdBoULnN0dWQudjEuQWN0UmVzcG9uc2UiA5ACAhI7CgVMZWF2ZRIVLnN0dWQudjEuTGVhdmVSZXF1ZXN0GhYuc3R1ZC52MS5MZWF2ZVJlc3BvbnNlIgOQAgISPgoGU2l0T3V0EhYuc3R1ZC52MS5TaXRPdXRSZXF1ZXN0Ghcuc3R1ZC52MS5TaXRPdXRSZXNwb25zZSIDkAICEjsKBVNpdEluEhUuc3R1ZC52MS5TaXRJblJlcXVlc3QaFi5zdHVkLnYxLlNpdEluUmVzcG9uc2UiA5ACAhJHCglTaG93Q2FyZHMSGS5zdHVkLnYxLlNob3dDYXJkc1JlcXVlc3QaGi5zdHVkLnYxLlNob3dDYXJkc1Jlc3BvbnNlIgOQAgJCCVABogIEU1RVRGIGcHJvdG8z", [file_stud_v1_events, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL3RhYmxlX3NlcnZpY2UucHJvdG8SB3N0dWQudjEiIgoRV2F0Y2hUYWJsZVJlcXVlc3QSDQoFdGFibGUYASABKAkipgEKEldhdGNoVGFibGVSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoAxIhCgVldmVudBgCIAEoCzIOLnN0dWQudjEuRXZlbnRCAhgBEigKCHNuYXBzaG90GAMgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90Eh4KBmV2ZW50cxgEIAMoCzIOLnN0dWQudjEuRXZlbnQSEQoJYWN0aW9uX2lkGAUgASgJIoYBCgpBY3RSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEiEKBGtpbmQYAyABKA4yEy5zdHVkLnYxLkFjdGlvbktpbmQSEwoGYW1vdW50GAQgASgDSACIAQESEQoJYWN0aW9uX2lkGAUgASgJQgkKB19hbW91bnQiRQoLQWN0UmVzcG9uc2USJAoGYWN0aW9uGAEgASgLMhQuc3R1ZC52MS5BY3Rpb25UYWtlbhIQCghzZXF1ZW5jZRgCIAEoAyIdCgxMZWF2ZVJlcXVlc3QSDQoFdGFibGUYASABKAkiRAoNTGVhdmVSZXNwb25zZRIMCgRsZWZ0GAEgASgIEiUKB3Nlc3Npb24YAiABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIh4KDVNpdE91dFJlcXVlc3QSDQoFdGFibGUYASABKAkiRwoOU2l0T3V0UmVzcG9uc2USGwoEc2VhdBgBIAEoCzINLnN0dWQudjEuU2VhdBIYChBmcm9tX2hhbmRfbnVtYmVyGAIgASgDIh0KDFNpdEluUmVxdWVzdBINCgV0YWJsZRgBIAEoCSJGCg1TaXRJblJlc3BvbnNlEhsKBHNlYXQYASABKAsyDS5zdHVkLnYxLlNlYXQSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyI2ChBTaG93Q2FyZHNSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDIjUKEVNob3dDYXJkc1Jlc3BvbnNlEiAKBGhhbmQYASABKAsyEi5zdHVkLnYxLlNob3duSGFuZCJpCgtQbGF5UmVxdWVzdBIrCgV3YXRjaBgBIAEoCzIaLnN0dWQudjEuV2F0Y2hUYWJsZVJlcXVlc3RIABIiCgNhY3QYAiABKAsyEy5zdHVkLnYxLkFjdFJlcXVlc3RIAEIJCgdyZXF1ZXN0ImwKDFBsYXlSZXNwb25zZRItCgZ1cGRhdGUYASABKAsyGy5zdHVkLnYxLldhdGNoVGFibGVSZXNwb25zZUgAEiEKA2FjdBgCIAEoCzISLnN0dWQudjEuQWN0UmVzdWx0SABCCgoIcmVzcG9uc2UiegoJQWN0UmVzdWx0EhEKCWFjdGlvbl9pZBgBIAEoCRIoCghhY2NlcHRlZBgCIAEoCzIULnN0dWQudjEuQWN0UmVzcG9uc2VIABImCgdyZWZ1c2VkGAMgASgLMhMuc3R1ZC52MS5BY3RSZWZ1c2VkSABCCAoGcmVzdWx0IrEBCgpBY3RSZWZ1c2VkEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIOCgZyZWFzb24YAyABKAkSDgoGZG9tYWluGAQgASgJEjMKCG1ldGFkYXRhGAUgAygLMiEuc3R1ZC52MS5BY3RSZWZ1c2VkLk1ldGFkYXRhRW50cnkaLwoNTWV0YWRhdGFFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBMsoDCgxUYWJsZVNlcnZpY2USRwoKV2F0Y2hUYWJsZRIaLnN0dWQudjEuV2F0Y2hUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLldhdGNoVGFibGVSZXNwb25zZTABEjUKA0FjdBITLnN0dWQudjEuQWN0UmVxdWVzdBoULnN0dWQudjEuQWN0UmVzcG9uc2UiA5ACAhI3CgRQbGF5EhQuc3R1ZC52MS5QbGF5UmVxdWVzdBoVLnN0dWQudjEuUGxheVJlc3BvbnNlKAEwARI7CgVMZWF2ZRIVLnN0dWQudjEuTGVhdmVSZXF1ZXN0GhYuc3R1ZC52MS5MZWF2ZVJlc3BvbnNlIgOQAgISPgoGU2l0T3V0EhYuc3R1ZC52MS5TaXRPdXRSZXF1ZXN0Ghcuc3R1ZC52MS5TaXRPdXRSZXNwb25zZSIDkAICEjsKBVNpdEluEhUuc3R1ZC52MS5TaXRJblJlcXVlc3QaFi5zdHVkLnYxLlNpdEluUmVzcG9uc2UiA5ACAhJHCglTaG93Q2FyZHMSGS5zdHVkLnYxLlNob3dDYXJkc1JlcXVlc3QaGi5zdHVkLnYxLlNob3dDYXJkc1Jlc3BvbnNlIgOQAgJCCVABogIEU1RVRGIGcHJvdG8z", [file_stud_v1_events, file_stud_v1_table]);
 
 /**
  * WatchTable's request.
@@ -77,6 +77,14 @@ export type WatchTableResponse = Message<"stud.v1.WatchTableResponse"> & {
    * @generated from field: repeated stud.v1.Event events = 4;
    */
   events: Event[];
+
+  /**
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   *
+   * @generated from field: string action_id = 5;
+   */
+  actionId: string;
 };
 
 /**
@@ -365,10 +373,179 @@ export const ShowCardsResponseSchema: GenMessage<ShowCardsResponse> = /*@__PURE_
   messageDesc(file_stud_v1_table_service, 11);
 
 /**
+ * One request on a Play stream.
+ *
+ * @generated from message stud.v1.PlayRequest
+ */
+export type PlayRequest = Message<"stud.v1.PlayRequest"> & {
+  /**
+   * What the request asks.
+   *
+   * @generated from oneof stud.v1.PlayRequest.request
+   */
+  request: {
+    /**
+     * The first request: the table to play at.
+     *
+     * @generated from field: stud.v1.WatchTableRequest watch = 1;
+     */
+    value: WatchTableRequest;
+    case: "watch";
+  } | {
+    /**
+     * Every later request: an action, as Act's request (table may be left empty).
+     *
+     * @generated from field: stud.v1.ActRequest act = 2;
+     */
+    value: ActRequest;
+    case: "act";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message stud.v1.PlayRequest.
+ * Use `create(PlayRequestSchema)` to create a new message.
+ */
+export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 12);
+
+/**
+ * One message of a Play stream.
+ *
+ * @generated from message stud.v1.PlayResponse
+ */
+export type PlayResponse = Message<"stud.v1.PlayResponse"> & {
+  /**
+   * What the message carries.
+   *
+   * @generated from oneof stud.v1.PlayResponse.response
+   */
+  response: {
+    /**
+     * A message of the seat's view, exactly as WatchTable streams it.
+     *
+     * @generated from field: stud.v1.WatchTableResponse update = 1;
+     */
+    value: WatchTableResponse;
+    case: "update";
+  } | {
+    /**
+     * The answer to an act that no update answers: refused, or repeated.
+     *
+     * @generated from field: stud.v1.ActResult act = 2;
+     */
+    value: ActResult;
+    case: "act";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message stud.v1.PlayResponse.
+ * Use `create(PlayResponseSchema)` to create a new message.
+ */
+export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 13);
+
+/**
+ * The answer to one act on a Play stream.
+ *
+ * @generated from message stud.v1.ActResult
+ */
+export type ActResult = Message<"stud.v1.ActResult"> & {
+  /**
+   * The act's action_id.
+   *
+   * @generated from field: string action_id = 1;
+   */
+  actionId: string;
+
+  /**
+   * The answer.
+   *
+   * @generated from oneof stud.v1.ActResult.result
+   */
+  result: {
+    /**
+     * The action id had already been accepted: its first answer, as Act returns it.
+     *
+     * @generated from field: stud.v1.ActResponse accepted = 2;
+     */
+    value: ActResponse;
+    case: "accepted";
+  } | {
+    /**
+     * The act was refused; nothing changed.
+     *
+     * @generated from field: stud.v1.ActRefused refused = 3;
+     */
+    value: ActRefused;
+    case: "refused";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message stud.v1.ActResult.
+ * Use `create(ActResultSchema)` to create a new message.
+ */
+export const ActResultSchema: GenMessage<ActResult> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 14);
+
+/**
+ * An act refused on a Play stream: what Act would have failed with, as a google.rpc.Status
+ * with its one google.rpc.ErrorInfo (errors.proto).
+ *
+ * @generated from message stud.v1.ActRefused
+ */
+export type ActRefused = Message<"stud.v1.ActRefused"> & {
+  /**
+   * The gRPC status code (google.rpc.Code: 3 INVALID_ARGUMENT, 9 FAILED_PRECONDITION, ...).
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The status message, for people.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * ErrorInfo.reason: an ErrorReason name without its prefix, e.g. "NOT_YOUR_TURN".
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * ErrorInfo.domain: "stud.v1".
+   *
+   * @generated from field: string domain = 4;
+   */
+  domain: string;
+
+  /**
+   * ErrorInfo.metadata.
+   *
+   * @generated from field: map<string, string> metadata = 5;
+   */
+  metadata: { [key: string]: string };
+};
+
+/**
+ * Describes the message stud.v1.ActRefused.
+ * Use `create(ActRefusedSchema)` to create a new message.
+ */
+export const ActRefusedSchema: GenMessage<ActRefused> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table_service, 15);
+
+/**
  * TableService is what players' clients (web, mobile, bots) call to play at a table.
  *
- * Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
- * streaming only, which is all this service uses).
+ * Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+ * and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+ * HTTP/2 end to end: it is for native clients.
  *
  * Authentication: every call carries `authorization: Bearer <token>` with the player token the
  * lobby issued; the token names the player, and the player's seat at the table is found from
@@ -428,6 +605,34 @@ export const TableService: GenService<{
     methodKind: "unary";
     input: typeof ActRequestSchema;
     output: typeof ActResponseSchema;
+  },
+  /**
+   * Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+   * actions as Act takes them, without a call per action. For native clients (gRPC over
+   * HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+   *
+   * - The first request is `watch` (which table). It opens the seat's view: the stream sends
+   *   `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+   *   per change), and a new Play or WatchTable for the same seat replaces it the same way.
+   * - Each later request is `act`, taken in the order sent, one at a time, with Act's
+   *   meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+   *   watched table).
+   * - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+   *   (its action is the first of that update's events). An `act` response answers the others:
+   *   a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+   *   with; the stream goes on), or an action id the table had already accepted (`accepted`,
+   *   the first answer, as Act returns it).
+   * - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+   *   not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+   *   RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+   *   client closes its side, the updates go on until it cancels the call.
+   *
+   * @generated from rpc stud.v1.TableService.Play
+   */
+  play: {
+    methodKind: "bidi_streaming";
+    input: typeof PlayRequestSchema;
+    output: typeof PlayResponseSchema;
   },
   /**
    * Leaves the table. Between hands (or while not dealt into the running hand) the player is

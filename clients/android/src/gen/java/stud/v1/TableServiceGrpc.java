@@ -5,8 +5,9 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
 /**
  * <pre>
  * TableService is what players' clients (web, mobile, bots) call to play at a table.
- * Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
- * streaming only, which is all this service uses).
+ * Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+ * and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+ * HTTP/2 end to end: it is for native clients.
  * Authentication: every call carries `authorization: Bearer &lt;token&gt;` with the player token the
  * lobby issued; the token names the player, and the player's seat at the table is found from
  * it. A player acts only for his own seat.
@@ -87,6 +88,36 @@ public final class TableServiceGrpc {
       }
     }
     return getActMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<stud.v1.PlayRequest,
+      stud.v1.PlayResponse> getPlayMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Play",
+      requestType = stud.v1.PlayRequest.class,
+      responseType = stud.v1.PlayResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+  public static io.grpc.MethodDescriptor<stud.v1.PlayRequest,
+      stud.v1.PlayResponse> getPlayMethod() {
+    io.grpc.MethodDescriptor<stud.v1.PlayRequest, stud.v1.PlayResponse> getPlayMethod;
+    if ((getPlayMethod = TableServiceGrpc.getPlayMethod) == null) {
+      synchronized (TableServiceGrpc.class) {
+        if ((getPlayMethod = TableServiceGrpc.getPlayMethod) == null) {
+          TableServiceGrpc.getPlayMethod = getPlayMethod =
+              io.grpc.MethodDescriptor.<stud.v1.PlayRequest, stud.v1.PlayResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.BIDI_STREAMING)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Play"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.PlayRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.PlayResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getPlayMethod;
   }
 
   private static volatile io.grpc.MethodDescriptor<stud.v1.LeaveRequest,
@@ -260,8 +291,9 @@ public final class TableServiceGrpc {
   /**
    * <pre>
    * TableService is what players' clients (web, mobile, bots) call to play at a table.
-   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-   * streaming only, which is all this service uses).
+   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+   * and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+   * HTTP/2 end to end: it is for native clients.
    * Authentication: every call carries `authorization: Bearer &lt;token&gt;` with the player token the
    * lobby issued; the token names the player, and the player's seat at the table is found from
    * it. A player acts only for his own seat.
@@ -315,6 +347,33 @@ public final class TableServiceGrpc {
     public void act(stud.v1.ActRequest request,
         io.grpc.stub.StreamObserver<stud.v1.ActResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getActMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+     * actions as Act takes them, without a call per action. For native clients (gRPC over
+     * HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+     * - The first request is `watch` (which table). It opens the seat's view: the stream sends
+     *   `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+     *   per change), and a new Play or WatchTable for the same seat replaces it the same way.
+     * - Each later request is `act`, taken in the order sent, one at a time, with Act's
+     *   meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+     *   watched table).
+     * - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+     *   (its action is the first of that update's events). An `act` response answers the others:
+     *   a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+     *   with; the stream goes on), or an action id the table had already accepted (`accepted`,
+     *   the first answer, as Act returns it).
+     * - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+     *   not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+     *   RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+     *   client closes its side, the updates go on until it cancels the call.
+     * </pre>
+     */
+    public io.grpc.stub.StreamObserver<stud.v1.PlayRequest> play(
+        io.grpc.stub.StreamObserver<stud.v1.PlayResponse> responseObserver) {
+      return io.grpc.stub.ServerCalls.asyncUnimplementedStreamingCall(getPlayMethod(), responseObserver);
     }
 
     /**
@@ -382,6 +441,13 @@ public final class TableServiceGrpc {
                 stud.v1.ActResponse>(
                   this, METHODID_ACT)))
           .addMethod(
+            getPlayMethod(),
+            io.grpc.stub.ServerCalls.asyncBidiStreamingCall(
+              new MethodHandlers<
+                stud.v1.PlayRequest,
+                stud.v1.PlayResponse>(
+                  this, METHODID_PLAY)))
+          .addMethod(
             getLeaveMethod(),
             io.grpc.stub.ServerCalls.asyncUnaryCall(
               new MethodHandlers<
@@ -416,8 +482,9 @@ public final class TableServiceGrpc {
   /**
    * <pre>
    * TableService is what players' clients (web, mobile, bots) call to play at a table.
-   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-   * streaming only, which is all this service uses).
+   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+   * and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+   * HTTP/2 end to end: it is for native clients.
    * Authentication: every call carries `authorization: Bearer &lt;token&gt;` with the player token the
    * lobby issued; the token names the player, and the player's seat at the table is found from
    * it. A player acts only for his own seat.
@@ -487,6 +554,34 @@ public final class TableServiceGrpc {
 
     /**
      * <pre>
+     * Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
+     * actions as Act takes them, without a call per action. For native clients (gRPC over
+     * HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+     * - The first request is `watch` (which table). It opens the seat's view: the stream sends
+     *   `update` messages exactly as WatchTable's messages (first the full snapshot, then one
+     *   per change), and a new Play or WatchTable for the same seat replaces it the same way.
+     * - Each later request is `act`, taken in the order sent, one at a time, with Act's
+     *   meaning, checks and idempotency by `action_id`; its `table` may be left empty (the
+     *   watched table).
+     * - An accepted act is answered by its change: the `update` whose `action_id` is the act's
+     *   (its action is the first of that update's events). An `act` response answers the others:
+     *   a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
+     *   with; the stream goes on), or an action id the table had already accepted (`accepted`,
+     *   the first answer, as Act returns it).
+     * - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
+     *   not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
+     *   RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the
+     *   client closes its side, the updates go on until it cancels the call.
+     * </pre>
+     */
+    public io.grpc.stub.StreamObserver<stud.v1.PlayRequest> play(
+        io.grpc.stub.StreamObserver<stud.v1.PlayResponse> responseObserver) {
+      return io.grpc.stub.ClientCalls.asyncBidiStreamingCall(
+          getChannel().newCall(getPlayMethod(), getCallOptions()), responseObserver);
+    }
+
+    /**
+     * <pre>
      * Leaves the table. Between hands (or while not dealt into the running hand) the player is
      * paid out at once and the seat frees. During a hand he is in, he stays in until it ends
      * (status LEAVING; his clock acts for him if he is away), then he is paid out. Calling it
@@ -541,8 +636,9 @@ public final class TableServiceGrpc {
   /**
    * <pre>
    * TableService is what players' clients (web, mobile, bots) call to play at a table.
-   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-   * streaming only, which is all this service uses).
+   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+   * and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+   * HTTP/2 end to end: it is for native clients.
    * Authentication: every call carries `authorization: Bearer &lt;token&gt;` with the player token the
    * lobby issued; the token names the player, and the player's seat at the table is found from
    * it. A player acts only for his own seat.
@@ -661,8 +757,9 @@ public final class TableServiceGrpc {
   /**
    * <pre>
    * TableService is what players' clients (web, mobile, bots) call to play at a table.
-   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers (unary and server
-   * streaming only, which is all this service uses).
+   * Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
+   * and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
+   * HTTP/2 end to end: it is for native clients.
    * Authentication: every call carries `authorization: Bearer &lt;token&gt;` with the player token the
    * lobby issued; the token names the player, and the player's seat at the table is found from
    * it. A player acts only for his own seat.
@@ -762,6 +859,7 @@ public final class TableServiceGrpc {
   private static final int METHODID_SIT_OUT = 3;
   private static final int METHODID_SIT_IN = 4;
   private static final int METHODID_SHOW_CARDS = 5;
+  private static final int METHODID_PLAY = 6;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -814,6 +912,9 @@ public final class TableServiceGrpc {
     public io.grpc.stub.StreamObserver<Req> invoke(
         io.grpc.stub.StreamObserver<Resp> responseObserver) {
       switch (methodId) {
+        case METHODID_PLAY:
+          return (io.grpc.stub.StreamObserver<Req>) serviceImpl.play(
+              (io.grpc.stub.StreamObserver<stud.v1.PlayResponse>) responseObserver);
         default:
           throw new AssertionError();
       }
@@ -831,6 +932,7 @@ public final class TableServiceGrpc {
           serviceDescriptor = result = io.grpc.ServiceDescriptor.newBuilder(SERVICE_NAME)
               .addMethod(getWatchTableMethod())
               .addMethod(getActMethod())
+              .addMethod(getPlayMethod())
               .addMethod(getLeaveMethod())
               .addMethod(getSitOutMethod())
               .addMethod(getSitInMethod())

@@ -17,6 +17,7 @@ public  final class WatchTableResponse extends
     WatchTableResponseOrBuilder {
   private WatchTableResponse() {
     events_ = emptyProtobufList();
+    actionId_ = "";
   }
   public static final int SEQUENCE_FIELD_NUMBER = 1;
   private long sequence_;
@@ -364,6 +365,78 @@ public  final class WatchTableResponse extends
   private void removeEvents(int index) {
     ensureEventsIsMutable();
     events_.remove(index);
+  }
+
+  public static final int ACTION_ID_FIELD_NUMBER = 5;
+  private java.lang.String actionId_;
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   * @return The actionId.
+   */
+  @java.lang.Override
+  public java.lang.String getActionId() {
+    return actionId_;
+  }
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   * @return The bytes for actionId.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getActionIdBytes() {
+    return com.google.protobuf.ByteString.copyFromUtf8(actionId_);
+  }
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   * @param value The actionId to set.
+   */
+  private void setActionId(
+      java.lang.String value) {
+    java.lang.Class<?> valueClass = value.getClass();
+  
+    actionId_ = value;
+  }
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   */
+  private void clearActionId() {
+    
+    actionId_ = getDefaultInstance().getActionId();
+  }
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   * @param value The bytes for actionId to set.
+   */
+  private void setActionIdBytes(
+      com.google.protobuf.ByteString value) {
+    checkByteStringIsUtf8(value);
+    actionId_ = value.toStringUtf8();
+    
   }
 
   public static stud.v1.WatchTableResponse parseFrom(
@@ -842,6 +915,80 @@ public  final class WatchTableResponse extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The action_id of the Act (or Play act) that caused this change, whose action is the first
+     * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+     * </pre>
+     *
+     * <code>string action_id = 5;</code>
+     * @return The actionId.
+     */
+    @java.lang.Override
+    public java.lang.String getActionId() {
+      return instance.getActionId();
+    }
+    /**
+     * <pre>
+     * The action_id of the Act (or Play act) that caused this change, whose action is the first
+     * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+     * </pre>
+     *
+     * <code>string action_id = 5;</code>
+     * @return The bytes for actionId.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getActionIdBytes() {
+      return instance.getActionIdBytes();
+    }
+    /**
+     * <pre>
+     * The action_id of the Act (or Play act) that caused this change, whose action is the first
+     * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+     * </pre>
+     *
+     * <code>string action_id = 5;</code>
+     * @param value The actionId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setActionId(
+        java.lang.String value) {
+      copyOnWrite();
+      instance.setActionId(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The action_id of the Act (or Play act) that caused this change, whose action is the first
+     * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+     * </pre>
+     *
+     * <code>string action_id = 5;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearActionId() {
+      copyOnWrite();
+      instance.clearActionId();
+      return this;
+    }
+    /**
+     * <pre>
+     * The action_id of the Act (or Play act) that caused this change, whose action is the first
+     * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+     * </pre>
+     *
+     * <code>string action_id = 5;</code>
+     * @param value The bytes for actionId to set.
+     * @return This builder for chaining.
+     */
+    public Builder setActionIdBytes(
+        com.google.protobuf.ByteString value) {
+      copyOnWrite();
+      instance.setActionIdBytes(value);
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.WatchTableResponse)
   }
   @java.lang.Override
@@ -863,10 +1010,11 @@ public  final class WatchTableResponse extends
             "snapshot_",
             "events_",
             stud.v1.Event.class,
+            "actionId_",
           };
           java.lang.String info =
-              "\u0000\u0004\u0000\u0000\u0001\u0004\u0004\u0000\u0001\u0000\u0001\u0002\u0002\t" +
-              "\u0003\t\u0004\u001b";
+              "\u0000\u0005\u0000\u0000\u0001\u0005\u0005\u0000\u0001\u0000\u0001\u0002\u0002\t" +
+              "\u0003\t\u0004\u001b\u0005\u0208";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -27,7 +27,7 @@ public interface WatchTableResponseOrBuilder extends
    *
    * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    * @deprecated stud.v1.WatchTableResponse.event is deprecated.
-   *     See stud/v1/table_service.proto;l=102
+   *     See stud/v1/table_service.proto;l=124
    * @return Whether the event field is set.
    */
   @java.lang.Deprecated boolean hasEvent();
@@ -40,7 +40,7 @@ public interface WatchTableResponseOrBuilder extends
    *
    * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    * @deprecated stud.v1.WatchTableResponse.event is deprecated.
-   *     See stud/v1/table_service.proto;l=102
+   *     See stud/v1/table_service.proto;l=124
    * @return The event.
    */
   @java.lang.Deprecated stud.v1.Event getEvent();
@@ -97,4 +97,26 @@ public interface WatchTableResponseOrBuilder extends
    * <code>repeated .stud.v1.Event events = 4;</code>
    */
   int getEventsCount();
+
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   * @return The actionId.
+   */
+  java.lang.String getActionId();
+  /**
+   * <pre>
+   * The action_id of the Act (or Play act) that caused this change, whose action is the first
+   * of `events`; empty for a change no act caused (a hand's start, the clock, ...).
+   * </pre>
+   *
+   * <code>string action_id = 5;</code>
+   * @return The bytes for actionId.
+   */
+  com.google.protobuf.ByteString
+      getActionIdBytes();
 }
