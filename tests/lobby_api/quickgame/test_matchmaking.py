@@ -109,19 +109,27 @@ async def test_the_opener_is_not_placed_at_his_own_table(
 async def test_a_ticket_expires_and_its_buy_in_comes_back(
     settings: object, db: Database, city: str
 ) -> None:
-    app = build_app(settings, None, ticket_seconds=0.2)  # type: ignore[arg-type]
+    # Long enough that a loaded machine still answers the POST before the ticket expires.
+    lifetime = 2.0
+    app = build_app(settings, None, ticket_seconds=lifetime)  # type: ignore[arg-type]
     async with (
         running(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://lobby") as http,
     ):
         await add_test_levels(app.state.db)
         player = await register(http, city)
+        posted_at = time.monotonic()
         ticket = await player.post("/tickets", {"stake_level": SLOW, "buy_in": 100})
         assert ticket.json()["status"] == "waiting"
         assert await player.balance() == 9_900
-        await asyncio.sleep(0.3)
-        polled = await player.get(f"/tickets/{ticket.json()['id']}")
+        async with asyncio.timeout(lifetime + 10):
+            while True:
+                polled = await player.get(f"/tickets/{ticket.json()['id']}")
+                if polled.json()["status"] != "waiting":
+                    break
+                await asyncio.sleep(0.1)
         assert polled.json()["status"] == "expired"
+        assert time.monotonic() - posted_at >= lifetime  # not before its time
         assert await player.balance() == 10_000
         assert (
             await scalar(
