@@ -3,8 +3,9 @@
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
-        [--seconds 60] [--warmup 15] [--bots go|python] [--load-processes N] \
-        [--nodes N [--database-url URL]] [--idle-tables N] [--json FILE]
+        [--seconds 60] [--warmup 15] [--bots go|python] [--act-over play|unary] \
+        [--load-processes N] [--nodes N [--database-url URL]] [--idle-tables N] \
+        [--json FILE]
     .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
 
 What it does:
@@ -36,15 +37,23 @@ What it does:
 5. Each bot acts when its seat's turn comes (checks or calls mostly, bets or
    raises now and then): at ``--pace`` seconds per action per table (each
    table's actions spaced that far apart, tables out of phase), or at once
-   with ``--pace 0`` ("flat out").
-6. After ``--warmup`` seconds, for ``--seconds`` seconds, every Act sent is
+   with ``--pace 0`` ("flat out"). ``--act-over play`` (the default with
+   ``--bots go``, which alone has it): each seat keeps one ``Play`` stream
+   instead of the ``WatchTable`` stream, and sends its actions on it;
+   ``--act-over unary`` (the only one of ``--bots python``): an ``Act`` call
+   per action.
+6. After ``--warmup`` seconds, for ``--seconds`` seconds, every act sent is
    measured from sending it to the moment the *last* of the table's seven
    streams has received the update carrying that action (matched by
-   ``ActResponse.sequence``, the number of the change carrying that action).
+   ``ActResponse.sequence``, the number of the change carrying that action;
+   over Play, by the first update of the table, on any seat's stream, whose
+   ``action_id`` is the act's).
 
-It reports actions per second (Acts answered in the window / its length),
-the p50/p99/max of that latency, the Act round trip, Acts whose update did
-not reach all seven seats, errors, the engine process's CPU use in the window
+It reports actions per second (acts answered in the window / its length),
+the p50/p99/max of that latency, the act round trip (the ``Act`` call; over
+Play, until the actor's own stream has the update carrying it), acts whose
+update did not reach all seven seats, errors (a refused Play act counts as the
+failed ``Act`` would), the engine process's CPU use in the window
 (and per action), the load processes' (and per action: the bots share the
 cores with the engine) and the load average (the machine may be shared: read
 the figures with it).
@@ -102,6 +111,8 @@ TABLES_PER_PROCESS = 250
 #: tables per Go load process when --load-processes is not given
 GO_TABLES_PER_PROCESS = 500
 BOTS = ("go", "python")
+#: how the bots act: on each seat's Play stream, or an Act call each (--bots python: only this)
+TRANSPORTS = ("play", "unary")
 ROOT = Path(__file__).resolve().parents[1]
 #: the compiled load process (scripts/build-loadgen builds it; --bots go)
 LOADGEN = ROOT / "build" / "loadgen" / "stud-loadgen"
@@ -139,6 +150,8 @@ class Options:
     loop: str = DEFAULT_LOOP
     #: the load processes: compiled (benchmarks/loadgen) or Python (_load_process)
     bots: str = "go"
+    #: "play" or "unary" (see TRANSPORTS); None: the bots' default (transport)
+    act_over: str | None = None
     #: engine processes, the tables dealt among them
     nodes: int = 1
     #: one database for every engine (their node registry); None: a SQLite file each
@@ -150,6 +163,14 @@ class Options:
             return min(self.load_processes, self.tables)
         per_process = GO_TABLES_PER_PROCESS if self.bots == "go" else TABLES_PER_PROCESS
         return max(1, min(4, math.ceil(self.tables / per_process)))
+
+    @property
+    def transport(self) -> str:
+        """How the bots act: ``act_over``, by default over Play with the Go bots (the Python
+        bots act by unary Act calls only)."""
+        if self.act_over is not None:
+            return self.act_over
+        return "play" if self.bots == "go" else "unary"
 
     @property
     def idle(self) -> int:
@@ -182,6 +203,12 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         default="go",
         help="the load processes: go (build/loadgen/stud-loadgen, built first by "
         "scripts/build-loadgen) or python (grpc.aio; default go)",
+    )
+    parser.add_argument(
+        "--act-over",
+        choices=TRANSPORTS,
+        help="how bots act: play (on each seat's Play stream; the default with --bots go, "
+        "which alone has it) or unary (an Act call per action)",
     )
     parser.add_argument(
         "--nodes",
@@ -246,9 +273,12 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         profile_engine=args.profile_engine,
         loop=args.loop,
         bots=args.bots,
+        act_over=args.act_over,
         nodes=args.nodes,
         database_url=args.database_url,
     )
+    if options.bots == "python" and options.transport != "unary":
+        parser.error("--act-over play needs --bots go: the Python bots act by unary Act calls")
     if not 1 <= options.nodes <= 8:
         parser.error(f"--nodes must be 1-8, got {options.nodes}")
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
@@ -822,6 +852,8 @@ class _PythonLoad:
     def __init__(
         self, options: Options, address: str, table_ids: Sequence[str], first_worker: int = 0
     ) -> None:
+        if options.transport != "unary":
+            raise RuntimeError("the Python bots act by unary Act calls only (--act-over unary)")
         context = multiprocessing.get_context("spawn")
         self.results: Any = context.Queue()
         self.controls: list[Any] = []
@@ -922,6 +954,7 @@ class _GoLoad:
                         "opening": OPENING,
                         "settle_seconds": SETTLE_SECONDS,
                         "aggression": AGGRESSION,
+                        "transport": options.transport,
                         "tables": tables,
                     },
                 )
@@ -1009,6 +1042,8 @@ class LoadResult:
     load_processes: int
     #: "go" (benchmarks/loadgen) or "python" load processes
     bots: str
+    #: how the bots acted: "play" (on their Play streams) or "unary" (Act calls)
+    act_over: str
     actions: int
     actions_per_second: float
     target_actions_per_second: float | None
@@ -1173,6 +1208,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         seconds=options.seconds,
         load_processes=count,
         bots=options.bots,
+        act_over=options.transport,
         actions=answered,
         actions_per_second=answered / options.seconds,
         target_actions_per_second=options.tables / options.pace if options.pace else None,
@@ -1241,6 +1277,9 @@ def run(options: Options) -> LoadResult:
                 engine.stop()
 
 
+_TRANSPORT_NAMES = {"play": "Play", "unary": "unary Act"}
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
@@ -1265,7 +1304,8 @@ def format_result(result: LoadResult) -> str:
         (
             "window",
             f"{result.seconds:g} s, {result.load_processes} load process(es) "
-            f"({result.bots} bots), {result.loop}",
+            f"({result.bots} bots, acts over {_TRANSPORT_NAMES[result.act_over]}), "
+            f"{result.loop}",
         ),
         ("actions/s", f"{result.actions_per_second:.1f}{target}"),
         (

@@ -12,15 +12,21 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 
 	"stud/studv1"
 )
 
-// actTimeout bounds one Act call, as the Python bots' timeout=30.
+// actTimeout bounds one act, as the Python bots' timeout=30: an Act call, or a Play act's
+// wait for its answer.
 const actTimeout = 30 * time.Second
 
-// retryAfter is the pause before a failed WatchTable stream is opened again.
+// streamEnded is the act error of a Play act that could not be sent: its stream had ended
+// (the stream's own status is counted among the stream errors).
+const streamEnded = "PLAY_STREAM_ENDED"
+
+// retryAfter is the pause before a failed WatchTable or Play stream is opened again.
 const retryAfter = 200 * time.Millisecond
 
 // arrivalsKept is how many changes a table remembers the arrivals of before it forgets the
@@ -33,7 +39,8 @@ type worker struct {
 	stats      *stats
 	window     *window
 	aggression float64
-	opening    chan struct{} // a slot per WatchTable call waiting for its first message
+	play       bool          // act over each seat's Play stream (else unary Act calls)
+	opening    chan struct{} // a slot per WatchTable or Play call waiting for its first message
 	stopping   atomic.Bool   // the window is over: no new Act
 	closing    atomic.Bool   // the streams are being closed: their errors are not counted
 	inflight   atomic.Int64  // Acts being paced, sent or answered
@@ -58,6 +65,11 @@ type table struct {
 	// pending holds answered Acts whose update has not reached every seat yet: sequence ->
 	// sent at.
 	pending map[int64]float64
+	// acts holds the Play acts sent whose change has reached none of the table's streams
+	// yet: action_id -> sent at. The first update carrying the id (on whichever seat's
+	// stream: the actor's may not be first) gives the act's sequence, and moves it to
+	// pending.
+	acts map[string]float64
 }
 
 func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Rand) *table {
@@ -70,6 +82,7 @@ func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Ran
 		lastSent: now() - rng.Float64()*pace,
 		arrivals: map[int64]*arrival{},
 		pending:  map[int64]float64{},
+		acts:     map[string]float64{},
 	}
 }
 
@@ -119,19 +132,45 @@ func (t *table) answered(sequence int64, sent float64) {
 	}
 }
 
+// resolve notes that the Play act id caused change sequence, if the act is still waiting
+// for it: the act is answered, and its latency is measured once the change has reached every
+// seat (t.mu held).
+func (t *table) resolve(id string, sequence int64) {
+	sent, ok := t.acts[id]
+	if !ok {
+		return
+	}
+	delete(t.acts, id)
+	if t.w.window.covers(sent) {
+		t.w.stats.resolved()
+	}
+	t.answered(sequence, sent)
+}
+
 func (t *table) measured(sent, lastSeat float64) {
 	if t.w.window.covers(sent) {
 		t.w.stats.latency(lastSeat - sent)
 	}
 }
 
-// bot is one seat: a WatchTable stream, and an Act when its turn comes.
+// playAct is a bot's act sent on its Play stream, until its answer on that stream.
+type playAct struct {
+	id    string
+	sent  float64
+	seen  int64       // the sequence of the snapshot it was chosen on
+	timer *time.Timer // gives up on it after actTimeout
+}
+
+// bot is one seat: a WatchTable stream and an Act call when its turn comes, or one Play
+// stream carrying both.
 type bot struct {
 	t      *table
 	seat   int32
 	client studv1.TableServiceClient
 	ctx    context.Context // the worker's, with the seat's token
 	rng    *mathrand.Rand
+	// sendMu: one Send at a time on the Play stream (grpc-go allows one concurrent sender).
+	sendMu sync.Mutex
 
 	// Guarded by t.mu.
 	view     *seatView // the latest message
@@ -141,6 +180,9 @@ type bot struct {
 	// snapshot an Act failed on.
 	actFrom int64
 	acting  bool
+	// Play: the open stream (nil between streams), and the act awaiting its answer on it.
+	stream  studv1.TableService_PlayClient
+	pending *playAct
 }
 
 func newBot(t *table, seat int32, client studv1.TableServiceClient, token string, rng *mathrand.Rand) *bot {
@@ -154,11 +196,15 @@ func newBot(t *table, seat int32, client studv1.TableServiceClient, token string
 	}
 }
 
-// watch keeps the seat's WatchTable stream open until the worker closes, acting on each
-// message; ready is called once, at the first message.
+// watch keeps the seat's WatchTable (or Play) stream open until the worker closes, acting
+// on each message; ready is called once, at the first message.
 func (b *bot) watch(ready func()) {
 	w := b.t.w
 	request := &studv1.WatchTableRequest{Table: b.t.name}
+	receive := b.receive
+	if w.play {
+		receive = b.play
+	}
 	first := true
 	for !w.closing.Load() {
 		// A few streams start at a time: thousands at once overflow gRPC's queue of calls the
@@ -175,7 +221,7 @@ func (b *bot) watch(ready func()) {
 				opening = false
 			}
 		}
-		err := b.receive(request, func() {
+		err := receive(request, func() {
 			release()
 			if first {
 				first = false
@@ -197,7 +243,6 @@ func (b *bot) watch(ready func()) {
 
 // receive runs one WatchTable call to its end: io.EOF when the server ended it with OK.
 func (b *bot) receive(request *studv1.WatchTableRequest, received func()) error {
-	w := b.t.w
 	stream, err := b.client.WatchTable(b.ctx, request, grpc.ForceCodec(viewCodec{}))
 	if err != nil {
 		return err
@@ -210,17 +255,158 @@ func (b *bot) receive(request *studv1.WatchTableRequest, received func()) error 
 		received()
 		moment := now()
 		b.t.mu.Lock()
-		if message.carries {
-			b.t.arrived(message.sequence, moment)
-			if w.window.covers(moment) {
-				w.stats.updates.Add(1)
-			}
-		}
-		b.view = message
-		b.sequence = message.sequence
-		b.maybeAct()
+		b.viewed(message, moment)
 		b.t.mu.Unlock()
 	}
+}
+
+// play runs one Play call to its end (io.EOF when the server ended it with OK): request
+// first, then the seat's updates, and the results of its acts that no update answers. The
+// bot's acts are sent on it meanwhile (act).
+func (b *bot) play(request *studv1.WatchTableRequest, received func()) error {
+	t := b.t
+	// The call's own context: returning ends it, whatever ended the loop.
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	stream, err := b.client.Play(ctx, grpc.ForceCodec(viewCodec{}))
+	if err != nil {
+		return err
+	}
+	// io.EOF: the call has ended already; RecvMsg below returns its status.
+	err = stream.Send(&studv1.PlayRequest{Request: &studv1.PlayRequest_Watch{Watch: request}})
+	if err != nil && err != io.EOF {
+		return err
+	}
+	t.mu.Lock()
+	b.stream = stream
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		b.stream = nil
+		if b.pending != nil {
+			// Its answer, if any, went with the stream: the bot acts again on its next
+			// turn. The act stays in t.acts: another seat's stream may still see its change.
+			b.done()
+		}
+		t.mu.Unlock()
+	}()
+	for {
+		message := &playMessage{}
+		if err := stream.RecvMsg(message); err != nil {
+			return err
+		}
+		received()
+		moment := now()
+		t.mu.Lock()
+		if message.update {
+			b.viewed(&message.view, moment)
+		} else {
+			b.result(message.result, moment)
+		}
+		t.mu.Unlock()
+	}
+}
+
+// viewed takes the seat's latest message (t.mu held): the change reached one more seat, it
+// may answer a Play act (this bot's or another seat's), and it may be the bot's turn.
+func (b *bot) viewed(message *seatView, moment float64) {
+	t, w := b.t, b.t.w
+	if message.carries {
+		t.arrived(message.sequence, moment)
+		if w.window.covers(moment) {
+			w.stats.updates.Add(1)
+		}
+		if w.play && message.actionID != "" {
+			t.resolve(message.actionID, message.sequence)
+		}
+	}
+	b.view = message
+	b.sequence = message.sequence
+	if p := b.pending; p != nil && message.actionID == p.id {
+		// The bot's own act, answered by its change: the round trip ends here.
+		if w.window.covers(p.sent) {
+			w.stats.roundTrip(moment - p.sent)
+		}
+		if message.sequence > b.actFrom {
+			b.actFrom = message.sequence
+		}
+		b.done()
+		return
+	}
+	b.maybeAct()
+}
+
+// result takes the answer to a Play act that no update answers (t.mu held): refused, or an
+// id the table had already accepted.
+func (b *bot) result(result *studv1.ActResult, moment float64) {
+	t, w := b.t, b.t.w
+	p := b.pending
+	if p == nil || result.GetActionId() != p.id {
+		// An act the bot gave up on (actTimeout): counted then.
+		return
+	}
+	inWindow := w.window.covers(p.sent)
+	switch answer := result.Result.(type) {
+	case *studv1.ActResult_Accepted:
+		sequence := answer.Accepted.GetSequence()
+		t.resolve(p.id, sequence)
+		if inWindow {
+			w.stats.roundTrip(moment - p.sent)
+		}
+		if sequence > b.actFrom {
+			b.actFrom = sequence
+		}
+	case *studv1.ActResult_Refused:
+		delete(t.acts, p.id)
+		if !w.closing.Load() {
+			w.stats.refused(answer.Refused, inWindow)
+		}
+		if p.seen+1 > b.actFrom {
+			b.actFrom = p.seen + 1
+		}
+	default:
+		// Neither: not the contract's; counted as an unknown refusal.
+		delete(t.acts, p.id)
+		w.stats.actErrorKey("UNKNOWN", inWindow)
+		if p.seen+1 > b.actFrom {
+			b.actFrom = p.seen + 1
+		}
+	}
+	b.done()
+}
+
+// expire gives up on the Play act p after actTimeout without an answer on the bot's stream:
+// an act error, unless another seat's stream has seen its change (t.mu not held).
+func (b *bot) expire(p *playAct) {
+	t, w := b.t, b.t.w
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if b.pending != p {
+		return
+	}
+	if _, unanswered := t.acts[p.id]; unanswered {
+		delete(t.acts, p.id)
+		if !w.closing.Load() {
+			w.stats.actErrorKey(codeNames[codes.DeadlineExceeded], w.window.covers(p.sent))
+		}
+	}
+	if p.seen+1 > b.actFrom {
+		b.actFrom = p.seen + 1
+	}
+	b.done()
+}
+
+// done ends the bot's act (t.mu held): it may act again, at once if its turn has come back
+// meanwhile (a new street can open on it).
+func (b *bot) done() {
+	if p := b.pending; p != nil {
+		p.timer.Stop()
+		b.pending = nil
+	}
+	b.acting = false
+	b.maybeAct()
+	// After maybeAct: the count never drops to 0 while the bot goes on acting.
+	b.t.w.inflight.Add(-1)
 }
 
 // myTurn: the snapshot says a hand runs, it is this seat's turn with something legal, and
@@ -244,17 +430,10 @@ func (b *bot) maybeAct() {
 	}
 }
 
-// act waits for the table's pace, then sends one Act for the seat and notes its answer.
+// act waits for the table's pace, then sends one action for the seat: an Act call whose
+// answer it notes, or an act on the Play stream, answered on that stream (viewed, result).
 func (b *bot) act() {
 	t, w := b.t, b.t.w
-	defer func() {
-		t.mu.Lock()
-		b.acting = false
-		// Updates that came while acting may have brought the turn back (a new street).
-		b.maybeAct()
-		t.mu.Unlock()
-		w.inflight.Add(-1)
-	}()
 	t.mu.Lock()
 	wait := t.due() - now()
 	t.mu.Unlock()
@@ -262,7 +441,15 @@ func (b *bot) act() {
 		time.Sleep(time.Duration(wait * float64(time.Second)))
 	}
 	t.mu.Lock()
+	if w.play && b.stream == nil {
+		// Between two Play streams: the next one's snapshot brings the turn back.
+		b.acting = false
+		w.inflight.Add(-1)
+		t.mu.Unlock()
+		return
+	}
 	if w.stopping.Load() || !b.myTurn() {
+		b.done()
 		t.mu.Unlock()
 		return
 	}
@@ -278,10 +465,59 @@ func (b *bot) act() {
 	seen := b.sequence
 	sent := now()
 	t.lastSent = sent
-	t.mu.Unlock()
 	inWindow := w.window.covers(sent)
+	if w.play {
+		// Noted before it is sent: its change may reach any seat before Send returns.
+		request.Table = "" // the watched table
+		p := &playAct{id: request.ActionId, sent: sent, seen: seen}
+		p.timer = time.AfterFunc(actTimeout, func() { b.expire(p) })
+		b.pending = p
+		t.acts[p.id] = sent
+		stream := b.stream
+		t.mu.Unlock()
+		w.stats.acted(inWindow)
+		b.sendAct(stream, request, p, inWindow)
+		return
+	}
+	t.mu.Unlock()
 	w.stats.acted(inWindow)
+	b.actUnary(request, seen, sent, inWindow)
+	t.mu.Lock()
+	b.done()
+	t.mu.Unlock()
+}
 
+// sendAct sends the act p on the Play stream; if it cannot, the act is an error and the bot
+// is done with it.
+func (b *bot) sendAct(stream studv1.TableService_PlayClient, request *studv1.ActRequest, p *playAct, inWindow bool) {
+	t, w := b.t, b.t.w
+	b.sendMu.Lock()
+	err := stream.Send(&studv1.PlayRequest{Request: &studv1.PlayRequest_Act{Act: request}})
+	b.sendMu.Unlock()
+	if err == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.acts, p.id)
+	if !w.closing.Load() {
+		key := streamEnded
+		if err != io.EOF {
+			key = errorReason(err)
+		}
+		w.stats.actErrorKey(key, inWindow)
+	}
+	if b.pending == p {
+		if p.seen+1 > b.actFrom {
+			b.actFrom = p.seen + 1
+		}
+		b.done()
+	}
+}
+
+// actUnary sends one Act call and notes its answer.
+func (b *bot) actUnary(request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
+	t, w := b.t, b.t.w
 	ctx, cancel := context.WithTimeout(b.ctx, actTimeout)
 	response, err := b.client.Act(ctx, request)
 	cancel()

@@ -6,17 +6,27 @@
 //
 //	{"worker": 0, "address": "127.0.0.1:50051", "pace": 2.0, "seed": 7,
 //	 "tables_per_channel": 50, "opening": 100, "settle_seconds": 5.0, "aggression": 0.1,
+//	 "transport": "play",
 //	 "tables": [{"name": "tables/t1", "tokens": ["<seat 1's JWT>", ..., "<seat 7's>"]}]}
 //
-// The process opens a gRPC connection per tables_per_channel tables and a WatchTable stream
-// per seat (at most `opening` waiting for their first message at once), and prints
-// {"event": "ready"} once every stream has its first message. The driver then writes
-// {"start_in": seconds, "length": seconds}: the window starts start_in seconds after the
-// line is read. Each Act sent in the window is timed to the moment the last of its table's
-// streams received the update carrying it (ActResponse.sequence). After the window the bots
-// stop acting, pending measurements settle for up to settle_seconds, and the process prints
+// The process opens a gRPC connection per tables_per_channel tables and a stream per seat
+// (at most `opening` waiting for their first message at once): with "transport": "play" a
+// Play stream, which carries the seat's updates and its acts; with "unary" a WatchTable
+// stream, the acts being Act calls. It prints {"event": "ready"} once every stream has its
+// first message. The driver then writes {"start_in": seconds, "length": seconds}: the window
+// starts start_in seconds after the line is read. Each act sent in the window is timed to the
+// moment the last of its table's streams received the update carrying it: the update of the
+// sequence the Act call answers, or over Play the first update of the table (on any seat's
+// stream) whose action_id is the act's. After the window the bots stop acting, pending
+// measurements settle for up to settle_seconds, and the process prints
 // {"event": "done", "stats": {...}} (WorkerStats' fields; seconds) and exits 0. On a fatal
 // error it prints {"event": "failed", "detail": "..."} and exits 1.
+//
+// Over Play an act is answered when its change first reaches one of the table's streams, and
+// its round trip ends when it reaches the actor's own stream (or an ActResult answers it).
+// A refused act counts among the act errors by its code and reason, as a failed Act call;
+// one not answered on the actor's stream within 30 s as DEADLINE_EXCEEDED; one that could
+// not be sent because the stream had ended as PLAY_STREAM_ENDED.
 //
 // It runs its goroutines on one thread unless GOMAXPROCS says otherwise. With
 // STUD_LOADGEN_CPUPROFILE=FILE in its environment it writes a CPU profile of the
@@ -62,6 +72,7 @@ type spec struct {
 	Opening          int     `json:"opening"`
 	SettleSeconds    float64 `json:"settle_seconds"`
 	Aggression       float64 `json:"aggression"`
+	Transport        string  `json:"transport"`
 	Tables           []struct {
 		Name   string   `json:"name"`
 		Tokens []string `json:"tokens"`
@@ -84,6 +95,9 @@ func (s *spec) check() error {
 	}
 	if s.SettleSeconds < 0 {
 		problems = append(problems, fmt.Sprintf("settle_seconds %v is not >= 0", s.SettleSeconds))
+	}
+	if s.Transport != "play" && s.Transport != "unary" {
+		problems = append(problems, fmt.Sprintf("transport %q is not \"play\" or \"unary\"", s.Transport))
 	}
 	if len(s.Tables) == 0 {
 		problems = append(problems, "no tables")
@@ -182,6 +196,7 @@ func run(in *bufio.Reader) (*workerStats, error) {
 		stats:      newStats(s.Worker, len(s.Tables)),
 		window:     newWindow(),
 		aggression: s.Aggression,
+		play:       s.Transport == "play",
 		opening:    make(chan struct{}, s.Opening),
 	}
 
@@ -233,8 +248,12 @@ func run(in *bufio.Reader) (*workerStats, error) {
 	select {
 	case <-allReady:
 	case <-time.After(limit):
-		return nil, fmt.Errorf("%d of %d WatchTable streams had their first message after %s",
-			readyCount.Load(), len(bots), limit)
+		method := "WatchTable"
+		if w.play {
+			method = "Play"
+		}
+		return nil, fmt.Errorf("%d of %d %s streams had their first message after %s",
+			readyCount.Load(), len(bots), method, limit)
 	}
 	emit(map[string]string{"event": "ready"})
 
@@ -266,7 +285,7 @@ func run(in *bufio.Reader) (*workerStats, error) {
 	}
 	w.stopping.Store(true)
 
-	// Let Acts in flight be answered and their updates reach every seat.
+	// Let acts in flight be answered and their updates reach every seat.
 	deadline := now() + s.SettleSeconds
 	for now() < deadline && (w.inflight.Load() > 0 || anyPending(tables)) {
 		time.Sleep(50 * time.Millisecond)
@@ -315,7 +334,7 @@ func profile(path string) (func(), error) {
 func anyPending(tables []*table) bool {
 	for _, t := range tables {
 		t.mu.Lock()
-		pending := len(t.pending) > 0
+		pending := len(t.pending) > 0 || len(t.acts) > 0
 		t.mu.Unlock()
 		if pending {
 			return true

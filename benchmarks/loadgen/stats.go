@@ -11,6 +11,8 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"stud/studv1"
 )
 
 // base is the process's clock origin: moments are seconds since it, on Go's monotonic clock.
@@ -122,7 +124,10 @@ func errorReason(err error) string {
 }
 
 func (s *stats) actError(err error, inWindow bool) {
-	key := errorReason(err)
+	s.actErrorKey(errorReason(err), inWindow)
+}
+
+func (s *stats) actErrorKey(key string, inWindow bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.s.ActErrors[key]++
@@ -178,6 +183,33 @@ func (s *stats) answered(roundTrip float64) {
 	defer s.mu.Unlock()
 	s.s.Answered++
 	s.s.RoundTrips = append(s.s.RoundTrips, roundTrip)
+}
+
+// resolved counts an act sent in the window as answered, its round trip noted apart (Play:
+// the act is answered when its change first reaches one of the table's streams, and its
+// round trip ends when the actor's own stream gets it).
+func (s *stats) resolved() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.Answered++
+}
+
+func (s *stats) roundTrip(seconds float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.RoundTrips = append(s.s.RoundTrips, seconds)
+}
+
+// refused counts a Play act refused with ActRefused, keyed as errorReason keys a failed Act.
+func (s *stats) refused(refusal *studv1.ActRefused, inWindow bool) {
+	name, ok := codeNames[codes.Code(refusal.GetCode())]
+	if !ok {
+		name = "UNKNOWN"
+	}
+	if reason := refusal.GetReason(); reason != "" {
+		name += "/" + reason
+	}
+	s.actErrorKey(name, inWindow)
 }
 
 func (s *stats) latency(seconds float64) {

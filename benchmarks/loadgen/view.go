@@ -16,6 +16,9 @@ type seatView struct {
 	sequence int64
 	// carries: the message has events (an update, not a stream's first snapshot).
 	carries bool
+	// actionID: the act that caused this change (WatchTableResponse.action_id); a Play bot
+	// learns its act's sequence from it.
+	actionID string
 	// From the snapshot.
 	handNumber     int64
 	handInProgress bool
@@ -28,6 +31,7 @@ const (
 	responseSequence       = 1
 	responseSnapshot       = 3
 	responseEvents         = 4
+	responseActionID       = 5
 	snapshotHandNumber     = 7
 	snapshotHandInProgress = 8
 	snapshotTurnSeat       = 13
@@ -62,6 +66,14 @@ func (v *seatView) decode(data []byte) error {
 			if err := v.decodeSnapshot(snapshot); err != nil {
 				return err
 			}
+			data = data[n:]
+		case number == responseActionID && kind == protowire.BytesType:
+			id, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return errMalformed
+			}
+			// A copy: gRPC may reuse the message's buffer.
+			v.actionID = string(id)
 			data = data[n:]
 		default:
 			if number == responseEvents {
@@ -123,8 +135,8 @@ func (v *seatView) decodeSnapshot(data []byte) error {
 	return nil
 }
 
-// viewCodec is the WatchTable call's codec: requests are marshalled as usual, responses
-// decoded into a *seatView.
+// viewCodec is the WatchTable and Play calls' codec: requests are marshalled as usual,
+// responses decoded into a *seatView (WatchTable) or a *playMessage (Play).
 type viewCodec struct{}
 
 func (viewCodec) Marshal(v any) ([]byte, error) {
@@ -136,11 +148,69 @@ func (viewCodec) Marshal(v any) ([]byte, error) {
 }
 
 func (viewCodec) Unmarshal(data []byte, v any) error {
-	view, ok := v.(*seatView)
-	if !ok {
-		return fmt.Errorf("viewCodec: cannot unmarshal into %T", v)
+	switch message := v.(type) {
+	case *seatView:
+		return message.decode(data)
+	case *playMessage:
+		return message.decode(data)
 	}
-	return view.decode(data)
+	return fmt.Errorf("viewCodec: cannot unmarshal into %T", v)
 }
 
 func (viewCodec) Name() string { return "proto" }
+
+// playMessage is what a bot reads of a PlayResponse: an update (a WatchTableResponse, read
+// as a seatView) or an act's result.
+type playMessage struct {
+	update bool
+	view   seatView
+	result *studv1.ActResult
+}
+
+// Field numbers of stud.v1.PlayResponse.
+const (
+	playUpdate = 1
+	playResult = 2
+)
+
+// decode reads a PlayResponse's wire bytes into m (its oneof: the last field present wins;
+// the engine sends one).
+func (m *playMessage) decode(data []byte) error {
+	*m = playMessage{}
+	for len(data) > 0 {
+		number, kind, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return errMalformed
+		}
+		data = data[n:]
+		if kind == protowire.BytesType && (number == playUpdate || number == playResult) {
+			value, n := protowire.ConsumeBytes(data)
+			if n < 0 {
+				return errMalformed
+			}
+			data = data[n:]
+			if number == playUpdate {
+				m.update, m.result = true, nil
+				if err := m.view.decode(value); err != nil {
+					return err
+				}
+				continue
+			}
+			result := &studv1.ActResult{}
+			if err := proto.Unmarshal(value, result); err != nil {
+				return fmt.Errorf("%w: act result: %v", errMalformed, err)
+			}
+			m.update, m.view, m.result = false, seatView{}, result
+			continue
+		}
+		n = protowire.ConsumeFieldValue(number, kind, data)
+		if n < 0 {
+			return errMalformed
+		}
+		data = data[n:]
+	}
+	if !m.update && m.result == nil {
+		return fmt.Errorf("%w: a PlayResponse with neither update nor act", errMalformed)
+	}
+	return nil
+}
