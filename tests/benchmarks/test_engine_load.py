@@ -37,6 +37,23 @@ def test_quick_mode_is_small_and_explicit_options_override_it() -> None:
     assert engine_load.parse_options([]).nodes == 1
 
 
+def test_go_bots_act_over_play_by_default_and_python_bots_by_unary_calls_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert engine_load.parse_options([]).transport == "play"
+    assert engine_load.parse_options(["--act-over", "unary"]).transport == "unary"
+    assert engine_load.parse_options(["--bots", "python"]).transport == "unary"
+    python = ["--bots", "python", "--act-over", "unary"]
+    assert engine_load.parse_options(python).transport == "unary"
+    with pytest.raises(SystemExit) as exit_:
+        engine_load.parse_options(["--bots", "python", "--act-over", "play"])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.endswith(
+        "error: --act-over play needs --bots go: the Python bots act by unary Act calls"
+    )
+
+
 @pytest.mark.parametrize("nodes", ["0", "9"])
 def test_a_node_count_out_of_range_is_refused(
     nodes: str, capsys: pytest.CaptureFixture[str]
@@ -80,11 +97,12 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
     assert result["rss_idle_mib"] > result["rss_warm_mib"] > 0
     # The printed table names the figures.
     assert "actions/s" in run.stdout and "p99" in run.stdout and "load average" in run.stdout
-    assert result["bots"] == "python" and "(python bots)" in run.stdout
+    assert result["bots"] == "python" and result["act_over"] == "unary"
+    assert "(python bots, acts over unary Act)" in run.stdout
 
 
 @pytest.mark.slow
-def test_go_bots_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
+def test_go_bots_over_play_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
     tmp_path: Path,
 ) -> None:
     output = tmp_path / "result.json"
@@ -101,8 +119,10 @@ def test_go_bots_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(output.read_text())
-    # Each node serves half the tables, to a load process of its own.
-    assert result["bots"] == "go" and result["nodes"] == 2 and result["load_processes"] == 2
+    # Each node serves half the tables, to a load process of its own; the bots act on their
+    # Play streams (the default).
+    assert result["bots"] == "go" and result["act_over"] == "play"
+    assert result["nodes"] == 2 and result["load_processes"] == 2
     assert len(result["engine_cpu_percents"]) == 2 and min(result["engine_cpu_percents"]) > 0
     assert result["engine_cpu_percent"] == pytest.approx(sum(result["engine_cpu_percents"]))
     assert "on 2 engine nodes" in run.stdout and "by node" in run.stdout
@@ -118,7 +138,38 @@ def test_go_bots_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
     assert result["updates_per_second"] >= 6.5 * result["actions_per_second"]
     # The Go process's CPU over the window, in all and per action.
     assert result["load_cpu_percent"] > 0 and result["load_cpu_ms_per_action"] > 0
-    assert "(go bots)" in run.stdout and "ms per action)" in run.stdout.split("load processes")[1]
+    assert "(go bots, acts over Play)" in run.stdout
+    assert "ms per action)" in run.stdout.split("load processes")[1]
+
+
+@pytest.mark.slow
+def test_go_bots_over_unary_act_calls_measure_every_action_at_all_seven_seats(
+    tmp_path: Path,
+) -> None:
+    output = tmp_path / "result.json"
+    run = subprocess.run(
+        [
+            *(sys.executable, "-m", "benchmarks.engine_load", "--bots", "go"),
+            *("--act-over", "unary", "--tables", "10", "--pace", "1"),
+            *("--seconds", "4", "--warmup", "1", "--idle-tables", "0"),
+            *("--json", str(output)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,  # the first run builds the Go binary
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(output.read_text())
+    assert result["bots"] == "go" and result["act_over"] == "unary"
+    assert "(go bots, acts over unary Act)" in run.stdout
+    # 10 tables at one action per second each: 10 actions/s, every one timed to its seventh seat.
+    assert 0.8 * 10 <= result["actions_per_second"] <= 1.2 * 10
+    assert result["measured"] == result["actions"] > 0
+    assert result["incomplete"] == 0 and result["unanswered"] == 0
+    assert result["act_errors"] == {} and result["stream_errors"] == {}
+    assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
+    assert 0 < result["act_p50_ms"] <= result["act_p99_ms"]
 
 
 class _Roll(random.Random):
@@ -171,6 +222,37 @@ def test_go_bots_choose_as_choose_action() -> None:
         assert (answer["kind"], answer["amount"]) == (kind, amount), case
         pressed += (kind, amount) != engine_load.choose_action(legal, _Roll(0.99))
     assert pressed > 20  # many cases take the pressing branch, and it makes a difference
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", ["smoke-signals", None])
+def test_go_load_process_refuses_a_spec_without_a_known_transport(transport: str | None) -> None:
+    spec: dict[str, Any] = {
+        "worker": 0,
+        "address": "127.0.0.1:1",
+        "pace": 2.0,
+        "seed": 7,
+        "tables_per_channel": 50,
+        "opening": 100,
+        "settle_seconds": 5.0,
+        "aggression": engine_load.AGGRESSION,
+        "tables": [{"name": "tables/t1", "tokens": ["token"] * engine_load.SEATS}],
+    }
+    if transport is not None:
+        spec["transport"] = transport
+    run = subprocess.run(
+        [str(engine_load.build_loadgen())],
+        input=json.dumps(spec) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 1
+    shown = json.dumps(transport or "")
+    assert json.loads(run.stdout) == {
+        "event": "failed",
+        "detail": f'bad spec: transport {shown} is not "play" or "unary"',
+    }
 
 
 def test_a_run_that_cannot_start_ends_with_one_line_and_exit_1(
