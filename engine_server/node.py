@@ -10,9 +10,10 @@ is refused (:class:`NodeHeld`); a lease that runs out without one (a process kil
 
 While serving, :meth:`NodeLease.run` renews the lease every third of it. It gives up — and
 the engine stops serving its tables — when a renewal finds the node claimed again by
-another process (the epoch moved on), or when no renewal has succeeded for two thirds of the
-lease (the database is unreachable): another process may claim the node once the whole
-lease has run out, and this one must have stopped by then.
+another process (the epoch moved on), or when a renewal fails (the database is unreachable)
+and the lease could run out before the next one is answered: another process may claim the
+node once the whole lease has run out, and this one must have stopped by then. After a
+failed renewal the next one comes sooner (a quarter of the interval).
 """
 
 from __future__ import annotations
@@ -66,12 +67,19 @@ class NodeLease:
         #: a renewal still waiting for the database
         self._pending: asyncio.Task[bool] | None = None
         self._pending_since = 0.0
+        #: the last renewal failed (the next comes after retry_delay)
+        self._failing = False
         self._on_lost: Callable[[str], Awaitable[None]] | None = None
         self._losing: asyncio.Task[None] | None = None
 
     @property
     def interval(self) -> float:
         return self.lease_seconds / 3
+
+    @property
+    def retry_delay(self) -> float:
+        """The pause before the renewal after a failed one."""
+        return self.interval / 4
 
     async def acquire(self, addresses: NodeAddresses) -> int:
         """Claim the node (state starting): its new epoch, or :class:`NodeHeld`."""
@@ -157,7 +165,7 @@ class NodeLease:
 
     async def _run(self, on_lost: Callable[[str], Awaitable[None]]) -> None:
         while not self._stopped:
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(self.retry_delay if self._failing else self.interval)
             reason = await self._renew()
             if reason:
                 if self._lose(reason):
@@ -199,7 +207,10 @@ class NodeLease:
         if error is not None:
             since = time.monotonic() - self._last_renewal
             cause = str(error) or type(error).__name__
-            if since < self.lease_seconds * 2 / 3:
+            # The next verdict comes at the latest a retry delay and a renewal's wait from
+            # now: only if the lease surely holds until then may this process go on.
+            if since + self.retry_delay + self.interval < self.lease_seconds:
+                self._failing = True
                 log.warning(
                     "node %s: lease renewal failed (%s); last renewed %.1f s ago",
                     self.node_id,
@@ -214,4 +225,5 @@ class NodeLease:
         if not pending.result():
             return f"lease lost: another process claimed engine node {self.node_id!r}"
         self._last_renewal = self._pending_since
+        self._failing = False
         return ""
