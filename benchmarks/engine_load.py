@@ -55,8 +55,9 @@ Play, until the actor's own stream has the update carrying it), acts whose
 update did not reach all seven seats, errors (a refused Play act counts as the
 failed ``Act`` would), the engine process's CPU use in the window
 (and per action), the load processes' (and per action: the bots share the
-cores with the engine) and the load average (the machine may be shared: read
-the figures with it).
+cores with the engine), the load average, and how fast the machine ran a fixed
+piece of Python before the run and during the window (its CPU time; a shared
+machine's speed moves with what its other tenants do: read the figures with it).
 
 ``--profile-engine FILE`` runs py-spy (not a project dependency: only if it
 is installed) against the engine during the window and writes a flame graph.
@@ -76,6 +77,7 @@ import random
 import select
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -99,6 +101,7 @@ __all__ = [
     "format_result",
     "main",
     "parse_options",
+    "reference_ms",
     "run",
 ]
 
@@ -1076,6 +1079,34 @@ class LoadResult:
     #: engine processes (nodes), and each one's CPU in the window
     nodes: int = 1
     engine_cpu_percents: list[float] = field(default_factory=list)
+    #: reference_ms() before the engines started, and its median during the window
+    reference_ms_before: float | None = None
+    reference_ms_window: float | None = None
+
+
+REFERENCE_ITERATIONS = 200_000
+
+
+def reference_ms() -> float:
+    """The CPU time, in ms, of a fixed pure-Python loop: how fast this machine runs code now.
+
+    CPU time, not wall time: what other processes take of the cores does not count, but what
+    makes each instruction slower does (other tenants of the host, caches shared with them).
+    """
+    started = time.process_time()
+    total = 0
+    for number in range(REFERENCE_ITERATIONS):
+        total += number
+    return (time.process_time() - started) * 1000
+
+
+async def _sample_reference(until: float, every: float = 2.0) -> list[float]:
+    """reference_ms() every ``every`` seconds until ``until`` (a 10 ms blip each time)."""
+    samples = []
+    while time.monotonic() < until:
+        samples.append(reference_ms())
+        await asyncio.sleep(every)
+    return samples
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -1126,6 +1157,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
     admins = [admin_service_pb2_grpc.AdminServiceStub(channel) for channel in channels]
     first = engines[0]
     loads: list[_GoLoad | _PythonLoad] = []
+    reference: asyncio.Task[list[float]] | None = None
     try:
         rss_start = first.rss_bytes()
         # The first table loads code the others share: measure from after it.
@@ -1178,6 +1210,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         _note(f"warming up {options.warmup:g} s, then measuring {options.seconds:g} s")
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         load_before = os.getloadavg()
+        reference = asyncio.create_task(_sample_reference(end - 1))
         cpu_before = [engine.cpu_seconds() for engine in engines]
         spy = (
             _profile(first, options.seconds, options.profile_engine)
@@ -1188,10 +1221,13 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         cpu_used = [engine.cpu_seconds() - b for engine, b in zip(engines, cpu_before, strict=True)]
         load_after = os.getloadavg()
         rss_loaded = sum(engine.rss_bytes() for engine in engines)
+        reference_window = statistics.median(await reference)
         stats = [s for load in loads for s in await loop.run_in_executor(None, load.collect)]
         if spy is not None:
             spy.wait(30)
     finally:
+        if reference is not None and not reference.done():
+            reference.cancel()
         for load in loads:
             load.stop()
         for channel in channels:
@@ -1238,6 +1274,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         idle_table_kib=(rss_idle - rss_warm) / 1024 / options.idle if rss_idle else None,
         rss_loaded_mib=rss_loaded / mib,
         engine_pid=first.pid,
+        reference_ms_window=reference_window,
         loop=options.loop,
         nodes=len(engines),
     )
@@ -1251,6 +1288,7 @@ def run(options: Options) -> LoadResult:
     """Start the engines, load them as ``options`` say, stop them; returns the figures."""
     if options.bots == "go":
         build_loadgen()
+    reference_before = statistics.median(reference_ms() for _ in range(5))
     with tempfile.TemporaryDirectory(prefix="stud-engine-load-") as directory:
         engines: list[EngineProcess] = []
         try:
@@ -1266,7 +1304,8 @@ def run(options: Options) -> LoadResult:
                 )
                 engines.append(engine)
                 _note(f"engine {node_id} pid {engine.pid} on {engine.address}")
-            return run_in_loop(options.loop, _drive(options, engines))
+            result = run_in_loop(options.loop, _drive(options, engines))
+            return replace(result, reference_ms_before=reference_before)
         except BaseException:
             for engine in engines:
                 with contextlib.suppress(OSError):
@@ -1333,6 +1372,11 @@ def format_result(result: LoadResult) -> str:
             f"({_ms(result.load_cpu_ms_per_action)} ms per action)",
         ),
         ("load average", f"{before} before, {after} after (1/5/15 min, 2 cores)"),
+        (
+            "machine speed",
+            f"reference loop {_ms(result.reference_ms_before)} ms CPU before the run, "
+            f"{_ms(result.reference_ms_window)} ms in the window (median; lower is faster)",
+        ),
         (
             "engine RSS",
             f"{result.rss_start_mib:.1f} MiB at 0 tables, {result.rss_warm_mib:.1f} after 1, "

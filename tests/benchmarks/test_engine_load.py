@@ -97,6 +97,9 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
     assert result["rss_idle_mib"] > result["rss_warm_mib"] > 0
     # The printed table names the figures.
     assert "actions/s" in run.stdout and "p99" in run.stdout and "load average" in run.stdout
+    # How fast the machine ran the reference loop, before and during the window.
+    assert result["reference_ms_before"] > 0 and result["reference_ms_window"] > 0
+    assert "machine speed" in run.stdout
     assert result["bots"] == "python" and result["act_over"] == "unary"
     assert "(python bots, acts over unary Act)" in run.stdout
 
