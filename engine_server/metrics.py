@@ -197,8 +197,16 @@ class EngineMetrics:
             if other.on_hand_finished:
                 other.on_hand_finished(table_id, cancelled)
 
+        # One child per label pair, kept: labels() takes a lock and builds its key each call.
+        counters: dict[tuple[str, bool], Any] = {}
+
         def action(table_id: str, kind: str, timeout: bool) -> None:
-            self.actions.labels(kind=kind, timeout=_flag(timeout)).inc()
+            counter = counters.get((kind, timeout))
+            if counter is None:
+                counter = counters[kind, timeout] = self.actions.labels(
+                    kind=kind, timeout=_flag(timeout)
+                )
+            counter.inc()
             if other.on_action:
                 other.on_action(table_id, kind, timeout)
 
