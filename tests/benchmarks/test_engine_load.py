@@ -104,75 +104,70 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
     assert "(python bots, acts over unary Act)" in run.stdout
 
 
-@pytest.mark.slow
-def test_go_bots_over_play_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
-    tmp_path: Path,
-) -> None:
+def run_load(tmp_path: Path, *arguments: str) -> tuple[dict[str, Any], str]:
+    """``engine_load`` with ``arguments`` and its JSON output: the result and what it printed."""
     output = tmp_path / "result.json"
     run = subprocess.run(
-        [
-            *(sys.executable, "-m", "benchmarks.engine_load", "--bots", "go", "--tables", "40"),
-            *("--nodes", "2", "--seconds", "6", "--warmup", "2", "--idle-tables", "0"),
-            *("--json", str(output)),
-        ],
+        [sys.executable, "-m", "benchmarks.engine_load", *arguments, "--json", str(output)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,  # the first run builds the Go binary
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(output.read_text())
-    # Each node serves half the tables, to a load process of its own; the bots act on their
-    # Play streams (the default).
-    assert result["bots"] == "go" and result["act_over"] == "play"
-    assert result["nodes"] == 2 and result["load_processes"] == 2
-    assert len(result["engine_cpu_percents"]) == 2 and min(result["engine_cpu_percents"]) > 0
-    assert result["engine_cpu_percent"] == pytest.approx(sum(result["engine_cpu_percents"]))
-    assert "on 2 engine nodes" in run.stdout and "by node" in run.stdout
-    assert result["tables"] == 40 and result["seats"] == 7
-    # 40 tables at one action per 2 s each: 20 actions/s, every one timed to its seventh seat.
-    assert 0.9 * 20 <= result["actions_per_second"] <= 1.1 * 20
+    return json.loads(output.read_text()), run.stdout
+
+
+def assert_every_action_measured(result: dict[str, Any], rate: float) -> None:
+    """About ``rate`` actions a second, each timed to its update at all seven seats."""
+    assert 0.8 * rate <= result["actions_per_second"] <= 1.2 * rate
     assert result["measured"] == result["actions"] > 0
     assert result["incomplete"] == 0 and result["unanswered"] == 0
     assert result["act_errors"] == {} and result["stream_errors"] == {}
     assert result["error_samples"] == []
     assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
     assert 0 < result["act_p50_ms"] <= result["act_p99_ms"]
+
+
+@pytest.mark.slow
+def test_go_bots_over_play_measure_every_action_at_all_seven_seats_of_two_engine_nodes(
+    tmp_path: Path,
+) -> None:
+    result, stdout = run_load(
+        tmp_path,
+        *("--bots", "go", "--tables", "40", "--nodes", "2"),
+        *("--seconds", "6", "--warmup", "2", "--idle-tables", "0"),
+    )
+    # Each node serves half the tables, to a load process of its own; the bots act on their
+    # Play streams (the default).
+    assert result["bots"] == "go" and result["act_over"] == "play"
+    assert result["nodes"] == 2 and result["load_processes"] == 2
+    assert len(result["engine_cpu_percents"]) == 2 and min(result["engine_cpu_percents"]) > 0
+    assert result["engine_cpu_percent"] == pytest.approx(sum(result["engine_cpu_percents"]))
+    assert "on 2 engine nodes" in stdout and "by node" in stdout
+    assert result["tables"] == 40 and result["seats"] == 7
+    # 40 tables at one action per 2 s each: 20 actions/s.
+    assert_every_action_measured(result, 20)
     assert result["updates_per_second"] >= 6.5 * result["actions_per_second"]
     # The Go process's CPU over the window, in all and per action.
     assert result["load_cpu_percent"] > 0 and result["load_cpu_ms_per_action"] > 0
-    assert "(go bots, acts over Play)" in run.stdout
-    assert "ms per action)" in run.stdout.split("load processes")[1]
+    assert "(go bots, acts over Play)" in stdout
+    assert "ms per action)" in stdout.split("load processes")[1]
 
 
 @pytest.mark.slow
 def test_go_bots_over_unary_act_calls_measure_every_action_at_all_seven_seats(
     tmp_path: Path,
 ) -> None:
-    output = tmp_path / "result.json"
-    run = subprocess.run(
-        [
-            *(sys.executable, "-m", "benchmarks.engine_load", "--bots", "go"),
-            *("--act-over", "unary", "--tables", "10", "--pace", "1"),
-            *("--seconds", "4", "--warmup", "1", "--idle-tables", "0"),
-            *("--json", str(output)),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,  # the first run builds the Go binary
+    result, stdout = run_load(
+        tmp_path,
+        *("--bots", "go", "--act-over", "unary", "--tables", "10", "--pace", "1"),
+        *("--seconds", "4", "--warmup", "1", "--idle-tables", "0"),
     )
-    assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(output.read_text())
     assert result["bots"] == "go" and result["act_over"] == "unary"
-    assert "(go bots, acts over unary Act)" in run.stdout
-    # 10 tables at one action per second each: 10 actions/s, every one timed to its seventh seat.
-    assert 0.8 * 10 <= result["actions_per_second"] <= 1.2 * 10
-    assert result["measured"] == result["actions"] > 0
-    assert result["incomplete"] == 0 and result["unanswered"] == 0
-    assert result["act_errors"] == {} and result["stream_errors"] == {}
-    assert 0 < result["p50_ms"] <= result["p99_ms"] <= result["max_ms"]
-    assert 0 < result["act_p50_ms"] <= result["act_p99_ms"]
+    assert "(go bots, acts over unary Act)" in stdout
+    # 10 tables at one action per second each: 10 actions/s.
+    assert_every_action_measured(result, 10)
 
 
 class _Roll(random.Random):
