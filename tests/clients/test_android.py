@@ -12,13 +12,15 @@ import asyncio
 import os
 import shutil
 import subprocess
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
 
-from engine_server.auth import Scope, mint_token
+from engine_server.api.table_service import TableServiceCore
+from engine_server.auth import Identity, Scope, mint_token
 from tests.clients.bots import ROOT, Observed, assert_bot_played, passive_player, run_bot
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 
@@ -71,7 +73,36 @@ def test_build_writes_classes_for_every_generated_file(classpath: str) -> None:
     assert (classes / "stud/example/TableBotKt.class").is_file()
 
 
-async def test_kotlin_client_watches_the_table_and_acts(engine: Engine, classpath: str) -> None:
+#: How each transport is chosen: Play is the bot's default (STUD_TRANSPORT unset, whatever the
+#: test's own environment holds); WatchTable with unary Act calls is STUD_TRANSPORT=watch.
+TRANSPORTS = {
+    "play": ["env", "-u", "STUD_TRANSPORT"],
+    "watch": ["env", "STUD_TRANSPORT=watch"],
+}
+
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The TableService calls the engine serves, as (method, player), in order: which way a
+    client played is seen at the engine, not taken from its own word."""
+    seen: list[tuple[str, str]] = []
+
+    def spy(method: Callable[..., Any]) -> Callable[..., Any]:
+        def called(self: TableServiceCore, request: Any, identity: Identity) -> Any:
+            seen.append((method.__name__, identity.subject))
+            return method(self, request, identity)
+
+        return called
+
+    for name in ("watch", "act", "play"):
+        monkeypatch.setattr(TableServiceCore, name, spy(getattr(TableServiceCore, name)))
+    return seen
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+async def test_kotlin_client_watches_the_table_and_acts(
+    engine: Engine, classpath: str, calls: list[tuple[str, str]], transport: str
+) -> None:
     await engine.create_table("t1", overrides={"action_seconds": 20})
     await engine.seat("t1", "kotlin", buy_in=100, seat=1)
     await engine.seat("t1", "python", buy_in=100, seat=2)
@@ -80,6 +111,7 @@ async def test_kotlin_client_watches_the_table_and_acts(engine: Engine, classpat
     try:
         run = await run_bot(
             [
+                *TRANSPORTS[transport],
                 "java",
                 "-cp",
                 classpath,
@@ -98,6 +130,13 @@ async def test_kotlin_client_watches_the_table_and_acts(engine: Engine, classpat
         other.cancel()
         await asyncio.gather(other, return_exceptions=True)
     assert_bot_played(run, table_id="t1", seat=1, hands=HANDS, seen=seen)
+    # Over Play the bot opened one stream and took every action on it (the ACT lines above
+    # are the updates that carried its acts); otherwise one WatchTable and an Act per action.
+    mine = [method for method, player in calls if player == "kotlin"]
+    if transport == "play":
+        assert mine == ["play"], calls
+    else:
+        assert mine == ["watch"] + ["act"] * (len(run.words("ACT")) + len(run.words("REFUSED")))
 
 
 async def test_kotlin_client_without_a_token_exits_with_usage(classpath: str) -> None:
@@ -108,3 +147,24 @@ async def test_kotlin_client_without_a_token_exits_with_usage(classpath: str) ->
     )
     assert run.returncode == 2, run
     assert "STUD_TOKEN" in run.stderr
+
+
+async def test_kotlin_client_refuses_an_unknown_transport(classpath: str) -> None:
+    run = await run_bot(
+        [
+            "env",
+            "STUD_TRANSPORT=grpc-web",
+            "java",
+            "-cp",
+            classpath,
+            "stud.example.TableBotKt",
+            "127.0.0.1",
+            "1",
+            "t1",
+        ],
+        token="unused",
+        timeout=60,
+    )
+    assert run.returncode == 2, run
+    assert "STUD_TRANSPORT must be play" in run.stderr, run
+    assert run.stdout == "", run
