@@ -159,6 +159,8 @@ class Options:
     nodes: int = 1
     #: one database for every engine (their node registry); None: a SQLite file each
     database_url: str | None = None
+    #: engine node i and its Go load processes kept on CPU i (node_cpu)
+    pin: bool = False
 
     @property
     def processes(self) -> int:
@@ -220,6 +222,12 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         help="engine processes, each owning every Nth table (default 1)",
     )
     parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="keep engine node i (STUD_ENGINE_CPUS) and its Go load processes (taskset) on "
+        "CPU i, round the CPUs this process may use",
+    )
+    parser.add_argument(
         "--database-url",
         help="one database shared by every engine node, e.g. postgresql://127.0.0.1/test "
         "(it must be empty or the engine's own; default: a throwaway SQLite file per engine)",
@@ -279,6 +287,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         act_over=args.act_over,
         nodes=args.nodes,
         database_url=args.database_url,
+        pin=args.pin,
     )
     if options.bots == "python" and options.transport != "unary":
         parser.error("--act-over play needs --bots go: the Python bots act by unary Act calls")
@@ -334,16 +343,24 @@ def engine_command() -> list[str]:
     ]
 
 
+def node_cpu(node: int) -> int:
+    """The CPU ``--pin`` keeps engine node ``node`` (counted from 0) and its load on."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[node % len(cpus)]
+
+
 def start_engine_process(
     directory: Path,
     between_hands: float,
     loop: str = DEFAULT_LOOP,
     node_id: str = "main",
     database_url: str | None = None,
+    cpu: int | None = None,
 ) -> EngineProcess:
     """Start ``stud engine`` on free loopback ports; returns once it prints its addresses.
 
-    Its database is ``database_url``, or a SQLite file of its own in ``directory``.
+    Its database is ``database_url``, or a SQLite file of its own in ``directory``; with
+    ``cpu``, its threads run on that CPU only (STUD_ENGINE_CPUS).
     """
     env = {
         **os.environ,
@@ -354,6 +371,7 @@ def start_engine_process(
         "STUD_LOG_FORMAT": "text",
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_ENGINE_NODE_ID": node_id,
+        "STUD_ENGINE_CPUS": "" if cpu is None else str(cpu),
     }
     log_path = directory / f"engine-{node_id}.log"
     command = [
@@ -905,6 +923,13 @@ class _PythonLoad:
                 process.kill()
 
 
+def _taskset() -> str:
+    found = shutil.which("taskset")
+    if found is None:
+        raise RuntimeError("--pin needs taskset (Debian's util-linux) to start the load processes")
+    return found
+
+
 class _GoLoad:
     """``--bots go``: ``build/loadgen/stud-loadgen`` processes, told what to do in JSON lines.
 
@@ -915,12 +940,19 @@ class _GoLoad:
     """
 
     def __init__(
-        self, options: Options, address: str, table_ids: Sequence[str], first_worker: int = 0
+        self,
+        options: Options,
+        address: str,
+        table_ids: Sequence[str],
+        first_worker: int = 0,
+        cpu: int | None = None,
     ) -> None:
         from engine_server.auth import Scope, mint_token
 
         if not LOADGEN.exists():
             raise RuntimeError(f"{LOADGEN} is missing: run scripts/build-loadgen")
+        # taskset sets the CPU before the program starts: every thread of Go's runtime has it.
+        command = [str(LOADGEN)] if cpu is None else [_taskset(), "-c", str(cpu), str(LOADGEN)]
         self.processes: list[subprocess.Popen[str]] = []
         self.lines: list[queue.Queue[str | None]] = []
         count = options.processes
@@ -938,7 +970,7 @@ class _GoLoad:
                 ]
                 # stderr is ours: whatever the process says there reaches the console.
                 process = subprocess.Popen(
-                    [str(LOADGEN)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+                    command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
                 )
                 lines: queue.Queue[str | None] = queue.Queue()
                 threading.Thread(
@@ -1079,6 +1111,8 @@ class LoadResult:
     #: engine processes (nodes), and each one's CPU in the window
     nodes: int = 1
     engine_cpu_percents: list[float] = field(default_factory=list)
+    #: the CPU each engine node ran on (--pin), in node order; empty: any
+    cpus: list[int] = field(default_factory=list)
     #: reference_ms() before the engines started, and its median during the window
     reference_ms_before: float | None = None
     reference_ms_window: float | None = None
@@ -1187,10 +1221,13 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         _note(f"{options.tables} tables seated in {time.monotonic() - began:.1f} s")
 
         count = 0
-        for engine, share in zip(engines, shares, strict=True):
+        for node, (engine, share) in enumerate(zip(engines, shares, strict=True)):
             node_options = replace(options, tables=len(share))
-            kind = _GoLoad if options.bots == "go" else _PythonLoad
-            loads.append(kind(node_options, engine.address, share, first_worker=count))
+            if options.bots == "go":
+                cpu = node_cpu(node) if options.pin else None
+                loads.append(_GoLoad(node_options, engine.address, share, count, cpu))
+            else:
+                loads.append(_PythonLoad(node_options, engine.address, share, count))
             count += node_options.processes
         loop = asyncio.get_running_loop()
         began = time.monotonic()
@@ -1301,11 +1338,13 @@ def run(options: Options) -> LoadResult:
                     options.loop,
                     node_id,
                     options.database_url,
+                    node_cpu(node) if options.pin else None,
                 )
                 engines.append(engine)
                 _note(f"engine {node_id} pid {engine.pid} on {engine.address}")
             result = run_in_loop(options.loop, _drive(options, engines))
-            return replace(result, reference_ms_before=reference_before)
+            cpus = [node_cpu(node) for node in range(options.nodes)] if options.pin else []
+            return replace(result, reference_ms_before=reference_before, cpus=cpus)
         except BaseException:
             for engine in engines:
                 with contextlib.suppress(OSError):
@@ -1344,7 +1383,12 @@ def format_result(result: LoadResult) -> str:
             "window",
             f"{result.seconds:g} s, {result.load_processes} load process(es) "
             f"({result.bots} bots, acts over {_TRANSPORT_NAMES[result.act_over]}), "
-            f"{result.loop}",
+            f"{result.loop}"
+            + (
+                f", engine nodes pinned to CPU {','.join(map(str, result.cpus))}"
+                if result.cpus
+                else ""
+            ),
         ),
         ("actions/s", f"{result.actions_per_second:.1f}{target}"),
         (

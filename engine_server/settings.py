@@ -19,6 +19,7 @@
 | ``STUD_ENGINE_LEASE_SECONDS`` | ``15`` | the node's lease; renewed every third of it |
 | ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
 | ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections; 0: none by the clock |
+| ``STUD_ENGINE_CPUS`` | every CPU | the CPUs the engine's threads run on, e.g. ``0`` or ``0-1``: one core per node where several nodes share a machine |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
 | ``STUD_LOG_FORMAT`` | ``json`` | ``json`` or ``text`` |
 
@@ -51,6 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine_server.affinity import describe_cpus, parse_cpus
 from engine_server.collector import CollectorPacing
 from engine_server.loops import DEFAULT_LOOP, LOOPS, uvloop_installed
 
@@ -63,6 +65,7 @@ __all__ = [
     "SettingsError",
     "advertised_host",
     "byte_count",
+    "cpu_set",
     "event_loop",
     "gc_pacing",
     "jwt_secret",
@@ -204,6 +207,35 @@ def advertised_host(host: str) -> str:
     return host
 
 
+def cpu_set(env: Mapping[str, str], name: str = "STUD_ENGINE_CPUS") -> frozenset[int] | None:
+    """The CPUs ``name`` lists (None when unset: any), each one this process may run on.
+
+    >>> cpu_set({}) is None
+    True
+    >>> cpu_set({"STUD_ENGINE_CPUS": "0"})
+    frozenset({0})
+    >>> cpu_set({"STUD_ENGINE_CPUS": "0-"})
+    Traceback (most recent call last):
+    ...
+    engine_server.settings.SettingsError: STUD_ENGINE_CPUS: expected CPU numbers and ranges like 0 or 0-3,6, got '0-'
+    """
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    try:
+        cpus = parse_cpus(raw)
+    except ValueError as error:
+        raise SettingsError(f"{name}: {error}") from None
+    available = os.sched_getaffinity(0)
+    if not cpus <= available:
+        missing = describe_cpus(cpus - available)
+        raise SettingsError(
+            f"{name}: CPU {missing} is not available to this process "
+            f"(available: {describe_cpus(available)})"
+        )
+    return cpus
+
+
 def event_loop(env: Mapping[str, str], name: str = "STUD_ENGINE_LOOP") -> str:
     """The event loop ``name`` chooses: ``uvloop`` (the default where it is installed) or
     ``asyncio``.
@@ -263,6 +295,8 @@ class EngineSettings:
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     #: the garbage collector's pace (:mod:`engine_server.collector`); None: CPython's trigger
     gc_pacing: CollectorPacing | None = field(default_factory=CollectorPacing)
+    #: the CPUs the engine's threads run on (:mod:`engine_server.affinity`); None: any
+    cpus: frozenset[int] | None = None
 
     def advertised(self, grpc_port: int, web_port: int) -> tuple[str, str, str]:
         """(admin address, players' gRPC address, gRPC-Web URL) for the ports bound.
@@ -330,4 +364,5 @@ class EngineSettings:
             advertise_web=_url(env, "STUD_ENGINE_ADVERTISE_WEB"),
             lease_seconds=lease,
             gc_pacing=gc_pacing(env),
+            cpus=cpu_set(env),
         )

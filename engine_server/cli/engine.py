@@ -21,9 +21,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="address to listen on (STUD_ENGINE_HOST)")
     parser.add_argument("--database-url", help="database URL (STUD_DATABASE_URL)")
     parser.add_argument("--node-id", help="this engine node's id (STUD_ENGINE_NODE_ID)")
+    parser.add_argument(
+        "--cpus", help="the CPUs to run on, e.g. 0 or 0-1 (STUD_ENGINE_CPUS; default: any)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine_server.affinity import describe_cpus, pin_process
     from engine_server.logs import configure_logging
     from engine_server.loops import loop_name, run_in_loop
     from engine_server.node import LeaseLost, NodeHeld
@@ -39,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         ("host", "STUD_ENGINE_HOST"),
         ("database_url", "STUD_DATABASE_URL"),
         ("node_id", "STUD_ENGINE_NODE_ID"),
+        ("cpus", "STUD_ENGINE_CPUS"),
     ):
         value = getattr(args, flag)
         if value is not None:
@@ -48,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as error:
         raise CliError(str(error)) from None
     configure_logging(settings.log_level, settings.log_format)
+    if settings.cpus is not None:
+        # Before the loop and grpcio start their threads: they inherit it.
+        pin_process(settings.cpus)
 
     def ready(engine: EngineServer) -> None:
         print(
@@ -59,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
                     "database": settings.database_url,
                     "loop": loop_name(),
                     "node": settings.node_id,
+                    "cpus": describe_cpus(os.sched_getaffinity(0)),
                 }
             ),
             flush=True,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import os
 import random
 import subprocess
 import sys
@@ -135,9 +136,13 @@ def test_go_bots_over_play_measure_every_action_at_all_seven_seats_of_two_engine
 ) -> None:
     result, stdout = run_load(
         tmp_path,
-        *("--bots", "go", "--tables", "40", "--nodes", "2"),
+        *("--bots", "go", "--tables", "40", "--nodes", "2", "--pin"),
         *("--seconds", "6", "--warmup", "2", "--idle-tables", "0"),
     )
+    # Pinned: node i (and its load) on the i-th CPU this process may use, round them.
+    cpus = sorted(os.sched_getaffinity(0))
+    assert result["cpus"] == [cpus[0], cpus[1 % len(cpus)]]
+    assert f"engine nodes pinned to CPU {cpus[0]},{cpus[1 % len(cpus)]}" in stdout
     # Each node serves half the tables, to a load process of its own; the bots act on their
     # Play streams (the default).
     assert result["bots"] == "go" and result["act_over"] == "play"

@@ -6,6 +6,7 @@ import doctest
 
 import pytest
 
+import engine_server.affinity
 import engine_server.collector
 import engine_server.loops
 import engine_server.settings
@@ -16,7 +17,8 @@ SECRET = {"STUD_JWT_SECRET": "s" * 40}
 
 
 @pytest.mark.parametrize(
-    "module", [engine_server.settings, engine_server.loops, engine_server.collector]
+    "module",
+    [engine_server.settings, engine_server.loops, engine_server.collector, engine_server.affinity],
 )
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
