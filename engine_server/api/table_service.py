@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -160,8 +159,14 @@ class TableServiceCore:
                 yield item
         finally:
             acts.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await acts
+            except asyncio.CancelledError:
+                pass
+            except Exception:
+                # The request stream broke (the transport says why to the client): the
+                # updates' side still unwatches.
+                log.exception("table %s seat %d: a Play stream's requests failed", table, seat)
             await runtime.unwatch(watcher)
 
     async def _play_acts(
