@@ -93,7 +93,9 @@ async def test_reflection_lists_the_services_without_a_token(engine: Engine) -> 
 
     services, table_methods, admin_methods = await asyncio.to_thread(reflect)
     assert {"stud.v1.TableService", "stud.v1.AdminService"} <= set(services)
-    assert {"WatchTable", "Act", "Leave", "SitOut", "SitIn", "ShowCards"} == set(table_methods)
+    assert {"WatchTable", "Act", "Play", "Leave", "SitOut", "SitIn", "ShowCards"} == set(
+        table_methods
+    )
     assert {"CreateTable", "GetTable", "Drain", "RotateSeed"} <= set(admin_methods)
 
 
