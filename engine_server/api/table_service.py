@@ -164,9 +164,7 @@ class TableServiceCore:
             except asyncio.CancelledError:
                 pass
             except Exception:
-                # The request stream broke (the transport says why to the client): the
-                # updates' side still unwatches.
-                log.exception("table %s seat %d: a Play stream's requests failed", table, seat)
+                log.exception("%s seat %d: a Play stream's acts failed", table, seat)
             await runtime.unwatch(watcher)
 
     async def _play_acts(
@@ -177,30 +175,40 @@ class TableServiceCore:
         watcher: Watcher,
     ) -> None:
         queue = watcher.queue
-        try:
-            async for request in requests:
-                if request.WhichOneof("request") != "act":
-                    await queue.put(
-                        invalid("act", "after its first request a Play stream takes only acts")
-                    )
-                    return
-                act = request.act
-                try:
-                    if act.table and act.table != table:
-                        raise invalid(
-                            "act.table", f"the act's table must be the watched one, {table}"
-                        )
-                    outcome = await self.take_action(act, identity, table)
-                except TableError as error:
-                    if self.on_refused is not None:
-                        self.on_refused(error)
-                    await queue.put(ActAnswer(act.action_id, error))
-                else:
-                    if outcome.repeated:
-                        await queue.put(ActAnswer(act.action_id, outcome))
-        except TableError as error:
-            # A request the stream cannot take (too large): it ends the stream.
-            await queue.put(error)
+        incoming = aiter(requests)
+        while True:
+            try:
+                request = await anext(incoming)
+            except StopAsyncIteration:
+                return  # the client is done sending; its updates go on
+            except TableError as error:
+                # A request the stream cannot take (too large): it ends the stream.
+                await queue.put(error)
+                return
+            except Exception as error:
+                # The client went away mid-request (the transport's own words): nothing to
+                # answer; the stream's end unwatches the seat.
+                log.info(
+                    "%s seat %s: a Play stream's requests ended: %s", table, watcher.seat, error
+                )
+                return
+            if request.WhichOneof("request") != "act":
+                await queue.put(
+                    invalid("act", "after its first request a Play stream takes only acts")
+                )
+                return
+            act = request.act
+            try:
+                if act.table and act.table != table:
+                    raise invalid("act.table", f"the act's table must be the watched one, {table}")
+                outcome = await self.take_action(act, identity, table)
+            except TableError as error:
+                if self.on_refused is not None:
+                    self.on_refused(error)
+                await queue.put(ActAnswer(act.action_id, error))
+            else:
+                if outcome.repeated:
+                    await queue.put(ActAnswer(act.action_id, outcome))
 
     async def act(
         self, request: table_service_pb2.ActRequest, identity: Identity
@@ -479,8 +487,8 @@ class ConnectTableService:
         requests: AsyncIterator[table_service_pb2.PlayRequest],
         ctx: RequestContext[Any, Any],
     ) -> AsyncIterator[table_service_pb2.PlayResponse]:
-        """Play for Connect clients over HTTP/2 (the web port's HTTP/1.1 cannot carry a
-        bidirectional stream; browsers use WatchTable and Act)."""
+        """Play for Connect clients that can stream a request body while they read the
+        response (not browsers' fetch: they use WatchTable and Act)."""
         try:
             async for item in self.core.play(requests, self._identity(ctx)):
                 yield play_response_of(item)

@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 from google.rpc import code_pb2
 from stud.v1 import table_pb2, table_service_pb2
+from stud.v1.table_service_connect import TableServiceClient
 
 from engine_server.auth import Scope
 from tests.engine_server.api.conftest import Engine, bearer, launch, shut
@@ -316,3 +317,31 @@ async def test_a_new_watch_replaces_a_play_stream_and_a_half_closed_one_still_st
             await watcher.close()
     finally:
         await close_all(players)
+
+
+async def test_a_connect_client_plays_on_the_web_port(engine: Engine) -> None:
+    await engine.create_table("web")
+    await engine.seat("web", "wes")  # alone: no hand runs, so his act is refused
+    headers = {"authorization": engine.player_md("wes")[0][1]}
+    done = asyncio.Event()
+
+    async def requests() -> AsyncIterator[table_service_pb2.PlayRequest]:
+        yield watch("tables/web")
+        yield play_act(1, K.ACTION_KIND_CHECK, action_id="lonely")
+        await done.wait()
+
+    received: list[table_service_pb2.PlayResponse] = []
+    async with TableServiceClient(engine.web_url) as client:
+        async with asyncio.timeout(10):
+            async for response in client.play(requests(), headers=headers):
+                received.append(response)
+                if response.WhichOneof("response") == "act":
+                    break
+        done.set()
+    first, answer = received[0], received[-1]
+    assert first.update.snapshot.viewer_seat == 1 and not first.update.events
+    assert answer.act.action_id == "lonely"
+    assert (answer.act.refused.code, answer.act.refused.reason) == (
+        code_pb2.FAILED_PRECONDITION,
+        "NO_HAND_IN_PROGRESS",
+    )

@@ -42,8 +42,9 @@ class TableService(Protocol):
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -96,8 +97,8 @@ class TableService(Protocol):
     def play(self, request: AsyncIterator[PlayRequest], ctx: RequestContext[PlayRequest, PlayResponse], /) -> AsyncIterator[PlayResponse]:
         """
         Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
-        actions as Act takes them, without a call per action. For native clients (gRPC over
-        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+        actions as Act takes them, without a call per action. For native clients (see Transport
+        above); it does exactly what WatchTable and Act do, and they can be mixed.
 
         - The first request is `watch` (which table). It opens the seat's view: the stream sends
           `update` messages exactly as WatchTable's messages (first the full snapshot, then one
@@ -258,8 +259,9 @@ class TableServiceClient(ConnectClient):
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -376,8 +378,8 @@ class TableServiceClient(ConnectClient):
     ) -> AsyncIterator[PlayResponse]:
         """
         Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
-        actions as Act takes them, without a call per action. For native clients (gRPC over
-        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+        actions as Act takes them, without a call per action. For native clients (see Transport
+        above); it does exactly what WatchTable and Act do, and they can be mixed.
 
         - The first request is `watch` (which table). It opens the seat's view: the stream sends
           `update` messages exactly as WatchTable's messages (first the full snapshot, then one
@@ -514,8 +516,9 @@ class TableServiceSync(Protocol):
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -568,8 +571,8 @@ class TableServiceSync(Protocol):
     def play(self, request: Iterator[PlayRequest], ctx: RequestContext[PlayRequest, PlayResponse], /) -> Iterator[PlayResponse]:
         """
         Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
-        actions as Act takes them, without a call per action. For native clients (gRPC over
-        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+        actions as Act takes them, without a call per action. For native clients (see Transport
+        above); it does exactly what WatchTable and Act do, and they can be mixed.
 
         - The first request is `watch` (which table). It opens the seat's view: the stream sends
           `update` messages exactly as WatchTable's messages (first the full snapshot, then one
@@ -728,8 +731,9 @@ class TableServiceClientSync(ConnectClientSync):
     TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -846,8 +850,8 @@ class TableServiceClientSync(ConnectClientSync):
     ) -> Iterator[PlayResponse]:
         """
         Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
-        actions as Act takes them, without a call per action. For native clients (gRPC over
-        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+        actions as Act takes them, without a call per action. For native clients (see Transport
+        above); it does exactly what WatchTable and Act do, and they can be mixed.
 
         - The first request is `watch` (which table). It opens the seat's view: the stream sends
           `update` messages exactly as WatchTable's messages (first the full snapshot, then one

@@ -29,8 +29,9 @@ class TableServiceStub:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -90,8 +91,9 @@ class TableServiceServicer:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
@@ -146,8 +148,8 @@ class TableServiceServicer:
 
     def Play(self, request_iterator, context):
         """Plays at a table over one stream: the caller's seat view as WatchTable streams it, and his
-        actions as Act takes them, without a call per action. For native clients (gRPC over
-        HTTP/2); it does exactly what WatchTable and Act do, and they can be mixed.
+        actions as Act takes them, without a call per action. For native clients (see Transport
+        above); it does exactly what WatchTable and Act do, and they can be mixed.
 
         - The first request is `watch` (which table). It opens the seat's view: the stream sends
         `update` messages exactly as WatchTable's messages (first the full snapshot, then one
@@ -255,8 +257,9 @@ class TableService:
     """TableService is what players' clients (web, mobile, bots) call to play at a table.
 
     Transport: gRPC for native clients; gRPC-Web and Connect for browsers, which use the unary
-    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, needs
-    HTTP/2 end to end: it is for native clients.
+    and server-streaming methods (WatchTable with Act). Play, the one bidirectional method, is for
+    native clients: gRPC, or Connect from a client that streams its request body while it reads
+    the response (a browser's fetch cannot).
 
     Authentication: every call carries `authorization: Bearer <token>` with the player token the
     lobby issued; the token names the player, and the player's seat at the table is found from
