@@ -41,6 +41,7 @@ __all__ = [
     "HandTruth",
     "Player",
     "StreamPlayer",
+    "act_request",
     "action",
     "at_sequence",
     "bettor",
@@ -148,6 +149,21 @@ def error_info(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
     assert status.details[0].Unpack(info), status.details[0]
     assert info.domain == "stud.v1"
     return info
+
+
+def act_request(
+    hand_number: int, kind: int, amount: int | None = None, action_id: str = "", table: str = ""
+) -> table_service_pb2.ActRequest:
+    """An ActRequest (a fresh action id unless one is given; no table: a Play stream's own)."""
+    request = table_service_pb2.ActRequest(
+        table=table,
+        hand_number=hand_number,
+        kind=kind,  # type: ignore[arg-type]
+        action_id=action_id or uuid.uuid4().hex,
+    )
+    if amount is not None:
+        request.amount = amount
+    return request
 
 
 @dataclass
@@ -263,14 +279,7 @@ class Player:
         self, hand_number: int, kind: int, amount: int | None = None, action_id: str = ""
     ) -> table_service_pb2.ActResponse | None:
         """Act; a refusal for a stale view (FAILED_PRECONDITION) is recorded, not raised."""
-        request = table_service_pb2.ActRequest(
-            table=self.table,
-            hand_number=hand_number,
-            kind=kind,  # type: ignore[arg-type]
-            action_id=action_id or uuid.uuid4().hex,
-        )
-        if amount is not None:
-            request.amount = amount
+        request = act_request(hand_number, kind, amount, action_id, self.table)
         try:
             answer: table_service_pb2.ActResponse = await self.stub.Act(
                 request, metadata=self.metadata
@@ -353,13 +362,7 @@ class StreamPlayer(Player):
         self, hand_number: int, kind: int, amount: int | None = None, action_id: str = ""
     ) -> table_service_pb2.ActResponse | None:
         """Send an act on the stream (its answer comes on the stream: an update or a result)."""
-        request = table_service_pb2.ActRequest(
-            hand_number=hand_number,
-            kind=kind,  # type: ignore[arg-type]
-            action_id=action_id or uuid.uuid4().hex,
-        )
-        if amount is not None:
-            request.amount = amount
+        request = act_request(hand_number, kind, amount, action_id)
         await self.send(table_service_pb2.PlayRequest(act=request))
         return None
 

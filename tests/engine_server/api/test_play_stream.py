@@ -24,6 +24,7 @@ from tests.engine_server.api.conftest import Engine, bearer, launch, shut
 from tests.engine_server.api.players import (
     Player,
     StreamPlayer,
+    act_request,
     error_info,
     event_kinds,
     open_table,
@@ -52,14 +53,9 @@ async def engine(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Engi
 def play_act(
     hand_number: int, kind: int, amount: int | None = None, action_id: str = "a-1", table: str = ""
 ) -> table_service_pb2.PlayRequest:
-    request = table_service_pb2.ActRequest(
-        table=table,
-        hand_number=hand_number,
-        kind=kind,  # type: ignore[arg-type]
-        action_id=action_id,
-    )
-    if amount is not None:
-        request.amount = amount
+    request = act_request(hand_number, kind, amount, action_id, table)
+    # act_request gives an empty id a fresh one; these tests send the empty one as it is.
+    request.action_id = action_id
     return table_service_pb2.PlayRequest(act=request)
 
 
@@ -293,11 +289,8 @@ async def test_a_new_watch_replaces_a_play_stream_and_a_half_closed_one_still_st
         # Done sending: the updates go on. (Acts may also come by unary Act, as here.)
         await first._call.done_writing()
         actor, own, index = await next_turn(players)  # type: ignore[arg-type]
-        request = table_service_pb2.ActRequest(
-            table=first.table,
-            hand_number=own.snapshot.hand_number,
-            kind=K.ACTION_KIND_FOLD,
-            action_id="unary-1",
+        request = act_request(
+            own.snapshot.hand_number, K.ACTION_KIND_FOLD, None, "unary-1", first.table
         )
         answer = await engine.tables.Act(request, metadata=engine.player_md(actor.player_id))
         seen = await first.wait_for(lambda m: m.action_id == "unary-1", after=index, timeout=5)
