@@ -56,6 +56,7 @@ from engine_server.game.events import (
     StubReshuffled,
 )
 from engine_server.game.fairness import FairnessStream, shuffle
+from engine_server.game.pots import layer_pots
 from engine_server.game.profiles import (
     BringInMode,
     Dealing,
@@ -435,24 +436,21 @@ class Hand:
         the pots; this street's bets stand in front of the players until the
         round ends. Nothing is returned yet.
         """
-        gathered = {q.seat: q.contributed - q.bet for q in self.players}
         live = [q for q in self.players if not q.folded]
+        gathered = [q.contributed - q.bet for q in self.players]
         if len(live) == 1:
-            return [(sum(gathered.values()), (live[0].seat,))]
+            return [(sum(gathered), (live[0].seat,))]
+        live_gathered = [q.contributed - q.bet for q in live]
         # Players all in before this street split the pots; later all-ins only at its end.
-        levels = sorted(
-            {gathered[q.seat] for q in live if (q.all_in or q.protected) and q.bet == 0}
-            | {max(gathered[q.seat] for q in live)}
-        )
-        pots: list[tuple[int, tuple[int, ...]]] = []
-        floor = 0
-        for level in levels:
-            amount = sum(min(c, level) - min(c, floor) for c in gathered.values())
-            if amount > 0:
-                eligible = tuple(sorted(q.seat for q in live if gathered[q.seat] >= level))
-                pots.append((amount, eligible))
-            floor = level
-        return pots
+        caps = [
+            chips
+            for q, chips in zip(live, live_gathered, strict=True)
+            if (q.all_in or q.protected) and q.bet == 0
+        ]
+        return [
+            (amount, tuple(sorted(live[i].seat for i in eligible)))
+            for amount, eligible in layer_pots(gathered, live_gathered, caps)
+        ]
 
     def result(self) -> HandResult:
         if self._result is None:
@@ -1183,28 +1181,13 @@ class Hand:
         live = [q for q in self.players if not q.folded]
         if won_by_fold:
             return [(sum(q.contributed for q in self.players), live)]
-        # A pot ends at each live all-in (or protected) player's total, and at the top one.
-        levels: list[int] = []
-        top = 0
-        for q in live:
-            contributed = q.contributed
-            top = max(top, contributed)
-            if (q.all_in or q.protected) and contributed not in levels:
-                levels.append(contributed)
-        if top not in levels:
-            levels.append(top)
-        levels.sort()
-        pots: list[tuple[int, list[PlayerState]]] = []
-        floor = 0
-        for level in levels:
-            amount = sum(
-                min(q.contributed, level) - min(q.contributed, floor) for q in self.players
+        caps = [q.contributed for q in live if q.all_in or q.protected]
+        return [
+            (amount, [live[i] for i in eligible])
+            for amount, eligible in layer_pots(
+                [q.contributed for q in self.players], [q.contributed for q in live], caps
             )
-            eligible = [q for q in live if q.contributed >= level]
-            if amount > 0:
-                pots.append((amount, eligible))
-            floor = level
-        return pots
+        ]
 
     def _award(
         self, amount: int, eligible: list[PlayerState]
