@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 from google.protobuf import descriptor
@@ -84,3 +85,39 @@ def test_lobby_types_cover_every_route_of_the_lobby_schema() -> None:
     assert schema["paths"]
     for path in schema["paths"]:
         assert f'    "{path}": {{' in types, path
+
+
+def test_generated_files_are_marked_generated_and_written_ones_are_not() -> None:
+    """.gitattributes marks every generated file ``linguist-generated`` (collapsed in diffs,
+    out of the language statistics) and no hand-written file beside them."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "clients", "lobby_api/static"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    generated_dirs = ("clients/android/src/gen/", "clients/ios/gen/", "clients/web/src/gen/")
+    python_generated = re.compile(
+        r"clients/python/stud/v1/\w+(_pb2|_pb2_grpc)\.pyi?$|_connect\.py$"
+    )
+
+    def is_generated(path: str) -> bool:
+        return (
+            path.startswith(generated_dirs)
+            or bool(python_generated.search(path))
+            or path == "lobby_api/static/play/table.js"
+        )
+
+    attributes = subprocess.run(
+        ["git", "check-attr", "linguist-generated", "--stdin"],
+        input="\n".join(tracked),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    marked = {line.split(": ")[0] for line in attributes if line.endswith(": true")}
+    expected = {path for path in tracked if is_generated(path)}
+    assert len(expected) > 200  # the Android tree alone
+    assert marked == expected

@@ -36,6 +36,7 @@ from lobby_api.db import Database
 from lobby_api.engine_client import EngineClient
 from lobby_api.settings import LobbySettings
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
+from tests.postgres import postgres_unreachable
 
 POSTGRES_URL = os.environ.get(
     "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -95,7 +96,7 @@ def postgres_template() -> Iterator[str]:
     try:
         admin = _admin(POSTGRES_URL)
     except psycopg2.OperationalError as error:
-        pytest.skip(f"PostgreSQL not reachable at {POSTGRES_URL}: {error}")
+        postgres_unreachable(POSTGRES_URL, error)
     name = f"stud_lobby_tmpl_{os.getpid()}_{secrets.token_hex(3)}"
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')

@@ -23,6 +23,7 @@ from sqlalchemy.engine import make_url
 from engine_server.store.database import create_engine_for
 from engine_server.store.migrate import upgrade_to_head
 from engine_server.store.repository import EngineStore
+from tests.postgres import postgres_unreachable
 
 ADMIN_URL = os.environ.get("STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BACKENDS = ("sqlite", "postgresql")
@@ -52,7 +53,7 @@ def postgres_database() -> Iterator[str]:
     try:
         admin = _admin_connection(ADMIN_URL)
     except psycopg2.OperationalError as error:
-        pytest.skip(f"PostgreSQL not reachable at {ADMIN_URL}: {error}")
+        postgres_unreachable(ADMIN_URL, error)
     name = f"stud_test_store_{os.getpid()}_{secrets.token_hex(3)}"
     with admin.cursor() as cursor:
         cursor.execute(f'CREATE DATABASE "{name}"')
