@@ -14,12 +14,12 @@ def test_off_ci_an_unreachable_postgres_skips_with_the_reason(
 ) -> None:
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(
-        pytest.skip.Exception, match="PostgreSQL not reachable at .*:1/test: refused"
+        pytest.skip.Exception, match=r"PostgreSQL not reachable at .*:1/test: refused"
     ):
         postgres_unreachable(URL, ConnectionRefusedError("refused"))
 
 
 def test_in_ci_an_unreachable_postgres_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI=true: the PostgreSQL tests may not be"):
+    with pytest.raises(pytest.fail.Exception, match=r"CI=true: the PostgreSQL tests may not be"):
         postgres_unreachable(URL, ConnectionRefusedError("refused"))
