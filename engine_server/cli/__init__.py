@@ -21,6 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("verify", "check a hand record against its revealed seeds"),
     "engine": ("engine", "run the engine server (gRPC and Connect/gRPC-Web)"),
     "lobby": ("lobby", "run the lobby REST API (accounts, wallets, quick games)"),
+    "describe": (
+        "describe",
+        "list an engine's services, or describe one of its services or messages",
+    ),
     "admin": ("admin", "operate an engine: tables, hands, seeds, drain (AdminService)"),
     "run": ("run", "run the whole card room: engine, lobby and demo bots"),
     "bots": ("bots", "bot players that sit in at quick games through the lobby"),
