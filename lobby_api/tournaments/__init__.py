@@ -1,0 +1,1 @@
+"""Tournaments: sit & go and scheduled multi-table, their structure, seating and prizes."""
