@@ -2,8 +2,13 @@
 
 Stateless: everything lives in the database, the rate limits' counters too
 (:mod:`lobby_api.ratelimit.limiter`), so any number of replicas can serve behind a
-load balancer and share one limit. Each replica runs the settlement sweep; every
-step of it is idempotent, so replicas sweeping at once never pay twice.
+load balancer and share one limit. Each replica runs the sweep (:mod:`lobby_api.sweep`);
+every step of it is idempotent, so replicas sweeping at once never pay twice.
+
+The composition root: the app's long-lived parts live on its state (the database, the
+engine client and the per-node routing, the settings, the wallet reader with what settlement
+owes); each domain's services are built per request from them (``Provide``, in the domain's
+``dependencies`` module).
 """
 
 from __future__ import annotations
@@ -75,9 +80,11 @@ def create_app(
     """The lobby app. ``engine_client``, ``password_hasher`` and ``database`` replace the
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
-    from lobby_api.quickgame.services import QuickGames
-    from lobby_api.settlement import Settlement
+    from lobby_api.quickgame.tables import planned_node, quick_settlement
+    from lobby_api.settlement.services import owed_to_player
+    from lobby_api.sweep import Sweep
     from lobby_api.wallet.controllers import WalletController
+    from lobby_api.wallet.services import Owed, WalletReader
 
     db = database or Database.from_url(
         settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size
@@ -86,11 +93,17 @@ def create_app(
         settings.engine_grpc, settings.jwt_secret, timeout=settings.engine_timeout_seconds
     )
     # Each table's calls go to the engine node that owns it (STUD_LOBBY_ENGINE: none known).
-    engines = TableEngines(db, engine, settings)
+    # (A table the engine has not created yet goes to the node chosen for it.)
+    engines = TableEngines(db, engine, settings, planned=planned_node)
     hasher = password_hasher or PasswordHasher()
     accounts = Accounts(db, hasher, settings.signup_grant)
-    settlement = Settlement(db, engines)
-    games = QuickGames(db, engines, settings, settlement)
+
+    async def settle_player(player_id: str) -> object:
+        return await quick_settlement(db, engines).settle_player(player_id)
+
+    # Reading a wallet first settles the closed seat sessions its player left behind.
+    wallet_reader = WalletReader(db, Owed(owed_to_player(), settle_player))
+    sweep = Sweep(db, engines, settings)
     rate_limits = RateLimits(db)
 
     @asynccontextmanager
@@ -102,7 +115,7 @@ def create_app(
         sweeper = None
         if settings.sweep_seconds > 0:
             sweeper = asyncio.create_task(
-                games.sweep_forever(settings.sweep_seconds, also=[rate_limits.forget_expired])
+                sweep.forever(settings.sweep_seconds, also=[rate_limits.forget_expired])
             )
         try:
             yield
@@ -146,8 +159,6 @@ def create_app(
             "player_id": Provide(provide_player_id, sync_to_thread=False),
             "current_player": Provide(provide_current_player),
             "accounts": Provide(lambda: accounts, sync_to_thread=False),
-            "games": Provide(lambda: games, sync_to_thread=False),
-            "settlement": Provide(lambda: settlement, sync_to_thread=False),
         },
         state=State(
             {
@@ -155,8 +166,8 @@ def create_app(
                 "db": db,
                 "engine": engine,
                 "engines": engines,
-                "games": games,
-                "settlement": settlement,
+                "wallet_reader": wallet_reader,
+                "sweep": sweep,
             }
         ),
         exception_handlers=EXCEPTION_HANDLERS,

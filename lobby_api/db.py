@@ -19,8 +19,10 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+import sqlalchemy as sa
 from litestar.datastructures import State
 from sqlalchemy import Row
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 from sqlalchemy.sql import Executable
@@ -28,7 +30,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.store.database import WRITE_OPTIONS, async_url, create_engine_for, is_sqlite
 
-__all__ = ["Database", "provide_db", "provide_db_session"]
+__all__ = ["Database", "insert_ignore", "provide_db", "provide_db_session"]
 
 
 class Database:
@@ -129,6 +131,14 @@ class Database:
         if self._reads is not None:
             await self._reads.dispose()
         await self.engine.dispose()
+
+
+def insert_ignore(session: AsyncSession, table: sa.Table) -> sa.Insert:
+    """``INSERT … ON CONFLICT DO NOTHING`` for the session's database."""
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    if dialect == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return sqlite.insert(table).on_conflict_do_nothing()
 
 
 def provide_db(state: State) -> Database:

@@ -1,12 +1,14 @@
 """Which engine node serves a table: the lobby's calls go there, players are sent there.
 
-Engine nodes register in the database (``engine_nodes``, :mod:`engine_server.store.nodes`)
-with the addresses they advertise, and each table names its owner (``tables.node_id``).
+Engine nodes register in the database (``engine_nodes``) with the addresses they advertise,
+and each table names its owner (``tables.node_id``); the lobby reads both through its read
+port (:mod:`lobby_api.engine_reads`).
 :class:`TableEngines` has the methods of :class:`~lobby_api.engine_client.EngineClient` the
 lobby uses, each routed to the node that owns the table, with one client (one channel) per
 node address, reused. A new quick game goes to the live node (lease not run out, serving)
 with the fewest open tables (:meth:`TableEngines.choose`); the lobby records its choice on
-the quick table, so a retried CreateTable goes to the same node.
+the table it is opening (the quick table), so a retried CreateTable goes to the same node
+(``planned`` looks that choice up).
 
 With no node registered (an engine older than the registry), or none live, everything goes
 to ``STUD_LOBBY_ENGINE`` and players are given ``STUD_LOBBY_ENGINE_PUBLIC_GRPC`` and
@@ -20,21 +22,24 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from stud.v1 import admin_service_pb2, table_pb2
 
-from engine_server.store.models import EngineNodeRow, TableRow
-from engine_server.store.nodes import live_nodes
-from engine_server.store.types import utc_now
+from lobby_api import engine_reads
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineClient, EngineError, TableSpec
-from lobby_api.quickgame.models import QuickTableRow
 from lobby_api.settings import LobbySettings
 
-__all__ = ["EngineRoute", "TableEngines"]
+__all__ = ["EngineRoute", "PlannedNode", "TableEngines"]
 
 T = TypeVar("T")
+
+#: The node the lobby chose for a table it is opening, by table id (None: none chosen).
+PlannedNode = Callable[[AsyncSession, str], Awaitable[str | None]]
+
+
+async def _nothing_planned(session: AsyncSession, table_id: str) -> str | None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +56,17 @@ class EngineRoute:
 class TableEngines:
     """The engine calls of the lobby, each sent to the node that owns the table."""
 
-    def __init__(self, db: Database, default: EngineClient, settings: LobbySettings) -> None:
+    def __init__(
+        self,
+        db: Database,
+        default: EngineClient,
+        settings: LobbySettings,
+        planned: PlannedNode = _nothing_planned,
+    ) -> None:
         self.db = db
         self.default = default
         self.settings = settings
+        self.planned = planned
         self._clients: dict[str, EngineClient] = {default.address: default}
 
     def client(self, address: str) -> EngineClient:
@@ -79,7 +91,7 @@ class TableEngines:
             None, self.default, self.settings.engine_grpc_public, self.settings.engine_grpc_web
         )
 
-    def _route(self, node: EngineNodeRow | None) -> EngineRoute:
+    def _route(self, node: engine_reads.EngineNode | None) -> EngineRoute:
         if node is None:
             return self.fallback
         return EngineRoute(
@@ -89,28 +101,21 @@ class TableEngines:
     async def choose(self, session: AsyncSession) -> str | None:
         """The node a new table should go to: the live one with the fewest open tables
         (None: no node is live, the table goes to STUD_LOBBY_ENGINE)."""
-        row = (await session.execute(live_nodes(utc_now()).limit(1))).first()
-        return None if row is None else str(row.id)
+        return await engine_reads.least_loaded_live_node(session)
 
     async def route(self, table_id: str) -> EngineRoute:
         """The table's node: its owner once the engine created it, else the node the lobby
         chose for it."""
         async with self.db.read() as session:
-            owner = (
-                await session.exec(select(TableRow.node_id).where(TableRow.id == table_id))
-            ).first()
+            owner = await engine_reads.table_owner(session, table_id)
             if owner is None:
-                owner = (
-                    await session.exec(
-                        select(QuickTableRow.node_id).where(QuickTableRow.table_id == table_id)
-                    )
-                ).first()
-            node = await session.get(EngineNodeRow, owner) if owner is not None else None
+                owner = await self.planned(session, table_id)
+            node = await engine_reads.node(session, owner) if owner is not None else None
         return self._route(node)
 
     async def _node_route(self, node_id: str) -> EngineRoute:
         async with self.db.read() as session:
-            node = await session.get(EngineNodeRow, node_id)
+            node = await engine_reads.node(session, node_id)
         return self._route(node)
 
     async def _call(self, table_id: str, call: Callable[[EngineClient], Awaitable[T]]) -> T:

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
-from lobby_api.quickgame.models import LobbySeatRow, QuickTableRow, TicketRow, TopUpRow
+from lobby_api.idempotency.models import IdempotencyRow
+from lobby_api.quickgame.models import QuickTableRow, TicketRow, TopUpRow
 from lobby_api.ratelimit.models import RateLimitRow
-from lobby_api.wallet.models import (
-    IdempotencyRow,
-    LedgerAccountRow,
-    LedgerEntryRow,
-    LedgerTransactionRow,
-)
+from lobby_api.settlement.models import LobbySeatRow
+from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow, LedgerTransactionRow
 
 __all__ = [
     "CityRow",

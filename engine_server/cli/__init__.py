@@ -1,4 +1,10 @@
-"""The ``stud`` command line: one subcommand per module of this package.
+"""The ``stud`` command line: one subcommand per module of this package, and the
+subcommands other packages add through the ``stud.commands`` entry points.
+
+The lobby adds ``stud lobby`` and ``stud run`` that way (``lobby_api.cli``, named in
+pyproject.toml), so the engine never imports the lobby. A command found there is a module
+(or any object) with ``HELP`` (its one-line help), ``configure(parser)`` and
+``run(args) -> int``.
 
 Every subcommand reports bad input as a single line on stderr and exits with a
 non-zero status; nothing is printed on stdout in that case.
@@ -7,11 +13,14 @@ non-zero status; nothing is printed on stdout in that case.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 from collections.abc import Sequence
+from importlib.metadata import entry_points
+from typing import Any
 
-__all__ = ["CliError", "main"]
+__all__ = ["COMMANDS", "ENTRY_POINTS", "CliError", "main"]
 
 #: subcommand name -> (module in this package, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -20,15 +29,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "deck": ("deck", "print the commitment and deck of a seed pair and nonce"),
     "verify": ("verify", "check a hand record against its revealed seeds"),
     "engine": ("engine", "run the engine server (gRPC and Connect/gRPC-Web)"),
-    "lobby": ("lobby", "run the lobby REST API (accounts, wallets, quick games)"),
     "describe": (
         "describe",
         "list an engine's services, or describe one of its services or messages",
     ),
     "admin": ("admin", "operate an engine: tables, hands, seeds, drain (AdminService)"),
-    "run": ("run", "run the whole card room: engine, lobby and demo bots"),
     "bots": ("bots", "bot players that sit in at quick games through the lobby"),
 }
+
+#: The entry-point group where other packages add subcommands (name -> module).
+ENTRY_POINTS = "stud.commands"
 
 
 class CliError(Exception):
@@ -39,14 +49,29 @@ class CliError(Exception):
         self.code = code
 
 
+@functools.cache
+def added_commands() -> dict[str, Any]:
+    """The subcommands other packages add (``stud.commands`` entry points), by name; the
+    first of a name wins, and none replaces one of :data:`COMMANDS`."""
+    found: dict[str, Any] = {}
+    for entry in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+        if entry.name not in COMMANDS and entry.name not in found:
+            found[entry.name] = entry.load()
+    return found
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="stud", description="Seven-Card Stud card room")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (module_name, help_text) in COMMANDS.items():
-        module = importlib.import_module(f"engine_server.cli.{module_name}")
+    commands = [
+        (name, importlib.import_module(f"engine_server.cli.{module_name}"), help_text)
+        for name, (module_name, help_text) in COMMANDS.items()
+    ]
+    commands += [(name, command, command.HELP) for name, command in added_commands().items()]
+    for name, command, help_text in commands:
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
-        module.configure(sub)
-        sub.set_defaults(run=module.run)
+        command.configure(sub)
+        sub.set_defaults(run=command.run)
     return parser
 
 

@@ -11,20 +11,21 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from engine_server.ids import new_id
 from engine_server.store.types import utc_now
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.accounts.schemas import LoginRequest, RegisterRequest
 from lobby_api.catalog.services import get_city
-from lobby_api.db import Database
+from lobby_api.db import Database, insert_ignore
 from lobby_api.problems import DomainError
-from lobby_api.wallet.ledger import ISSUER, insert_ignore, post, wallet_account
+from lobby_api.wallet.ledger import ISSUER, post, wallet_account
 from lobby_api.wallet.models import AccountKind, LedgerAccountRow
 
 __all__ = ["Accounts", "new_player_id"]
 
 
 def new_player_id() -> str:
-    return "p-" + secrets.token_hex(8)
+    return new_id("p")
 
 
 class Accounts:

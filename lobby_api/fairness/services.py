@@ -1,13 +1,13 @@
 """Fairness pages: a hand's seeds with the check, and the seed pairs of a table.
 
-Plain async functions over the caller's :class:`AsyncSession`, reading the engine's
-``hands`` and ``seed_pairs`` tables. The check is the engine's own
+Plain async functions over the caller's :class:`AsyncSession`, reading the engine's hands
+and seed pairs through the lobby's read port (:mod:`lobby_api.engine_reads`). The check is the engine's own
 (:func:`engine_server.game.fairness.verify_record`) over the cards the hand's record
 stores, each at its ``deck_index``, against the hand's stored commitment, client seed and
 nonce — so a card changed in the database, a dealer seed that does not match the
 commitment shown before the hand, or a wrong nonce all fail it.
 
-A dealer seed is given only once ``SeedPairRow.revealed_at`` is set (after a rotation or
+A dealer seed is given only once the pair's ``revealed_at`` is set (after a rotation or
 the table's closing): before that it would make the running pair's decks — folded and
 undealt cards included — computable.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.game.cards import format_cards
@@ -26,7 +25,8 @@ from engine_server.game.fairness import (
     parse_record,
     verify_record,
 )
-from engine_server.store.models import HandPlayerRow, HandRow, SeedPairRow, SeedPairState
+from lobby_api import engine_reads
+from lobby_api.engine_reads import HandRecord
 from lobby_api.fairness.schemas import (
     FairnessCheck,
     HandFairness,
@@ -47,7 +47,7 @@ class TableNotFound(HistoryError):
     code = "table_not_found"
 
 
-def check_hand(hand: HandRow, dealer_seed: str) -> FairnessCheck:
+def check_hand(hand: HandRecord, dealer_seed: str) -> FairnessCheck:
     """Verify the hand's stored cards against the deck its seeds derive.
 
     A record that does not parse (a card that is no card, a deck index out of range, a
@@ -94,7 +94,7 @@ def check_hand(hand: HandRow, dealer_seed: str) -> FairnessCheck:
 async def hand_fairness(session: AsyncSession, player_id: str, hand_id: str) -> HandFairness:
     """The hand's fairness page (``HandNotFound`` unless the caller was dealt in)."""
     hand, _, _ = await dealt_in(session, player_id, hand_id)
-    pair = await session.get(SeedPairRow, hand.seed_pair_id)
+    pair = await engine_reads.seed_pair(session, hand.seed_pair_id)
     revealed = pair is not None and pair.revealed_at is not None
     return HandFairness(
         hand_id=hand.id,
@@ -120,25 +120,10 @@ async def table_seed_pairs(
     """
     if not is_stored_id(table_id):
         raise TableNotFound(f"no table {table_id} that you played at")
-    mine = list(
-        (
-            await session.exec(
-                select(HandRow)
-                .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
-                .where(HandRow.table_id == table_id, HandPlayerRow.player_id == player_id)
-                .order_by(col(HandRow.hand_number))
-            )
-        ).all()
-    )
+    mine = await engine_reads.player_hands_at_table(session, table_id, player_id)
     if not mine:
         raise TableNotFound(f"no table {table_id} that you played at")
-    pairs = (
-        await session.exec(
-            select(SeedPairRow)
-            .where(SeedPairRow.table_id == table_id)
-            .order_by(col(SeedPairRow.ordinal))
-        )
-    ).all()
+    pairs = await engine_reads.seed_pairs_of(session, table_id)
     views = []
     for pair in pairs:
         revealed = pair.revealed_at is not None
@@ -161,7 +146,7 @@ async def table_seed_pairs(
                 state=pair.state,
                 commitment=pair.commitment,
                 # A next pair's client seed is provisional until a rotation makes it current.
-                client_seed=None if pair.state == SeedPairState.NEXT.value else pair.client_seed,
+                client_seed=None if pair.is_next else pair.client_seed,
                 hands_dealt=pair.next_nonce,
                 dealer_seed=pair.dealer_seed if revealed else None,
                 revealed_at=pair.revealed_at,

@@ -54,7 +54,7 @@ from engine_server.game.profiles import (
     Stakes,
     apply_overrides,
 )
-from engine_server.store.models import HandPlayerRow, HandRow, HandState
+from lobby_api.engine_reads import HandRecord, HandSeat
 from lobby_api.history.schemas import HandView, MyCard, SeatView
 
 __all__ = [
@@ -126,7 +126,7 @@ class Visibility:
         return card.up or card.seat is None or self.sees_down(card.seat)
 
 
-def record_cards(hand: HandRow) -> list[RecordCard]:
+def record_cards(hand: HandRecord) -> list[RecordCard]:
     """The hand's stored cards in dealing order (empty when none were recorded).
 
     Raises :class:`RecordInconsistent` for an entry that is not a card dealt at a deck
@@ -164,7 +164,7 @@ def _seats_doing(actions: Iterable[Any], what: str) -> set[int]:
     }
 
 
-def visibility(hand: HandRow, viewer: int) -> Visibility:
+def visibility(hand: HandRecord, viewer: int) -> Visibility:
     """What ``viewer`` (a seat dealt in) may see of the hand's down cards.
 
     A seat counts as shown only when the actions say it showed, it never folded, and — for
@@ -237,10 +237,10 @@ def _cards_in(value: Any) -> Iterable[str]:
 
 
 def redact_hand(
-    hand: HandRow,
-    players: Sequence[HandPlayerRow],
+    hand: HandRecord,
+    players: Sequence[HandSeat],
     names: Mapping[int, str],
-    viewer: HandPlayerRow,
+    viewer: HandSeat,
 ) -> HandView:
     """The hand as ``viewer`` (a seat dealt in) may see it."""
     cards = record_cards(hand)
@@ -412,9 +412,9 @@ def _apply(hand: Hand, action: Mapping[str, Any]) -> None:
         raise RecordInconsistent(f"an unknown action {what!r}")
 
 
-def replay(hand_row: HandRow, players: Sequence[HandPlayerRow]) -> Hand:
+def replay(hand_row: HandRecord, players: Sequence[HandSeat]) -> Hand:
     """The hand replayed through the rules from its record (see the module text)."""
-    if hand_row.state == HandState.RUNNING.value:
+    if hand_row.is_running:
         raise RecordInconsistent("the hand is still running")
     cards = record_cards(hand_row)
     if not cards:
@@ -456,14 +456,14 @@ def replay(hand_row: HandRow, players: Sequence[HandPlayerRow]) -> Hand:
             raise RecordInconsistent(f"actions[{number}] does not replay as recorded")
     if len(produced) != len(recorded):
         raise RecordInconsistent("the rules did more than the record says")
-    if hand_row.state == HandState.CANCELLED.value and not hand.is_over:
+    if hand_row.is_cancelled and not hand.is_over:
         hand.cancel()
     if not hand.is_over:
         raise RecordInconsistent("the recorded actions do not finish the hand")
     dealt = [(seat, format_card(card), index) for seat, card, index in hand.dealt_cards]
     if dealt != [(c.seat, c.card, c.deck_index) for c in cards]:
         raise RecordInconsistent("the replay deals other cards than the record")
-    if hand_row.state == HandState.COMPLETE.value:
+    if hand_row.is_complete:
         final = hand.result().final_stacks
         if any(p.final_stack != final.get(p.seat) for p in players):
             raise RecordInconsistent("the replay ends with other stacks than the record")
@@ -485,10 +485,10 @@ def _phh_cards(text: str) -> list[str]:
 
 
 def redacted_phh(
-    hand_row: HandRow,
-    players: Sequence[HandPlayerRow],
+    hand_row: HandRecord,
+    players: Sequence[HandSeat],
     names: Mapping[int, str],
-    viewer: HandPlayerRow,
+    viewer: HandSeat,
 ) -> str:
     """The hand's PHH as ``viewer`` may see it (see the module text)."""
     hand = replay(hand_row, players)

@@ -1,7 +1,8 @@
 """Hand history: a player's hands, one hand and its PHH, each only for players dealt in.
 
-Plain async functions over the caller's :class:`AsyncSession` on the shared database (the
-engine's ``hands``, ``hand_players`` and ``seat_sessions`` tables); they only read. Each
+Plain async functions over the caller's :class:`AsyncSession` on the shared database; they
+only read, and they read the engine's hands and seat sessions through the lobby's read port
+(:mod:`lobby_api.engine_reads`). Each
 takes the caller's player id. A hand the caller was not dealt into is
 :class:`HandNotFound` — the same error as a hand that does not exist, so the answer never
 tells whether it does. What a caller may see of a hand is decided in
@@ -17,17 +18,10 @@ import json
 import logging
 from datetime import datetime
 
-import sqlalchemy as sa
-from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from engine_server.store.models import (
-    ID_LENGTH,
-    HandPlayerRow,
-    HandRow,
-    HandState,
-    SeatSessionRow,
-)
+from lobby_api import engine_reads
+from lobby_api.engine_reads import ID_LENGTH, HandRecord, HandSeat
 from lobby_api.history.redaction import (
     LeakRefused,
     RecordInconsistent,
@@ -141,21 +135,8 @@ async def list_my_hands(
     if page_size < 0:
         raise InvalidPageRequest("page_size must not be negative", field="page_size")
     size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-    query = (
-        select(HandRow, HandPlayerRow)
-        .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
-        .where(HandPlayerRow.player_id == player_id)
-    )
-    if page_token:
-        when, last_id = _decode_token(player_id, page_token)
-        query = query.where(
-            sa.or_(
-                col(HandRow.started_at) < when,
-                sa.and_(col(HandRow.started_at) == when, col(HandRow.id) < last_id),
-            )
-        )
-    query = query.order_by(col(HandRow.started_at).desc(), col(HandRow.id).desc()).limit(size + 1)
-    rows = list((await session.exec(query)).all())
+    before = _decode_token(player_id, page_token) if page_token else None
+    rows = await engine_reads.player_hands_page(session, player_id, size + 1, before)
     token = ""
     if len(rows) > size:
         rows = rows[:size]
@@ -190,23 +171,13 @@ def is_stored_id(value: str) -> bool:
 
 async def dealt_in(
     session: AsyncSession, player_id: str, hand_id: str
-) -> tuple[HandRow, list[HandPlayerRow], HandPlayerRow]:
+) -> tuple[HandRecord, list[HandSeat], HandSeat]:
     """The hand, its seats (by seat) and the caller's seat; ``HandNotFound`` unless dealt in.
 
     The one gate for every per-hand endpoint (history and fairness).
     """
-    hand = await session.get(HandRow, hand_id) if is_stored_id(hand_id) else None
-    players: list[HandPlayerRow] = []
-    if hand is not None:
-        players = list(
-            (
-                await session.exec(
-                    select(HandPlayerRow)
-                    .where(HandPlayerRow.hand_id == hand_id)
-                    .order_by(col(HandPlayerRow.seat))
-                )
-            ).all()
-        )
+    found = await engine_reads.dealt_hand(session, hand_id) if is_stored_id(hand_id) else None
+    hand, players = found if found is not None else (None, [])
     mine = next((p for p in players if p.player_id == player_id), None)
     if hand is None or mine is None:
         # The same answer whether the hand exists or not.
@@ -214,16 +185,8 @@ async def dealt_in(
     return hand, players, mine
 
 
-async def _names(session: AsyncSession, players: list[HandPlayerRow]) -> dict[int, str]:
-    ids = [p.seat_session_id for p in players]
-    rows = (
-        await session.exec(
-            select(SeatSessionRow.id, SeatSessionRow.display_name).where(
-                col(SeatSessionRow.id).in_(ids)
-            )
-        )
-    ).all()
-    by_session = dict(rows)
+async def _names(session: AsyncSession, players: list[HandSeat]) -> dict[int, str]:
+    by_session = await engine_reads.display_names(session, [p.seat_session_id for p in players])
     return {
         p.seat: by_session[p.seat_session_id] for p in players if p.seat_session_id in by_session
     }
@@ -247,7 +210,7 @@ async def get_hand_phh(session: AsyncSession, player_id: str, hand_id: str) -> s
     not recorded.
     """
     hand, players, mine = await dealt_in(session, player_id, hand_id)
-    if hand.state == HandState.RUNNING.value:
+    if hand.is_running:
         raise HistoryUnavailable(f"hand {hand_id} is still being played")
     if not hand.cards:
         raise HistoryUnavailable(f"hand {hand_id} was {hand.state} with no cards recorded")

@@ -19,6 +19,9 @@ from lobby_api.accounts.models import PlayerRow
 from lobby_api.auth import issue_token
 from lobby_api.idempotency import HEADER, Answer, check_key, fingerprint
 from lobby_api.problems import PROBLEM_MEDIA_TYPE, problem_responses
+from lobby_api.quickgame.dependencies import DEPENDENCIES
+from lobby_api.quickgame.leave import Leaving
+from lobby_api.quickgame.opening import QuickGameOpening
 from lobby_api.quickgame.schemas import (
     LeaveView,
     QuickGameRequest,
@@ -30,7 +33,9 @@ from lobby_api.quickgame.schemas import (
     TopUpRequest,
     TopUpView,
 )
-from lobby_api.quickgame.services import QuickGames
+from lobby_api.quickgame.seed_rotation import SeedRotation
+from lobby_api.quickgame.tickets import Matchmaking
+from lobby_api.quickgame.topup import TopUps
 
 __all__ = ["QuickGameController", "TableController"]
 
@@ -80,6 +85,7 @@ def _respond(
 class QuickGameController(Controller):
     tags = ["quick game"]  # noqa: RUF012 (Litestar's API)
     security = _SECURITY
+    dependencies = DEPENDENCIES
 
     @post(
         "/quickgame",
@@ -94,17 +100,18 @@ class QuickGameController(Controller):
         data: QuickGameRequest,
         idempotency_key: IdempotencyKey,
         current_player: PlayerRow,
-        games: QuickGames,
+        opening: QuickGameOpening,
+        matchmaking: Matchmaking,
         state: State,
     ) -> Response[QuickGameView]:
         key = check_key(idempotency_key)
-        answer = await games.open_quick_game(
+        answer = await opening.open_quick_game(
             current_player, data, key, fingerprint("quickgame", "POST", request.url.path, data)
         )
         token = issue_token(state.settings.jwt_secret, current_player, state.settings.token_seconds)
         body = answer.body
         matching = BackgroundTask(
-            games.match_waiting, str(body.get("city")), str(body.get("stake_level"))
+            matchmaking.match_waiting, str(body.get("city")), str(body.get("stake_level"))
         )
         return _respond(answer, {"token": token}, matching)
 
@@ -121,10 +128,10 @@ class QuickGameController(Controller):
         data: TicketRequest,
         idempotency_key: IdempotencyKey,
         current_player: PlayerRow,
-        games: QuickGames,
+        matchmaking: Matchmaking,
     ) -> Response[TicketView]:
         key = check_key(idempotency_key)
-        answer = await games.open_ticket(
+        answer = await matchmaking.open_ticket(
             current_player, data, key, fingerprint("ticket", "POST", request.url.path, data)
         )
         return _respond(answer)
@@ -134,8 +141,10 @@ class QuickGameController(Controller):
         summary="Poll my ticket (a waiting ticket looks for a seat again)",
         responses=problem_responses(401, 404),
     )
-    async def ticket(self, ticket_id: TicketId, player_id: str, games: QuickGames) -> TicketView:
-        return await games.get_ticket(player_id, ticket_id)
+    async def ticket(
+        self, ticket_id: TicketId, player_id: str, matchmaking: Matchmaking
+    ) -> TicketView:
+        return await matchmaking.get_ticket(player_id, ticket_id)
 
     @delete(
         "/tickets/{ticket_id:str}",
@@ -144,15 +153,16 @@ class QuickGameController(Controller):
         responses=problem_responses(401, 404, 409),
     )
     async def cancel_ticket(
-        self, ticket_id: TicketId, player_id: str, games: QuickGames
+        self, ticket_id: TicketId, player_id: str, matchmaking: Matchmaking
     ) -> TicketView:
-        return await games.cancel_ticket(player_id, ticket_id)
+        return await matchmaking.cancel_ticket(player_id, ticket_id)
 
 
 class TableController(Controller):
     path = "/tables/{table_id:str}"
     tags = ["at the table"]  # noqa: RUF012 (Litestar's API)
     security = _SECURITY
+    dependencies = DEPENDENCIES
 
     @post(
         "/topup",
@@ -168,10 +178,10 @@ class TableController(Controller):
         data: TopUpRequest,
         idempotency_key: IdempotencyKey,
         current_player: PlayerRow,
-        games: QuickGames,
+        topups: TopUps,
     ) -> Response[TopUpView]:
         key = check_key(idempotency_key)
-        answer = await games.top_up(
+        answer = await topups.top_up(
             current_player,
             table_id,
             data,
@@ -188,14 +198,20 @@ class TableController(Controller):
         opt=_MONEY,
     )
     async def leave(
-        self, table_id: TableId, current_player: PlayerRow, games: QuickGames
+        self,
+        table_id: TableId,
+        current_player: PlayerRow,
+        leaving: Leaving,
+        matchmaking: Matchmaking,
     ) -> Response[LeaveView]:
-        view, freed = await games.leave(current_player, table_id)
+        view, freed = await leaving.leave(current_player, table_id)
         background = None
         if freed:
-            table = await games.table_of(table_id)
+            table = await leaving.table_of(table_id)
             if table is not None:
-                background = BackgroundTask(games.match_waiting, table.city, table.stake_level)
+                background = BackgroundTask(
+                    matchmaking.match_waiting, table.city, table.stake_level
+                )
         return Response(content=view, background=background)
 
     @post(
@@ -208,8 +224,8 @@ class TableController(Controller):
         self,
         table_id: TableId,
         current_player: PlayerRow,
-        games: QuickGames,
+        seed_rotation: SeedRotation,
         data: RotateSeedRequest | None = None,
     ) -> RotateSeedView:
         seed = data.client_seed if data is not None else None
-        return await games.rotate_seed(current_player, table_id, seed)
+        return await seed_rotation.rotate_seed(current_player, table_id, seed)

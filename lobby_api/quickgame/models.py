@@ -1,9 +1,10 @@
-"""Quick-game tables, the lobby's seats at them, matchmaking tickets and top-ups.
+"""Quick-game tables, matchmaking tickets and top-ups.
 
 The engine keeps the live table and its seat sessions (``tables``,
 ``seat_sessions``); these rows are the lobby's side: which tables are quick
-games of which city and stake, which seat sessions the lobby opened (and paid
-for from a wallet), and whether each has been settled back to the wallet.
+games of which city and stake, which tickets wait for a seat, which chips were
+added. The seats the lobby opened at them (paid for from a wallet, settled back
+once) are settlement's :class:`~lobby_api.settlement.models.LobbySeatRow`.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from sqlmodel import Field, SQLModel
 
 from engine_server.store import metadata as _metadata  # noqa: F401  (naming convention first)
 from engine_server.store.types import UTCDateTime
+from lobby_api.settlement import models as _seats  # noqa: F401  (lobby_seats, which top-ups name)
 
 __all__ = [
-    "LobbySeatRow",
     "QuickTableRow",
     "QuickTableStatus",
-    "SeatSource",
-    "SeatState",
     "TicketRow",
     "TicketStatus",
     "TopUpRow",
@@ -39,19 +38,6 @@ class QuickTableStatus(StrEnum):
     CLOSED = "closed"
     #: The engine refused to open it; the buy-in went back.
     FAILED = "failed"
-
-
-class SeatState(StrEnum):
-    #: Money in escrow, SeatPlayer not confirmed yet.
-    PENDING = "pending"
-    SEATED = "seated"
-    #: The engine refused the seat; the money went back.
-    FAILED = "failed"
-
-
-class SeatSource(StrEnum):
-    QUICKGAME = "quickgame"
-    TICKET = "ticket"
 
 
 class TicketStatus(StrEnum):
@@ -99,39 +85,6 @@ class QuickTableRow(SQLModel, table=True):
     closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     #: Closed, every seat settled and every rake moved: the sweep ignores it from then on.
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
-
-
-class LobbySeatRow(SQLModel, table=True):
-    """A seat session the lobby opened (its id is the engine's seat_session_id).
-
-    Settled once: ``settled_at`` is set in the transaction that credits the
-    closed session's final stack (ledger key ``settle:{seat_session_id}``).
-    """
-
-    __tablename__ = "lobby_seats"
-    __table_args__ = (
-        sa.CheckConstraint(_one_of("state", SeatState), name="state"),
-        sa.CheckConstraint(_one_of("source", SeatSource), name="source"),
-        sa.CheckConstraint("buy_in > 0", name="buy_in"),
-        sa.Index("ix_lobby_seats_table_id_state", "table_id", "state"),
-        sa.Index("ix_lobby_seats_player_id_state", "player_id", "state"),
-        # The sweep: seated sessions not settled yet.
-        sa.Index("ix_lobby_seats_state_settled_at", "state", "settled_at"),
-    )
-
-    seat_session_id: str = Field(primary_key=True, max_length=64)
-    table_id: str = Field(foreign_key="quick_tables.table_id", max_length=64)
-    player_id: str = Field(foreign_key="players.id", max_length=64)
-    buy_in: int = Field(sa_type=sa.BigInteger)
-    source: str = Field(max_length=16)
-    ticket_id: str | None = Field(default=None, max_length=64)
-    state: str = Field(default=SeatState.PENDING.value, max_length=16)
-    #: The seat the engine gave (None until seated).
-    seat: int | None = None
-    #: The final stack credited to the wallet (None until settled).
-    settled_amount: int | None = Field(default=None, sa_type=sa.BigInteger)
-    settled_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
-    created_at: datetime = Field(sa_type=UTCDateTime)
 
 
 class TicketRow(SQLModel, table=True):

@@ -5,21 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import Parameter
 
 from lobby_api.problems import problem_responses
+from lobby_api.wallet.dependencies import provide_player_wallet
 from lobby_api.wallet.schemas import WalletView
 from lobby_api.wallet.services import PlayerWallet
 
-__all__ = ["WalletController", "provide_player_wallet"]
-
-
-def provide_player_wallet(state: State, player_id: str) -> PlayerWallet:
-    # One dependency on the player alone: Litestar resolves several independent dependencies
-    # in a task group per request, which costs more than this whole read's SQL.
-    return PlayerWallet(state.db, state.settlement, player_id)
+__all__ = ["WalletController"]
 
 
 class WalletController(Controller):

@@ -21,17 +21,16 @@ so a wallet's statement reads like a bank statement.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from engine_server.ids import new_id
 from engine_server.store.types import utc_now
+from lobby_api.db import insert_ignore
 from lobby_api.wallet.models import (
     AccountKind,
     LedgerAccountRow,
@@ -48,7 +47,6 @@ __all__ = [
     "account_kind",
     "escrow_account",
     "hold_account",
-    "insert_ignore",
     "post",
     "wallet_account",
 ]
@@ -118,14 +116,6 @@ class Posting:
     balances: dict[str, int]
 
 
-def insert_ignore(session: AsyncSession, table: sa.Table) -> sa.Insert:
-    """``INSERT … ON CONFLICT DO NOTHING`` for the session's database."""
-    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-    if dialect == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing()
-    return sqlite.insert(table).on_conflict_do_nothing()
-
-
 async def _lock(session: AsyncSession, ids: list[str]) -> dict[str, LedgerAccountRow]:
     query = (
         select(LedgerAccountRow)
@@ -192,7 +182,7 @@ async def post(
         if account.balance + amount < 0 and account.kind != AccountKind.ISSUER.value:
             raise InsufficientFunds(account_id, account.balance, amount)
     transaction = LedgerTransactionRow(
-        id="tx-" + secrets.token_hex(10), idempotency_key=key, kind=kind, created_at=now
+        id=new_id("tx", size=10), idempotency_key=key, kind=kind, created_at=now
     )
     session.add(transaction)
     await session.flush()

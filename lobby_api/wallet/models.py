@@ -1,4 +1,4 @@
-"""The double-entry ledger and the idempotency records of money-moving requests.
+"""The double-entry ledger: accounts, transactions and their entries.
 
 Every movement of money is one :class:`LedgerTransactionRow` (unique
 ``idempotency_key``) with two or more :class:`LedgerEntryRow` whose amounts
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
@@ -33,8 +32,6 @@ from engine_server.store.types import UTCDateTime
 __all__ = [
     "ACCOUNT_ID_LENGTH",
     "AccountKind",
-    "IdempotencyRow",
-    "IdempotencyState",
     "LedgerAccountRow",
     "LedgerEntryRow",
     "LedgerTransactionRow",
@@ -50,13 +47,6 @@ class AccountKind(StrEnum):
     HOUSE = "house"
     #: Issues play money: the only kind whose balance may go below zero.
     ISSUER = "issuer"
-
-
-class IdempotencyState(StrEnum):
-    #: Money moved; the rest of the request (engine calls) is not finished yet.
-    PENDING = "pending"
-    #: Finished: ``status_code`` and ``response`` are the answer every retry gets.
-    DONE = "done"
 
 
 def _one_of(column: str, enum: type[StrEnum]) -> str:
@@ -118,33 +108,4 @@ class LedgerEntryRow(SQLModel, table=True):
     kind: str = Field(max_length=32)
     #: What the movement is about (a table, a seat session, a ticket, a hand).
     reference: str | None = Field(default=None, max_length=128)
-    created_at: datetime = Field(sa_type=UTCDateTime)
-
-
-class IdempotencyRow(SQLModel, table=True):
-    """A money-moving request by its ``Idempotency-Key``: a retry gets the first answer.
-
-    Inserted in the same transaction that moves the money, so the key and the
-    movement exist together or not at all. ``fingerprint`` (SHA-256 of the
-    method, path and body) tells a retry from a different request reusing the
-    key. While ``pending``, the request holding ``locked_until`` finishes it;
-    after that lease a retry (or the sweep) resumes it from ``reference``.
-    """
-
-    __tablename__ = "idempotency_keys"
-    __table_args__ = (
-        sa.CheckConstraint(_one_of("state", IdempotencyState), name="state"),
-        sa.Index("ix_idempotency_keys_state_locked_until", "state", "locked_until"),
-    )
-
-    player_id: str = Field(primary_key=True, max_length=64)
-    key: str = Field(primary_key=True, max_length=255)
-    operation: str = Field(max_length=32)
-    fingerprint: str = Field(max_length=64)
-    state: str = Field(default=IdempotencyState.PENDING.value, max_length=16)
-    #: What the operation is resuming from (a seat session, a ticket, a top-up).
-    reference: str | None = Field(default=None, max_length=64)
-    status_code: int | None = None
-    response: Any | None = Field(default=None, sa_type=sa.JSON)
-    locked_until: datetime = Field(sa_type=UTCDateTime)
     created_at: datetime = Field(sa_type=UTCDateTime)

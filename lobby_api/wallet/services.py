@@ -1,9 +1,16 @@
-"""Reading a wallet: its balance and its statement, newest first, one page at a time."""
+"""Reading a wallet: its balance and its statement, newest first, one page at a time.
+
+The wallet is the bottom of the lobby's money: it knows accounts and entries only. Money
+still owed to a player (a closed seat session not yet settled) is collected before his
+wallet is read, through the :class:`Owed` the layers above hand it (settlement); the wallet
+asks whether anything is owed in the same statement that reads it.
+"""
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -11,17 +18,20 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import col
 
-from engine_server.store.models import SeatSessionRow
-from engine_server.store.models import SeatSessionState as EngineSessionState
 from lobby_api.db import Database
 from lobby_api.problems import DomainError
-from lobby_api.quickgame.models import LobbySeatRow, SeatState
-from lobby_api.settlement import Settlement
 from lobby_api.wallet.ledger import wallet_account
 from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow
 from lobby_api.wallet.schemas import EntryView, WalletView
 
-__all__ = ["PlayerWallet", "decode_page_token", "encode_page_token", "read_wallet"]
+__all__ = [
+    "NOTHING_OWED",
+    "Owed",
+    "PlayerWallet",
+    "WalletReader",
+    "decode_page_token",
+    "encode_page_token",
+]
 
 
 def encode_page_token(entry_id: int) -> str:
@@ -44,25 +54,36 @@ def decode_page_token(token: str) -> int:
     return int(number)
 
 
-def _build_statement(*, after_cursor: bool) -> Any:
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """Money owed to players, collected before a wallet is read.
+
+    ``waiting`` is an SQL condition on the bound parameter ``player_id``: true when
+    something waits to be credited to him; ``collect(player_id)`` credits it (and whatever
+    its owner does after). Settlement supplies it; the wallet knows neither.
+    """
+
+    waiting: Any
+    collect: Callable[[str], Awaitable[object]]
+
+
+async def _nothing(player_id: str) -> None:
+    return None
+
+
+#: Nothing is ever owed (a wallet on its own).
+NOTHING_OWED = Owed(sa.false(), _nothing)
+
+
+def _build_statement(waiting: Any, *, after_cursor: bool) -> Any:
     """The wallet's one statement (first page, or the page after a cursor), with bound
     parameters ``account_id``, ``player_id``, ``limit`` and ``before``: built once, so each
     read only binds values (and SQLAlchemy's compiled cache finds it)."""
     joined = col(LedgerEntryRow.account_id) == col(LedgerAccountRow.id)
     if after_cursor:
         joined = sa.and_(joined, col(LedgerEntryRow.id) < sa.bindparam("before", type_=sa.Integer))
-    # Whether a closed seat session of his waits to be settled (then settle, and read again).
-    unsettled = (
-        sa.exists()
-        .where(
-            col(LobbySeatRow.player_id) == sa.bindparam("player_id", type_=sa.String),
-            col(LobbySeatRow.state) == SeatState.SEATED.value,
-            col(LobbySeatRow.settled_at).is_(None),
-            col(SeatSessionRow.id) == col(LobbySeatRow.seat_session_id),
-            col(SeatSessionRow.state) == EngineSessionState.CLOSED.value,
-        )
-        .label("unsettled")
-    )
+    # Whether money waits to be credited to him (then collect it, and read again).
+    unsettled = waiting.label("unsettled")
     return (
         sa.select(
             col(LedgerAccountRow.balance),
@@ -83,39 +104,44 @@ def _build_statement(*, after_cursor: bool) -> Any:
     )
 
 
-_FIRST_PAGE = _build_statement(after_cursor=False)
-_AFTER_CURSOR = _build_statement(after_cursor=True)
+class WalletReader:
+    """Reads wallets, collecting what is owed first: one per app (its two statements are
+    built once)."""
+
+    def __init__(self, db: Database, owed: Owed = NOTHING_OWED) -> None:
+        self.db = db
+        self.owed = owed
+        self._first_page = _build_statement(owed.waiting, after_cursor=False)
+        self._after_cursor = _build_statement(owed.waiting, after_cursor=True)
+
+    def _statement(
+        self, player_id: str, page_size: int, before: int | None
+    ) -> tuple[Any, dict[str, Any]]:
+        """The statement for this page and its parameter values (one row more than the page
+        tells whether another page follows)."""
+        parameters: dict[str, Any] = {
+            "account_id": wallet_account(player_id),
+            "player_id": player_id,
+            "limit": page_size + 1,
+        }
+        if before is None:
+            return self._first_page, parameters
+        parameters["before"] = before
+        return self._after_cursor, parameters
+
+    async def read(self, player_id: str, page_size: int, page_token: str | None) -> WalletView:
+        """The wallet, read in one statement; what is owed is collected first (rare)."""
+        before = decode_page_token(page_token) if page_token else None
+        statement, parameters = self._statement(player_id, page_size, before)
+        rows = await self.db.fetch(statement, parameters)
+        if not rows or rows[0].unsettled:
+            # Touching the wallet settles whatever the player left behind at tables.
+            await self.owed.collect(player_id)
+            rows = await self.db.fetch(statement, parameters)
+        return _view(player_id, rows, page_size)
 
 
-def _statement(player_id: str, page_size: int, before: int | None) -> tuple[Any, dict[str, Any]]:
-    """The statement for this page and its parameter values (one row more than the page
-    tells whether another page follows)."""
-    parameters: dict[str, Any] = {
-        "account_id": wallet_account(player_id),
-        "player_id": player_id,
-        "limit": page_size + 1,
-    }
-    if before is None:
-        return _FIRST_PAGE, parameters
-    parameters["before"] = before
-    return _AFTER_CURSOR, parameters
-
-
-async def read_wallet(
-    db: Database,
-    settlement: Settlement,
-    player_id: str,
-    page_size: int,
-    page_token: str | None,
-) -> WalletView:
-    """The wallet, read in one statement; a closed seat session is settled first (rare)."""
-    before = decode_page_token(page_token) if page_token else None
-    statement, parameters = _statement(player_id, page_size, before)
-    rows = await db.fetch(statement, parameters)
-    if not rows or rows[0].unsettled:
-        # Touching the wallet settles whatever the player left behind at tables.
-        await settlement.settle_player(player_id)
-        rows = await db.fetch(statement, parameters)
+def _view(player_id: str, rows: list[Any], page_size: int) -> WalletView:
     balance = rows[0].balance if rows else 0
     entries = [
         EntryView(
@@ -141,14 +167,13 @@ async def read_wallet(
 
 @dataclass(frozen=True, slots=True)
 class PlayerWallet:
-    """The signed-in player's wallet: what ``GET /wallet`` reads."""
+    """The signed-in player's wallet: what ``GET /wallet`` reads (one per request)."""
 
-    db: Database
-    settlement: Settlement
+    reader: WalletReader
     player_id: str
 
     async def read(self, page_size: int, page_token: str | None) -> WalletView:
-        return await read_wallet(self.db, self.settlement, self.player_id, page_size, page_token)
+        return await self.reader.read(self.player_id, page_size, page_token)
 
 
 def _utc(moment: datetime) -> datetime:

@@ -10,6 +10,7 @@ import pytest
 from engine_server.auth import Scope, mint_token
 from lobby_api import problems
 from lobby_api import settings as settings_module
+from lobby_api.quickgame.tickets import Matchmaking
 from lobby_api.settings import LobbySettings, SettingsError
 from tests.engine_server.api.conftest import SECRET
 from tests.lobby_api.conftest import add_test_levels, build_app, running
@@ -29,14 +30,14 @@ async def test_health_and_errors_are_problem_documents(client: httpx.AsyncClient
 
 
 async def test_an_unexpected_failure_is_a_500_problem_that_leaks_nothing(
-    client: httpx.AsyncClient, app: object, city: str
+    client: httpx.AsyncClient, city: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     player = await register(client, city)
 
     async def broken(*args: object) -> None:
         raise RuntimeError("secret internals")
 
-    app.state.games.get_ticket = broken  # type: ignore[attr-defined]
+    monkeypatch.setattr(Matchmaking, "get_ticket", broken)
     answer = await player.get("/tickets/tk-1")
     assert answer.status_code == 500
     assert answer.headers["content-type"].startswith("application/problem+json")

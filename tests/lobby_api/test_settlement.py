@@ -50,8 +50,8 @@ async def test_replicas_sweeping_at_once_credit_a_closed_session_once(
     replicas = [build_app(settings, engine) for _ in range(2)]  # type: ignore[arg-type]
     async with running(replicas[0]), running(replicas[1]):
         await asyncio.gather(
-            app.state.games.sweep_once(),
-            *(r.state.games.sweep_once() for r in replicas),
+            app.state.sweep.once(),
+            *(r.state.sweep.once() for r in replicas),
         )
     for replica in replicas:
         await replica.state.engine.close()

@@ -254,7 +254,7 @@ async def test_an_unreachable_engine_keeps_the_money_in_escrow_until_a_retry_fin
     assert resumed.status_code == 201, resumed.text
     # The sweep finishes the other one (nobody retried it).
     app: Litestar = client._transport.app  # type: ignore[attr-defined]
-    await app.state.games.sweep_once()
+    await app.state.sweep.once()
     assert (
         await scalar(
             db,

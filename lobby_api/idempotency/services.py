@@ -3,7 +3,7 @@
 A money request runs in two parts:
 
 1. ``prepare`` — in one transaction with the insertion of the key's
-   :class:`~lobby_api.wallet.models.IdempotencyRow`: checks the request and moves
+   :class:`~lobby_api.idempotency.models.IdempotencyRow`: checks the request and moves
    the money (or refuses, and then nothing at all is written, the key included);
 2. ``complete`` — the calls to the engine and the bookkeeping after them. It
    must be safe to run again from its ``reference`` (every engine call is
@@ -28,8 +28,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -40,19 +41,26 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.store.types import utc_now
-from lobby_api.db import Database
+from lobby_api.db import Database, insert_ignore
+from lobby_api.idempotency.models import IdempotencyRow, IdempotencyState
 from lobby_api.problems import DomainError
-from lobby_api.wallet.ledger import insert_ignore
-from lobby_api.wallet.models import IdempotencyRow, IdempotencyState
 
 __all__ = [
     "HEADER",
+    "LEASE",
     "Answer",
+    "Complete",
     "Transient",
     "check_key",
+    "claim",
+    "complete_and_finish",
     "fingerprint",
+    "finish",
+    "resume_stale",
     "run_idempotent",
 ]
+
+log = logging.getLogger("stud.lobby.idempotency")
 
 HEADER = "Idempotency-Key"
 _KEY = re.compile(r"^[\x21-\x7e]{1,255}$")
@@ -67,6 +75,10 @@ class Answer:
     status: int
     body: dict[str, Any]
     replayed: bool = False
+
+
+#: A request's second part: given its ``reference``, finish it and say the answer.
+Complete = Callable[[str], Awaitable[Answer]]
 
 
 class Transient(Exception):
@@ -108,7 +120,7 @@ async def _load(session: AsyncSession, player_id: str, key: str) -> IdempotencyR
     return (await session.exec(query)).first()
 
 
-async def _claim(db: Database, row: IdempotencyRow) -> bool:
+async def claim(db: Database, row: IdempotencyRow) -> bool:
     """Take over a pending key whose lease ran out (one claimant wins)."""
     now = utc_now()
     async with db.write() as session:
@@ -157,7 +169,7 @@ async def complete_and_finish(
     player_id: str,
     key: str,
     reference: str,
-    complete: Callable[[str], Awaitable[Answer]],
+    complete: Complete,
 ) -> Answer:
     """Run ``complete`` as the key's owner; store its answer (a transient failure: 503)."""
     try:
@@ -185,7 +197,7 @@ async def run_idempotent(
     operation: str,
     fingerprint: str,
     prepare: Callable[[AsyncSession], Awaitable[str]],
-    complete: Callable[[str], Awaitable[Answer]],
+    complete: Complete,
     wait_seconds: float = 15.0,
 ) -> Answer:
     """Run a money request once per ``(player_id, key)`` (see the module's docstring)."""
@@ -230,7 +242,7 @@ async def run_idempotent(
             )
         if row.state == IdempotencyState.DONE.value:
             return Answer(row.status_code or 200, row.response or {}, replayed=True)
-        if row.locked_until <= utc_now() and row.reference is not None and await _claim(db, row):
+        if row.locked_until <= utc_now() and row.reference is not None and await claim(db, row):
             return await complete_and_finish(db, player_id, key, row.reference, complete)
         if loop.time() >= deadline:
             raise DomainError(
@@ -244,3 +256,29 @@ async def run_idempotent(
         delay = min(delay * 2, 0.2)
         async with db.read() as session:
             row = await _load(session, player_id, key)
+
+
+async def resume_stale(db: Database, operations: Mapping[str, Complete], limit: int = 100) -> None:
+    """Finish pending requests whose lease ran out (their client gave up, or died): each is
+    claimed, then completed by ``operations[its operation]`` (the sweep runs this)."""
+    async with db.read() as session:
+        rows = (
+            await session.exec(
+                select(IdempotencyRow)
+                .where(
+                    col(IdempotencyRow.state) == IdempotencyState.PENDING.value,
+                    col(IdempotencyRow.locked_until) < utc_now(),
+                )
+                .limit(limit)
+            )
+        ).all()
+    for row in rows:
+        complete = operations.get(row.operation)
+        if complete is None or row.reference is None or not await claim(db, row):
+            continue
+        try:
+            await complete_and_finish(db, row.player_id, row.key, row.reference, complete)
+        except DomainError as error:
+            log.info("resuming %s/%s: %s", row.operation, row.key, error.detail)
+        except Exception:
+            log.exception("resuming %s/%s failed", row.operation, row.key)

@@ -1,9 +1,10 @@
 """``stud run``: the whole card room on one machine — engine, lobby and demo bots.
 
 It migrates the SQLite database, loads ``seeds/``, starts the engine (gRPC and
-Connect/gRPC-Web) and the lobby as child processes, starts demo bots where the
-``stud bots`` command exists, prints where to connect, and stops everything
-cleanly on Ctrl-C (SIGINT) or SIGTERM.
+Connect/gRPC-Web), the lobby and demo bots (``stud bots``) as child processes, prints
+where to connect, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
+with the lobby because it runs the whole room; it starts each part as a ``stud``
+subcommand in a process of its own.
 """
 
 from __future__ import annotations
@@ -22,13 +23,21 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any
 
-from engine_server.cli import COMMANDS, CliError
+__all__ = ["HELP", "configure", "run"]
 
-__all__ = ["configure", "run"]
+HELP = "run the whole card room: engine, lobby and demo bots"
 
 DEMO_USER = "demo"
 DEMO_PASSWORD = "demo-password"
 DEMO_CITY = "oslo"
+
+
+class Failed(Exception):
+    """A part did not come up: reported as one line on stderr, exit status ``code``."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -56,7 +65,7 @@ def _read_ready_line(process: subprocess.Popen[str], name: str, timeout: float) 
         line = process.stdout.readline()
         if not line:
             if process.poll() is not None:
-                raise CliError(f"the {name} exited with status {process.returncode}", code=1)
+                raise Failed(f"the {name} exited with status {process.returncode}")
             continue
         line = line.strip()
         if line.startswith("{"):
@@ -64,7 +73,7 @@ def _read_ready_line(process: subprocess.Popen[str], name: str, timeout: float) 
                 value = json.loads(line)
                 if isinstance(value, dict):
                     return value
-    raise CliError(f"the {name} did not report ready within {timeout:.0f} s", code=1)
+    raise Failed(f"the {name} did not report ready within {timeout:.0f} s")
 
 
 def _wait_http(url: str, timeout: float) -> None:
@@ -76,7 +85,7 @@ def _wait_http(url: str, timeout: float) -> None:
                     return
         except (urllib.error.URLError, OSError):
             time.sleep(0.2)
-    raise CliError(f"{url} did not answer within {timeout:.0f} s", code=1)
+    raise Failed(f"{url} did not answer within {timeout:.0f} s")
 
 
 def _post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -180,48 +189,40 @@ def run(args: argparse.Namespace) -> int:
         env.setdefault(
             "STUD_LOBBY_ENGINE_WEB", str(addresses.get("web") or f"http://{host}:{web_port}")
         )
-        lobby_url = ""
-        if "lobby" in COMMANDS:
-            _step(f"starting the lobby (http://{host}:{lobby_port})")
-            start(
-                "lobby",
-                [
-                    *_stud(),
-                    "lobby",
-                    "--port",
-                    str(lobby_port),
-                    "--engine",
-                    f"{host}:{grpc_port}",
-                ],
-                ready_line=False,
-            )
-            lobby_url = f"http://{host}:{lobby_port}"
-            _wait_http(f"{lobby_url}/health", 60)
-            _demo_account(lobby_url)
-        if "bots" in COMMANDS and lobby_url and not args.no_bots:
+        _step(f"starting the lobby (http://{host}:{lobby_port})")
+        start(
+            "lobby",
+            [*_stud(), "lobby", "--port", str(lobby_port), "--engine", f"{host}:{grpc_port}"],
+            ready_line=False,
+        )
+        lobby_url = f"http://{host}:{lobby_port}"
+        _wait_http(f"{lobby_url}/health", 60)
+        _demo_account(lobby_url)
+        if not args.no_bots:
             _step("starting demo bots in two cities")
             start("bots", [*_stud(), "bots", "--lobby", lobby_url], ready_line=False)
         lines = [
             "",
             "The card room is up:",
-            f"  web table      {lobby_url}/play" if lobby_url else "",
-            f"  lobby OpenAPI  {lobby_url}/schema" if lobby_url else "",
+            f"  web table      {lobby_url}/play",
+            f"  lobby OpenAPI  {lobby_url}/schema",
             f"  engine gRPC    {addresses.get('grpc')}  (reflection on: grpcurl -plaintext {addresses.get('grpc')} list)",
             f"  engine web     {addresses.get('web')}  (Connect / gRPC-Web)",
-            f"  sign in as     {DEMO_USER} / {DEMO_PASSWORD}" if lobby_url else "",
+            f"  sign in as     {DEMO_USER} / {DEMO_PASSWORD}",
             f"  logs           {Path('var').resolve()}/*.log",
             "Press Ctrl-C to stop.",
         ]
-        print("\n".join(line for line in lines if line != "" or lines.index(line) == 0), flush=True)
+        print("\n".join(lines), flush=True)
         while not stopping["now"]:
             for name, process in children:
                 if process.poll() is not None:
                     print(f"{name} stopped (status {process.returncode}); stopping", flush=True)
                     stopping["now"] = True
             time.sleep(0.2)
-    except CliError:
+    except Failed as error:
         stop_all()
-        raise
+        print(f"stud run: {error}", file=sys.stderr)
+        return error.code
     except Exception:
         stop_all()
         raise

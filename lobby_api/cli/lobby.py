@@ -2,8 +2,8 @@
 
 It migrates the database first, like ``stud engine`` (both share one Alembic
 history, and may share one SQLite file), and prints one JSON line with its
-address when it is ready. The lobby's code is imported only when this command
-runs: the engine never imports the lobby.
+address when it is ready. The lobby's app is imported only when this command
+runs (``stud --help`` stays quick).
 """
 
 from __future__ import annotations
@@ -16,9 +16,15 @@ import os
 import signal
 import sys
 
-from engine_server.cli import CliError
+__all__ = ["HELP", "configure", "run"]
 
-__all__ = ["configure", "run"]
+HELP = "run the lobby REST API (accounts, wallets, quick games)"
+
+
+def _refuse(error: object) -> int:
+    """Bad input: one line on stderr, status 2 (as every ``stud`` command)."""
+    print(f"stud lobby: {error}", file=sys.stderr)
+    return 2
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -52,13 +58,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = LobbySettings.from_env(env)
     except SettingsError as error:
-        raise CliError(str(error)) from None
+        return _refuse(error)
     level = env.get("STUD_LOG_LEVEL", "INFO").upper()
     configure_logging(level, env.get("STUD_LOG_FORMAT", "json"))
     try:
         check_schema(settings.database_url)
     except SchemaTooNew as error:
-        raise CliError(str(error)) from None
+        return _refuse(error)
     try:
         run_in_loop(settings.loop, _serve(settings))
     except OSError as error:

@@ -1,0 +1,441 @@
+"""The lobby's one read port onto the engine's tables: named questions, lobby-owned answers.
+
+The engine owns its schema (:mod:`engine_server.store.models`, :mod:`engine_server.store.nodes`);
+the lobby owns its questions. This is the only module of ``lobby_api`` that imports either:
+everything else asks here, and gets its answers as the lobby's own frozen values (never the
+engine's rows), with the engine's states turned into yes/no questions (``is_closed``,
+``is_running`` …), so no other module compares an engine status with a string. The lobby
+only ever reads these tables; it changes the engine's state through AdminService.
+
+Two kinds of question:
+
+- **Conditions** (``…_closed(column)``): an SQL condition on a column of the lobby's, for the
+  lobby to put in its own statements (one statement, one round trip, and inside the same
+  transaction as the lobby rows it locks).
+- **Reads** (``async``): run on the caller's session, so inside the caller's transaction.
+
+The questions, by subject:
+
+seat sessions
+    :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`display_names`,
+    :func:`running_hand_of`
+hands
+    :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
+    :func:`player_hands_at_table`
+seed pairs
+    :func:`seed_pair`, :func:`seed_pairs_of`
+tables
+    :func:`closed_table`, :func:`table_owner`
+engine nodes
+    :func:`least_loaded_live_node`, :func:`node`
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.store.models import (
+    ID_LENGTH,
+    EngineNodeRow,
+    HandPlayerRow,
+    HandRow,
+    HandState,
+    SeatSessionRow,
+    SeatSessionState,
+    SeedPairRow,
+    SeedPairState,
+    TableRow,
+    TableStatus,
+)
+from engine_server.store.nodes import live_nodes
+from engine_server.store.types import utc_now
+
+__all__ = [
+    "ID_LENGTH",
+    "ClosedTable",
+    "EndedHand",
+    "EngineNode",
+    "HandRecord",
+    "HandSeat",
+    "SeatSession",
+    "SeedPair",
+    "closed_table",
+    "dealt_hand",
+    "display_names",
+    "hands_ended_since",
+    "least_loaded_live_node",
+    "node",
+    "player_hands_at_table",
+    "player_hands_page",
+    "running_hand_of",
+    "seat_session",
+    "seat_session_closed",
+    "seed_pair",
+    "seed_pairs_of",
+    "table_owner",
+]
+
+# ------------------------------------------------------------------------ the answers
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSession:
+    """A seat session as the engine keeps it: its stack now (the final stack once closed)."""
+
+    id: str
+    stack: int
+    #: Seated and staying (not leaving, not closed).
+    is_open: bool
+    #: Closed by the engine: ``stack`` is final and waits in the table's escrow.
+    is_closed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EndedHand:
+    """A hand that is over: its number, and the rake it took (0 for a cancelled hand)."""
+
+    id: str
+    hand_number: int
+    rake: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedTable:
+    """A table the engine has closed."""
+
+    #: How many hands it started (every one of them is over).
+    hands_started: int
+    closed_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class EngineNode:
+    """A registered engine node and the addresses it advertises."""
+
+    id: str
+    #: Where the lobby calls its AdminService.
+    admin_address: str
+    #: What players are given: gRPC and Connect / gRPC-Web.
+    grpc_address: str
+    web_url: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """A hand as the engine stored it (the fields the lobby reads)."""
+
+    id: str
+    table_id: str
+    hand_number: int
+    seed_pair_id: str
+    commitment: str
+    client_seed: str
+    nonce: int
+    #: running, complete or cancelled (given to players as is).
+    state: str
+    button_seat: int
+    profile: str
+    settings: dict[str, Any]
+    started_at: datetime
+    ended_at: datetime | None
+    cards: list[dict[str, Any]] | None
+    actions: list[Any] | None
+    pots: list[Any] | None
+    rake: int | None
+    result: dict[str, Any] | None
+    cancel_reason: str | None
+
+    @property
+    def is_running(self) -> bool:
+        return self.state == HandState.RUNNING.value
+
+    @property
+    def is_complete(self) -> bool:
+        return self.state == HandState.COMPLETE.value
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.state == HandState.CANCELLED.value
+
+
+@dataclass(frozen=True, slots=True)
+class HandSeat:
+    """One seat dealt into a hand."""
+
+    hand_id: str
+    seat: int
+    player_id: str
+    seat_session_id: str
+    start_stack: int
+    #: None until the hand is over.
+    final_stack: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeedPair:
+    """A table's seed pair; ``dealer_seed`` may be given out only once ``revealed_at`` is set."""
+
+    id: str
+    table_id: str
+    ordinal: int
+    #: next, current or retired (given to players as is).
+    state: str
+    dealer_seed: str
+    commitment: str
+    client_seed: str
+    next_nonce: int
+    revealed_at: datetime | None
+
+    @property
+    def is_next(self) -> bool:
+        """Committed ahead of a rotation: its client seed is provisional."""
+        return self.state == SeedPairState.NEXT.value
+
+    @property
+    def is_revealed(self) -> bool:
+        return self.revealed_at is not None
+
+
+def _hand(row: HandRow) -> HandRecord:
+    return HandRecord(
+        id=row.id,
+        table_id=row.table_id,
+        hand_number=row.hand_number,
+        seed_pair_id=row.seed_pair_id,
+        commitment=row.commitment,
+        client_seed=row.client_seed,
+        nonce=row.nonce,
+        state=row.state,
+        button_seat=row.button_seat,
+        profile=row.profile,
+        settings=row.settings,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        cards=row.cards,
+        actions=row.actions,
+        pots=row.pots,
+        rake=row.rake,
+        result=row.result,
+        cancel_reason=row.cancel_reason,
+    )
+
+
+def _hand_seat(row: HandPlayerRow) -> HandSeat:
+    return HandSeat(
+        hand_id=row.hand_id,
+        seat=row.seat,
+        player_id=row.player_id,
+        seat_session_id=row.seat_session_id,
+        start_stack=row.start_stack,
+        final_stack=row.final_stack,
+    )
+
+
+def _seed_pair(row: SeedPairRow) -> SeedPair:
+    return SeedPair(
+        id=row.id,
+        table_id=row.table_id,
+        ordinal=row.ordinal,
+        state=row.state,
+        dealer_seed=row.dealer_seed,
+        commitment=row.commitment,
+        client_seed=row.client_seed,
+        next_nonce=row.next_nonce,
+        revealed_at=row.revealed_at,
+    )
+
+
+# ---------------------------------------------------------------------- seat sessions
+
+
+def seat_session_closed(seat_session_id: Any) -> Any:
+    """Condition: the engine has closed the seat session ``seat_session_id`` names (a column
+    or an expression of the caller's statement)."""
+    return (
+        sa.exists()
+        .where(
+            col(SeatSessionRow.id) == seat_session_id,
+            col(SeatSessionRow.state) == SeatSessionState.CLOSED.value,
+        )
+        .correlate_except(SeatSessionRow)
+    )
+
+
+async def seat_session(session: AsyncSession, seat_session_id: str) -> SeatSession | None:
+    """The seat session (None: the engine has not opened it)."""
+    row = await session.get(SeatSessionRow, seat_session_id)
+    if row is None:
+        return None
+    return SeatSession(
+        id=row.id,
+        stack=row.stack,
+        is_open=row.state == SeatSessionState.OPEN.value,
+        is_closed=row.state == SeatSessionState.CLOSED.value,
+    )
+
+
+async def display_names(session: AsyncSession, seat_session_ids: Iterable[str]) -> dict[str, str]:
+    """The name each of these seat sessions played under, by seat session id."""
+    rows = (
+        await session.exec(
+            select(SeatSessionRow.id, SeatSessionRow.display_name).where(
+                col(SeatSessionRow.id).in_(list(seat_session_ids))
+            )
+        )
+    ).all()
+    return dict(rows)
+
+
+async def running_hand_of(session: AsyncSession, seat_session_id: str) -> str | None:
+    """The id of the running hand the seat session is dealt into, if one is."""
+    return (
+        await session.exec(
+            select(HandRow.id)
+            .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
+            .where(
+                col(HandRow.state) == HandState.RUNNING.value,
+                col(HandPlayerRow.seat_session_id) == seat_session_id,
+            )
+        )
+    ).first()
+
+
+# ------------------------------------------------------------------------------ hands
+
+
+async def hands_ended_since(
+    session: AsyncSession, table_id: str, after_number: int
+) -> list[EndedHand]:
+    """The table's hands numbered above ``after_number``, in order, up to (not including) the
+    first one still running: later hands cannot have ended before it."""
+    rows = (
+        await session.exec(
+            select(HandRow)
+            .where(col(HandRow.table_id) == table_id, col(HandRow.hand_number) > after_number)
+            .order_by(col(HandRow.hand_number))
+        )
+    ).all()
+    ended = []
+    for row in rows:
+        if row.state == HandState.RUNNING.value:
+            break
+        rake = (row.rake or 0) if row.state == HandState.COMPLETE.value else 0
+        ended.append(EndedHand(row.id, row.hand_number, rake))
+    return ended
+
+
+async def dealt_hand(
+    session: AsyncSession, hand_id: str
+) -> tuple[HandRecord, list[HandSeat]] | None:
+    """The hand and its seats, by seat (None: no such hand)."""
+    row = await session.get(HandRow, hand_id)
+    if row is None:
+        return None
+    seats = (
+        await session.exec(
+            select(HandPlayerRow)
+            .where(HandPlayerRow.hand_id == hand_id)
+            .order_by(col(HandPlayerRow.seat))
+        )
+    ).all()
+    return _hand(row), [_hand_seat(seat) for seat in seats]
+
+
+async def player_hands_page(
+    session: AsyncSession,
+    player_id: str,
+    limit: int,
+    before: tuple[datetime, str] | None = None,
+) -> list[tuple[HandRecord, HandSeat]]:
+    """The player's hands and his seat in each, newest first (``started_at``, then id), at
+    most ``limit``; with ``before``, only those after that ``(started_at, id)`` in this order."""
+    query = (
+        select(HandRow, HandPlayerRow)
+        .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
+        .where(HandPlayerRow.player_id == player_id)
+    )
+    if before is not None:
+        when, last_id = before
+        query = query.where(
+            sa.or_(
+                col(HandRow.started_at) < when,
+                sa.and_(col(HandRow.started_at) == when, col(HandRow.id) < last_id),
+            )
+        )
+    query = query.order_by(col(HandRow.started_at).desc(), col(HandRow.id).desc()).limit(limit)
+    return [(_hand(hand), _hand_seat(me)) for hand, me in (await session.exec(query)).all()]
+
+
+async def player_hands_at_table(
+    session: AsyncSession, table_id: str, player_id: str
+) -> list[HandRecord]:
+    """The table's hands the player was dealt into, by hand number."""
+    rows = (
+        await session.exec(
+            select(HandRow)
+            .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
+            .where(HandRow.table_id == table_id, HandPlayerRow.player_id == player_id)
+            .order_by(col(HandRow.hand_number))
+        )
+    ).all()
+    return [_hand(row) for row in rows]
+
+
+# ------------------------------------------------------------------------- seed pairs
+
+
+async def seed_pair(session: AsyncSession, seed_pair_id: str) -> SeedPair | None:
+    row = await session.get(SeedPairRow, seed_pair_id)
+    return None if row is None else _seed_pair(row)
+
+
+async def seed_pairs_of(session: AsyncSession, table_id: str) -> list[SeedPair]:
+    """The table's seed pairs, oldest first."""
+    rows = (
+        await session.exec(
+            select(SeedPairRow)
+            .where(SeedPairRow.table_id == table_id)
+            .order_by(col(SeedPairRow.ordinal))
+        )
+    ).all()
+    return [_seed_pair(row) for row in rows]
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+async def closed_table(session: AsyncSession, table_id: str) -> ClosedTable | None:
+    """The table if the engine has closed it (None: open, or no such table)."""
+    row = await session.get(TableRow, table_id)
+    if row is None or row.status != TableStatus.CLOSED.value:
+        return None
+    return ClosedTable(hands_started=row.hands_started, closed_at=row.closed_at)
+
+
+async def table_owner(session: AsyncSession, table_id: str) -> str | None:
+    """The node that owns the table (None: the engine has not created it)."""
+    return (await session.exec(select(TableRow.node_id).where(TableRow.id == table_id))).first()
+
+
+# ----------------------------------------------------------------------- engine nodes
+
+
+async def least_loaded_live_node(session: AsyncSession) -> str | None:
+    """The live node (lease not run out, serving) with the fewest tables not closed, then
+    by id (None: no node is live)."""
+    row = (await session.execute(live_nodes(utc_now()).limit(1))).first()
+    return None if row is None else str(row.id)
+
+
+async def node(session: AsyncSession, node_id: str) -> EngineNode | None:
+    row = await session.get(EngineNodeRow, node_id)
+    if row is None:
+        return None
+    return EngineNode(row.id, row.admin_address, row.grpc_address, row.web_url)

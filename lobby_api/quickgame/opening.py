@@ -1,0 +1,206 @@
+"""Opening a quick game: a private table dealt from the opener's seed pair, and his seat.
+
+Money first, then the engine: the buy-in moves from the wallet to the new table's escrow in
+one transaction with the table's and the seat's rows (and the request's idempotency key);
+then CreateTable and SeatPlayer, idempotent on the ids the lobby chose. If the engine refuses
+for good, the buy-in goes back (key ``refund:{seat_session_id}``); if it cannot be reached,
+the money waits in escrow and the request is finished by a retry with the same
+Idempotency-Key or by the sweep (:mod:`lobby_api.idempotency`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import msgspec
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.ids import new_id
+from engine_server.store.types import utc_now
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.catalog.models import StakeLevelRow
+from lobby_api.catalog.services import check_buy_in, get_stake_level, rule_overrides
+from lobby_api.db import Database
+from lobby_api.engine_client import EngineError, TableSpec
+from lobby_api.engine_nodes import TableEngines
+from lobby_api.idempotency import Answer, Transient, run_idempotent
+from lobby_api.problems import DomainError
+from lobby_api.quickgame.common import check_client_seed, engine_refusal, escrow, locked, problem
+from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus
+from lobby_api.quickgame.schemas import QuickGameRequest, QuickGameView
+from lobby_api.quickgame.tables import quick_settlement
+from lobby_api.settlement.models import LobbySeatRow, SeatSource, SeatState
+from lobby_api.wallet.ledger import escrow_account, post, wallet_account
+
+__all__ = ["QuickGameOpening"]
+
+log = logging.getLogger("stud.lobby.quickgame")
+
+
+class QuickGameOpening:
+    """``POST /quickgame``: escrow the buy-in, open the table on the engine, seat the opener."""
+
+    #: The operation name its idempotency keys carry (the sweep resumes it by this name).
+    OPERATION = "quickgame"
+
+    def __init__(self, db: Database, engines: TableEngines) -> None:
+        self.db = db
+        self.engines = engines
+
+    async def open_quick_game(
+        self, player: PlayerRow, data: QuickGameRequest, key: str, fingerprint: str
+    ) -> Answer:
+        """Escrow the buy-in, open a private table dealt from the player's seed pair, seat him."""
+
+        async def prepare(session: AsyncSession) -> str:
+            level = await get_stake_level(session, data.stake_level)
+            check_buy_in(level, data.buy_in)
+            client_seed = check_client_seed(data.client_seed)
+            now = utc_now()
+            table = QuickTableRow(
+                table_id=new_id("qg", size=8),
+                # Chosen once: a retried CreateTable goes to the same node.
+                node_id=await self.engines.choose(session),
+                opener_player_id=player.id,
+                city=player.city,
+                stake_level=level.id,
+                client_seed=client_seed,
+                status=QuickTableStatus.OPENING.value,
+                created_at=now,
+            )
+            seat = LobbySeatRow(
+                seat_session_id=new_id("ss", size=12),
+                table_id=table.table_id,
+                player_id=player.id,
+                buy_in=data.buy_in,
+                source=SeatSource.QUICKGAME.value,
+                state=SeatState.PENDING.value,
+                created_at=now,
+            )
+            session.add(table)
+            await session.flush()
+            session.add(seat)
+            await session.flush()
+            await escrow(
+                session,
+                f"buyin:{seat.seat_session_id}",
+                wallet_account(player.id),
+                table.table_id,
+                data.buy_in,
+                "buy_in",
+            )
+            return seat.seat_session_id
+
+        await quick_settlement(self.db, self.engines).settle_player(player.id)
+        return await run_idempotent(
+            self.db,
+            player_id=player.id,
+            key=key,
+            operation=self.OPERATION,
+            fingerprint=fingerprint,
+            prepare=prepare,
+            complete=self.complete_quick_game,
+        )
+
+    async def complete_quick_game(self, seat_session_id: str) -> Answer:
+        async with self.db.read() as session:
+            seat = await session.get(LobbySeatRow, seat_session_id)
+            assert seat is not None, seat_session_id
+            table = await session.get(QuickTableRow, seat.table_id)
+            assert table is not None
+            level = await session.get(StakeLevelRow, table.stake_level)
+            player = await session.get(PlayerRow, seat.player_id)
+            assert level is not None and player is not None
+        if seat.state == SeatState.FAILED.value:
+            return problem(
+                DomainError(502, "engine_refused", "the game server refused to open the table")
+            )
+        spec = TableSpec(
+            request_id=table.table_id,
+            table_id=table.table_id,
+            profile=level.profile,
+            ante=level.ante,
+            bring_in=level.bring_in,
+            small_bet=level.small_bet,
+            big_bet=level.big_bet,
+            min_buy_in=level.min_buy_in,
+            max_buy_in=level.max_buy_in,
+            client_seed=table.client_seed,
+            opener_player_id=player.id,
+            rule_overrides=rule_overrides(level),
+            labels={"city": table.city, "stake_level": level.id, "kind": "quickgame"},
+        )
+        created = False
+        try:
+            engine_table = await self.engines.create_table(spec)
+            created = True
+            number = seat.seat
+            if seat.state != SeatState.SEATED.value:
+                seated = await self.engines.seat_player(
+                    table.table_id, seat_session_id, player.id, player.username, seat.buy_in
+                )
+                number = seated.seat
+        except EngineError as error:
+            if error.transient:
+                raise Transient(str(error)) from None
+            log.warning("quick game %s refused by the engine: %s", table.table_id, error)
+            await self._fail_quick_game(seat_session_id, close_on_engine=created)
+            field = "client_seed" if error.field == "client_seed" else None
+            return problem(engine_refusal(error, field))
+        async with self.db.write() as session:
+            locked_seat = await locked(
+                session, LobbySeatRow, LobbySeatRow.seat_session_id == seat_session_id
+            )
+            locked_seat.state = SeatState.SEATED.value
+            locked_seat.seat = number
+            session.add(locked_seat)
+            locked_table = await session.get(QuickTableRow, table.table_id)
+            if locked_table is not None and locked_table.status == QuickTableStatus.OPENING.value:
+                locked_table.status = QuickTableStatus.OPEN.value
+                session.add(locked_table)
+        # The node that owns the table now (it created it).
+        route = await self.engines.route(table.table_id)
+        view = QuickGameView(
+            table=f"tables/{table.table_id}",
+            table_id=table.table_id,
+            engine_grpc=route.grpc,
+            engine_grpc_web=route.web,
+            commitment=engine_table.seed.commitment,
+            next_commitment=engine_table.next_commitment,
+            client_seed=table.client_seed,
+            seat_session_id=seat_session_id,
+            seat=number or 0,
+            buy_in=seat.buy_in,
+            stake_level=level.id,
+            city=table.city,
+        )
+        return Answer(201, msgspec.to_builtins(view))
+
+    async def _fail_quick_game(self, seat_session_id: str, *, close_on_engine: bool) -> None:
+        async with self.db.write() as session:
+            seat = await locked(
+                session, LobbySeatRow, LobbySeatRow.seat_session_id == seat_session_id
+            )
+            if seat.state == SeatState.PENDING.value:
+                await post(
+                    session,
+                    f"refund:{seat_session_id}",
+                    "refund",
+                    [
+                        (escrow_account(seat.table_id), -seat.buy_in),
+                        (wallet_account(seat.player_id), seat.buy_in),
+                    ],
+                    reference=f"tables/{seat.table_id}",
+                )
+                seat.state = SeatState.FAILED.value
+                session.add(seat)
+            table = await session.get(QuickTableRow, seat.table_id)
+            if table is not None and table.status == QuickTableStatus.OPENING.value:
+                table.status = QuickTableStatus.FAILED.value
+                table.finished_at = utc_now()
+                session.add(table)
+        if close_on_engine:
+            try:
+                await self.engines.close_table(seat.table_id, "the opener could not be seated")
+            except EngineError as error:
+                log.warning("closing failed table %s: %s", seat.table_id, error)

@@ -1,0 +1,1 @@
+"""Settlement: closed seat sessions become wallet credits, exactly once (above the wallet)."""
