@@ -4,7 +4,13 @@
 runs in a subprocess on a fresh database. When it has printed its endpoints,
 a player signs up through the lobby, opens a quick game that the demo bots of
 his city sit in, plays a hand over gRPC, and reads that hand back from the
-lobby's history. Then SIGINT stops every process cleanly.
+lobby's history; ``stud describe`` and ``stud admin`` run from the same
+directory find the room on its custom ports. Then SIGINT stops every process
+cleanly, saying what it waits for, and the room file is gone.
+
+A start that fails says why on the terminal (a taken port before anything
+starts, a part that dies with the reason it logged), and a second SIGINT stops
+at once.
 """
 
 from __future__ import annotations
@@ -83,16 +89,17 @@ async def _play_one_hand(grpc_address: str, table: str, token: str) -> int:
     raise AssertionError("the stream ended before a hand was played")
 
 
-def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
-    grpc_port, web_port, lobby_port = _free_port(), _free_port(), _free_port()
-    env = {
+def _env() -> dict[str, str]:
+    return {
         **os.environ,
         "STUD_JWT_SECRET": "run-command-test-" + "s" * 40,
         "STUD_ENGINE_BETWEEN_HANDS": "0.5",
-        "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_LOG_LEVEL": "WARNING",
     }
-    process = subprocess.Popen(
+
+
+def _stud_run(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> Any:
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -100,41 +107,89 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
             "run",
             "--database-url",
             f"sqlite:///{tmp_path}/room.sqlite3",
-            "--grpc-port",
-            str(grpc_port),
-            "--web-port",
-            str(web_port),
-            "--lobby-port",
-            str(lobby_port),
+            *flags,
         ],
         cwd=tmp_path,
-        env=env,
+        env=env or _env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
     )
+
+
+def _until_up(process: Any, output: list[str]) -> str:
+    """Read ``stud run``'s output until it says the room is up (or it ends)."""
+    assert process.stdout is not None
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        output.append(line)
+        if line.startswith("Press Ctrl-C"):
+            break
+    return "".join(output)
+
+
+def _children(process: Any) -> list[str]:
+    return subprocess.run(
+        ["pgrep", "-P", str(process.pid)], capture_output=True, text=True
+    ).stdout.split()
+
+
+def _stud(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A follow-up command run from the room's directory, with no address flags."""
+    env = {k: v for k, v in _env().items() if k not in ("STUD_ENGINE_ADDRESS", "STUD_BOTS_LOBBY")}
+    return subprocess.run(
+        [sys.executable, "-m", "engine_server", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
+    grpc_port, web_port, lobby_port = _free_port(), _free_port(), _free_port()
+    metrics_port = _free_port()
+    process = _stud_run(
+        tmp_path,
+        "--grpc-port",
+        str(grpc_port),
+        "--web-port",
+        str(web_port),
+        "--metrics-port",
+        str(metrics_port),
+        "--lobby-port",
+        str(lobby_port),
+    )
     output: list[str] = []
     children: list[str] = []
     try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
-                break
-            output.append(line)
-            if line.startswith("Press Ctrl-C"):
-                break
-        text = "".join(output)
+        text = _until_up(process, output)
         assert "The card room is up" in text, text
-        children = subprocess.run(
-            ["pgrep", "-P", str(process.pid)], capture_output=True, text=True
-        ).stdout.split()
+        children = _children(process)
         assert len(children) >= 3, children  # engine, lobby, bots
         lobby = f"http://127.0.0.1:{lobby_port}"
-        assert f"engine gRPC    127.0.0.1:{grpc_port}" in text
+        # Every address, the metrics port's too.
+        assert f"engine gRPC     127.0.0.1:{grpc_port}" in text
+        assert f"engine web      http://127.0.0.1:{web_port}" in text
+        assert f"engine metrics  http://127.0.0.1:{metrics_port}/metrics" in text
+        assert f"lobby metrics   {lobby}/metrics" in text
         assert f"{lobby}/schema" in text and f"{lobby}/play" in text
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics") as response:
+            assert b"stud_" in response.read()
+
+        # The follow-up commands find the room on its custom ports by themselves.
+        room = json.loads((tmp_path / "var" / "room.json").read_text())
+        assert room["grpc"] == f"127.0.0.1:{grpc_port}" and room["lobby"] == lobby
+        described = _stud(tmp_path, "describe")
+        assert described.returncode == 0, described.stderr
+        assert "stud.v1.TableService" in described.stdout
+        listed = _stud(tmp_path, "admin", "tables")
+        assert listed.returncode == 0, listed.stderr
 
         status, _ = _http(
             "POST",
@@ -170,8 +225,108 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
             os.killpg(process.pid, signal.SIGKILL)
             rest, _ = process.communicate()
         output.append(rest or "")
-    assert process.returncode == 0, "".join(output)
-    assert "==> stopped" in "".join(output)
+    text = "".join(output)
+    assert process.returncode == 0, text
+    # It said what it waited for, part by part, and up to how long.
+    assert "==> stopping (Ctrl-C again to stop at once)" in text
+    assert "the bots leave their tables" in text and "up to 15 s" in text
+    assert "the engine finishes the hands in play (up to 30 s" in text
+    assert "==> stopped" in text
+    assert not (tmp_path / "var" / "room.json").exists()
     # Every child (engine, lobby, bots) is gone with it.
+    alive = [pid for pid in children if Path(f"/proc/{pid}").exists()]
+    assert not alive, alive
+
+
+def test_a_taken_port_is_named_before_anything_starts(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = _stud_run(
+            tmp_path,
+            "--grpc-port",
+            str(_free_port()),
+            "--web-port",
+            str(_free_port()),
+            "--lobby-port",
+            str(_free_port()),
+            "--metrics-port",
+            str(port),
+        )
+        out, _ = process.communicate(timeout=60)
+    assert process.returncode == 1, out
+    assert out.strip().splitlines() == [
+        f"stud run: the engine metrics port 127.0.0.1:{port} is taken (another stud run?): "
+        "stop what uses it or choose another port with --metrics-port"
+    ]
+
+
+def test_a_part_that_dies_while_starting_is_reported_with_its_reason(tmp_path: Path) -> None:
+    # The engine refuses a CPU it cannot run on: its reason is in var/engine.log, and
+    # stud run puts it on the terminal.
+    process = _stud_run(
+        tmp_path,
+        "--grpc-port",
+        "0",
+        "--web-port",
+        "0",
+        "--metrics-port",
+        "0",
+        "--lobby-port",
+        "0",
+        env={**_env(), "STUD_ENGINE_CPUS": "4095"},
+    )
+    out, _ = process.communicate(timeout=120)
+    assert process.returncode == 1, out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("stud run: the engine exited with status 2: "), out
+    assert "STUD_ENGINE_CPUS: CPU 4095 is not available to this process" in last
+    assert f"(log: {tmp_path}/var/engine.log)" in last
+    assert not (tmp_path / "var" / "room.json").exists()
+
+
+def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
+    process = _stud_run(
+        tmp_path,
+        "--no-bots",
+        "--grpc-port",
+        "0",
+        "--web-port",
+        "0",
+        "--metrics-port",
+        "0",
+        "--lobby-port",
+        "0",
+    )
+    output: list[str] = []
+    children: list[str] = []
+    try:
+        text = _until_up(process, output)
+        assert "The card room is up" in text, text
+        children = _children(process)
+        assert len(children) == 2, children  # engine, lobby
+        room = json.loads((tmp_path / "var" / "room.json").read_text())
+        assert room["pid"] == process.pid
+        process.send_signal(signal.SIGINT)
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("==> stopping (Ctrl-C again to stop at once)"), first
+        output.append(first)
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=30)
+        output.append(rest)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    text = "".join(output)
+    assert process.returncode == 130, text
+    assert (
+        "==> stopping at once: hands in play are cut off; the engine cancels them when it "
+        "next starts, and every chip bet in them goes back"
+    ) in text
+    assert "==> stopped" not in text
+    assert not (tmp_path / "var" / "room.json").exists()
     alive = [pid for pid in children if Path(f"/proc/{pid}").exists()]
     assert not alive, alive

@@ -15,7 +15,8 @@
                                                              pause outlasts a restart)
             sessions [--table NAME] [--state open|closing|closed] [--all-pages]
 
-The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else ``127.0.0.1:50051``.
+The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else the room ``stud run`` is
+running from this directory (``var/room.json``), else ``127.0.0.1:50051``.
 The token is ``--token``, else ``$STUD_ADMIN_TOKEN``, else one minted here for five
 minutes from the engine's secret (``$STUD_JWT_SECRET`` or ``var/jwt-secret``, as the
 engine finds it), naming the local user as the caller in the engine's audit log.
@@ -37,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine_server.cli import CliError
+from engine_server.cli.room import room_address
 
 __all__ = ["configure", "run"]
 
@@ -148,7 +150,8 @@ def _connection_options(parser: argparse.ArgumentParser, default: Callable[[str]
         "--engine",
         default=default("engine"),
         metavar="HOST:PORT",
-        help=f"the engine's gRPC address ($STUD_ENGINE_ADDRESS, default {DEFAULT_ENGINE})",
+        help="the engine's gRPC address ($STUD_ENGINE_ADDRESS, else the running stud run's, "
+        f"else {DEFAULT_ENGINE})",
     )
     parser.add_argument(
         "--token",
@@ -226,7 +229,9 @@ def run(args: argparse.Namespace) -> int:
     import grpc
     from stud.v1 import admin_service_pb2_grpc
 
-    address = args.engine or env.get("STUD_ENGINE_ADDRESS") or DEFAULT_ENGINE
+    address = (
+        args.engine or env.get("STUD_ENGINE_ADDRESS") or room_address("grpc") or DEFAULT_ENGINE
+    )
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise CliError(f"--engine: expected HOST:PORT, got {address!r}")

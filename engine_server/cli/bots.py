@@ -8,8 +8,10 @@ Each bot is a lobby account (``bot_oslo_1``, …: registered on first use, logge
 that keeps a matchmaking ticket open, so a player of its city who opens a quick game gets
 the bots of his city as opponents; see :mod:`stud.bots.runner` for how they sit, play and
 leave. One JSON line per thing that happens goes to stdout (``{"event": "seated", ...}``).
-SIGTERM or SIGINT stops them cleanly: waiting tickets are withdrawn, seated bots leave their
-tables (mid-hand they play the hand out first).
+The lobby is ``--lobby``, else ``$STUD_BOTS_LOBBY``, else the lobby of the ``stud run``
+running from this directory (``var/room.json``). SIGTERM or SIGINT stops them cleanly:
+waiting tickets are withdrawn, seated bots leave their tables (mid-hand they play the hand
+out first).
 
 Bot passwords: ``STUD_BOTS_PASSWORD``, else derived from the token secret
 (``STUD_JWT_SECRET`` or ``var/jwt-secret``) and the username, so the same bots log in again
@@ -61,7 +63,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lobby",
         default=os.environ.get("STUD_BOTS_LOBBY"),
-        help="the lobby's base URL, e.g. http://127.0.0.1:8000 (STUD_BOTS_LOBBY)",
+        help="the lobby's base URL, e.g. http://127.0.0.1:8000 (STUD_BOTS_LOBBY; else the "
+        "lobby of the stud run running from this directory)",
     )
     parser.add_argument(
         "--cities", type=_names, default=("oslo", "stockholm"), help="cities (oslo,stockholm)"
@@ -133,8 +136,13 @@ def run(args: argparse.Namespace) -> int:
 
     from stud.bots import BotsConfig, LobbyError, run_bots
 
+    from engine_server.cli.room import room_address
+
+    args.lobby = args.lobby or room_address("lobby")
     if not args.lobby:
-        raise CliError("--lobby URL is required (or STUD_BOTS_LOBBY)")
+        raise CliError(
+            "--lobby URL is required (or STUD_BOTS_LOBBY, or a stud run running from here)"
+        )
     config = BotsConfig(
         lobby=args.lobby,
         password=bot_password(os.environ),

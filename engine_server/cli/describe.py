@@ -6,7 +6,8 @@ Without SYMBOL it lists the services; with a service's full name
 (``stud.v1.ActRequest``) its fields or values. Nothing to install beyond the project: the
 reflection client is grpcio-reflection's, over the engine's standard reflection service.
 
-The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else ``127.0.0.1:50051``. An
+The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else the room ``stud run`` is
+running from this directory (``var/room.json``), else ``127.0.0.1:50051``. An
 engine that cannot be reached, or a symbol it does not know, is one line on stderr and
 exit status 1; a malformed address is exit status 2.
 """
@@ -23,6 +24,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from engine_server.cli import CliError
+from engine_server.cli.room import room_address
 
 __all__ = ["configure", "run"]
 
@@ -40,7 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine",
-        help=f"the engine's gRPC address ($STUD_ENGINE_ADDRESS, default {DEFAULT_ENGINE})",
+        help="the engine's gRPC address ($STUD_ENGINE_ADDRESS, else the running stud run's, "
+        f"else {DEFAULT_ENGINE})",
     )
 
 
@@ -113,7 +116,12 @@ def _describe(pool: descriptor_pool.DescriptorPool, symbol: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    address = args.engine or os.environ.get("STUD_ENGINE_ADDRESS") or DEFAULT_ENGINE
+    address = (
+        args.engine
+        or os.environ.get("STUD_ENGINE_ADDRESS")
+        or room_address("grpc")
+        or DEFAULT_ENGINE
+    )
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise CliError(f"--engine: expected HOST:PORT, got {address!r}")

@@ -1,20 +1,35 @@
 """``stud run``: the whole card room on one machine — engine, lobby and demo bots.
 
-It migrates the SQLite database, loads ``seeds/``, starts the engine (gRPC and
-Connect/gRPC-Web), the lobby and demo bots (``stud bots``) as child processes, prints
-where to connect, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
+It migrates the SQLite database, loads ``seeds/``, starts the engine (gRPC,
+Connect/gRPC-Web, metrics), the lobby and demo bots (``stud bots``) as child processes,
+prints every address, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
 with the lobby because it runs the whole room; it starts each part as a ``stud``
 subcommand in a process of its own.
+
+Guarantees:
+
+- A port that is taken is named before anything starts (which port, and the flag that
+  moves it); a part that dies while starting is reported with the reason it logged (the
+  last error line of ``var/{part}.log``), not only its exit status. Both exit with status 1.
+- While the room is up, ``var/room.json`` names its addresses, so ``stud admin``,
+  ``stud describe`` and ``stud bots`` run from the same directory find it on any ports
+  (:mod:`engine_server.cli.room`); the file is removed when ``stud run`` stops.
+- Ctrl-C stops the parts one at a time, saying what each waits for and up to how long
+  (the bots play out their hands, the engine finishes the hands in play). A second Ctrl-C
+  kills them at once: a hand in play is cut off, and the engine cancels it when it next
+  starts, giving every chip bet in it back (exit status 130).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib.util
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -30,6 +45,20 @@ HELP = "run the whole card room: engine, lobby and demo bots"
 DEMO_USER = "demo"
 DEMO_PASSWORD = "demo-password"
 DEMO_CITY = "oslo"
+#: The cities whose bots hold tickets, so a quick game there is joined at once.
+BOT_CITIES = ("oslo", "stockholm")
+BOT_FLAGS = ["--cities", ",".join(BOT_CITIES)]
+
+#: How long each part may take to stop before it is killed, and what it waits for meanwhile.
+#: The bots' own limit is ``stud bots``' (15 s); the engine's drain is its grace x 6 (30 s).
+STOP_SECONDS = {"bots": 20.0, "lobby": 15.0, "engine": 40.0}
+STOP_WAITS_FOR = {
+    "bots": "the bots leave their tables (a hand in play is played out first, up to 15 s)",
+    "lobby": "the lobby finishes the requests in flight",
+    "engine": "the engine finishes the hands in play (up to 30 s; no new hand starts)",
+}
+#: Exit status after a second Ctrl-C (the shell's for "ended by SIGINT").
+INTERRUPTED = 130
 
 
 class Failed(Exception):
@@ -44,6 +73,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--database-url", help="database URL (STUD_DATABASE_URL)")
     parser.add_argument("--grpc-port", type=int, default=None, help="engine gRPC port (50051)")
     parser.add_argument("--web-port", type=int, default=None, help="engine web port (8081)")
+    parser.add_argument(
+        "--metrics-port", type=int, default=None, help="engine Prometheus /metrics port (9464)"
+    )
     parser.add_argument("--lobby-port", type=int, default=None, help="lobby HTTP port (8000)")
     parser.add_argument("--host", default=None, help="address to listen on (127.0.0.1)")
     parser.add_argument("--no-bots", action="store_true", help="do not start demo bots")
@@ -57,15 +89,78 @@ def _stud() -> list[str]:
     return [sys.executable, "-m", "engine_server"]
 
 
-def _read_ready_line(process: subprocess.Popen[str], name: str, timeout: float) -> dict[str, Any]:
-    """The JSON line a child prints when it is ready."""
+def _port_taken(host: str, port: int) -> bool:
+    """True when something already listens on ``host:port`` (0 is never taken).
+
+    The probe sets SO_REUSEADDR as the servers do, so a port left in TIME_WAIT by a room
+    that just stopped does not count as taken.
+    """
+    if port == 0:
+        return False
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
+def _check_ports(host: str, ports: list[tuple[str, int, str]]) -> None:
+    """Refuse, naming the port and its flag, when one is taken or two are the same."""
+    seen: dict[int, str] = {}
+    for name, port, flag in ports:
+        if port < 0 or port > 65535:
+            raise Failed(f"{flag}: expected a port number 0-65535, got {port}", code=2)
+        if port and port in seen:
+            raise Failed(f"{flag}: port {port} is also the {seen[port]}", code=2)
+        seen[port] = name
+        if _port_taken(host, port):
+            raise Failed(
+                f"the {name} {host}:{port} is taken (another stud run?): "
+                f"stop what uses it or choose another port with {flag}"
+            )
+
+
+def _log_reason(log_path: Path, offset: int) -> str:
+    """What a part that died said last: the last error line it logged since ``offset``.
+
+    Its log holds JSON records (``STUD_LOG_FORMAT=json``) and the plain one-line refusals
+    of ``stud`` commands; a plain line or an ERROR/CRITICAL record counts, else the last
+    line does.
+    """
+    try:
+        with log_path.open(encoding="utf-8", errors="replace") as log:
+            log.seek(offset)
+            lines = [line.strip() for line in log.read().splitlines() if line.strip()]
+    except OSError:
+        return ""
+    chosen = ""
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            chosen = line
+            continue
+        if isinstance(record, dict) and record.get("level") in ("ERROR", "CRITICAL"):
+            error = str(record.get("error") or "").strip().splitlines()
+            chosen = str(record.get("message", line)) + (f" ({error[-1]})" if error else "")
+    if not chosen and lines:
+        chosen = lines[-1]
+    return chosen[:500]
+
+
+def _read_ready_line(
+    process: subprocess.Popen[str], name: str, timeout: float, died: Any
+) -> dict[str, Any]:
+    """The JSON line a child prints when it is ready (``died()`` raises if it exited)."""
     assert process.stdout is not None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line:
             if process.poll() is not None:
-                raise Failed(f"the {name} exited with status {process.returncode}")
+                died(name, process)
             continue
         line = line.strip()
         if line.startswith("{"):
@@ -76,9 +171,12 @@ def _read_ready_line(process: subprocess.Popen[str], name: str, timeout: float) 
     raise Failed(f"the {name} did not report ready within {timeout:.0f} s")
 
 
-def _wait_http(url: str, timeout: float) -> None:
+def _wait_http(url: str, timeout: float, alive: Any = None) -> None:
+    """Wait until ``url`` answers; ``alive()`` raises when the part serving it died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if alive is not None:
+            alive()
         try:
             with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status < 500:
@@ -113,28 +211,50 @@ def _demo_account(lobby: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine_server.settings import DEFAULT_DATABASE_URL, jwt_secret
+    from engine_server.cli.room import ROOM_FILE, remove_room, write_room
+    from engine_server.settings import DEFAULT_DATABASE_URL, SettingsError, jwt_secret
 
     env = dict(os.environ)
     database_url = args.database_url or env.get("STUD_DATABASE_URL") or DEFAULT_DATABASE_URL
     host = args.host or env.get("STUD_ENGINE_HOST") or "127.0.0.1"
-    grpc_port = args.grpc_port or int(env.get("STUD_ENGINE_GRPC_PORT") or 50051)
-    web_port = args.web_port or int(env.get("STUD_ENGINE_WEB_PORT") or 8081)
-    lobby_port = args.lobby_port or int(env.get("STUD_LOBBY_PORT") or 8000)
+
+    def chosen(flag: int | None, name: str, default: int) -> int:
+        # A flag wins over the variable; 0 is a valid choice (any free port).
+        if flag is not None:
+            return flag
+        raw = env.get(name) or str(default)
+        if not raw.isdigit():
+            raise Failed(f"{name}: expected a port number 0-65535, got {raw!r}", code=2)
+        return int(raw)
+
+    try:
+        grpc_port = chosen(args.grpc_port, "STUD_ENGINE_GRPC_PORT", 50051)
+        web_port = chosen(args.web_port, "STUD_ENGINE_WEB_PORT", 8081)
+        metrics_port = chosen(args.metrics_port, "STUD_ENGINE_METRICS_PORT", 9464)
+        lobby_port = chosen(args.lobby_port, "STUD_LOBBY_PORT", 8000)
+        secret = env.get("STUD_JWT_SECRET") or jwt_secret(env)
+    except (Failed, SettingsError) as error:
+        print(f"stud run: {error}", file=sys.stderr)
+        return getattr(error, "code", 2)
     env.update(
         STUD_DATABASE_URL=database_url,
-        STUD_JWT_SECRET=env.get("STUD_JWT_SECRET") or jwt_secret(env),
+        STUD_JWT_SECRET=secret,
         STUD_ENGINE_HOST=host,
         STUD_ENGINE_GRPC_PORT=str(grpc_port),
         STUD_ENGINE_WEB_PORT=str(web_port),
+        STUD_ENGINE_METRICS_PORT=str(metrics_port),
         STUD_LOG_FORMAT=env.get("STUD_LOG_FORMAT", "json"),
     )
     Path("var").mkdir(exist_ok=True)
     children: list[tuple[str, subprocess.Popen[str]]] = []
     logs: list[IO[str]] = []
+    log_offsets: dict[str, int] = {}
+    signals = {"count": 0}
 
     def start(name: str, command: list[str], *, ready_line: bool) -> subprocess.Popen[str]:
-        log = open(Path("var") / f"{name}.log", "a", encoding="utf-8")  # noqa: SIM115
+        path = Path("var") / f"{name}.log"
+        log = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        log_offsets[name] = log.tell()
         logs.append(log)
         process = subprocess.Popen(
             command,
@@ -148,33 +268,85 @@ def run(args: argparse.Namespace) -> int:
         children.append((name, process))
         return process
 
-    def stop_all() -> int:
+    def died(name: str, process: subprocess.Popen[str]) -> None:
+        """A part exited while starting: raise with the reason it logged."""
+        for log in logs:
+            log.flush()
+        path = Path("var") / f"{name}.log"
+        reason = _log_reason(path, log_offsets.get(name, 0))
+        because = f": {reason}" if reason else ""
+        raise Failed(
+            f"the {name} exited with status {process.returncode}{because} (log: {path.resolve()})"
+        )
+
+    def alive(name: str, process: subprocess.Popen[str]) -> Any:
+        def check() -> None:
+            if process.poll() is not None:
+                died(name, process)
+            if signals["count"]:
+                raise Failed("interrupted while starting", code=INTERRUPTED)
+
+        return check
+
+    def kill_all() -> None:
+        for _name, process in children:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+        for _name, process in children:
+            process.wait()
+
+    def stop_all(*, say: bool) -> int:
         # One at a time, last started first: the bots leave their tables while the lobby
-        # and the engine still answer, and the engine drains its hands last.
+        # and the engine still answer, and the engine drains its hands last. A second
+        # signal (counted by on_signal) cuts the wait short.
         worst = 0
+        hard_at = signals["count"] + 1
         for name, process in reversed(children):
             if process.poll() is None:
+                if say:
+                    print(f"    {STOP_WAITS_FOR.get(name, name)}", flush=True)
                 process.send_signal(signal.SIGTERM)
-            try:
-                code = process.wait(timeout=45)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                code = process.wait()
-                print(f"    {name} did not stop in time and was killed", flush=True)
+            deadline = time.monotonic() + STOP_SECONDS.get(name, 30.0)
+            while process.poll() is None:
+                if signals["count"] >= hard_at:
+                    print(
+                        "==> stopping at once: hands in play are cut off; the engine cancels "
+                        "them when it next starts, and every chip bet in them goes back",
+                        flush=True,
+                    )
+                    kill_all()
+                    return INTERRUPTED
+                if time.monotonic() > deadline:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(process.pid, signal.SIGKILL)
+                    print(f"    {name} did not stop in time and was killed", flush=True)
+                    break
+                time.sleep(0.1)
+            code = process.wait()
             if code not in (0, -signal.SIGTERM):
                 worst = 1
-        for log in logs:
-            log.close()
         return worst
 
-    stopping = {"now": False}
-
     def on_signal(signum: int, frame: object) -> None:
-        stopping["now"] = True
+        signals["count"] += 1
+
+    def close_logs() -> None:
+        for log in logs:
+            log.close()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     try:
+        _check_ports(
+            host,
+            [
+                ("engine gRPC port", grpc_port, "--grpc-port"),
+                ("engine web port", web_port, "--web-port"),
+                ("engine metrics port", metrics_port, "--metrics-port"),
+                ("lobby port", lobby_port, "--lobby-port"),
+            ],
+        )
         _step(f"database {database_url}: migrating")
         from engine_server.store.migrate import check_schema
 
@@ -182,51 +354,90 @@ def run(args: argparse.Namespace) -> int:
         if importlib.util.find_spec("seeds.load") is not None:
             _step("loading seeds/ (cities, stake levels)")
             subprocess.run([sys.executable, "-m", "seeds.load"], env=env, check=True)
-        _step(f"starting the engine (gRPC {host}:{grpc_port}, web {host}:{web_port})")
+        _step(
+            f"starting the engine (gRPC {host}:{grpc_port}, web {host}:{web_port}, "
+            f"metrics {host}:{metrics_port})"
+        )
         engine = start("engine", [*_stud(), "engine"], ready_line=True)
-        addresses = _read_ready_line(engine, "engine", 60)
+        addresses = _read_ready_line(engine, "engine", 60, died)
         # The quick-game answer tells browsers (the /play page) where the engine's web port is.
         env.setdefault(
             "STUD_LOBBY_ENGINE_WEB", str(addresses.get("web") or f"http://{host}:{web_port}")
         )
         _step(f"starting the lobby (http://{host}:{lobby_port})")
-        start(
+        grpc_address = str(addresses.get("grpc") or f"{host}:{grpc_port}")
+        lobby = start(
             "lobby",
-            [*_stud(), "lobby", "--port", str(lobby_port), "--engine", f"{host}:{grpc_port}"],
-            ready_line=False,
+            [*_stud(), "lobby", "--port", str(lobby_port), "--engine", grpc_address],
+            ready_line=True,
         )
-        lobby_url = f"http://{host}:{lobby_port}"
-        _wait_http(f"{lobby_url}/health", 60)
+        # Its own word for where it listens (a port of 0 was any free one).
+        lobby_url = str(_read_ready_line(lobby, "lobby", 60, died).get("http"))
+        _wait_http(f"{lobby_url}/health", 60, alive("lobby", lobby))
         _demo_account(lobby_url)
         if not args.no_bots:
-            _step("starting demo bots in two cities")
-            start("bots", [*_stud(), "bots", "--lobby", lobby_url], ready_line=False)
+            _step(f"starting demo bots (seated at once in {', '.join(BOT_CITIES)})")
+            bots = start(
+                "bots", [*_stud(), "bots", "--lobby", lobby_url, *BOT_FLAGS], ready_line=False
+            )
+            alive("bots", bots)()
+        room = {
+            "lobby": lobby_url,
+            "grpc": grpc_address,
+            "web": str(addresses.get("web")),
+            "metrics": str(addresses.get("metrics")),
+            "database": database_url,
+        }
+        write_room(room)
         lines = [
             "",
             "The card room is up:",
-            f"  web table      {lobby_url}/play",
-            f"  lobby OpenAPI  {lobby_url}/schema",
-            f"  engine gRPC    {addresses.get('grpc')}  (reflection on: grpcurl -plaintext {addresses.get('grpc')} list)",
-            f"  engine web     {addresses.get('web')}  (Connect / gRPC-Web)",
-            f"  sign in as     {DEMO_USER} / {DEMO_PASSWORD}",
-            f"  logs           {Path('var').resolve()}/*.log",
+            f"  web table       {lobby_url}/play",
+            f"  lobby API       {lobby_url}  (OpenAPI: {lobby_url}/schema)",
+            f"  lobby metrics   {lobby_url}/metrics",
+            f"  engine gRPC     {grpc_address}  (reflection on: stud describe)",
+            f"  engine web      {room['web']}  (Connect / gRPC-Web)",
+            f"  engine metrics  {room['metrics']}",
+            f"  database        {database_url}",
+            f"  sign in as      {DEMO_USER} / {DEMO_PASSWORD}",
+            f"  logs            {Path('var').resolve()}/*.log",
+            f"  room file       {ROOM_FILE.resolve()}  (removed when this stops)",
+            "From this directory these find the room without flags (var/room.json):",
+            "  stud describe    stud admin tables    stud bots --cities berlin",
+            f"(elsewhere: add --engine {grpc_address} or --lobby {lobby_url}, and the token",
+            "secret: STUD_JWT_SECRET, or this directory's var/jwt-secret)",
             "Press Ctrl-C to stop.",
         ]
         print("\n".join(lines), flush=True)
-        while not stopping["now"]:
+        while not signals["count"]:
             for name, process in children:
                 if process.poll() is not None:
-                    print(f"{name} stopped (status {process.returncode}); stopping", flush=True)
-                    stopping["now"] = True
+                    reason = _log_reason(Path("var") / f"{name}.log", log_offsets[name])
+                    print(
+                        f"{name} stopped (status {process.returncode})"
+                        + (f": {reason}" if reason else "")
+                        + "; stopping",
+                        flush=True,
+                    )
+                    signals["count"] = 1
             time.sleep(0.2)
     except Failed as error:
-        stop_all()
-        print(f"stud run: {error}", file=sys.stderr)
+        print(f"stud run: {error}", file=sys.stderr, flush=True)
+        if stop_all(say=False) == INTERRUPTED:
+            error.code = INTERRUPTED
+        remove_room()
+        close_logs()
         return error.code
-    except Exception:
-        stop_all()
+    except BaseException:
+        kill_all()
+        remove_room()
+        close_logs()
         raise
-    _step("stopping")
-    status = stop_all()
+    _step("stopping (Ctrl-C again to stop at once)")
+    status = stop_all(say=True)
+    remove_room()
+    close_logs()
+    if status == INTERRUPTED:
+        return status
     _step("stopped")
     return status
