@@ -1,4 +1,5 @@
-"""Quick game, matchmaking tickets, and what a seated player does (top-up, leave, seeds).
+"""Quick game, matchmaking tickets, and what a seated player does (top-up, leave, seeds,
+bots for a table nobody joins), and the bot desk where bot services watch for requests.
 
 Requests that move money take an ``Idempotency-Key`` header (see
 :mod:`lobby_api.idempotency`): a retry with the same key gets the first answer
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
@@ -19,15 +21,20 @@ from lobby_api.accounts.models import PlayerRow
 from lobby_api.auth import issue_token
 from lobby_api.idempotency import HEADER, Answer, check_key, fingerprint
 from lobby_api.problems import PROBLEM_MEDIA_TYPE, problem_responses
+from lobby_api.quickgame.bots import BotRequests, check_desk_token
 from lobby_api.quickgame.dependencies import DEPENDENCIES
 from lobby_api.quickgame.leave import Leaving
 from lobby_api.quickgame.opening import QuickGameOpening
 from lobby_api.quickgame.schemas import (
+    BotDeskRequest,
+    BotDeskView,
+    BotsRequest,
     LeaveView,
     QuickGameRequest,
     QuickGameView,
     RotateSeedRequest,
     RotateSeedView,
+    TableView,
     TicketRequest,
     TicketView,
     TopUpRequest,
@@ -102,6 +109,7 @@ class QuickGameController(Controller):
         current_player: PlayerRow,
         opening: QuickGameOpening,
         matchmaking: Matchmaking,
+        bot_requests: BotRequests,
         state: State,
     ) -> Response[QuickGameView]:
         key = check_key(idempotency_key)
@@ -110,10 +118,16 @@ class QuickGameController(Controller):
         )
         token = issue_token(state.settings.jwt_secret, current_player, state.settings.token_seconds)
         body = answer.body
+        extra: dict[str, Any] = {"token": token}
+        if answer.status < 400:
+            # Fresh at every answer (a replay too): who sits there now, and what to do alone.
+            opponents = await bot_requests.opponents_at(current_player.id, str(body["table_id"]))
+            if opponents is not None:
+                extra["opponents"] = msgspec.to_builtins(opponents)
         matching = BackgroundTask(
             matchmaking.match_waiting, str(body.get("city")), str(body.get("stake_level"))
         )
-        return _respond(answer, {"token": token}, matching)
+        return _respond(answer, extra, matching)
 
     @post(
         "/tickets",
@@ -156,6 +170,29 @@ class QuickGameController(Controller):
         self, ticket_id: TicketId, player_id: str, matchmaking: Matchmaking
     ) -> TicketView:
         return await matchmaking.cancel_ticket(player_id, ticket_id)
+
+    @post(
+        "/bots/desk",
+        status_code=200,
+        tags=["bots"],
+        summary="A bot service's poll: the tables of its cities that asked for bots",
+        description="For the operator's bot service (stud bots), with a service token (scope "
+        "lobby, signed with the shared secret: stud admin token --scope lobby). Each poll "
+        "marks its cities and stake levels as served by bots for a few seconds (players "
+        "there may ask for bots) and lists the tables there that asked for bots and still "
+        "miss players; the service answers with tickets for those tables (table_id).",
+        security=[{"BearerToken": []}],
+        responses=problem_responses(401, 403, 422),
+    )
+    async def bot_desk(
+        self,
+        request: Request[Any, Any, Any],
+        data: BotDeskRequest,
+        bot_requests: BotRequests,
+        state: State,
+    ) -> BotDeskView:
+        check_desk_token(request.headers.get("authorization"), state.settings.jwt_secret)
+        return await bot_requests.desk(data)
 
 
 class TableController(Controller):
@@ -213,6 +250,43 @@ class TableController(Controller):
                     matchmaking.match_waiting, table.city, table.stake_level
                 )
         return Response(content=view, background=background)
+
+    @get(
+        "/",
+        summary="My quick table now: who sits there, who waits, whether bots can come",
+        responses=problem_responses(401, 404),
+    )
+    async def table(
+        self, table_id: TableId, player_id: str, bot_requests: BotRequests
+    ) -> TableView:
+        return await bot_requests.table_view(player_id, table_id)
+
+    @post(
+        "/bots",
+        status_code=200,
+        summary="Play with bots: fill my table to N players (where bots serve my city)",
+        responses=problem_responses(401, 404, 409, 422),
+    )
+    async def ask_for_bots(
+        self,
+        table_id: TableId,
+        current_player: PlayerRow,
+        bot_requests: BotRequests,
+        data: BotsRequest | None = None,
+    ) -> TableView:
+        players = data.players if data is not None else BotsRequest().players
+        return await bot_requests.ask(current_player, table_id, players)
+
+    @delete(
+        "/bots",
+        status_code=200,
+        summary="Keep waiting for players after all: no more bots are sent",
+        responses=problem_responses(401, 404),
+    )
+    async def keep_waiting(
+        self, table_id: TableId, current_player: PlayerRow, bot_requests: BotRequests
+    ) -> TableView:
+        return await bot_requests.withdraw(current_player, table_id)
 
     @post(
         "/rotate-seed",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from litestar.datastructures import State
 from litestar.di import Provide
 
+from lobby_api.quickgame.bots import BotRequests
 from lobby_api.quickgame.leave import Leaving
 from lobby_api.quickgame.opening import QuickGameOpening
 from lobby_api.quickgame.seed_rotation import SeedRotation
@@ -18,6 +19,7 @@ from lobby_api.quickgame.topup import TopUps
 
 __all__ = [
     "DEPENDENCIES",
+    "provide_bot_requests",
     "provide_leaving",
     "provide_matchmaking",
     "provide_opening",
@@ -46,6 +48,10 @@ def provide_seed_rotation(state: State) -> SeedRotation:
     return SeedRotation(state.db, state.engines)
 
 
+def provide_bot_requests(state: State) -> BotRequests:
+    return BotRequests(state.db)
+
+
 #: Every quick-game service, by the name handlers ask for it.
 DEPENDENCIES = {
     "opening": Provide(provide_opening, sync_to_thread=False),
@@ -53,4 +59,5 @@ DEPENDENCIES = {
     "topups": Provide(provide_topups, sync_to_thread=False),
     "leaving": Provide(provide_leaving, sync_to_thread=False),
     "seed_rotation": Provide(provide_seed_rotation, sync_to_thread=False),
+    "bot_requests": Provide(provide_bot_requests, sync_to_thread=False),
 }

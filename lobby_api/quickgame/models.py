@@ -3,7 +3,7 @@
 The engine keeps the live table and its seat sessions (``tables``,
 ``seat_sessions``); these rows are the lobby's side: which tables are quick
 games of which city and stake, which tickets wait for a seat, which chips were
-added. The seats the lobby opened at them (paid for from a wallet, settled back
+added, which tables asked for bots and which bot services are watching. The seats the lobby opened at them (paid for from a wallet, settled back
 once) are settlement's :class:`~lobby_api.settlement.models.LobbySeatRow`.
 """
 
@@ -20,6 +20,8 @@ from engine_server.store.types import UTCDateTime
 from lobby_api.settlement import models as _seats  # noqa: F401  (lobby_seats, which top-ups name)
 
 __all__ = [
+    "BotDeskRow",
+    "BotRequestRow",
     "QuickTableRow",
     "QuickTableStatus",
     "TicketRow",
@@ -117,6 +119,9 @@ class TicketRow(SQLModel, table=True):
     status: str = Field(default=TicketStatus.WAITING.value, max_length=16)
     table_id: str | None = Field(default=None, max_length=64)
     seat_session_id: str | None = Field(default=None, max_length=64)
+    #: Sit at this table only (a table that asked for bots, :class:`BotRequestRow`);
+    #: None: any quick table of the city and stake level.
+    for_table_id: str | None = Field(default=None, max_length=64)
     expires_at: datetime = Field(sa_type=UTCDateTime)
     created_at: datetime = Field(sa_type=UTCDateTime)
     updated_at: datetime = Field(sa_type=UTCDateTime)
@@ -139,3 +144,36 @@ class TopUpRow(SQLModel, table=True):
     amount: int = Field(sa_type=sa.BigInteger)
     state: str = Field(default=TopUpState.PENDING.value, max_length=16)
     created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class BotRequestRow(SQLModel, table=True):
+    """A player alone at a quick table asked for bots: fill it to ``players`` players.
+
+    The bot desks (:class:`BotDeskRow`) list the tables that still miss players and send
+    bots of the table's city with tickets for that table only (``TicketRow.for_table_id``).
+    Withdrawn, the row is deleted; a closed table's row no longer lists.
+    """
+
+    __tablename__ = "bot_requests"
+    __table_args__ = (sa.CheckConstraint("players >= 2", name="players"),)
+
+    table_id: str = Field(primary_key=True, foreign_key="quick_tables.table_id", max_length=64)
+    player_id: str = Field(foreign_key="players.id", max_length=64)
+    #: Players the table should have, the asker included.
+    players: int
+    created_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class BotDeskRow(SQLModel, table=True):
+    """A bot service watching for requests for bots: one row per city and stake level it
+    serves, touched at each of its polls. A desk not seen for a while no longer counts."""
+
+    __tablename__ = "bot_desks"
+    __table_args__ = (
+        sa.Index("ix_bot_desks_city_stake_level_seen_at", "city", "stake_level", "seen_at"),
+    )
+
+    desk: str = Field(primary_key=True, max_length=64)
+    city: str = Field(primary_key=True, foreign_key="cities.id", max_length=32)
+    stake_level: str = Field(primary_key=True, foreign_key="stake_levels.id", max_length=32)
+    seen_at: datetime = Field(sa_type=UTCDateTime)

@@ -1,19 +1,25 @@
-"""Request and response bodies of the quick game, tickets and table endpoints."""
+"""Request and response bodies of the quick game, tickets, table and bot desk endpoints."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
 __all__ = [
+    "BotDeskRequest",
+    "BotDeskView",
+    "BotRequestView",
+    "BotsRequest",
     "LeaveView",
+    "Opponents",
     "QuickGameRequest",
     "QuickGameView",
     "RevealedSeed",
     "RotateSeedRequest",
     "RotateSeedView",
+    "TableView",
     "TicketRequest",
     "TicketView",
     "TopUpRequest",
@@ -39,6 +45,63 @@ ClientSeed = Annotated[
         examples=["d41f_9c2b-77a0"],
     ),
 ]
+
+
+TableIdField = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1, max_length=63, pattern=r"^[a-z0-9][a-z0-9-]*$", description="a table's id"
+    ),
+]
+Name = Annotated[
+    str,
+    msgspec.Meta(min_length=1, max_length=32, pattern=r"^[a-z0-9*][a-z0-9._-]*$"),
+]
+
+
+def _doc(text: str) -> msgspec.Meta:
+    """A field's description in the OpenAPI document."""
+    return msgspec.Meta(description=text)
+
+
+class Opponents(msgspec.Struct):
+    """Who plays at a quick table, and what a player alone there can do.
+
+    Worked out afresh at every answer. A player alone at his table waits for players of his
+    city (matchmaking seats only them): he may keep waiting, or — where a bot service
+    serves his city and stake level — ask for bots (``POST /tables/{table_id}/bots``).
+    """
+
+    state: Annotated[
+        Literal["playing", "waiting", "closed"],
+        _doc(
+            '"playing": someone else sits here (hands are dealt); "waiting": you sit alone, '
+            'waiting for players of your city; "closed": the table is closing or closed'
+        ),
+    ]
+    players: Annotated[int, _doc("players seated at the table, you included")]
+    waiting: Annotated[
+        int,
+        _doc(
+            "other players of your city looking for a game at this stake level: they hold "
+            "a waiting ticket (they sit in here as a seat is free) or sit alone at a quick "
+            "table of their own"
+        ),
+    ]
+    bots: Annotated[
+        Literal["available", "requested", "unavailable"],
+        _doc(
+            '"available": bots serve this city and stake level, ask with POST '
+            '/tables/{table_id}/bots; "requested": you asked, they are coming or playing; '
+            '"unavailable": no bots serve here now'
+        ),
+    ]
+    bots_fill_to: Annotated[
+        int | None, _doc("the players you asked bots to fill the table to (null: not asked)")
+    ]
+    message: Annotated[
+        str, _doc("one sentence for the player: what is happening and what he can do")
+    ]
 
 
 class QuickGameRequest(msgspec.Struct):
@@ -68,11 +131,85 @@ class QuickGameView(msgspec.Struct):
     city: str
     #: A player token for the engine (and the lobby); absent in stored answers.
     token: str | None = None
+    opponents: Annotated[
+        Opponents | None,
+        _doc(
+            "who plays at the table now, and what to do while nobody does (worked out "
+            "afresh at every answer, a replayed one too)"
+        ),
+    ] = None
+
+
+class TableView(msgspec.Struct):
+    """``GET /tables/{table_id}``: a quick table you sit at, as the lobby sees it now."""
+
+    table: str
+    table_id: str
+    city: str
+    stake_level: str
+    opponents: Opponents
+
+
+class BotsRequest(msgspec.Struct):
+    players: Annotated[
+        int,
+        msgspec.Meta(
+            ge=2,
+            le=7,
+            description="fill the table to this many players, you included (bots take the "
+            "missing seats; at most the level's seats)",
+        ),
+    ] = 3
+
+
+class BotDeskRequest(msgspec.Struct):
+    desk: Annotated[Name, _doc("the bot service's name, one per running service")]
+    cities: Annotated[
+        list[Name],
+        msgspec.Meta(min_length=1, max_length=100, description='cities it serves; ["*"]: every'),
+    ]
+    stake_levels: Annotated[
+        list[Name],
+        msgspec.Meta(
+            min_length=1, max_length=100, description='stake levels it serves; ["*"]: every'
+        ),
+    ]
+
+
+class BotRequestView(msgspec.Struct):
+    """A table that asked for bots and still misses players."""
+
+    table: str
+    table_id: str
+    city: str
+    stake_level: str
+    players: Annotated[int, _doc("players the table asked to be filled to")]
+    missing: Annotated[
+        int, _doc("seats still to fill: send this many bots, less those already on their way")
+    ]
+    requested_at: datetime
+
+
+class BotDeskView(msgspec.Struct):
+    requests: Annotated[
+        list[BotRequestView], _doc("open requests of the desk's cities and levels, oldest first")
+    ]
+    poll_within: Annotated[
+        float,
+        _doc("poll again within this many seconds, or the desk's bots are no longer promised"),
+    ]
 
 
 class TicketRequest(msgspec.Struct):
     stake_level: StakeLevelId
     buy_in: Chips
+    table_id: Annotated[
+        TableIdField | None,
+        _doc(
+            "sit at this table only: a quick table of your city and stake level that asked "
+            "for bots and still misses players (what POST /bots/desk lists); omitted: any"
+        ),
+    ] = None
 
 
 class TicketView(msgspec.Struct):
@@ -90,6 +227,9 @@ class TicketView(msgspec.Struct):
     seat: int | None = None
     engine_grpc: str | None = None
     engine_grpc_web: str | None = None
+    for_table_id: Annotated[
+        str | None, _doc("the one table this ticket sits at (null: any of its city and level)")
+    ] = None
 
 
 class TopUpRequest(msgspec.Struct):

@@ -7,6 +7,11 @@ escrow; then SeatPlayer. A table is a candidate only for players of its city and
 level, and seats its opener and at most six others. A ticket that finds no seat waits (it
 is tried again when it is polled, when a table opens or a seat is freed, and by the sweep)
 until it expires or is withdrawn; then its buy-in goes back to the wallet.
+
+A ticket may name one table (``table_id``: a bot answering a request for bots,
+:mod:`lobby_api.quickgame.bots`): it is accepted only for a table of the player's city and
+stake level that asked for bots and still misses players, and placed there only while it
+still does.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from lobby_api.engine_client import EngineError
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.idempotency import Answer, run_idempotent
 from lobby_api.problems import DomainError
+from lobby_api.quickgame.bots import still_missing_players
 from lobby_api.quickgame.common import insufficient, locked
 from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus, TicketRow, TicketStatus
 from lobby_api.quickgame.schemas import TicketRequest, TicketView
@@ -70,6 +76,8 @@ class Matchmaking:
         async def prepare(session: AsyncSession) -> str:
             level = await get_stake_level(session, data.stake_level)
             check_buy_in(level, data.buy_in)
+            if data.table_id is not None:
+                await self._check_wanted(session, player, level.id, data.table_id)
             now = utc_now()
             ticket = TicketRow(
                 id=new_id("tk", size=10),
@@ -78,6 +86,7 @@ class Matchmaking:
                 stake_level=level.id,
                 buy_in=data.buy_in,
                 status=TicketStatus.WAITING.value,
+                for_table_id=data.table_id,
                 expires_at=now + timedelta(seconds=self.settings.ticket_seconds),
                 created_at=now,
                 updated_at=now,
@@ -110,6 +119,27 @@ class Matchmaking:
             complete=self.complete_ticket,
         )
 
+    @staticmethod
+    async def _check_wanted(
+        session: AsyncSession, player: PlayerRow, stake_level: str, table_id: str
+    ) -> None:
+        """A ticket for one table: only a table of the player's city and stake level that
+        asked for bots and still misses players (409 ``no_bot_request`` otherwise)."""
+        table = await session.get(QuickTableRow, table_id)
+        if (
+            table is None
+            or table.city != player.city
+            or table.stake_level != stake_level
+            or table.status != QuickTableStatus.OPEN.value
+            or await still_missing_players(session, table_id) == 0
+        ):
+            raise DomainError(
+                409,
+                "no_bot_request",
+                f"table {table_id} does not ask for players of {player.city} at {stake_level}",
+                "table_id",
+            )
+
     async def complete_ticket(self, ticket_id: str) -> Answer:
         await self.try_ticket(ticket_id)
         return Answer(201, msgspec.to_builtins(await self.ticket_view(ticket_id)))
@@ -139,6 +169,7 @@ class Matchmaking:
             seat=seat.seat if seat is not None else None,
             engine_grpc=route.grpc if route is not None else None,
             engine_grpc_web=route.web if route is not None else None,
+            for_table_id=ticket.for_table_id,
         )
 
     async def get_ticket(self, player_id: str, ticket_id: str) -> TicketView:
@@ -217,24 +248,26 @@ class Matchmaking:
                 col(LobbySeatRow.state).in_([SeatState.PENDING.value, SeatState.SEATED.value]),
                 col(LobbySeatRow.settled_at).is_(None),
             )
-            candidates = (
-                await session.exec(
-                    select(QuickTableRow.table_id)
-                    .where(
-                        col(QuickTableRow.city) == ticket.city,
-                        col(QuickTableRow.stake_level) == ticket.stake_level,
-                        col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
-                        col(QuickTableRow.table_id).not_in(mine),
-                    )
-                    .order_by(col(QuickTableRow.created_at))
-                )
-            ).all()
+            query = select(QuickTableRow.table_id).where(
+                col(QuickTableRow.city) == ticket.city,
+                col(QuickTableRow.stake_level) == ticket.stake_level,
+                col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
+                col(QuickTableRow.table_id).not_in(mine),
+            )
+            if ticket.for_table_id is not None:
+                query = query.where(col(QuickTableRow.table_id) == ticket.for_table_id)
+            candidates = (await session.exec(query.order_by(col(QuickTableRow.created_at)))).all()
             for table_id in candidates:
                 table = await locked(session, QuickTableRow, QuickTableRow.table_id == table_id)
                 if table is None or table.status != QuickTableStatus.OPEN.value:
                     continue
                 if await occupied_seats(session, table_id) >= capacity:
                     continue
+                if (
+                    ticket.for_table_id is not None
+                    and await still_missing_players(session, table_id) == 0
+                ):
+                    continue  # the table has the players it asked for (locked: no race)
                 now = utc_now()
                 seat = LobbySeatRow(
                     seat_session_id=new_id("ss", size=12),

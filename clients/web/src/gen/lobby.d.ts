@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/bots/desk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A bot service's poll: the tables of its cities that asked for bots
+         * @description For the operator's bot service (stud bots), with a service token (scope lobby, signed with the shared secret: stud admin token --scope lobby). Each poll marks its cities and stake levels as served by bots for a few seconds (players there may ask for bots) and lists the tables there that asked for bots and still miss players; the service answers with tickets for those tables (table_id).
+         */
+        post: operations["BotsDeskBotDesk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cities": {
         parameters: {
             query?: never;
@@ -191,6 +211,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tables/{table_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My quick table now: who sits there, who waits, whether bots can come */
+        get: operations["TablesTableIdTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tables/{table_id}/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Play with bots: fill my table to N players (where bots serve my city) */
+        post: operations["TablesTableIdBotsAskForBots"];
+        /** Keep waiting for players after all: no more bots are sent */
+        delete: operations["TablesTableIdBotsKeepWaiting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tables/{table_id}/fairness": {
         parameters: {
             query?: never;
@@ -332,6 +387,43 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** BotDeskRequest */
+        BotDeskRequest: {
+            /** @description cities it serves; ["*"]: every */
+            cities: string[];
+            /** @description the bot service's name, one per running service */
+            desk: string;
+            /** @description stake levels it serves; ["*"]: every */
+            stake_levels: string[];
+        };
+        /** BotDeskView */
+        BotDeskView: {
+            /** @description poll again within this many seconds, or the desk's bots are no longer promised */
+            poll_within: number;
+            /** @description open requests of the desk's cities and levels, oldest first */
+            requests: components["schemas"]["BotRequestView"][];
+        };
+        /** BotRequestView */
+        BotRequestView: {
+            city: string;
+            /** @description seats still to fill: send this many bots, less those already on their way */
+            missing: number;
+            /** @description players the table asked to be filled to */
+            players: number;
+            /** Format: date-time */
+            requested_at: string;
+            stake_level: string;
+            table: string;
+            table_id: string;
+        };
+        /** BotsRequest */
+        BotsRequest: {
+            /**
+             * @description fill the table to this many players, you included (bots take the missing seats; at most the level's seats)
+             * @default 3
+             */
+            players: number;
+        };
         /** CityView */
         CityView: {
             id: string;
@@ -475,6 +567,27 @@ export interface components {
             street: string | null;
             up: boolean;
         };
+        /** Opponents */
+        Opponents: {
+            /**
+             * @description "available": bots serve this city and stake level, ask with POST /tables/{table_id}/bots; "requested": you asked, they are coming or playing; "unavailable": no bots serve here now
+             * @enum {string}
+             */
+            bots: "available" | "requested" | "unavailable";
+            /** @description the players you asked bots to fill the table to (null: not asked) */
+            bots_fill_to: number | null;
+            /** @description one sentence for the player: what is happening and what he can do */
+            message: string;
+            /** @description players seated at the table, you included */
+            players: number;
+            /**
+             * @description "playing": someone else sits here (hands are dealt); "waiting": you sit alone, waiting for players of your city; "closed": the table is closing or closed
+             * @enum {string}
+             */
+            state: "playing" | "waiting" | "closed";
+            /** @description other players of your city looking for a game at this stake level: they hold a waiting ticket (they sit in here as a seat is free) or sit alone at a quick table of their own */
+            waiting: number;
+        };
         /** PlayerView */
         PlayerView: {
             city: string;
@@ -546,6 +659,8 @@ export interface components {
             engine_grpc: string;
             engine_grpc_web: string;
             next_commitment: string;
+            /** @description who plays at the table now, and what to do while nobody does (worked out afresh at every answer, a replayed one too) */
+            opponents?: components["schemas"]["Opponents"] | null;
             seat: number;
             seat_session_id: string;
             stake_level: string;
@@ -627,12 +742,22 @@ export interface components {
             seats: number;
             small_bet: number;
         };
+        /** TableView */
+        TableView: {
+            city: string;
+            opponents: components["schemas"]["Opponents"];
+            stake_level: string;
+            table: string;
+            table_id: string;
+        };
         /** TicketRequest */
         TicketRequest: {
             /** @description chips (the level's unit) */
             buy_in: number;
             /** @description a stake level id (GET /stakes) */
             stake_level: string;
+            /** @description sit at this table only: a quick table of your city and stake level that asked for bots and still misses players (what POST /bots/desk lists); omitted: any */
+            table_id?: string | null;
         };
         /** TicketView */
         TicketView: {
@@ -644,6 +769,8 @@ export interface components {
             engine_grpc_web?: string | null;
             /** Format: date-time */
             expires_at: string;
+            /** @description the one table this ticket sits at (null: any of its city and level) */
+            for_table_id?: string | null;
             id: string;
             seat?: number | null;
             seat_session_id?: string | null;
@@ -793,6 +920,72 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    BotsDeskBotDesk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotDeskRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotDeskView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1220,6 +1413,196 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StakeLevelView"][];
+                };
+            };
+        };
+    };
+    TablesTableIdTable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the table's id */
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TablesTableIdBotsAskForBots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the table's id */
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotsRequest"] | null;
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TablesTableIdBotsKeepWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the table's id */
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -1,0 +1,384 @@
+"""A quick table nobody joins: what the lobby tells its player, and bots on request.
+
+Matchmaking seats only players of the table's city, so a player of a city where nobody else
+looks for a game sits alone. :meth:`BotRequests.opponents` says so — how many players sit at
+his table, how many other players of his city look for a game at that stake level, whether
+bots can come — and the player chooses: keep waiting, or ask for bots
+(``POST /tables/{table_id}/bots``: fill my table to N players).
+
+Bots come from a *bot desk*: an operator's bot service (``stud bots``) that polls
+``POST /bots/desk`` with a service token (scope ``lobby``, signed with the shared secret —
+players cannot pose as one). Each poll says which cities and stake levels it serves and is
+answered with the tables that asked for bots there and still miss players; the service sends
+bot accounts of the table's city with tickets for that table only
+(``TicketRow.for_table_id``), which matchmaking places there while the table still misses
+players. Bots are "available" for a city and stake level while a desk serving them has
+polled within :data:`DESK_SECONDS`; asking for bots anywhere else is refused (409
+``bots_unavailable``), so the lobby never promises bots that do not run.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Literal
+
+import sqlalchemy as sa
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from engine_server.auth import Scope, TokenError, verify_token
+from engine_server.store.types import utc_now
+from lobby_api import engine_reads
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.catalog.models import CityRow, StakeLevelRow
+from lobby_api.catalog.services import get_city, get_stake_level, seats_at
+from lobby_api.db import Database
+from lobby_api.problems import DomainError
+from lobby_api.quickgame.common import locked, my_seat, not_seated
+from lobby_api.quickgame.models import (
+    BotDeskRow,
+    BotRequestRow,
+    QuickTableRow,
+    QuickTableStatus,
+    TicketRow,
+    TicketStatus,
+)
+from lobby_api.quickgame.schemas import (
+    BotDeskRequest,
+    BotDeskView,
+    BotRequestView,
+    Opponents,
+    TableView,
+)
+from lobby_api.settlement.models import LobbySeatRow, SeatState
+from lobby_api.settlement.services import occupied_seats
+
+__all__ = [
+    "DESK_SECONDS",
+    "POLL_WITHIN",
+    "BotRequests",
+    "check_desk_token",
+    "still_missing_players",
+]
+
+#: A desk that has not polled for this long no longer counts: its bots are not promised.
+DESK_SECONDS = 10.0
+#: What a desk is told: poll again within this (well inside :data:`DESK_SECONDS`).
+POLL_WITHIN = 4.0
+#: Desk rows not touched for this long are deleted (each service run has its own name).
+DESK_ROWS_KEPT = timedelta(days=1)
+#: The most requests one poll lists.
+REQUESTS_PER_POLL = 100
+
+_ENDED = (
+    QuickTableStatus.CLOSING.value,
+    QuickTableStatus.CLOSED.value,
+    QuickTableStatus.FAILED.value,
+)
+
+
+def check_desk_token(authorization: str | None, secret: str) -> str:
+    """The desk's service name from its ``Bearer`` token (scope ``lobby``): 401 without a
+    valid token, 403 with a token of another kind (a player's)."""
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise DomainError(
+            401,
+            "unauthenticated",
+            "a bot desk sends 'Authorization: Bearer <service token>' (scope lobby)",
+            "Authorization",
+            headers={"WWW-Authenticate": 'Bearer realm="stud"'},
+        )
+    try:
+        identity = verify_token(token.strip(), secret)
+    except TokenError as error:
+        raise DomainError(
+            401,
+            "token_invalid",
+            str(error),
+            "Authorization",
+            headers={"WWW-Authenticate": 'Bearer realm="stud"'},
+        ) from None
+    if not identity.has(Scope.LOBBY):
+        raise DomainError(
+            403, "not_a_bot_desk", "only a service token (scope lobby) may poll the bot desk"
+        )
+    return identity.subject
+
+
+def _seat_taken() -> sa.ColumnElement[bool]:
+    """A lobby seat that holds a place at its table (as ``occupied_seats`` counts them)."""
+    return sa.or_(
+        col(LobbySeatRow.state) == SeatState.PENDING.value,
+        sa.and_(
+            col(LobbySeatRow.state) == SeatState.SEATED.value,
+            sa.not_(engine_reads.seat_session_closed(col(LobbySeatRow.seat_session_id))),
+        ),
+    )
+
+
+async def still_missing_players(session: AsyncSession, table_id: str) -> int:
+    """Seats a table that asked for bots still wants filled (0: none, or it did not ask)."""
+    request = await session.get(BotRequestRow, table_id)
+    if request is None:
+        return 0
+    return max(0, request.players - await occupied_seats(session, table_id))
+
+
+async def _desk_serves(session: AsyncSession, city: str, stake_level: str) -> bool:
+    since = utc_now() - timedelta(seconds=DESK_SECONDS)
+    found = await session.exec(
+        select(BotDeskRow.desk)
+        .where(
+            col(BotDeskRow.city) == city,
+            col(BotDeskRow.stake_level) == stake_level,
+            col(BotDeskRow.seen_at) > since,
+        )
+        .limit(1)
+    )
+    return found.first() is not None
+
+
+async def _waiting_players(session: AsyncSession, table: QuickTableRow, player_id: str) -> int:
+    """Other players of the table's city looking for a game at its stake level: holders of
+    a waiting ticket for any table, and players alone at another open quick table."""
+    ticket_holders = await session.exec(
+        select(TicketRow.player_id)
+        .where(
+            col(TicketRow.status) == TicketStatus.WAITING.value,
+            col(TicketRow.city) == table.city,
+            col(TicketRow.stake_level) == table.stake_level,
+            col(TicketRow.expires_at) > utc_now(),
+            col(TicketRow.for_table_id).is_(None),
+        )
+        .distinct()
+    )
+    alone = await session.exec(
+        select(sa.func.min(col(LobbySeatRow.player_id)))
+        .select_from(LobbySeatRow)
+        .join(QuickTableRow, col(QuickTableRow.table_id) == col(LobbySeatRow.table_id))
+        .where(
+            col(QuickTableRow.city) == table.city,
+            col(QuickTableRow.stake_level) == table.stake_level,
+            col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
+            col(QuickTableRow.table_id) != table.table_id,
+            _seat_taken(),
+        )
+        .group_by(col(LobbySeatRow.table_id))
+        .having(sa.func.count() == 1)
+    )
+    players = set(ticket_holders.all()) | set(alone.all())
+    players.discard(player_id)
+    return len(players)
+
+
+class BotRequests:
+    """What a player alone at a quick table is told, his request for bots, the bot desk."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------------ player side
+
+    async def opponents(
+        self, session: AsyncSession, table: QuickTableRow, player_id: str
+    ) -> Opponents:
+        """Who plays at ``table`` now, and (alone) what ``player_id`` can do about it."""
+        city = await session.get(CityRow, table.city)
+        level = await session.get(StakeLevelRow, table.stake_level)
+        city_name = city.name if city is not None else table.city
+        level_name = level.name if level is not None else table.stake_level
+        players = await occupied_seats(session, table.table_id)
+        waiting = await _waiting_players(session, table, player_id)
+        request = await session.get(BotRequestRow, table.table_id)
+        bots: Literal["available", "requested", "unavailable"]
+        state: Literal["playing", "waiting", "closed"]
+        if request is not None:
+            bots = "requested"
+        elif await _desk_serves(session, table.city, table.stake_level):
+            bots = "available"
+        else:
+            bots = "unavailable"
+        fill_to = request.players if request is not None else None
+        if table.status in _ENDED:
+            state, message = "closed", "The table is closed."
+        elif players >= 2:
+            state = "playing"
+            message = f"{players} players at the table: the game is on."
+            if request is not None and players < request.players:
+                message += f" More bots are on their way (to {request.players} players)."
+        else:
+            state = "waiting"
+            others = (
+                "nobody else is looking for a game there now"
+                if waiting == 0
+                else f"{waiting} other player{'s' if waiting > 1 else ''} "
+                f"{'are' if waiting > 1 else 'is'} looking for a game there (a player "
+                "with a ticket sits in here as a seat is free)"
+            )
+            message = f"Waiting for players of {city_name} at {level_name}: {others}."
+            path = f"/tables/{table.table_id}"
+            if bots == "requested":
+                message += f" Bots are on their way (to fill the table to {fill_to} players)."
+            elif bots == "available":
+                message += f" Keep waiting, or play with bots (POST {path}/bots)."
+            else:
+                message += (
+                    f" No bots serve {city_name} at this level: keep waiting, "
+                    f"or leave (POST {path}/leave)."
+                )
+        return Opponents(
+            state=state,
+            players=players,
+            waiting=waiting,
+            bots=bots,
+            bots_fill_to=fill_to,
+            message=message,
+        )
+
+    async def _my_table(
+        self, session: AsyncSession, player_id: str, table_id: str
+    ) -> QuickTableRow:
+        seat = await my_seat(session, player_id, table_id)
+        table = await session.get(QuickTableRow, table_id)
+        if seat is None or seat.settled_at is not None or table is None:
+            raise not_seated(table_id)
+        return table
+
+    async def table_view(self, player_id: str, table_id: str) -> TableView:
+        """``GET /tables/{table_id}`` for a player seated there (404 ``not_seated`` else)."""
+        async with self.db.read() as session:
+            table = await self._my_table(session, player_id, table_id)
+            return await self._view(session, table, player_id)
+
+    async def opponents_at(self, player_id: str, table_id: str) -> Opponents | None:
+        """:meth:`opponents` at a table the player sits at (None: he left it since)."""
+        async with self.db.read() as session:
+            seat = await my_seat(session, player_id, table_id)
+            table = await session.get(QuickTableRow, table_id)
+            if seat is None or seat.settled_at is not None or table is None:
+                return None
+            return await self.opponents(session, table, player_id)
+
+    async def _view(self, session: AsyncSession, table: QuickTableRow, player_id: str) -> TableView:
+        return TableView(
+            table=f"tables/{table.table_id}",
+            table_id=table.table_id,
+            city=table.city,
+            stake_level=table.stake_level,
+            opponents=await self.opponents(session, table, player_id),
+        )
+
+    async def ask(self, player: PlayerRow, table_id: str, players: int) -> TableView:
+        """Ask for bots to fill the table to ``players`` (asked again: the new number).
+
+        Refused where no bot desk serves the table's city and stake level (409
+        ``bots_unavailable``), beyond the table's seats (422 ``too_many_players``), or at a
+        table that is closing (409 ``table_closed``).
+        """
+        async with self.db.write() as session:
+            table = await locked(session, QuickTableRow, QuickTableRow.table_id == table_id)
+            if table is None:
+                raise not_seated(table_id)
+            await self._my_table(session, player.id, table_id)
+            if table.status in _ENDED:
+                raise DomainError(409, "table_closed", f"table {table_id} is closing", "table_id")
+            level = await session.get(StakeLevelRow, table.stake_level)
+            assert level is not None
+            capacity = seats_at(level)
+            if players > capacity:
+                raise DomainError(
+                    422,
+                    "too_many_players",
+                    f"a quick game at {level.name} seats at most {capacity} players",
+                    "players",
+                )
+            if not await _desk_serves(session, table.city, table.stake_level):
+                city = await session.get(CityRow, table.city)
+                raise DomainError(
+                    409,
+                    "bots_unavailable",
+                    f"no bots serve {city.name if city else table.city} at {level.name} now: "
+                    "keep waiting for players",
+                    "table_id",
+                )
+            request = await session.get(BotRequestRow, table_id)
+            if request is None:
+                request = BotRequestRow(
+                    table_id=table_id, player_id=player.id, players=players, created_at=utc_now()
+                )
+            request.players = players
+            session.add(request)
+            await session.flush()
+            return await self._view(session, table, player.id)
+
+    async def withdraw(self, player: PlayerRow, table_id: str) -> TableView:
+        """Keep waiting after all: no more bots are sent (those seated stay while you play)."""
+        async with self.db.write() as session:
+            table = await self._my_table(session, player.id, table_id)
+            request = await session.get(BotRequestRow, table_id)
+            if request is not None:
+                await session.delete(request)
+                await session.flush()
+            return await self._view(session, table, player.id)
+
+    # -------------------------------------------------------------------- bot desk
+
+    async def desk(self, data: BotDeskRequest) -> BotDeskView:
+        """A bot desk's poll: note that it serves these cities and levels, and list the
+        tables there that asked for bots and still miss players, oldest first."""
+        now = utc_now()
+        async with self.db.write() as session:
+            cities = await self._names(session, data.cities, CityRow, "cities")
+            levels = await self._names(session, data.stake_levels, StakeLevelRow, "stake_levels")
+            for city in cities:
+                for level in levels:
+                    await session.merge(
+                        BotDeskRow(desk=data.desk, city=city, stake_level=level, seen_at=now)
+                    )
+            await session.exec(
+                sa.delete(BotDeskRow).where(col(BotDeskRow.seen_at) < now - DESK_ROWS_KEPT)
+            )
+            rows = (
+                await session.exec(
+                    select(BotRequestRow, QuickTableRow)
+                    .join(QuickTableRow, col(QuickTableRow.table_id) == col(BotRequestRow.table_id))
+                    .where(
+                        col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
+                        col(QuickTableRow.city).in_(cities),
+                        col(QuickTableRow.stake_level).in_(levels),
+                    )
+                    .order_by(col(BotRequestRow.created_at))
+                    .limit(REQUESTS_PER_POLL)
+                )
+            ).all()
+            requests = []
+            for request, table in rows:
+                missing = request.players - await occupied_seats(session, table.table_id)
+                if missing > 0:
+                    requests.append(
+                        BotRequestView(
+                            table=f"tables/{table.table_id}",
+                            table_id=table.table_id,
+                            city=table.city,
+                            stake_level=table.stake_level,
+                            players=request.players,
+                            missing=missing,
+                            requested_at=request.created_at,
+                        )
+                    )
+        return BotDeskView(requests=requests, poll_within=POLL_WITHIN)
+
+    @staticmethod
+    async def _names(
+        session: AsyncSession, names: list[str], model: type[CityRow | StakeLevelRow], field: str
+    ) -> list[str]:
+        """The ids named (``*``: every one), each checked to exist (422 otherwise)."""
+        if "*" in names:
+            return list((await session.exec(select(model.id))).all())
+        for name in names:
+            if model is CityRow:
+                await get_city(session, name, field)
+            else:
+                await get_stake_level(session, name, field)
+        return sorted(set(names))
