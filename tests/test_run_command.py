@@ -4,8 +4,9 @@
 runs in a subprocess on a fresh database. When it has printed its endpoints,
 a player signs up through the lobby, opens a quick game that the demo bots of
 his city sit in, plays a hand over gRPC, and reads that hand back from the
-lobby's history; ``stud describe`` and ``stud admin`` run from the same
-directory find the room on its custom ports. Then SIGINT stops every process
+lobby's history; a player of Berlin, alone at his table, is told why, asks for
+bots and plays a hand with them; ``stud describe``, ``stud admin`` and
+``stud bots`` run from the same directory find the room on its custom ports. Then SIGINT stops every process
 cleanly, saying what it waits for, and the room file is gone.
 
 A start that fails says why on the terminal (a taken port before anything
@@ -217,6 +218,48 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
         assert status == 200, history
         assert history["hands"], history
         assert any(h["table"].endswith(game["table_id"]) for h in history["hands"])
+
+        # A player of Berlin, where no bots hold tickets, sits alone and is told so; he
+        # asks for bots (the demo bots serve every city of seeds/) and plays with them.
+        _http(
+            "POST",
+            f"{lobby}/accounts",
+            {"username": "berliner", "password": "runner-pass-2", "city": "berlin"},
+        )
+        _status, login = _http(
+            "POST", f"{lobby}/auth/login", {"username": "berliner", "password": "runner-pass-2"}
+        )
+        berliner = login["access_token"]
+        status, alone = _http(
+            "POST",
+            f"{lobby}/quickgame",
+            {"stake_level": "house-2-4", "buy_in": 200, "client_seed": "berlin-seed"},
+            berliner,
+        )
+        assert status == 201, alone
+        assert alone["opponents"]["state"] == "waiting", alone
+        assert alone["opponents"]["message"].startswith("Waiting for players of Berlin")
+        table_path = f"{lobby}/tables/{alone['table_id']}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            _status, view = _http("GET", table_path, token=berliner)
+            if view["opponents"]["bots"] == "available":
+                break
+            time.sleep(0.2)
+        assert view["opponents"]["bots"] == "available", view
+        status, asked = _http("POST", f"{table_path}/bots", {"players": 2}, berliner)
+        assert status == 200 and asked["opponents"]["bots"] == "requested", asked
+        hand_number = asyncio.run(
+            _play_one_hand(alone["engine_grpc"], alone["table"], alone["token"])
+        )
+        assert hand_number >= 1
+        _status, view = _http("GET", table_path, token=berliner)
+        assert view["opponents"]["players"] == 2, view
+
+        # stud bots, too, finds the lobby by itself.
+        extra = _stud(tmp_path, "bots", "--cities", "vienna", "--per-city", "1", "--duration", "1")
+        assert extra.returncode == 0, extra.stderr
+        assert '"event": "ready"' in extra.stdout, extra.stdout
     finally:
         process.send_signal(signal.SIGINT)
         try:

@@ -2,7 +2,7 @@
 
     stud bots --lobby http://127.0.0.1:8000 [--cities oslo,stockholm] [--per-city 3]
               [--stake house-2-4] [--tables-per-bot 2] [--think 0.8]
-              [--hands N] [--once] [--duration SECONDS]
+              [--hands N] [--once] [--duration SECONDS] [--on-request all|none|CITIES]
 
 Each bot is a lobby account (``bot_oslo_1``, …: registered on first use, logged in after)
 that keeps a matchmaking ticket open, so a player of its city who opens a quick game gets
@@ -12,6 +12,11 @@ The lobby is ``--lobby``, else ``$STUD_BOTS_LOBBY``, else the lobby of the ``stu
 running from this directory (``var/room.json``). SIGTERM or SIGINT stops them cleanly:
 waiting tickets are withdrawn, seated bots leave their tables (mid-hand they play the hand
 out first).
+
+``--on-request CITIES`` (``all``: every city; default: none) also answers players who sit
+alone at a quick table of those cities and ask for bots: the bots keep a bot desk at
+the lobby (``POST /bots/desk``, a service token minted from the token secret, so it needs
+``STUD_JWT_SECRET`` or ``var/jwt-secret``) and send bots of the table's city there.
 
 Bot passwords: ``STUD_BOTS_PASSWORD``, else derived from the token secret
 (``STUD_JWT_SECRET`` or ``var/jwt-secret``) and the username, so the same bots log in again
@@ -35,7 +40,7 @@ from typing import Any
 
 from engine_server.cli import CliError
 
-__all__ = ["bot_password", "configure", "run"]
+__all__ = ["bot_password", "configure", "desk_token", "run"]
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -98,6 +103,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="leave after this many hands with no human connected (3)",
     )
     parser.add_argument("--seed", type=int, help="seed of the bots' random choices")
+    parser.add_argument(
+        "--on-request",
+        type=_names,
+        help="cities whose players may ask for bots at a table nobody joins: comma-separated, "
+        "or all (default: none)",
+    )
 
 
 def bot_password(env: Mapping[str, str]) -> Callable[[str], str]:
@@ -123,6 +134,27 @@ def bot_password(env: Mapping[str, str]) -> Callable[[str], str]:
     ).hexdigest()[:32]
 
 
+def _secret(env: Mapping[str, str]) -> str | None:
+    """The token secret the lobby shares: ``STUD_JWT_SECRET``, else ``var/jwt-secret``."""
+    secret = env.get("STUD_JWT_SECRET")
+    if secret:
+        return secret
+    from engine_server.settings import SECRET_FILE
+
+    return SECRET_FILE.read_text().strip() if SECRET_FILE.exists() else None
+
+
+def desk_token(env: Mapping[str, str]) -> Callable[[], str] | None:
+    """Mints the bot desk's service token (scope lobby, five minutes), or None without the
+    token secret."""
+    from engine_server.auth import Scope, mint_token
+
+    secret = _secret(env)
+    if secret is None:
+        return None
+    return lambda: mint_token(secret, "stud-bots", [Scope.LOBBY], ttl_seconds=300, name="bots")
+
+
 def _emit(event: str, **fields: Any) -> None:
     line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event}
     line.update(fields)
@@ -143,6 +175,19 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(
             "--lobby URL is required (or STUD_BOTS_LOBBY, or a stud run running from here)"
         )
+    on_request: tuple[str, ...] = args.on_request or ()
+    if on_request == ("none",):
+        on_request = ()
+    elif on_request == ("all",):
+        on_request = ("*",)
+    elif "all" in on_request or "none" in on_request:
+        raise CliError("--on-request: all, none, or a list of cities")
+    token = desk_token(os.environ) if on_request else None
+    if on_request and token is None:
+        raise CliError(
+            "--on-request needs the token secret (STUD_JWT_SECRET or var/jwt-secret) for the "
+            "bot desk's service token"
+        )
     config = BotsConfig(
         lobby=args.lobby,
         password=bot_password(os.environ),
@@ -156,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
         once=args.once,
         idle_hands=args.idle_hands,
         seed=args.seed,
+        on_request=on_request,
+        desk_token=token,
     )
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 

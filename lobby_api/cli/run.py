@@ -1,8 +1,9 @@
 """``stud run``: the whole card room on one machine — engine, lobby and demo bots.
 
 It migrates the SQLite database, loads ``seeds/``, starts the engine (gRPC,
-Connect/gRPC-Web, metrics), the lobby and demo bots (``stud bots``) as child processes,
-prints every address, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
+Connect/gRPC-Web, metrics), the lobby and demo bots (``stud bots``: they hold tickets in
+Oslo and Stockholm, and answer requests for bots in every city of ``seeds/``) as child
+processes, prints every address, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
 with the lobby because it runs the whole room; it starts each part as a ``stud``
 subcommand in a process of its own.
 
@@ -45,9 +46,10 @@ HELP = "run the whole card room: engine, lobby and demo bots"
 DEMO_USER = "demo"
 DEMO_PASSWORD = "demo-password"
 DEMO_CITY = "oslo"
-#: The cities whose bots hold tickets, so a quick game there is joined at once.
+#: The cities whose bots hold tickets, so a quick game there is joined at once; in every
+#: other city of seeds/ a player alone at his table may ask for bots (they come on request).
 BOT_CITIES = ("oslo", "stockholm")
-BOT_FLAGS = ["--cities", ",".join(BOT_CITIES)]
+BOT_FLAGS = ["--cities", ",".join(BOT_CITIES), "--on-request", "all"]
 
 #: How long each part may take to stop before it is killed, and what it waits for meanwhile.
 #: The bots' own limit is ``stud bots``' (15 s); the engine's drain is its grace x 6 (30 s).
@@ -376,7 +378,10 @@ def run(args: argparse.Namespace) -> int:
         _wait_http(f"{lobby_url}/health", 60, alive("lobby", lobby))
         _demo_account(lobby_url)
         if not args.no_bots:
-            _step(f"starting demo bots (seated at once in {', '.join(BOT_CITIES)})")
+            _step(
+                f"starting demo bots (seated at once in {', '.join(BOT_CITIES)}; "
+                "in every city on request)"
+            )
             bots = start(
                 "bots", [*_stud(), "bots", "--lobby", lobby_url, *BOT_FLAGS], ready_line=False
             )
@@ -400,6 +405,14 @@ def run(args: argparse.Namespace) -> int:
             f"  engine metrics  {room['metrics']}",
             f"  database        {database_url}",
             f"  sign in as      {DEMO_USER} / {DEMO_PASSWORD}",
+            *(
+                []
+                if args.no_bots
+                else [
+                    f"  demo bots       join at once in {', '.join(BOT_CITIES)}; alone "
+                    "elsewhere, ask for them (POST /tables/{id}/bots)"
+                ]
+            ),
             f"  logs            {Path('var').resolve()}/*.log",
             f"  room file       {ROOM_FILE.resolve()}  (removed when this stops)",
             "From this directory these find the room without flags (var/room.json):",

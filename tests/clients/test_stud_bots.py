@@ -1,7 +1,8 @@
 """``stud bots`` (clients/python/stud/bots): the strategy never sends an illegal action and plays
 its hands sensibly; the command signs bots in through the lobby, answers a human's quick game
 with the bots of his city only, plays through the engine, leaves a table the human left, and
-stops cleanly on SIGTERM with no ticket or seat left behind.
+stops cleanly on SIGTERM with no ticket or seat left behind. With ``--on-request`` it keeps a
+bot desk: a player alone at a table of any city asks for bots and gets as many as he asked.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lobby_api.accounts.models import PlayerRow
 from lobby_api.quickgame.models import TicketRow
 from tests.clients.bots import Observed, passive_player
 from tests.clients.room import BotsProcess, card_room, sign_up
+from tests.engine_server.api.conftest import SECRET
 
 K = table_pb2
 S = settings_pb2
@@ -159,7 +161,7 @@ def test_bot_passwords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_command_line_refusals(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("STUD_BOTS_PASSWORD", "x" * 12)
     monkeypatch.delenv("STUD_BOTS_LOBBY", raising=False)
@@ -173,9 +175,20 @@ def test_command_line_refusals(
         out, err = capsys.readouterr()
         return code, out, err
 
-    assert command() == (2, "", "stud bots: --lobby URL is required (or STUD_BOTS_LOBBY)\n")
+    monkeypatch.chdir(tmp_path)  # no var/room.json of a stud run here
+    assert command() == (
+        2,
+        "",
+        "stud bots: --lobby URL is required (or STUD_BOTS_LOBBY, or a stud run running from "
+        "here)\n",
+    )
     code, out, err = command("--lobby", "http://127.0.0.1:9", "--per-city", "0")
     assert code == 2 and "--per-city: must be at least 1" in err
+    code, out, err = command("--lobby", "http://127.0.0.1:9", "--on-request", "all,oslo")
+    assert (code, out) == (2, "") and "--on-request: all, none, or a list of cities" in err
+    monkeypatch.delenv("STUD_JWT_SECRET", raising=False)
+    code, out, err = command("--lobby", "http://127.0.0.1:9", "--on-request", "all")
+    assert (code, out) == (2, "") and "--on-request needs the token secret" in err, err
     code, out, err = command("--lobby", "http://127.0.0.1:9")
     assert code == 1 and out == "", err
     assert err.startswith("stud bots: the lobby at http://127.0.0.1:9: 0 unreachable"), err
@@ -286,6 +299,89 @@ async def test_bots_answer_a_quick_game_of_their_city_and_leave_cleanly(tmp_path
         # The two Oslo bots and Ann played for chips; the house table takes no rake.
         ann_wallet = await _balance(room.lobby_url, token)
         assert total + ann_wallet == 5 * 10_000
+
+
+async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUD_JWT_SECRET", SECRET)  # the bot desk's service token
+    async with card_room(tmp_path) as room:
+        bots = await BotsProcess.start(
+            room.lobby_url,
+            "--cities",
+            "oslo",
+            "--per-city",
+            "2",
+            "--tables-per-bot",
+            "1",
+            "--think",
+            "0",
+            "--seed",
+            "5",
+            "--on-request",
+            "all",
+        )
+        human_task: asyncio.Task[None] | None = None
+        try:
+            [ready] = await bots.wait_for("ready")
+            assert ready["on_request"] == ["*"]
+            token = await sign_up(room.lobby_url, "bea", "bea-password", "berlin")
+            auth = {"Authorization": f"Bearer {token}"}
+            async with httpx.AsyncClient(base_url=room.lobby_url, headers=auth) as http:
+                answer = await http.post(
+                    "/quickgame",
+                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "bea-seed"},
+                    headers={"Idempotency-Key": "bea-1"},
+                )
+                assert answer.status_code == 201, answer.text
+                table_id = answer.json()["table_id"]
+                assert answer.json()["opponents"]["state"] == "waiting"
+
+                # Alone in Berlin; the desk says bots serve here (after its first poll).
+                for _ in range(100):
+                    view = (await http.get(f"/tables/{table_id}")).json()["opponents"]
+                    if view["bots"] == "available":
+                        break
+                    await asyncio.sleep(0.1)
+                assert view["bots"] == "available" and view["players"] == 1, view
+                assert view["message"].startswith(
+                    "Waiting for players of Berlin at 2/4 (house rules): nobody else is looking"
+                ), view
+                assert not bots.named("seated")  # nobody comes unasked
+
+                asked = await http.post(f"/tables/{table_id}/bots", json={"players": 3})
+                assert asked.status_code == 200, asked.text
+                seated = await bots.wait_for("seated", 2)
+                assert {(s["bot"], s["table"]) for s in seated} == {
+                    ("bot_berlin_1", table_id),
+                    ("bot_berlin_2", table_id),
+                }
+                view = (await http.get(f"/tables/{table_id}")).json()["opponents"]
+                assert view["state"] == "playing" and view["players"] == 3, view
+
+                seen = Observed()
+                bea = await http.get("/me")
+                human_task = asyncio.create_task(
+                    passive_player(room.engine, table_id, bea.json()["id"], seen)
+                )
+                await seen.reach(2, timeout=30)  # a hand played with the bots, the next dealt
+
+                left = await http.post(f"/tables/{table_id}/leave")
+                assert left.status_code == 200, left.text
+                await asyncio.wait_for(human_task, 30)
+                gone = await bots.wait_for("left", 2)
+                assert {(g["bot"], g["reason"]) for g in gone} == {
+                    ("bot_berlin_1", "no_humans"),
+                    ("bot_berlin_2", "no_humans"),
+                }
+            # They answered one request: none of them waits for another Berlin game.
+            assert not [w for w in bots.named("waiting") if "berlin" in w["bot"]][2:]
+        finally:
+            if human_task is not None:
+                human_task.cancel()
+            code = await bots.stop()
+        assert code == 0, bots
+        assert bots.named("stopped") and not bots.named("error"), bots
 
 
 async def _balance(lobby_url: str, token: str) -> int:

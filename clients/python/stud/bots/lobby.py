@@ -51,10 +51,14 @@ class LobbyClient:
         *,
         auth: bool = True,
         key: str | None = None,
+        service_token: str | None = None,
     ) -> Any:
         headers: dict[str, str] = {}
         if key is not None:
             headers["Idempotency-Key"] = key
+        if service_token is not None:
+            headers["Authorization"] = f"Bearer {service_token}"
+            auth = False
         delay = 0.5
         for attempt in range(1, ATTEMPTS + 1):
             if auth:
@@ -127,8 +131,14 @@ class LobbyClient:
 
     # ------------------------------------------------------------------ tickets
 
-    async def open_ticket(self, stake_level: str, buy_in: int) -> dict[str, Any]:
-        body = {"stake_level": stake_level, "buy_in": buy_in}
+    async def open_ticket(
+        self, stake_level: str, buy_in: int, table_id: str | None = None
+    ) -> dict[str, Any]:
+        """A matchmaking ticket; with ``table_id``, for that table only (a table that asked
+        for bots)."""
+        body: dict[str, Any] = {"stake_level": stake_level, "buy_in": buy_in}
+        if table_id is not None:
+            body["table_id"] = table_id
         return dict(await self._request("POST", "/tickets", body, key=_key()))
 
     async def ticket(self, ticket_id: str) -> dict[str, Any]:
@@ -136,6 +146,16 @@ class LobbyClient:
 
     async def cancel_ticket(self, ticket_id: str) -> dict[str, Any]:
         return dict(await self._request("DELETE", f"/tickets/{ticket_id}"))
+
+    # ----------------------------------------------------------------- bot desk
+
+    async def bot_desk(
+        self, service_token: str, desk: str, cities: list[str], stake_levels: list[str]
+    ) -> dict[str, Any]:
+        """Poll the bot desk (a service token, scope lobby): the lobby notes that bots serve
+        these cities and levels, and answers the tables there that asked for bots."""
+        body = {"desk": desk, "cities": cities, "stake_levels": stake_levels}
+        return dict(await self._request("POST", "/bots/desk", body, service_token=service_token))
 
     # ------------------------------------------------------------- at the table
 

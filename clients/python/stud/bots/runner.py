@@ -18,9 +18,19 @@ A slot leaves its table (``POST /tables/{id}/leave``; mid-hand it plays the hand
 Then it opens a new ticket (unless ``once``). On stop, waiting tickets are withdrawn (their
 buy-in goes back to the wallet) and seated slots leave.
 
+**Bots on request.** With a service token (``desk_token``) and cities to serve
+(``on_request``; ``*``: every city), the bots also keep a *bot desk*: every ``desk_poll``
+seconds they poll the lobby's ``POST /bots/desk``, which marks those cities (at the bots'
+stake levels) as served by bots and answers the tables there whose player asked for bots
+and that still miss players. For each missing player the desk sends a bot of the table's
+city (``bot_berlin_1``, …, signed in on first need, at most ``per_city``, never two at one
+table) with a ticket for that table only; it plays there like any slot, then stops (it is
+not replaced when it leaves). A ticket the lobby cannot place within
+:data:`REQUEST_SEAT_SECONDS` (the table filled meanwhile) is withdrawn.
+
 Progress is reported through ``emit(event, **fields)`` (the ``stud bots`` command prints
 one JSON line per call): ``ready``, ``waiting``, ``seated``, ``topped_up``, ``left``,
-``error``, ``stopped``.
+``error``, ``stopped``; the desk adds ``requested`` (a table asked for bots: how many sent).
 """
 
 from __future__ import annotations
@@ -28,8 +38,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import re
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,9 +53,20 @@ from stud.bots.lobby import LobbyClient, LobbyError
 from stud.bots.strategy import decide
 from stud.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
-__all__ = ["BotsConfig", "Emit", "bot_username", "default_buy_in", "run_bots"]
+__all__ = [
+    "REQUEST_SEAT_SECONDS",
+    "BotsConfig",
+    "Emit",
+    "bot_username",
+    "default_buy_in",
+    "desk_name",
+    "run_bots",
+]
 
 log = logging.getLogger("stud.bots")
+
+#: How long a bot sent to a table that asked for bots waits for its seat before giving up.
+REQUEST_SEAT_SECONDS = 10.0
 
 #: ``emit(event, **fields)``: where the bots report what they do.
 Emit = Callable[..., None]
@@ -87,6 +110,14 @@ class BotsConfig:
     #: Seed of the bots' random choices (None: unpredictable).
     seed: int | None = None
     prefix: str = "bot"
+    #: Cities whose requests for bots these bots answer (``*``: every city); needs
+    #: ``desk_token``, and is off with ``once``.
+    on_request: tuple[str, ...] = ()
+    #: A service token (scope lobby) for ``POST /bots/desk``, minted afresh per poll;
+    #: None: no bot desk (the bots only hold tickets in ``cities``).
+    desk_token: Callable[[], str] | None = None
+    #: Seconds between the desk's polls (the lobby says how long it may wait at most).
+    desk_poll: float = 2.0
 
 
 def bot_username(prefix: str, city: str, number: int) -> str:
@@ -100,6 +131,13 @@ def bot_username(prefix: str, city: str, number: int) -> str:
     city_part = re.sub(r"[^A-Za-z0-9_]", "_", city)
     suffix = f"_{number}"
     return f"{prefix}_{city_part}"[: 32 - len(suffix)] + suffix
+
+
+def desk_name(prefix: str) -> str:
+    """This process's bot desk name: ``prefix``, host and process id, as the lobby spells
+    names (``[a-z0-9._-]``, at most 64 characters)."""
+    raw = f"{prefix}-{socket.gethostname()}-{os.getpid()}".lower()
+    return re.sub(r"[^a-z0-9._-]", "-", raw).lstrip("._-")[:64] or f"bots-{os.getpid()}"
 
 
 def default_buy_in(level: dict[str, Any]) -> int:
@@ -147,13 +185,24 @@ class _Slot:
     """One seat a bot keeps at one stake level: a waiting ticket or a table it plays."""
 
     def __init__(
-        self, shared: _Shared, bot: _Bot, level: dict[str, Any], buy_in: int, rng: random.Random
+        self,
+        shared: _Shared,
+        bot: _Bot,
+        level: dict[str, Any],
+        buy_in: int,
+        rng: random.Random,
+        *,
+        target: str | None = None,
+        on_seated: Callable[[], None] | None = None,
     ) -> None:
         self.shared = shared
         self.bot = bot
         self.level = level
         self.buy_in = buy_in
         self.rng = rng
+        #: The one table this slot answers (a request for bots): it plays there once.
+        self.target = target
+        self.on_seated = on_seated
 
     @property
     def _name(self) -> str:
@@ -178,9 +227,9 @@ class _Slot:
                 if not isinstance(error, LobbyError | grpc.aio.AioRpcError):
                     log.exception("%s: unexpected failure", self._name)
                 shared.emit("error", bot=self._name, detail=detail)
-                if await shared.pause(5.0):
+                if self.target is not None or await shared.pause(5.0):
                     return
-            if shared.config.once:
+            if shared.config.once or self.target is not None:
                 return
 
     # ------------------------------------------------------------------ ticket
@@ -189,21 +238,33 @@ class _Slot:
         """Open a ticket and poll it until seated (None: expired, stopped or no money)."""
         shared, lobby = self.shared, self.bot.lobby
         try:
-            ticket = await lobby.open_ticket(self.level["id"], self.buy_in)
+            ticket = await lobby.open_ticket(self.level["id"], self.buy_in, self.target)
         except LobbyError as error:
+            if error.code == "no_bot_request":
+                return None  # the table has its players (or closed) meanwhile
             if error.code != "insufficient_funds":
                 raise
             shared.emit("error", bot=self._name, detail=f"wallet too low: {error.detail}")
             await shared.pause(30.0)
             return None
-        shared.emit("waiting", bot=self._name, ticket=ticket["id"], stake_level=self.level["id"])
+        shared.emit(
+            "waiting",
+            bot=self._name,
+            ticket=ticket["id"],
+            stake_level=self.level["id"],
+            **({"table": self.target} if self.target else {}),
+        )
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + REQUEST_SEAT_SECONDS
         while True:
             status = ticket["status"]
             if status == "seated":
                 return ticket
             if status in ("expired", "cancelled"):
                 return None
-            if await shared.pause(shared.config.poll):
+            stopping = await shared.pause(shared.config.poll)
+            if stopping or (self.target is not None and loop.time() > give_up):
+                # Stopping, or the one table it answers was filled by others meanwhile.
                 await self._withdraw(ticket["id"])
                 return None
             ticket = await lobby.ticket(ticket["id"])
@@ -228,6 +289,8 @@ class _Slot:
         shared = self.shared
         table_id = ticket["table_id"]
         shared.emit("seated", bot=self._name, table=table_id, seat=ticket.get("seat"))
+        if self.on_seated is not None:
+            self.on_seated()
         game = _Game(self, table_id, ticket["table"], shared.stub(ticket["engine_grpc"]))
         leave_on_stop = asyncio.create_task(game.leave_when_stopping())
         try:
@@ -387,6 +450,125 @@ class _Game:
         self._acted_through = response.sequence
 
 
+class _Desk:
+    """The bot desk: polls the lobby for tables that asked for bots and sends bots there."""
+
+    def __init__(
+        self,
+        shared: _Shared,
+        http: httpx.AsyncClient,
+        levels: dict[str, dict[str, Any]],
+        rng: random.Random,
+        bots: list[_Bot],
+    ) -> None:
+        self.shared = shared
+        self.http = http
+        self.levels = levels
+        self.rng = rng
+        self.lobby = LobbyClient(http, shared.config.lobby)
+        self.name = desk_name(shared.config.prefix)
+        #: Signed-in bots by city (those of ``cities`` are reused, others signed in on need).
+        self.bots: dict[str, list[_Bot]] = {}
+        for bot in bots:
+            self.bots.setdefault(bot.city, []).append(bot)
+        #: table id -> bots sent there and not gone yet; ``pending``: not seated yet.
+        self.busy: dict[str, set[str]] = {}
+        self.pending: dict[str, set[str]] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        shared = self.shared
+        config = shared.config
+        assert config.desk_token is not None
+        try:
+            while not shared.stop.is_set():
+                try:
+                    answer = await self.lobby.bot_desk(
+                        config.desk_token(), self.name, list(config.on_request), list(config.stakes)
+                    )
+                except LobbyError as error:
+                    shared.emit("error", desk=self.name, detail=f"bot desk: {error}")
+                    if await shared.pause(5.0):
+                        break
+                    continue
+                for request in answer.get("requests", []):
+                    await self._answer(request)
+                within = float(answer.get("poll_within") or config.desk_poll)
+                if await shared.pause(min(config.desk_poll, within)):
+                    break
+        finally:
+            # Stopping: the bots sent to tables leave them (each slot sees the stop).
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        table_id = str(request["table_id"])
+        level = self.levels.get(str(request["stake_level"]))
+        city = str(request["city"])
+        if level is None:
+            return
+        wanted = int(request["missing"]) - len(self.pending.get(table_id, ()))
+        sent = 0
+        while sent < wanted:
+            bot = await self._free_bot(city, table_id)
+            if bot is None:
+                break  # every bot of the city sits there already
+            self._send(bot, level, table_id)
+            sent += 1
+        if sent:
+            self.shared.emit("requested", table=table_id, city=city, sent=sent)
+
+    async def _free_bot(self, city: str, table_id: str) -> _Bot | None:
+        """A bot of ``city`` not at ``table_id`` yet, signed in on first need."""
+        config = self.shared.config
+        busy = self.busy.get(table_id, set())
+        known = self.bots.setdefault(city, [])
+        for bot in known:
+            if bot.username not in busy:
+                return bot
+        if len(known) >= config.per_city:
+            return None
+        username = bot_username(config.prefix, city, len(known) + 1)
+        bot = _Bot(username, city, LobbyClient(self.http, config.lobby))
+        try:
+            await bot.lobby.sign_in(username, config.password(username), city)
+        except LobbyError as error:
+            self.shared.emit("error", bot=username, detail=f"cannot sign in: {error}")
+            return None
+        assert bot.lobby.player_id is not None
+        self.shared.bot_ids.add(bot.lobby.player_id)
+        known.append(bot)
+        return bot
+
+    def _send(self, bot: _Bot, level: dict[str, Any], table_id: str) -> None:
+        busy = self.busy.setdefault(table_id, set())
+        pending = self.pending.setdefault(table_id, set())
+        busy.add(bot.username)
+        pending.add(bot.username)
+        slot = _Slot(
+            self.shared,
+            bot,
+            level,
+            self.shared.config.buy_in or default_buy_in(level),
+            random.Random(self.rng.getrandbits(64)),
+            target=table_id,
+            on_seated=lambda: pending.discard(bot.username),
+        )
+
+        async def serve() -> None:
+            try:
+                await slot.run()
+            finally:
+                busy.discard(bot.username)
+                pending.discard(bot.username)
+                if not busy:
+                    self.busy.pop(table_id, None)
+                    self.pending.pop(table_id, None)
+
+        task = asyncio.create_task(serve())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+
 async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
     """Sign the bots in and keep them seated until ``stop`` is set (or, with ``once``, until
     every slot played its table). Returns 0, or 1 when no bot could sign in."""
@@ -425,8 +607,18 @@ async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
             for level_id in config.stakes
             for _ in range(config.tables_per_bot)
         ]
-        emit("ready", bots=[b.username for b in bots], slots=len(slots))
+        desk = None
+        if config.desk_token is not None and config.on_request and not config.once:
+            desk = _Desk(shared, http, levels, random.Random(rng.getrandbits(64)), bots)
+        emit(
+            "ready",
+            bots=[b.username for b in bots],
+            slots=len(slots),
+            on_request=list(config.on_request) if desk is not None else [],
+        )
         tasks = [asyncio.create_task(slot.run()) for slot in slots]
+        if desk is not None:
+            tasks.append(asyncio.create_task(desk.run()))
         stopping = asyncio.create_task(stop.wait())
         try:
             running: set[asyncio.Task[Any]] = set(tasks)
