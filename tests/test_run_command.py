@@ -373,3 +373,20 @@ def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
     assert not (tmp_path / "var" / "room.json").exists()
     alive = [pid for pid in children if Path(f"/proc/{pid}").exists()]
     assert not alive, alive
+
+
+def test_a_room_file_left_by_a_killed_stud_run_is_ignored(tmp_path: Path) -> None:
+    from engine_server.cli.room import read_room, remove_room, room_address, write_room
+
+    path = tmp_path / "var" / "room.json"
+    write_room({"grpc": "127.0.0.1:7001", "lobby": "http://127.0.0.1:7002"}, path)
+    assert room_address("grpc", path) == "127.0.0.1:7001"  # this process: alive
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    room = json.loads(path.read_text())
+    path.write_text(json.dumps({**room, "pid": dead.pid}))
+    assert read_room(path) == {} and room_address("grpc", path) is None
+    remove_room(path)  # not this process's file: left alone
+    assert path.exists()
+    path.write_text("{not json")
+    assert read_room(path) == {}
