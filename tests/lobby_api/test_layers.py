@@ -30,8 +30,13 @@ ENGINE_FOR_THE_LOBBY = (
     "engine_server.loops",
 )
 #: The command-line glue of ``stud lobby`` / ``stud run`` also sets up the engine's log
-#: format and runs the one migration history.
-ENGINE_FOR_THE_LOBBY_CLI = ("engine_server.logs", "engine_server.store.migrate")
+#: format, runs the one migration history and writes the room file the ``stud`` commands
+#: read (``var/room.json``).
+ENGINE_FOR_THE_LOBBY_CLI = (
+    "engine_server.logs",
+    "engine_server.store.migrate",
+    "engine_server.cli.room",
+)
 READ_PORT = "lobby_api.engine_reads"
 ENGINE_DATA = ("engine_server.store.models", "engine_server.store.nodes")
 
