@@ -77,6 +77,7 @@ def create_app(
     from lobby_api.quickgame.controllers import QuickGameController, TableController
     from lobby_api.quickgame.services import QuickGames
     from lobby_api.settlement import Settlement
+    from lobby_api.waiting import WaitingController
     from lobby_api.wallet.controllers import WalletController
 
     db = database or Database.from_url(
@@ -136,6 +137,7 @@ def create_app(
             WalletController,
             QuickGameController,
             TableController,
+            WaitingController,
             HistoryController,
             FairnessController,
             play_router(),
