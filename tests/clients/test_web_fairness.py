@@ -1,5 +1,7 @@
-"""The web page's deck check (clients/web/src/table/fairness.ts, WebCrypto HMAC-SHA256) against
-FAIRNESS.md's published test vector, in Node's test runner (clients/web/test/fairness.test.ts).
+"""The web page's pure modules in Node's test runner: its deck check
+(clients/web/src/table/fairness.ts, WebCrypto HMAC-SHA256) against FAIRNESS.md's published test
+vector (clients/web/test/fairness.test.ts), and the street-by-street replay of a PHH history
+(src/table/replay.ts, test/replay.test.ts).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ def test_fairness_check_in_typescript_matches_the_vector() -> None:
             WEB / "node_modules/.bin/tsc", "-p", "tsconfig.test.json", "--outDir", out, cwd=WEB
         )
         assert built.returncode == 0, built.stdout + built.stderr
-        result = _run("node", "--test", out / "test/fairness.test.js", cwd=WEB)
+        tests = [out / "test/fairness.test.js", out / "test/replay.test.js"]
+        result = _run("node", "--test", *tests, cwd=WEB)
         assert result.returncode == 0, result.stdout + result.stderr
-        assert "# pass 6" in result.stdout and "# fail 0" in result.stdout, result.stdout
+        assert "# pass 8" in result.stdout and "# fail 0" in result.stdout, result.stdout
     finally:
         shutil.rmtree(out, ignore_errors=True)
