@@ -5,6 +5,11 @@
  *
  *   web-table.png       the table when that hand has ended (its result, the shown hands)
  *   web-table-hand.png  the table at his last decision in it (his cards, the clock, buttons)
+ *   web-table-phone.png the table at his first decision on a 390×844 phone (seat plates, cards
+ *                       and bets measured for overlaps: report.phone)
+ *   web-hand.png        the lobby's "My hands" page with that hand replayed and its fairness
+ *                       checked in the browser (after the table closed and its seed was revealed)
+ *   web-wallet.png      the wallet tab: balance and ledger entries
  *
  *   node test/play-table.mjs LOBBY_URL USERNAME PASSWORD ARTIFACTS [STAKE_LEVEL]
  *
@@ -27,6 +32,9 @@ if (!lobbyUrl || !username || !password || !artifacts) {
 }
 const screenshot = join(artifacts, "web-table.png");
 const handScreenshot = join(artifacts, "web-table-hand.png");
+const phoneScreenshot = join(artifacts, "web-table-phone.png");
+const replayScreenshot = join(artifacts, "web-hand.png");
+const walletScreenshot = join(artifacts, "web-wallet.png");
 const started = Date.now();
 const deadline = started + 1000 * Number(process.env.STUD_PLAY_DEADLINE ?? "60");
 const remaining = () => Math.max(1, deadline - Date.now());
@@ -94,6 +102,50 @@ const feltFacts = () =>
     };
   });
 
+/**
+ * Boxes on the felt that must not overlap: every seat plate with every other plate, and with
+ * every card and bet chip (of any seat, its own too); bets with other seats' cards. Also what
+ * sticks out of the viewport sideways.
+ */
+const overlaps = () =>
+  page.evaluate(() => {
+    const box = (element) => {
+      const r = element.getBoundingClientRect();
+      return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    };
+    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const seats = [...document.querySelectorAll("#seats .seat")].map((seat) => ({
+      seat: seat.dataset.seat,
+      plate: box(seat.querySelector(".plate")),
+      cards: [...seat.querySelectorAll(".card")].map(box),
+      bet: seat.querySelector(".bet") ? box(seat.querySelector(".bet")) : null,
+    }));
+    const found = [];
+    const width = document.documentElement.clientWidth;
+    for (const a of seats) {
+      for (const part of [a.plate, ...a.cards, ...(a.bet ? [a.bet] : [])]) {
+        if (part.left < -0.5 || part.right > width + 0.5) found.push(`seat ${a.seat} sticks out sideways`);
+      }
+      for (const card of a.cards) if (hit(a.plate, card)) found.push(`seat ${a.seat}: plate over its own card`);
+      if (a.bet && hit(a.plate, a.bet)) found.push(`seat ${a.seat}: plate over its own bet`);
+      for (const b of seats) {
+        if (a === b) continue;
+        if (a.seat < b.seat && hit(a.plate, b.plate)) found.push(`plates ${a.seat} and ${b.seat}`);
+        for (const card of b.cards) if (hit(a.plate, card)) found.push(`plate ${a.seat} over a card of ${b.seat}`);
+        if (b.bet && hit(a.plate, b.bet)) found.push(`plate ${a.seat} over the bet of ${b.seat}`);
+        if (a.bet) for (const card of b.cards) if (hit(a.bet, card)) found.push(`bet ${a.seat} over a card of ${b.seat}`);
+      }
+    }
+    return {
+      width,
+      seats: seats.length,
+      bets: seats.filter((s) => s.bet).length,
+      cards: seats.reduce((n, s) => n + s.cards.length, 0),
+      overlaps: [...new Set(found)],
+      scrollWidth: document.documentElement.scrollWidth,
+    };
+  });
+
 const report = { ok: false, clicks: [], problems, seconds: {} };
 /** Seconds since the start, by step: where the run spends its time. */
 const mark = (step) => (report.seconds[step] = (Date.now() - started) / 1000);
@@ -111,6 +163,12 @@ try {
   });
   report.walletBefore = await page.textContent("#wallet");
   report.who = await page.textContent("#who");
+  // Players of his city waiting for a game (the demo bots hold waiting tickets).
+  await page.waitForSelector(`#waiting li[data-stake-level="${stakeLevel}"]`, { timeout: remaining() });
+  report.waiting = await page.$$eval("#waiting li", (items) =>
+    Object.fromEntries(items.map((li) => [li.dataset.stakeLevel, Number(li.dataset.waiting)])),
+  );
+  report.waitingTitle = await page.textContent("#waiting-title");
   await page.selectOption("#stake-level", stakeLevel);
   report.buyIn = await page.inputValue("#buy-in");
   await page.click("#quick-game-button");
@@ -138,7 +196,22 @@ try {
       mark("hand_over");
       break;
     }
-    if (report.firstDecision === undefined) report.firstDecision = { hand: state.handNumber, ...(await feltFacts()) };
+    if (report.firstDecision === undefined) {
+      report.firstDecision = { hand: state.handNumber, ...(await feltFacts()) };
+      report.firstDecision.pots = await page.$$eval("#pots .pot", (items) => items.map((p) => p.textContent));
+      // The same moment on a phone: nothing on the felt may overlap.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      report.phone = await overlaps();
+      await page.screenshot({ path: phoneScreenshot, fullPage: false });
+      await page.setViewportSize({ width: 1360, height: 900 });
+      await page.waitForFunction(
+        () => document.querySelector("#actions")?.dataset.myTurn === "true" || document.querySelector("#actions button.action:enabled") === null,
+        null,
+        { timeout: remaining() },
+      );
+      if (!(await page.$("#actions button.action:enabled"))) continue; // the clock took his turn meanwhile
+    }
     await page.screenshot({ path: handScreenshot, fullPage: true });
     const kinds = await page.$$eval("#actions button.action:enabled", (buttons) => buttons.map((b) => b.dataset.kind));
     const kind = PREFERENCE.find((k) => kinds.includes(k)) ?? kinds[0];
@@ -181,6 +254,73 @@ try {
   report.notice = await page.textContent("#lobby-notice");
   // The lobby view is shown after GET /wallet answered (which settles his seat first).
   report.walletAfter = await page.textContent("#wallet");
+
+  // The wallet: balance and ledger entries.
+  await page.click("#tab-wallet");
+  await page.waitForSelector("#ledger[data-loaded]", { timeout: remaining() });
+  report.wallet = {
+    balance: await page.textContent("#wallet-balance"),
+    entries: await page.$$eval("#ledger tbody tr", (rows) =>
+      rows.map((row) => ({ kind: row.dataset.kind, amount: Number(row.dataset.amount), text: row.textContent })),
+    ),
+  };
+  await page.screenshot({ path: walletScreenshot, fullPage: true });
+  mark("wallet");
+
+  // My hands: the hand he played, replayed, its PHH, and its fairness checked here once the
+  // table has closed (the bots leave when he has gone) and the dealer seed is revealed.
+  const tableId = report.state.table.replace(/^tables\//, "");
+  await page.click("#tab-hands");
+  for (;;) {
+    await page.waitForSelector(
+      `#hands tr[data-table="${tableId}"][data-hand-number="${report.handPlayed}"]`,
+      { timeout: remaining() },
+    );
+    await page.click(`#hands tr[data-table="${tableId}"][data-hand-number="${report.handPlayed}"]`);
+    await page.waitForSelector("#hand-view[data-ready]", { timeout: remaining() });
+    const result = await page.getAttribute("#hand-fairness", "data-result");
+    if (result !== "pending") break;
+    await page.waitForTimeout(500);
+    await page.click("#hand-back");
+  }
+  mark("hand_open");
+  report.hand = await page.evaluate(async () => {
+    const link = document.querySelector("#phh-download");
+    const phh = await (await fetch(link.href)).text();
+    return {
+      handId: document.querySelector("#hand-view").dataset.handId,
+      title: document.querySelector("#hand-title").textContent,
+      streets: [...document.querySelectorAll("#replay .street")].map((street) => ({
+        name: street.dataset.street,
+        deals: [...street.querySelectorAll(".deal")].map((deal) => ({
+          seat: Number(deal.dataset.seat),
+          faces: [...deal.querySelectorAll(".card.face")].map((c) => c.dataset.card),
+          backs: deal.querySelectorAll(".card.back").length,
+        })),
+        actions: [...street.querySelectorAll(".street-actions li")].map((li) => li.textContent),
+        pot: street.querySelector(".street-pot")?.dataset.pot ?? null,
+      })),
+      winners: [...document.querySelectorAll("#hand-result .winner")].map((w) => w.textContent),
+      download: link.getAttribute("download"),
+      phh,
+      fairness: {
+        result: document.querySelector("#hand-fairness").dataset.result,
+        cardsChecked: Number(document.querySelector("#hand-fairness").dataset.cardsChecked ?? "0"),
+        verdict: document.querySelector("#fairness-verdict")?.textContent ?? "",
+        cards: [...document.querySelectorAll("#hand-fairness .check-card")].map((c) => ({ card: c.dataset.card, ok: c.dataset.ok })),
+        text: document.querySelector("#hand-fairness").textContent,
+      },
+    };
+  });
+  await page.click("#verify-table");
+  await page.waitForSelector("#table-verdict[data-checked]", { timeout: remaining() });
+  report.tableVerdict = await page.$eval("#table-verdict", (box) => ({
+    good: Number(box.dataset.good),
+    checked: Number(box.dataset.checked),
+    text: box.textContent,
+  }));
+  await page.screenshot({ path: replayScreenshot, fullPage: true });
+  mark("verified");
   report.ok = problems.length === 0;
   code = report.ok ? 0 : 1;
 } catch (error) {
