@@ -320,3 +320,33 @@ def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
     phone = report["phone"]
     assert phone["width"] == 390 and phone["seats"] == 4 and phone["cards"] >= 12, phone
     assert phone["overlaps"] == [] and phone["scrollWidth"] <= 390, phone
+
+
+def test_full_tables_fit_a_phone_without_overlaps(npm_packages: None) -> None:
+    """7, 8 and 9 seats on seventh street (every seat with seven cards, a bet and tags) at
+    390x844 and 360x780: no seat plate overlaps another plate, a card or a bet chip, nothing
+    covers the pot or sticks out sideways (clients/web/test/phone-layout.mjs). Screenshots:
+    test-artifacts/web-phone-{7,8,9}.png."""
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
+    ARTIFACTS.mkdir(exist_ok=True)
+    result = subprocess.run(
+        ["node", "test/phone-layout.mjs", str(ARTIFACTS)],
+        cwd=WEB,
+        env={**os.environ, "STUD_CHROMIUM": str(CHROMIUM)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    lines = result.stdout.strip().splitlines()
+    assert lines, result.stderr
+    report = json.loads(lines[-1])
+    assert result.returncode == 0 and report["ok"], json.dumps(report, indent=1)[:4000]
+    layouts = {(lay["seats"], lay["width"]): lay for lay in report["layouts"]}
+    assert set(layouts) == {(n, w) for n in (7, 8, 9) for w in (390, 360)}
+    for (seats, width), lay in layouts.items():
+        assert lay["seats"] == seats and lay["cards"] == 7 * seats and lay["bets"] == seats, lay
+        assert lay["overlaps"] == [] and lay["scrollWidth"] <= width, lay
+    for seats in (7, 8, 9):
+        path = ARTIFACTS / f"web-phone-{seats}.png"
+        assert _png_size(path)[0] == 390, path

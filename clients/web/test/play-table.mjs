@@ -25,6 +25,8 @@ import { join } from "node:path";
 
 import { chromium } from "playwright-core";
 
+import { feltOverlaps } from "./felt-overlaps.mjs";
+
 const [lobbyUrl, username, password, artifacts, stakeLevel = "house-2-4"] = process.argv.slice(2);
 if (!lobbyUrl || !username || !password || !artifacts) {
   console.error("usage: play-table.mjs LOBBY_URL USERNAME PASSWORD ARTIFACTS [STAKE_LEVEL]");
@@ -102,49 +104,8 @@ const feltFacts = () =>
     };
   });
 
-/**
- * Boxes on the felt that must not overlap: every seat plate with every other plate, and with
- * every card and bet chip (of any seat, its own too); bets with other seats' cards. Also what
- * sticks out of the viewport sideways.
- */
-const overlaps = () =>
-  page.evaluate(() => {
-    const box = (element) => {
-      const r = element.getBoundingClientRect();
-      return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
-    };
-    const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
-    const seats = [...document.querySelectorAll("#seats .seat")].map((seat) => ({
-      seat: seat.dataset.seat,
-      plate: box(seat.querySelector(".plate")),
-      cards: [...seat.querySelectorAll(".card")].map(box),
-      bet: seat.querySelector(".bet") ? box(seat.querySelector(".bet")) : null,
-    }));
-    const found = [];
-    const width = document.documentElement.clientWidth;
-    for (const a of seats) {
-      for (const part of [a.plate, ...a.cards, ...(a.bet ? [a.bet] : [])]) {
-        if (part.left < -0.5 || part.right > width + 0.5) found.push(`seat ${a.seat} sticks out sideways`);
-      }
-      for (const card of a.cards) if (hit(a.plate, card)) found.push(`seat ${a.seat}: plate over its own card`);
-      if (a.bet && hit(a.plate, a.bet)) found.push(`seat ${a.seat}: plate over its own bet`);
-      for (const b of seats) {
-        if (a === b) continue;
-        if (a.seat < b.seat && hit(a.plate, b.plate)) found.push(`plates ${a.seat} and ${b.seat}`);
-        for (const card of b.cards) if (hit(a.plate, card)) found.push(`plate ${a.seat} over a card of ${b.seat}`);
-        if (b.bet && hit(a.plate, b.bet)) found.push(`plate ${a.seat} over the bet of ${b.seat}`);
-        if (a.bet) for (const card of b.cards) if (hit(a.bet, card)) found.push(`bet ${a.seat} over a card of ${b.seat}`);
-      }
-    }
-    return {
-      width,
-      seats: seats.length,
-      bets: seats.filter((s) => s.bet).length,
-      cards: seats.reduce((n, s) => n + s.cards.length, 0),
-      overlaps: [...new Set(found)],
-      scrollWidth: document.documentElement.scrollWidth,
-    };
-  });
+/** Overlaps on the felt (see felt-overlaps.mjs). */
+const overlaps = () => page.evaluate(feltOverlaps);
 
 const report = { ok: false, clicks: [], problems, seconds: {} };
 /** Seconds since the start, by step: where the run spends its time. */

@@ -286,7 +286,10 @@ class TablePage {
     row.dataset["kind"] = entry.kind;
     row.dataset["amount"] = String(entry.amount);
     const what = el("td", "", entryKind(entry.kind));
-    if (entry.reference) what.append(el("span", "muted ref", ` ${entry.reference.replace(/^tables\//, "table ")}`));
+    // A table is worth naming; seat session and account ids mean nothing to him.
+    if (entry.reference?.startsWith("tables/")) {
+      what.append(el("span", "muted ref", ` table ${entry.reference.slice("tables/".length)}`));
+    }
     const amount = el("td", `num ${entry.amount >= 0 ? "plus" : "minus"}`, entry.amount > 0 ? `+${chips(entry.amount)}` : chips(entry.amount));
     row.append(
       el("td", "muted", new Date(entry.created_at).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })),
