@@ -145,12 +145,19 @@ async def test_web_table_plays_a_hand_against_bots(npm_packages: None, tmp_path:
     _check_report(report, history)
     _check_lobby_pages(report, played, fairness, wallet)
     # The screenshots are kept as the test's artifacts (test-artifacts/ is git-ignored).
-    for name in ("web-table.png", "web-table-hand.png", "web-hand.png", "web-wallet.png"):
+    for name in (
+        "web-table.png",
+        "web-table-hand.png",
+        "web-hand.png",
+        "web-wallet.png",
+        "web-lobby.png",
+    ):
         path = ARTIFACTS / name
         assert path.exists(), name
         width, height = _png_size(path)
         assert width >= 1300 and height >= 850, (name, width, height)
         assert path.stat().st_size > 30_000, name  # a drawn table, not a blank page
+    assert _png_size(ARTIFACTS / "web-hand-phone.png")[0] == 390
     phone = ARTIFACTS / "web-table-phone.png"
     assert _png_size(phone) == (390, 844) and phone.stat().st_size > 20_000
 

@@ -9,7 +9,9 @@
  *                       and bets measured for overlaps: report.phone)
  *   web-hand.png        the lobby's "My hands" page with that hand replayed and its fairness
  *                       checked in the browser (after the table closed and its seed was revealed)
+ *   web-hand-phone.png  the same on a 390 px phone
  *   web-wallet.png      the wallet tab: balance and ledger entries
+ *   web-lobby.png       the lobby before the quick game (players of his city waiting)
  *
  *   node test/play-table.mjs LOBBY_URL USERNAME PASSWORD ARTIFACTS [STAKE_LEVEL]
  *
@@ -130,6 +132,7 @@ try {
     Object.fromEntries(items.map((li) => [li.dataset.stakeLevel, Number(li.dataset.waiting)])),
   );
   report.waitingTitle = await page.textContent("#waiting-title");
+  await page.screenshot({ path: join(artifacts, "web-lobby.png"), fullPage: true });
   await page.selectOption("#stake-level", stakeLevel);
   report.buyIn = await page.inputValue("#buy-in");
   await page.click("#quick-game-button");
@@ -281,6 +284,9 @@ try {
     text: box.textContent,
   }));
   await page.screenshot({ path: replayScreenshot, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(artifacts, "web-hand-phone.png"), fullPage: true });
+  await page.setViewportSize({ width: 1360, height: 900 });
   mark("verified");
   report.ok = problems.length === 0;
   code = report.ok ? 0 : 1;

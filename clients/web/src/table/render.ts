@@ -121,7 +121,9 @@ function seatElement(snapshot: TableSnapshot, seat: Seat, deadline: number | und
     cards.append(...shown.map((card) => cardElement(card)));
     cards.classList.add("shown");
   } else {
-    cards.append(...dealtOrder(seat.downCards, seat.downCardCount, seat.upCards));
+    // Folded cards are never shown (RULES.md), not even his own once he has folded them.
+    const down = seat.folded ? [] : seat.downCards;
+    cards.append(...dealtOrder(down, Math.max(seat.downCardCount, seat.downCards.length), seat.upCards));
   }
   box.append(cards);
   box.classList.toggle("winner", won.length > 0);
