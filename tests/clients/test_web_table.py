@@ -319,7 +319,9 @@ def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
     # The pot line says what its numbers are: the total, then main pot (+ bets this street).
     pots = first["pots"]
     assert pots and pots[0].startswith("main pot "), pots
-    assert all(re.fullmatch(r"(main pot|side pot \d+|bets this street) [\d,]+", p) for p in pots)
+    assert all(
+        re.fullmatch(r"(main pot|side pot|side pot \d+:|bets this street) [\d,]+", p) for p in pots
+    )
     total = sum(int(p.rsplit(" ", 1)[1].replace(",", "")) for p in pots)
     assert first["pot"] == f"Pot {total}", (first["pot"], pots)
 
@@ -331,9 +333,9 @@ def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
 
 def test_full_tables_fit_a_phone_without_overlaps(npm_packages: None) -> None:
     """7, 8 and 9 seats on seventh street (every seat with seven cards, a bet and tags) at
-    390x844 and 360x780: no seat plate overlaps another plate, a card or a bet chip, nothing
+    390x844 and 360x780 (and tablet and desktop sizes): no seat plate overlaps another plate, a card or a bet chip, nothing
     covers the pot or sticks out sideways (clients/web/test/phone-layout.mjs). Screenshots:
-    test-artifacts/web-phone-{7,8,9}.png."""
+    test-artifacts/web-phone-{7,8,9}.png and web-desktop-{7,8,9}.png."""
     assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
     ARTIFACTS.mkdir(exist_ok=True)
     result = subprocess.run(
@@ -350,10 +352,12 @@ def test_full_tables_fit_a_phone_without_overlaps(npm_packages: None) -> None:
     report = json.loads(lines[-1])
     assert result.returncode == 0 and report["ok"], json.dumps(report, indent=1)[:4000]
     layouts = {(lay["seats"], lay["width"]): lay for lay in report["layouts"]}
-    assert set(layouts) == {(n, w) for n in (7, 8, 9) for w in (390, 360)}
+    widths = (390, 360, 768, 1024, 1280, 1360, 1920)
+    assert set(layouts) == {(n, w) for n in (7, 8, 9) for w in widths}
     for (seats, width), lay in layouts.items():
         assert lay["seats"] == seats and lay["cards"] == 7 * seats and lay["bets"] == seats, lay
         assert lay["overlaps"] == [] and lay["scrollWidth"] <= width, lay
     for seats in (7, 8, 9):
         path = ARTIFACTS / f"web-phone-{seats}.png"
         assert _png_size(path)[0] == 390, path
+        assert _png_size(ARTIFACTS / f"web-desktop-{seats}.png") == (1360, 900)

@@ -1,8 +1,9 @@
 /**
- * The table page's felt on phones, in headless Chromium: full tables of 7, 8 and 9 seats on
- * seventh street (test/layout-harness.ts draws them with src/table/render.ts) at 390×844 and
- * 360×780, with every seat plate, card and bet chip measured (felt-overlaps.mjs). Screenshots
- * web-phone-{seats}.png in ARTIFACTS.
+ * The table page's felt on phones (and tablets and desktops), in headless Chromium: full
+ * tables of 7, 8 and 9 seats on seventh street (test/layout-harness.ts draws them with
+ * src/table/render.ts) at 390×844, 360×780 and the SIZES below, with every seat plate, card and
+ * bet chip measured (felt-overlaps.mjs). Screenshots web-phone-{seats}.png (390×844) and
+ * web-desktop-{seats}.png (1360×900) in ARTIFACTS.
  *
  *   node test/phone-layout.mjs ARTIFACTS
  *
@@ -20,6 +21,16 @@ import { chromium } from "playwright-core";
 import { feltOverlaps } from "./felt-overlaps.mjs";
 
 const [artifacts] = process.argv.slice(2);
+/** Phones first (the point of this test), then a tablet, small laptops and desktops. */
+const SIZES = [
+  [390, 844],
+  [360, 780],
+  [768, 1024],
+  [1024, 768],
+  [1280, 800],
+  [1360, 900],
+  [1920, 1080],
+];
 if (!artifacts) {
   console.error("usage: phone-layout.mjs ARTIFACTS");
   process.exit(2);
@@ -55,7 +66,7 @@ try {
   page.on("pageerror", (error) => report.problems.push(`page error: ${error.message}`));
   await page.goto(pathToFileURL(join(work, "index.html")).href);
   await page.waitForFunction(() => typeof window.drawTable === "function");
-  for (const [width, height] of [[390, 844], [360, 780]]) {
+  for (const [width, height] of SIZES) {
     await page.setViewportSize({ width, height });
     for (const seats of [7, 8, 9]) {
       await page.evaluate((n) => window.drawTable(n), seats);
@@ -65,6 +76,8 @@ try {
       report.layouts.push({ seats, width, height, feltHeight: Math.round(felt), ...measured });
       if (width === 390) {
         await page.screenshot({ path: join(artifacts, `web-phone-${seats}.png`), fullPage: true });
+      } else if (width === 1360) {
+        await page.screenshot({ path: join(artifacts, `web-desktop-${seats}.png`), fullPage: false });
       }
     }
   }

@@ -250,7 +250,8 @@ function renderPots(snapshot: TableSnapshot): void {
   const collected = snapshot.pots.reduce((sum, pot) => sum + pot.amount, 0n);
   const bets = snapshot.potTotal - collected;
   const items: HTMLElement[] = snapshot.pots.map((pot, index) => {
-    const item = el("span", "pot", `${index === 0 ? "main pot" : `side pot ${index}`} ${chips(pot.amount)}`);
+    const name = index === 0 ? "main pot" : snapshot.pots.length > 2 ? `side pot ${index}:` : "side pot";
+    const item = el("span", "pot", `${name} ${chips(pot.amount)}`);
     item.dataset["pot"] = String(index);
     item.title = index === 0 ? "Collected from earlier betting (antes included)" : "Only for players who put in more than an all-in player";
     return item;
