@@ -36,6 +36,6 @@ def test_fairness_check_in_typescript_matches_the_vector() -> None:
         tests = [out / "test/fairness.test.js", out / "test/replay.test.js"]
         result = _run("node", "--test", *tests, cwd=WEB)
         assert result.returncode == 0, result.stdout + result.stderr
-        assert "# pass 8" in result.stdout and "# fail 0" in result.stdout, result.stdout
+        assert "# pass 9" in result.stdout and "# fail 0" in result.stdout, result.stdout
     finally:
         shutil.rmtree(out, ignore_errors=True)

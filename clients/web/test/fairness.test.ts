@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { CANONICAL_DECK, commitmentOf, deriveDeck, verifyHand } from "../src/table/fairness.js";
+import { CANONICAL_DECK, commitmentOf, deriveDeck, drawBelow, verifyHand } from "../src/table/fairness.js";
 
 interface Vector {
   dealer_seed: string;
@@ -108,4 +108,29 @@ test("every derived deck is a permutation; draws cross HMAC blocks", async () =>
     assert.equal(new Set(deck).size, 52);
     assert.deepEqual([...deck].sort(), [...CANONICAL_DECK].sort());
   }
+});
+
+test("Lemire's draw discards a biased x and reads the next (a forced stream)", async () => {
+  const stream = (values: number[]) => {
+    let read = 0;
+    return {
+      next: async () => {
+        const value = values[read++];
+        if (value === undefined) throw new Error("stream exhausted");
+        return value;
+      },
+      read: () => read,
+    };
+  };
+  // 2^32 mod 52 = 48: x = 0 and x = 2^31 give m mod 2^32 = 0 < 48, discarded; then
+  // 2^31 + 2^20 gives 26.
+  const forced = stream([0, 2 ** 31, 2 ** 31 + 2 ** 20]);
+  assert.equal(await drawBelow(forced.next, 52), 26);
+  assert.equal(forced.read(), 3);
+  // Nothing discarded: floor(x / 2^32 · n).
+  const plain = stream([0xffffffff]);
+  assert.equal(await drawBelow(plain.next, 52), 51);
+  assert.equal(plain.read(), 1);
+  // n = 1 never discards and is always 0.
+  assert.equal(await drawBelow(stream([0]).next, 1), 0);
 });

@@ -68,13 +68,21 @@ class Stream {
     return value;
   }
 
-  /** An unbiased number below n (1 ≤ n ≤ 52), by Lemire's method. x·n < 2^38: exact in a double. */
-  async below(n: number): Promise<number> {
-    const threshold = TWO_32 % n;
-    for (;;) {
-      const m = (await this.next()) * n;
-      if (m % TWO_32 >= threshold) return Math.floor(m / TWO_32);
-    }
+  below(n: number): Promise<number> {
+    return drawBelow(() => this.next(), n);
+  }
+}
+
+/**
+ * An unbiased number below n (1 ≤ n ≤ 52) from a stream of uint32 values, by Lemire's method:
+ * m = x·n; x is discarded while m mod 2^32 < 2^32 mod n; else m >> 32. x·n < 2^38 is exact in
+ * a double, so plain arithmetic does.
+ */
+export async function drawBelow(next: () => Promise<number>, n: number): Promise<number> {
+  const threshold = TWO_32 % n;
+  for (;;) {
+    const m = (await next()) * n;
+    if (m % TWO_32 >= threshold) return Math.floor(m / TWO_32);
   }
 }
 
