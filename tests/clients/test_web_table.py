@@ -138,12 +138,14 @@ async def test_web_table_plays_a_hand_against_bots(npm_packages: None, tmp_path:
                 played = await _hand_history(http, table_id, report["handPlayed"])
                 fairness = (await http.get(f"/hands/{played['hand_id']}/fairness")).json()
                 wallet = (await http.get("/wallet", params={"page_size": 100})).json()
+                phh = (await http.get(f"/hands/{played['hand_id']}/phh")).text
         finally:
             code = await bots.stop()
         assert code == 0, bots
 
     _check_report(report, history)
     _check_lobby_pages(report, played, fairness, wallet)
+    assert report["hand"]["downloaded"]["text"] == phh
     # The screenshots are kept as the test's artifacts (test-artifacts/ is git-ignored).
     for name in (
         "web-table.png",
@@ -216,6 +218,7 @@ def _check_lobby_pages(
     assert replay["download"] == f"{hand['hand_id']}.phh"
     assert replay["phh"].startswith("variant = ") and "actions = [" in replay["phh"]
     assert f"hand = {hand['hand_number']}" in replay["phh"]
+    assert replay["downloaded"] == {"name": f"{hand['hand_id']}.phh", "text": replay["phh"]}
 
     # Fairness: checked by the browser from the revealed seed, as the lobby checks it too.
     assert fairness["revealed"] and fairness["check"]["ok"], fairness

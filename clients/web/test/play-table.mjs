@@ -21,7 +21,7 @@
  * bounds the whole run.
  */
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -276,6 +276,12 @@ try {
       },
     };
   });
+  // The PHH link downloads the file as a person would get it.
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: remaining() }), page.click("#phh-download")]);
+  report.hand.downloaded = {
+    name: download.suggestedFilename(),
+    text: readFileSync(await download.path(), "utf8"),
+  };
   await page.click("#verify-table");
   await page.waitForSelector("#table-verdict[data-checked]", { timeout: remaining() });
   report.tableVerdict = await page.$eval("#table-verdict", (box) => ({
