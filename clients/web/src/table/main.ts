@@ -146,7 +146,7 @@ class TablePage {
     if (this.waitingTimer !== undefined) clearInterval(this.waitingTimer);
     this.waitingTimer = undefined;
     if (section === "lobby") {
-      void this.refreshWaiting();
+      // openTab("play") asks at once; this keeps the counts fresh while he looks at them.
       this.waitingTimer = setInterval(() => {
         if (this.tab === "play") void this.refreshWaiting();
       }, WAITING_POLL_MS);
