@@ -83,6 +83,7 @@ def create_app(
     from lobby_api.quickgame.tables import planned_node, quick_settlement
     from lobby_api.settlement.services import owed_to_player
     from lobby_api.sweep import Sweep
+    from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.wallet.controllers import WalletController
     from lobby_api.wallet.services import Owed, WalletReader
 
@@ -149,6 +150,7 @@ def create_app(
             WalletController,
             QuickGameController,
             TableController,
+            WaitingController,
             HistoryController,
             FairnessController,
             play_router(),

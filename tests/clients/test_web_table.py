@@ -87,13 +87,13 @@ async def _play_in_chromium(lobby_url: str) -> dict[str, Any]:
         str(ARTIFACTS),
         "house-2-4",
         cwd=WEB,
-        env={**os.environ, "STUD_CHROMIUM": str(CHROMIUM), "STUD_PLAY_DEADLINE": "60"},
+        env={**os.environ, "STUD_CHROMIUM": str(CHROMIUM), "STUD_PLAY_DEADLINE": "120"},
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), 80)
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 150)
     except TimeoutError:
         process.kill()
         stdout, stderr = await process.communicate()
@@ -135,18 +135,103 @@ async def test_web_table_plays_a_hand_against_bots(npm_packages: None, tmp_path:
                 base_url=room.lobby_url, headers={"Authorization": f"Bearer {token}"}
             ) as http:
                 history = await _hand_history(http, table_id, report["firstDecision"]["hand"])
+                played = await _hand_history(http, table_id, report["handPlayed"])
+                fairness = (await http.get(f"/hands/{played['hand_id']}/fairness")).json()
+                wallet = (await http.get("/wallet", params={"page_size": 100})).json()
+                phh = (await http.get(f"/hands/{played['hand_id']}/phh")).text
         finally:
             code = await bots.stop()
         assert code == 0, bots
 
     _check_report(report, history)
+    _check_lobby_pages(report, played, fairness, wallet)
+    assert report["hand"]["downloaded"]["text"] == phh
     # The screenshots are kept as the test's artifacts (test-artifacts/ is git-ignored).
-    for name in ("web-table.png", "web-table-hand.png"):
+    for name in (
+        "web-table.png",
+        "web-table-hand.png",
+        "web-hand.png",
+        "web-wallet.png",
+        "web-lobby.png",
+    ):
         path = ARTIFACTS / name
         assert path.exists(), name
         width, height = _png_size(path)
         assert width >= 1300 and height >= 850, (name, width, height)
         assert path.stat().st_size > 30_000, name  # a drawn table, not a blank page
+    assert _png_size(ARTIFACTS / "web-hand-phone.png")[0] == 390
+    phone = ARTIFACTS / "web-table-phone.png"
+    assert _png_size(phone) == (390, 844) and phone.stat().st_size > 20_000
+
+
+def _check_lobby_pages(
+    report: dict[str, Any],
+    hand: dict[str, Any],
+    fairness: dict[str, Any],
+    wallet: dict[str, Any],
+) -> None:
+    """My hands (replay, PHH, fairness checked in the browser) and the wallet, as the page
+    showed them, against the lobby's answers."""
+    # The wallet tab lists the ledger: the sign-up grant, his buy-in and his cash-out.
+    shown = report["wallet"]
+    assert shown["balance"] == f"Balance: {wallet['balance']:,} chips"
+    assert [(e["kind"], e["amount"]) for e in shown["entries"]] == [
+        (e["kind"], e["amount"]) for e in wallet["entries"]
+    ]
+    kinds = [e["kind"] for e in shown["entries"]]
+    assert {"signup_grant", "buy_in", "settlement"} <= set(kinds), kinds
+    assert any("Welcome grant" in e["text"] and "+10,000" in e["text"] for e in shown["entries"])
+
+    # The hand replayed street by street, as the lobby recorded it.
+    replay = report["hand"]
+    assert replay["handId"] == hand["hand_id"]
+    assert replay["title"] == f"Hand #{hand['hand_number']}"
+    streets = replay["streets"]
+    assert streets[0]["name"] == "Third street", streets
+    names = [s["name"] for s in streets if s["name"] != "Showdown"]
+    assert (
+        names
+        == ["Third street", "Fourth street", "Fifth street", "Sixth street", "Seventh street"][
+            : len(names)
+        ]
+    )
+    assert all(
+        s["pot"] is not None and int(s["pot"]) > 0 for s in streets if s["name"] != "Showdown"
+    )
+    assert any("brings in" in a for a in streets[0]["actions"]), streets[0]
+    my_seat = hand["my_seat"]
+    mine = [c["card"] for c in hand["my_cards"] if c["card"]]
+    for street in streets:
+        for deal in street["deals"]:
+            seat = deal["seat"]
+            allowed = set(hand["up_cards"].get(str(seat), [])) | set(
+                hand["shown"].get(str(seat), [])
+            )
+            if seat == my_seat:
+                allowed |= set(mine)
+            # Privacy: only up cards, his own cards and hands shown at the showdown face up.
+            assert set(deal["faces"]) <= allowed, (seat, deal, allowed)
+    my_third = next(d for d in streets[0]["deals"] if d["seat"] == my_seat)
+    assert my_third["faces"] == mine[:3] and my_third["backs"] == 0, (my_third, mine)
+    assert replay["winners"] and all(" wins " in w for w in replay["winners"])
+    # The PHH download is the lobby's redacted PHH of the hand.
+    assert replay["download"] == f"{hand['hand_id']}.phh"
+    assert replay["phh"].startswith("variant = ") and "actions = [" in replay["phh"]
+    assert f"hand = {hand['hand_number']}" in replay["phh"]
+    assert replay["downloaded"] == {"name": f"{hand['hand_id']}.phh", "text": replay["phh"]}
+
+    # Fairness: checked by the browser from the revealed seed, as the lobby checks it too.
+    assert fairness["revealed"] and fairness["check"]["ok"], fairness
+    checked = report["hand"]["fairness"]
+    assert checked["result"] == "ok", checked
+    dealt = [c for c in hand["my_cards"] if c["card"] and c["deck_index"] is not None]
+    assert checked["cardsChecked"] == len(dealt) >= 3, (checked, dealt)
+    assert [c["card"] for c in checked["cards"]] == [c["card"] for c in dealt]
+    assert all(c["ok"] == "true" for c in checked["cards"])
+    assert checked["verdict"].startswith("Verified: the commitment and all")
+    assert fairness["dealer_seed"] in checked["text"]
+    verdict = report["tableVerdict"]
+    assert verdict["checked"] >= 1 and verdict["good"] == verdict["checked"], verdict
 
 
 async def _hand_history(http: httpx.AsyncClient, table_id: str, hand_number: int) -> dict[str, Any]:
@@ -219,4 +304,63 @@ def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
     # He left and is back in the lobby, his chips in his wallet.
     assert report["notice"].startswith("You left the table")
     assert re.fullmatch(r"Wallet: [\d,]+ chips", report["walletAfter"])
-    assert set(report["seconds"]) == {"launched", "signed_in", "at_table", "hand_over", "left"}
+    assert set(report["seconds"]) == {
+        "launched",
+        "signed_in",
+        "at_table",
+        "hand_over",
+        "left",
+        "wallet",
+        "hand_open",
+        "verified",
+    }
+
+    # Before he sat down, the three Oslo bots were waiting at his stake level.
+    assert report["waitingTitle"] == "Waiting for a game in oslo"
+    assert report["waiting"]["house-2-4"] == 3, report["waiting"]
+
+    # The pot line says what its numbers are: the total, then main pot (+ bets this street).
+    pots = first["pots"]
+    assert pots and pots[0].startswith("main pot "), pots
+    assert all(
+        re.fullmatch(r"(main pot|side pot|side pot \d+:|bets this street) [\d,]+", p) for p in pots
+    )
+    total = sum(int(p.rsplit(" ", 1)[1].replace(",", "")) for p in pots)
+    assert first["pot"] == f"Pot {total}", (first["pot"], pots)
+
+    # On a 390 px phone nothing on the felt overlaps (seat plates, cards, bets).
+    phone = report["phone"]
+    assert phone["width"] == 390 and phone["seats"] == 4 and phone["cards"] >= 12, phone
+    assert phone["overlaps"] == [] and phone["scrollWidth"] <= 390, phone
+
+
+def test_full_tables_fit_a_phone_without_overlaps(npm_packages: None) -> None:
+    """7, 8 and 9 seats on seventh street (every seat with seven cards, a bet and tags) at
+    390x844 and 360x780 (and tablet and desktop sizes): no seat plate overlaps another plate, a card or a bet chip, nothing
+    covers the pot or sticks out sideways (clients/web/test/phone-layout.mjs). Screenshots:
+    test-artifacts/web-phone-{7,8,9}.png and web-desktop-{7,8,9}.png."""
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
+    ARTIFACTS.mkdir(exist_ok=True)
+    result = subprocess.run(
+        ["node", "test/phone-layout.mjs", str(ARTIFACTS)],
+        cwd=WEB,
+        env={**os.environ, "STUD_CHROMIUM": str(CHROMIUM)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    lines = result.stdout.strip().splitlines()
+    assert lines, result.stderr
+    report = json.loads(lines[-1])
+    assert result.returncode == 0 and report["ok"], json.dumps(report, indent=1)[:4000]
+    layouts = {(lay["seats"], lay["width"]): lay for lay in report["layouts"]}
+    widths = (390, 360, 768, 1024, 1280, 1360, 1920)
+    assert set(layouts) == {(n, w) for n in (7, 8, 9) for w in widths}
+    for (seats, width), lay in layouts.items():
+        assert lay["seats"] == seats and lay["cards"] == 7 * seats and lay["bets"] == seats, lay
+        assert lay["overlaps"] == [] and lay["scrollWidth"] <= width, lay
+    for seats in (7, 8, 9):
+        path = ARTIFACTS / f"web-phone-{seats}.png"
+        assert _png_size(path)[0] == 390, path
+        assert _png_size(ARTIFACTS / f"web-desktop-{seats}.png") == (1360, 900)

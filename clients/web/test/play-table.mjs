@@ -5,6 +5,13 @@
  *
  *   web-table.png       the table when that hand has ended (its result, the shown hands)
  *   web-table-hand.png  the table at his last decision in it (his cards, the clock, buttons)
+ *   web-table-phone.png the table at his first decision on a 390×844 phone (seat plates, cards
+ *                       and bets measured for overlaps: report.phone)
+ *   web-hand.png        the lobby's "My hands" page with that hand replayed and its fairness
+ *                       checked in the browser (after the table closed and its seed was revealed)
+ *   web-hand-phone.png  the same on a 390 px phone
+ *   web-wallet.png      the wallet tab: balance and ledger entries
+ *   web-lobby.png       the lobby before the quick game (players of his city waiting)
  *
  *   node test/play-table.mjs LOBBY_URL USERNAME PASSWORD ARTIFACTS [STAKE_LEVEL]
  *
@@ -14,11 +21,13 @@
  * bounds the whole run.
  */
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { chromium } from "playwright-core";
+
+import { feltOverlaps } from "./felt-overlaps.mjs";
 
 const [lobbyUrl, username, password, artifacts, stakeLevel = "house-2-4"] = process.argv.slice(2);
 if (!lobbyUrl || !username || !password || !artifacts) {
@@ -27,6 +36,9 @@ if (!lobbyUrl || !username || !password || !artifacts) {
 }
 const screenshot = join(artifacts, "web-table.png");
 const handScreenshot = join(artifacts, "web-table-hand.png");
+const phoneScreenshot = join(artifacts, "web-table-phone.png");
+const replayScreenshot = join(artifacts, "web-hand.png");
+const walletScreenshot = join(artifacts, "web-wallet.png");
 const started = Date.now();
 const deadline = started + 1000 * Number(process.env.STUD_PLAY_DEADLINE ?? "60");
 const remaining = () => Math.max(1, deadline - Date.now());
@@ -94,6 +106,9 @@ const feltFacts = () =>
     };
   });
 
+/** Overlaps on the felt (see felt-overlaps.mjs). */
+const overlaps = () => page.evaluate(feltOverlaps);
+
 const report = { ok: false, clicks: [], problems, seconds: {} };
 /** Seconds since the start, by step: where the run spends its time. */
 const mark = (step) => (report.seconds[step] = (Date.now() - started) / 1000);
@@ -111,6 +126,13 @@ try {
   });
   report.walletBefore = await page.textContent("#wallet");
   report.who = await page.textContent("#who");
+  // Players of his city waiting for a game (the demo bots hold waiting tickets).
+  await page.waitForSelector(`#waiting li[data-stake-level="${stakeLevel}"]`, { timeout: remaining() });
+  report.waiting = await page.$$eval("#waiting li", (items) =>
+    Object.fromEntries(items.map((li) => [li.dataset.stakeLevel, Number(li.dataset.waiting)])),
+  );
+  report.waitingTitle = await page.textContent("#waiting-title");
+  await page.screenshot({ path: join(artifacts, "web-lobby.png"), fullPage: true });
   await page.selectOption("#stake-level", stakeLevel);
   report.buyIn = await page.inputValue("#buy-in");
   await page.click("#quick-game-button");
@@ -138,7 +160,22 @@ try {
       mark("hand_over");
       break;
     }
-    if (report.firstDecision === undefined) report.firstDecision = { hand: state.handNumber, ...(await feltFacts()) };
+    if (report.firstDecision === undefined) {
+      report.firstDecision = { hand: state.handNumber, ...(await feltFacts()) };
+      report.firstDecision.pots = await page.$$eval("#pots .pot", (items) => items.map((p) => p.textContent));
+      // The same moment on a phone: nothing on the felt may overlap.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      report.phone = await overlaps();
+      await page.screenshot({ path: phoneScreenshot, fullPage: false });
+      await page.setViewportSize({ width: 1360, height: 900 });
+      await page.waitForFunction(
+        () => document.querySelector("#actions")?.dataset.myTurn === "true" || document.querySelector("#actions button.action:enabled") === null,
+        null,
+        { timeout: remaining() },
+      );
+      if (!(await page.$("#actions button.action:enabled"))) continue; // the clock took his turn meanwhile
+    }
     await page.screenshot({ path: handScreenshot, fullPage: true });
     const kinds = await page.$$eval("#actions button.action:enabled", (buttons) => buttons.map((b) => b.dataset.kind));
     const kind = PREFERENCE.find((k) => kinds.includes(k)) ?? kinds[0];
@@ -181,6 +218,82 @@ try {
   report.notice = await page.textContent("#lobby-notice");
   // The lobby view is shown after GET /wallet answered (which settles his seat first).
   report.walletAfter = await page.textContent("#wallet");
+
+  // The wallet: balance and ledger entries.
+  await page.click("#tab-wallet");
+  await page.waitForSelector("#ledger[data-loaded]", { timeout: remaining() });
+  report.wallet = {
+    balance: await page.textContent("#wallet-balance"),
+    entries: await page.$$eval("#ledger tbody tr", (rows) =>
+      rows.map((row) => ({ kind: row.dataset.kind, amount: Number(row.dataset.amount), text: row.textContent })),
+    ),
+  };
+  await page.screenshot({ path: walletScreenshot, fullPage: true });
+  mark("wallet");
+
+  // My hands: the hand he played, replayed, its PHH, and its fairness checked here once the
+  // table has closed (the bots leave when he has gone) and the dealer seed is revealed.
+  const tableId = report.state.table.replace(/^tables\//, "");
+  await page.click("#tab-hands");
+  for (;;) {
+    await page.waitForSelector(
+      `#hands tr[data-table="${tableId}"][data-hand-number="${report.handPlayed}"]`,
+      { timeout: remaining() },
+    );
+    await page.click(`#hands tr[data-table="${tableId}"][data-hand-number="${report.handPlayed}"]`);
+    await page.waitForSelector("#hand-view[data-ready]", { timeout: remaining() });
+    const result = await page.getAttribute("#hand-fairness", "data-result");
+    if (result !== "pending") break;
+    await page.waitForTimeout(500);
+    await page.click("#hand-back");
+  }
+  mark("hand_open");
+  report.hand = await page.evaluate(async () => {
+    const link = document.querySelector("#phh-download");
+    const phh = await (await fetch(link.href)).text();
+    return {
+      handId: document.querySelector("#hand-view").dataset.handId,
+      title: document.querySelector("#hand-title").textContent,
+      streets: [...document.querySelectorAll("#replay .street")].map((street) => ({
+        name: street.dataset.street,
+        deals: [...street.querySelectorAll(".deal")].map((deal) => ({
+          seat: Number(deal.dataset.seat),
+          faces: [...deal.querySelectorAll(".card.face")].map((c) => c.dataset.card),
+          backs: deal.querySelectorAll(".card.back").length,
+        })),
+        actions: [...street.querySelectorAll(".street-actions li")].map((li) => li.textContent),
+        pot: street.querySelector(".street-pot")?.dataset.pot ?? null,
+      })),
+      winners: [...document.querySelectorAll("#hand-result .winner")].map((w) => w.textContent),
+      download: link.getAttribute("download"),
+      phh,
+      fairness: {
+        result: document.querySelector("#hand-fairness").dataset.result,
+        cardsChecked: Number(document.querySelector("#hand-fairness").dataset.cardsChecked ?? "0"),
+        verdict: document.querySelector("#fairness-verdict")?.textContent ?? "",
+        cards: [...document.querySelectorAll("#hand-fairness .check-card")].map((c) => ({ card: c.dataset.card, ok: c.dataset.ok })),
+        text: document.querySelector("#hand-fairness").textContent,
+      },
+    };
+  });
+  // The PHH link downloads the file as a person would get it.
+  const [download] = await Promise.all([page.waitForEvent("download", { timeout: remaining() }), page.click("#phh-download")]);
+  report.hand.downloaded = {
+    name: download.suggestedFilename(),
+    text: readFileSync(await download.path(), "utf8"),
+  };
+  await page.click("#verify-table");
+  await page.waitForSelector("#table-verdict[data-checked]", { timeout: remaining() });
+  report.tableVerdict = await page.$eval("#table-verdict", (box) => ({
+    good: Number(box.dataset.good),
+    checked: Number(box.dataset.checked),
+    text: box.textContent,
+  }));
+  await page.screenshot({ path: replayScreenshot, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(artifacts, "web-hand-phone.png"), fullPage: true });
+  await page.setViewportSize({ width: 1360, height: 900 });
+  mark("verified");
   report.ok = problems.length === 0;
   code = report.ok ? 0 : 1;
 } catch (error) {

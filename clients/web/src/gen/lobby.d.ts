@@ -194,6 +194,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/quickgame/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many players of my city are waiting for a quick game, per stake level */
+        get: operations["QuickgameWaitingWaiting"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stakes": {
         parameters: {
             query?: never;
@@ -799,6 +816,17 @@ export interface components {
             stack: number;
             table: string;
         };
+        /** WaitingLevel */
+        WaitingLevel: {
+            name: string;
+            stake_level: string;
+            waiting: number;
+        };
+        /** WaitingView */
+        WaitingView: {
+            city: string;
+            levels: components["schemas"]["WaitingLevel"][];
+        };
         /** WalletView */
         WalletView: {
             account: string;
@@ -1388,6 +1416,35 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    QuickgameWaitingWaiting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitingView"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

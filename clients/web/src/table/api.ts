@@ -13,6 +13,12 @@ export type StakeLevel = LobbyComponents["schemas"]["StakeLevelView"];
 export type QuickGame = LobbyComponents["schemas"]["QuickGameView"];
 export type Wallet = LobbyComponents["schemas"]["WalletView"];
 export type Leave = LobbyComponents["schemas"]["LeaveView"];
+export type WalletEntry = LobbyComponents["schemas"]["EntryView"];
+export type HandPage = LobbyComponents["schemas"]["HandPage"];
+export type HandSummary = LobbyComponents["schemas"]["HandSummary"];
+export type HandView = LobbyComponents["schemas"]["HandView"];
+export type HandFairness = LobbyComponents["schemas"]["HandFairness"];
+export type Waiting = LobbyComponents["schemas"]["WaitingView"];
 
 /** A refusal by the lobby: its HTTP status, problem code and the field it names, if any. */
 export class LobbyProblem extends Error {
@@ -83,6 +89,41 @@ export class Lobby {
 
   wallet(): Promise<Wallet> {
     return unwrap(this.client.GET("/wallet", { params: { query: { page_size: 1 } } }));
+  }
+
+  /** GET /wallet: the balance and a page of ledger entries, newest first. */
+  walletPage(pageSize: number, pageToken?: string): Promise<Wallet> {
+    const query = pageToken === undefined ? { page_size: pageSize } : { page_size: pageSize, page_token: pageToken };
+    return unwrap(this.client.GET("/wallet", { params: { query } }));
+  }
+
+  /** GET /quickgame/waiting: players of his city waiting for a quick game, per stake level. */
+  waiting(): Promise<Waiting> {
+    return unwrap(this.client.GET("/quickgame/waiting"));
+  }
+
+  /** GET /hands: his hands, newest first. */
+  hands(pageToken = ""): Promise<HandPage> {
+    return unwrap(this.client.GET("/hands", { params: { query: { page_size: 20, page_token: pageToken } } }));
+  }
+
+  /** GET /hands/{id}: one hand, redacted for him by the lobby. */
+  hand(handId: string): Promise<HandView> {
+    return unwrap(this.client.GET("/hands/{hand_id}", { params: { path: { hand_id: handId } } }));
+  }
+
+  /** GET /hands/{id}/phh: the hand's PHH text, redacted for him ("??" for cards he may not see). */
+  async phh(handId: string): Promise<string> {
+    const answer = this.client.GET("/hands/{hand_id}/phh", {
+      params: { path: { hand_id: handId } },
+      parseAs: "text",
+    });
+    return unwrap(answer as Promise<{ data?: string; error?: unknown; response: Response }>);
+  }
+
+  /** GET /hands/{id}/fairness: commitment, client seed, nonce, and the dealer seed once revealed. */
+  fairness(handId: string): Promise<HandFairness> {
+    return unwrap(this.client.GET("/hands/{hand_id}/fairness", { params: { path: { hand_id: handId } } }));
   }
 
   stakes(): Promise<StakeLevel[]> {

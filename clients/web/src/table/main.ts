@@ -2,7 +2,10 @@
  * The web table page (served by the lobby at /play): sign in, open a quick game, and play it.
  *
  *   sign in        POST /auth/login                      → a token (kept in sessionStorage)
- *   lobby          GET /me, GET /wallet, GET /stakes
+ *   lobby          GET /me, GET /wallet, GET /stakes, GET /quickgame/waiting (who waits, per stake)
+ *   my hands       GET /hands, GET /hands/{id}, GET /hands/{id}/phh (replay and download),
+ *                  GET /hands/{id}/fairness (the deck checked in this browser: fairness.ts)
+ *   wallet         GET /wallet (balance and ledger entries, page by page)
  *   quick game     POST /quickgame {stake_level, buy_in, client_seed}
  *                  → the table, the engine's Connect/gRPC-Web URL and a token
  *   play           TableService.WatchTable (render every snapshot), TableService.Act
@@ -15,10 +18,21 @@
 import { errorReason } from "../index.js";
 import type { ActionKind, Event as TableEvent, TableSnapshot } from "../index.js";
 import { Lobby, LobbyProblem } from "./api.js";
-import type { QuickGame, StakeLevel } from "./api.js";
+import type { HandSummary, QuickGame, StakeLevel, WalletEntry } from "./api.js";
 import { TableConnection } from "./connection.js";
 import type { Ended } from "./connection.js";
 import { chips } from "./format.js";
+import {
+  checkHand,
+  handMeta,
+  handRow,
+  offerPhh,
+  renderFairness,
+  renderHandResult,
+  renderReplay,
+  replayFromPhh,
+  verifyTableHands,
+} from "./history.js";
 import { describeEvent, el, localDeadline, renderActions, renderTable, tickClocks } from "./render.js";
 
 /** The lobby serves this page, so its API is on the same origin. */
@@ -36,6 +50,25 @@ interface Seat {
 }
 
 type Section = "sign-in" | "lobby" | "table-view";
+type Tab = "play" | "hands" | "wallet";
+const WAITING_POLL_MS = 5000;
+
+/** Ledger entry kinds in words. */
+const ENTRY_KINDS: Record<string, string> = {
+  signup_grant: "Welcome grant",
+  grant: "Grant",
+  buy_in: "Buy-in",
+  top_up: "Top-up",
+  settlement: "Cash-out",
+  refund: "Buy-in refunded",
+  buy_in_back: "Buy-in back",
+  ticket_hold: "Buy-in held (waiting)",
+  ticket_release: "Held buy-in back",
+};
+
+function entryKind(kind: string): string {
+  return ENTRY_KINDS[kind] ?? kind.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+}
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const element = document.getElementById(id);
@@ -64,8 +97,18 @@ class TablePage {
   private seat: Seat | undefined;
   private connection: TableConnection | undefined;
   private snapshot: TableSnapshot | undefined;
+  private tab: Tab = "play";
+  private handsToken = "";
+  private ledgerToken: string | null = null;
+  private waitingTimer: ReturnType<typeof setInterval> | undefined;
 
   async start(): Promise<void> {
+    for (const button of document.querySelectorAll<HTMLButtonElement>(".lobby-tabs .tab")) {
+      button.addEventListener("click", () => void this.openTab(button.dataset["tab"] as Tab));
+    }
+    byId("hands-more").addEventListener("click", () => void this.loadHands(false));
+    byId("ledger-more").addEventListener("click", () => void this.loadLedger(false));
+    byId("hand-back").addEventListener("click", () => this.showHandList());
     byId<HTMLFormElement>("sign-in-form").addEventListener("submit", (e) => {
       e.preventDefault();
       void this.signIn();
@@ -100,6 +143,161 @@ class TablePage {
     for (const id of ["sign-in", "lobby", "table-view"] as const) byId(id).hidden = id !== section;
     byId("sign-out").hidden = section === "sign-in";
     document.body.dataset["section"] = section;
+    if (this.waitingTimer !== undefined) clearInterval(this.waitingTimer);
+    this.waitingTimer = undefined;
+    if (section === "lobby") {
+      // openTab("play") asks at once; this keeps the counts fresh while he looks at them.
+      this.waitingTimer = setInterval(() => {
+        if (this.tab === "play") void this.refreshWaiting();
+      }, WAITING_POLL_MS);
+    }
+  }
+
+  // ------------------------------------------------------------------ lobby tabs
+
+  private async openTab(tab: Tab): Promise<void> {
+    this.tab = tab;
+    for (const panel of document.querySelectorAll<HTMLElement>("#lobby .tab-panel")) {
+      panel.hidden = panel.dataset["tab"] !== tab;
+    }
+    for (const button of document.querySelectorAll<HTMLButtonElement>(".lobby-tabs .tab")) {
+      button.setAttribute("aria-selected", String(button.dataset["tab"] === tab));
+    }
+    byId("lobby").dataset["tab"] = tab;
+    if (tab === "hands") {
+      this.showHandList();
+      await this.loadHands(true);
+    } else if (tab === "wallet") {
+      await this.loadLedger(true);
+    } else {
+      await this.refreshWaiting();
+    }
+  }
+
+  /** How many players of his city wait for a game at each stake level. */
+  private async refreshWaiting(): Promise<void> {
+    try {
+      const waiting = await this.lobby.waiting();
+      byId("waiting-title").textContent = `Waiting for a game in ${waiting.city}`;
+      byId("waiting").replaceChildren(
+        ...waiting.levels.map((level) => {
+          const item = el("li", level.waiting > 0 ? "has-waiting" : "");
+          item.dataset["stakeLevel"] = level.stake_level;
+          item.dataset["waiting"] = String(level.waiting);
+          item.append(
+            el("span", "", level.name),
+            el("strong", "", level.waiting === 1 ? "1 player" : `${level.waiting} players`),
+          );
+          return item;
+        }),
+      );
+    } catch {
+      // Only a hint: the next poll tries again.
+    }
+  }
+
+  private async loadHands(fresh: boolean): Promise<void> {
+    const body = byId("hands").querySelector("tbody");
+    if (body === null) return;
+    if (fresh) {
+      this.handsToken = "";
+      body.replaceChildren();
+    }
+    byId("hands-error").textContent = "";
+    try {
+      const page = await this.lobby.hands(this.handsToken);
+      body.append(...page.hands.map((hand) => handRow(hand, (h) => void this.openHand(h))));
+      this.handsToken = page.next_page_token;
+      byId("hands-more").hidden = page.next_page_token === "";
+      byId("hands-empty").hidden = body.children.length > 0;
+      byId("hands").dataset["loaded"] = String(body.children.length);
+    } catch (e) {
+      byId("hands-error").textContent = message(e);
+    }
+  }
+
+  private showHandList(): void {
+    byId("hands-list-box").hidden = false;
+    byId("hand-view").hidden = true;
+  }
+
+  /** One hand: replayed street by street, its result, and its fairness checked here. */
+  private async openHand(summary: HandSummary): Promise<void> {
+    byId("hands-list-box").hidden = true;
+    const view = byId("hand-view");
+    view.hidden = false;
+    delete view.dataset["ready"];
+    view.dataset["handId"] = summary.hand_id;
+    byId("hand-title").textContent = `Hand #${summary.hand_number}`;
+    byId("hand-meta").textContent = "";
+    for (const id of ["replay", "hand-result", "hand-fairness"]) byId(id).replaceChildren();
+    byId("hand-error").textContent = "";
+    try {
+      const [hand, fairness] = await Promise.all([
+        this.lobby.hand(summary.hand_id),
+        this.lobby.fairness(summary.hand_id),
+      ]);
+      byId("hand-meta").textContent = handMeta(hand);
+      const link = byId<HTMLAnchorElement>("phh-download");
+      link.hidden = hand.state === "running";
+      if (hand.state !== "running") {
+        try {
+          const phh = await this.lobby.phh(summary.hand_id);
+          offerPhh(phh, summary.hand_id);
+          const finals = new Map(hand.seats.flatMap((s) => (s.final_stack === null ? [] : [[s.seat, s.final_stack] as const])));
+          renderReplay(replayFromPhh(phh, finals), hand);
+        } catch (e) {
+          link.hidden = true;
+          byId("replay").replaceChildren(el("p", "muted", `No replay: ${message(e)}`));
+        }
+      }
+      renderHandResult(hand);
+      const verdict = await checkHand(hand, fairness);
+      renderFairness(hand, fairness, verdict, () => verifyTableHands(this.lobby, hand.table));
+      view.dataset["ready"] = "true";
+    } catch (e) {
+      byId("hand-error").textContent = message(e);
+    }
+  }
+
+  private async loadLedger(fresh: boolean): Promise<void> {
+    const body = byId("ledger").querySelector("tbody");
+    if (body === null) return;
+    if (fresh) {
+      this.ledgerToken = null;
+      body.replaceChildren();
+    }
+    byId("wallet-error").textContent = "";
+    try {
+      const page = await this.lobby.walletPage(20, this.ledgerToken ?? undefined);
+      byId("wallet-balance").textContent = `Balance: ${chips(page.balance)} chips`;
+      byId("wallet").textContent = `Wallet: ${chips(page.balance)} chips`;
+      body.append(...page.entries.map((entry) => this.ledgerRow(entry)));
+      this.ledgerToken = page.next_page_token ?? null;
+      byId("ledger-more").hidden = this.ledgerToken === null;
+      byId("ledger").dataset["loaded"] = String(body.children.length);
+    } catch (e) {
+      byId("wallet-error").textContent = message(e);
+    }
+  }
+
+  private ledgerRow(entry: WalletEntry): HTMLTableRowElement {
+    const row = el("tr", "entry");
+    row.dataset["kind"] = entry.kind;
+    row.dataset["amount"] = String(entry.amount);
+    const what = el("td", "", entryKind(entry.kind));
+    // A table is worth naming; seat session and account ids mean nothing to him.
+    if (entry.reference?.startsWith("tables/")) {
+      what.append(el("span", "muted ref", ` table ${entry.reference.slice("tables/".length)}`));
+    }
+    const amount = el("td", `num ${entry.amount >= 0 ? "plus" : "minus"}`, entry.amount > 0 ? `+${chips(entry.amount)}` : chips(entry.amount));
+    row.append(
+      el("td", "muted", new Date(entry.created_at).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })),
+      what,
+      amount,
+      el("td", "num", chips(entry.balance_after)),
+    );
+    return row;
   }
 
   // ------------------------------------------------------------------ signing in
@@ -151,6 +349,7 @@ class TablePage {
     if (stakes.some((level) => level.id === chosen)) select.value = chosen;
     this.suggestBuyIn();
     this.show("lobby");
+    await this.openTab(this.tab);
   }
 
   /** 25 big bets, within the level's buy-in limits. */

@@ -60,6 +60,32 @@ function seatPosition(number: number, viewer: number, seats: number): { left: nu
   return { left: 50 + 38 * Math.cos(angle), top: 50 + 36 * Math.sin(angle) };
 }
 
+/**
+ * Where each seat goes on a phone (table.css, narrow screens): a grid of two columns, seats in
+ * the same clockwise order as on the oval — up the left side from the viewer's left, then down
+ * the right side — then the pot row, and the viewer's own seat across the bottom. Every seat
+ * has a cell of its own, so plates, cards and bets never overlap, for 2 to 9 seats.
+ */
+export function phoneCells(
+  snapshot: Pick<TableSnapshot, "seats" | "viewerSeat">,
+  total: number,
+): { seats: Map<number, { col: number; row: number }>; centerRow: number } {
+  const viewer = snapshot.viewerSeat;
+  const others = snapshot.seats
+    .filter((s) => s.number !== viewer)
+    .map((s) => ({ number: s.number, offset: (s.number - (viewer || 1) + total) % total || total }))
+    .sort((a, b) => a.offset - b.offset);
+  const left = Math.ceil(others.length / 2);
+  const rows = Math.max(left, 1);
+  const seats = new Map<number, { col: number; row: number }>();
+  others.forEach((seat, i) => {
+    seats.set(seat.number, i < left ? { col: 1, row: rows - i } : { col: 2, row: 1 + (i - left) });
+  });
+  const centerRow = rows + 1;
+  if (snapshot.seats.some((s) => s.number === viewer)) seats.set(viewer, { col: 1, row: centerRow + 1 });
+  return { seats, centerRow };
+}
+
 function seatTags(snapshot: TableSnapshot, seat: Seat): string[] {
   const tags: string[] = [];
   if (seat.number === snapshot.buttonSeat) tags.push("dealer");
@@ -95,7 +121,9 @@ function seatElement(snapshot: TableSnapshot, seat: Seat, deadline: number | und
     cards.append(...shown.map((card) => cardElement(card)));
     cards.classList.add("shown");
   } else {
-    cards.append(...dealtOrder(seat.downCards, seat.downCardCount, seat.upCards));
+    // Folded cards are never shown (RULES.md), not even his own once he has folded them.
+    const down = seat.folded ? [] : seat.downCards;
+    cards.append(...dealtOrder(down, Math.max(seat.downCardCount, seat.downCards.length), seat.upCards));
   }
   box.append(cards);
   box.classList.toggle("winner", won.length > 0);
@@ -176,29 +204,70 @@ export function renderTable(snapshot: TableSnapshot, deadline: number | undefine
 
   const total = Math.max(snapshot.settings?.rules?.maxPlayers ?? 0, ...snapshot.seats.map((s) => s.number), 2);
   const seats = byId("seats");
+  const cells = phoneCells(snapshot, total);
   seats.replaceChildren(
     ...snapshot.seats.map((seat) => {
       const box = seatElement(snapshot, seat, deadline);
       const { left, top } = seatPosition(seat.number, snapshot.viewerSeat, total);
       box.style.left = `${left}%`;
       box.style.top = `${top}%`;
+      const cell = cells.seats.get(seat.number);
+      if (cell !== undefined) {
+        box.style.setProperty("--col", String(cell.col));
+        box.style.setProperty("--row", String(cell.row));
+      }
       return box;
     }),
   );
+  byId("felt").style.setProperty("--center-row", String(cells.centerRow));
+  byId("felt").dataset["seats"] = String(snapshot.seats.length);
 
   byId("hand-info").textContent =
     snapshot.handNumber > 0n
       ? `Hand #${snapshot.handNumber}${snapshot.handInProgress ? ` · ${streetName(snapshot.street)}` : " · between hands"}`
       : "No hand yet";
-  byId("pot-total").textContent = snapshot.handInProgress ? `Pot ${chips(snapshot.potTotal)}` : "";
-  byId("pots").replaceChildren(
-    ...snapshot.pots.map((pot, index) =>
-      el("span", "pot", `${index === 0 ? "Main" : `Side ${index}`} ${chips(pot.amount)}`),
-    ),
-  );
+  renderPots(snapshot);
   renderResult(snapshot, last);
 
   renderFairness(snapshot);
+}
+
+/**
+ * The pot, said in full: "Pot 5" is every chip of the hand (pot_total); under it what it is made
+ * of — the main pot and side pots collected so far, and the bets in front of the players on this
+ * street, which join the pots when the street's betting ends.
+ */
+function renderPots(snapshot: TableSnapshot): void {
+  const total = byId("pot-total");
+  const parts = byId("pots");
+  if (!snapshot.handInProgress) {
+    total.textContent = "";
+    parts.replaceChildren();
+    return;
+  }
+  total.textContent = `Pot ${chips(snapshot.potTotal)}`;
+  total.title = "Every chip put in this hand: antes, bring-in and bets";
+  const collected = snapshot.pots.reduce((sum, pot) => sum + pot.amount, 0n);
+  const bets = snapshot.potTotal - collected;
+  const items: HTMLElement[] = snapshot.pots.map((pot, index) => {
+    const name = index === 0 ? "main pot" : snapshot.pots.length > 2 ? `side pot ${index}:` : "side pot";
+    const item = el("span", "pot", `${name} ${chips(pot.amount)}`);
+    item.dataset["pot"] = String(index);
+    item.title = index === 0 ? "Collected from earlier betting (antes included)" : "Only for players who put in more than an all-in player";
+    return item;
+  });
+  if (bets > 0n) {
+    const item = el("span", "pot bets", `bets this street ${chips(bets)}`);
+    item.title = "Chips in front of the players, not yet gathered into the pot";
+    item.dataset["pot"] = "bets";
+    items.push(item);
+  }
+  const joined: (HTMLElement | Text)[] = [document.createTextNode("= ")];
+  items.forEach((item, i) => {
+    if (i > 0) joined.push(document.createTextNode(" + "));
+    joined.push(item);
+  });
+  parts.replaceChildren(...joined);
 }
 
 /** The seed pair dealing this table (FAIRNESS.md): what the player can check later. */

@@ -1,0 +1,41 @@
+"""The web page's pure modules in Node's test runner: its deck check
+(clients/web/src/table/fairness.ts, WebCrypto HMAC-SHA256) against FAIRNESS.md's published test
+vector (clients/web/test/fairness.test.ts), and the street-by-street replay of a PHH history
+(src/table/replay.ts, test/replay.test.ts).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from tests.clients.room import ROOT
+
+WEB = ROOT / "clients/web"
+
+
+def _run(*cmd: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def test_fairness_check_in_typescript_matches_the_vector() -> None:
+    assert shutil.which("node") is not None, "Node.js is needed for the web client"
+    setup = _run(ROOT / "scripts/setup-web")
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    out = WEB / "build" / f"fairness-{os.getpid()}"
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        built = _run(
+            WEB / "node_modules/.bin/tsc", "-p", "tsconfig.test.json", "--outDir", out, cwd=WEB
+        )
+        assert built.returncode == 0, built.stdout + built.stderr
+        tests = [out / "test/fairness.test.js", out / "test/replay.test.js"]
+        result = _run("node", "--test", *tests, cwd=WEB)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "# pass 9" in result.stdout and "# fail 0" in result.stdout, result.stdout
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
