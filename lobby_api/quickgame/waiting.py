@@ -64,6 +64,9 @@ class WaitingController(Controller):
                         col(TicketRow.status) == TicketStatus.WAITING.value,
                         col(TicketRow.city) == city,
                         col(TicketRow.expires_at) > utc_now(),
+                        # A bot's ticket for one table that asked for bots is not a player
+                        # looking for a game.
+                        col(TicketRow.for_table_id).is_(None),
                     )
                     .group_by(col(TicketRow.stake_level))
                 )
