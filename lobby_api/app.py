@@ -82,9 +82,9 @@ def create_app(
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
     from lobby_api.quickgame.tables import planned_node, quick_settlement
+    from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.settlement.services import owed_to_player
     from lobby_api.sweep import Sweep
-    from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.wallet.controllers import WalletController
     from lobby_api.wallet.services import Owed, WalletReader
 
