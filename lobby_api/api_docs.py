@@ -3,10 +3,10 @@
 Litestar's render plugins load their scripts, fonts and favicon from CDNs. Here ReDoc's
 standalone bundle comes from the npm package ``redoc`` (pinned exactly in clients/web), copied
 by ``scripts/build-api-docs`` into ``lobby_api/static/redoc`` (committed, so serving it needs
-no Node.js; the one URL of another host in the bundle, Redocly's logo, emptied) and served at
-``/schema/assets/``; the page asks for no web fonts, has an empty favicon and a content policy
-that lets it load only the lobby's own files, so a browser that reaches nothing but the lobby
-renders the reference and asks no other host for anything.
+no Node.js; the URL of the one file on another host that the bundle loads, Redocly's logo,
+emptied) and served at ``/schema/assets/``; the page asks for no web fonts, has an empty
+favicon and a content policy that lets it load only the lobby's own files, so a browser that
+reaches nothing but the lobby renders the reference and asks no other host for anything.
 
 Only ReDoc and the document itself (``/schema/openapi.json``, ``/schema/openapi.yaml``) are
 offered: Litestar's other viewers (Swagger UI, Stoplight Elements, RapiDoc) exist only as

@@ -4,9 +4,9 @@ A real lobby is served by uvicorn on loopback; its pages are checked over HTTP (
 style sheet and icon they name is the lobby's own) and in Debian's headless Chromium with every
 request to another host aborted (clients/web/test/api-docs.mjs): none may be attempted, and
 the operations of the OpenAPI document must be on the rendered page. The ReDoc bundle served
-is byte for byte the one the pinned npm package ships (but for the one URL of another host in
-it, which scripts/build-api-docs empties), and the OpenAPI document is the one
-committed in clients/web/src/gen (the render plugins do not change it).
+is byte for byte the one the pinned npm package ships, but for the URL of the one file on
+another host that it loads (scripts/build-api-docs empties it); the OpenAPI document is the
+one committed in clients/web/src/gen (the render plugins do not change it).
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def test_committed_redoc_is_the_pinned_packages(npm_packages: None, tmp_path: Pa
         assert (tmp_path / name).read_bytes() == (REDOC_DIRECTORY / name).read_bytes(), (
             f"lobby_api/static/redoc/{name} is not redoc {pinned}'s: run scripts/build-api-docs"
         )
-    # The bundle is the package's but for its one reference to another host (the Redocly
+    # The bundle is the package's but for the one file on another host it loads (the Redocly
     # logo in the menu's footer), which scripts/build-api-docs empties.
     package = WEB / "node_modules/redoc"
     shipped = (package / "bundles/redoc.standalone.js").read_bytes()
