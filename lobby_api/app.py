@@ -31,6 +31,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from lobby_api.accounts.controllers import AccountsController
 from lobby_api.accounts.services import Accounts
+from lobby_api.api_docs import render_plugins
 from lobby_api.auth import provide_current_player, provide_player_id, token_subject
 from lobby_api.catalog.controllers import CatalogController
 from lobby_api.db import Database, provide_db, provide_db_session
@@ -184,6 +185,7 @@ def create_app(
                 "problem document (application/problem+json)."
             ),
             path="/schema",
+            render_plugins=render_plugins("/schema"),
             components=Components(
                 security_schemes={
                     "BearerToken": SecurityScheme(type="http", scheme="bearer", bearer_format="JWT")

@@ -27,7 +27,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("replay", "replay hand scripts (HAND_SCRIPT.md) and print what happened"),
     "rules": ("rules", "print a rule profile's settings as JSON"),
     "deck": ("deck", "print the commitment and deck of a seed pair and nonce"),
-    "verify": ("verify", "check a hand record against its revealed seeds"),
+    "verify": (
+        "verify",
+        "check the lobby's fairness answer (hand or table), or a hand record, against the "
+        "revealed seeds",
+    ),
     "engine": ("engine", "run the engine server (gRPC and Connect/gRPC-Web)"),
     "describe": (
         "describe",

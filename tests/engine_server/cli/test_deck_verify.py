@@ -262,9 +262,128 @@ def test_verify_bad_field_exits_2(
 
 
 def test_verify_non_object_exits_2(stud: Stud, tmp_path: Path) -> None:
+    write(tmp_path, "42")
+    outcome = stud(["verify", "record.json"], cwd=tmp_path)
+    assert_bad_input(
+        outcome,
+        "record.json: the record must be a JSON object (or the lobby's list of seed pairs), "
+        "not a number",
+    )
+    # A list is the lobby's table answer: an empty one has nothing in it.
     write(tmp_path, "[]")
     outcome = stud(["verify", "record.json"], cwd=tmp_path)
-    assert_bad_input(outcome, "record.json: the record must be a JSON object, not an array")
+    assert_bad_input(outcome, "record.json: the answer lists no seed pairs")
+
+
+# --- stud verify with the lobby's answers (their real form: tests/lobby_api/fairness) ---------
+
+
+def hand_answer(**changes: object) -> dict[str, object]:
+    """GET /hands/{hand_id}/fairness's answer for the vector's seeds, with ``changes``."""
+    return {
+        "hand_id": "h-1",
+        "table": "t-1",
+        "hand_number": 1,
+        "commitment": commitment(SEED),
+        "client_seed": "alice",
+        "nonce": 0,
+        "dealer_seed": SEED,
+        "revealed": True,
+        "revealed_at": "2026-01-01T00:00:00Z",
+        "check": {"ok": True, "deck": [format_card(c) for c in derive_deck(SEED, "alice", 0)]},
+        **changes,
+    }
+
+
+def seed_pair(**changes: object) -> dict[str, object]:
+    """One seed pair of GET /tables/{table_id}/fairness's answer, with ``changes``."""
+    return {
+        "ordinal": 1,
+        "state": "retired",
+        "commitment": commitment(SEED),
+        "client_seed": "alice",
+        "hands_dealt": 2,
+        "dealer_seed": SEED,
+        "revealed_at": "2026-01-01T00:00:00Z",
+        "check": {
+            "ok": True,
+            "hands": [{"hand_id": "h-1", "hand_number": 1, "nonce": 1, "ok": True}],
+        },
+        **changes,
+    }
+
+
+def test_verify_hand_answer(stud: Stud) -> None:
+    outcome = stud(["verify", "-"], stdin=json.dumps(hand_answer()).encode())
+    assert outcome.code == 0, outcome.stderr
+    report = json.loads(outcome.stdout)
+    assert report["ok"] is True and report["input"] == "hand"
+    assert report["deck"] == VECTOR["deck"]
+
+
+def test_verify_table_answer(stud: Stud) -> None:
+    answer = [seed_pair(), seed_pair(ordinal=2, state="current", dealer_seed=None, check=None)]
+    outcome = stud(["verify", "-"], stdin=json.dumps(answer).encode())
+    assert outcome.code == 0, outcome.stderr
+    report = json.loads(outcome.stdout)
+    assert (report["pairs_checked"], report["pairs_unrevealed"]) == (1, 1)
+    assert report["hands"][0]["deck"] == [format_card(c) for c in derive_deck(SEED, "alice", 1)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (
+            hand_answer(dealer_seed=None, revealed=False, check=None),
+            "stud verify: <stdin>: hand h-1 is not revealed yet (dealer_seed is null)",
+        ),
+        (
+            hand_answer(check=None),
+            'stud verify: <stdin>: field "check": must be an object with the deck',
+        ),
+        (
+            hand_answer(check={"deck": ["5h", "1x"]}),
+            "stud verify: <stdin>: field \"check.deck[1]\": not a card: '1x'",
+        ),
+        (
+            hand_answer(nonce="0"),
+            'stud verify: <stdin>: field "nonce": must be a non-negative integer',
+        ),
+        (
+            [seed_pair(dealer_seed=None, check=None)] * 2,
+            "stud verify: <stdin>: none of the table's 2 seed pairs is revealed yet",
+        ),
+        (
+            [seed_pair(hands_dealt="2")],
+            'stud verify: <stdin>: field "[0].hands_dealt": must be a non-negative integer',
+        ),
+        (
+            [seed_pair(), seed_pair(client_seed=None)],
+            'stud verify: <stdin>: field "[1].client_seed": must be 1 to 64 characters',
+        ),
+        (
+            [seed_pair(check={"hands": [{"hand_id": "h-1"}]})],
+            'stud verify: <stdin>: field "[0].check.hands[0].nonce": is missing',
+        ),
+        (["pair"], 'stud verify: <stdin>: field "[0]": must be a seed pair'),
+    ],
+)
+def test_verify_bad_answer_exits_2(stud: Stud, answer: object, message: str) -> None:
+    outcome = stud(["verify", "-"], stdin=json.dumps(answer).encode())
+    assert_bad_input(outcome, message)
+    assert outcome.stderr.startswith(message)
+
+
+def test_verify_hand_answer_short_deck_exits_1(stud: Stud) -> None:
+    answer = hand_answer()
+    check = answer["check"]
+    assert isinstance(check, dict)
+    check["deck"] = check["deck"][:51]
+    outcome = stud(["verify", "-"], stdin=json.dumps(answer).encode())
+    assert outcome.code == 1
+    report = json.loads(outcome.stdout)
+    assert report["problems"] == ["the answer's deck has 51 cards, not 52"]
+    assert report["deck_ok"] is False
 
 
 def test_verify_missing_file_exits_2(stud: Stud, tmp_path: Path) -> None:
