@@ -14,7 +14,6 @@ import contextlib
 import json
 import os
 import signal
-import sys
 
 from engine_server.cli import CliError
 
@@ -62,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_in_loop(settings.loop, _serve(settings))
     except OSError as error:
-        print(f"stud lobby: {error}", file=sys.stderr)
-        return 1
+        raise CliError(str(error), code=1) from None
     return 0
 
 
@@ -83,6 +81,11 @@ async def _serve(settings: object) -> None:
             log_level="warning",
             access_log=False,
             lifespan="on",
+            # uvicorn's loggers go through the root logger (JSON when asked for).
+            log_config=None,
+            # uvicorn would believe X-Forwarded-For from 127.0.0.1: the app believes it from
+            # STUD_LOBBY_TRUSTED_PROXIES only (lobby_api.forwarded).
+            proxy_headers=False,
         )
     )
     # Stop gracefully on SIGTERM/SIGINT and exit 0 (uvicorn's own handling re-raises the
