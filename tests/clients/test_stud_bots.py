@@ -330,13 +330,14 @@ def _free_port() -> int:
 
 
 async def _start_engine(database: Path, port: int, log: Path) -> asyncio.subprocess.Process:
-    """``stud engine`` on ``port`` (a restart after kill -9 waits out the 1 s lease)."""
+    """``stud engine`` on ``port`` (a restart after kill -9 waits out the 3 s lease: short, yet
+    long enough to be renewed on a busy machine)."""
     env = {
         **os.environ,
         "STUD_JWT_SECRET": SECRET,
         "STUD_DATABASE_URL": f"sqlite:///{database}",
         "STUD_ENGINE_BETWEEN_HANDS": "0.05",
-        "STUD_ENGINE_LEASE_SECONDS": "1",
+        "STUD_ENGINE_LEASE_SECONDS": "3",
         "STUD_LOG_FORMAT": "text",
         "STUD_LOG_LEVEL": "WARNING",
     }
@@ -486,7 +487,7 @@ async def test_bots_ride_out_engine_restarts_and_leave_a_seat_they_give_up(
                 "--idle-hands",
                 "100000",
                 "--reconnect-seconds",
-                "15",
+                "20",
                 "--seed",
                 "7",
             )
