@@ -40,12 +40,15 @@ class StrictRequest(Request[Any, Any, Any]):
     """A request whose JSON body must match the handler's ``data`` type strictly."""
 
     async def json(self) -> Any:
+        if self._json is not Empty or self._connection_state.json is not Empty:
+            return await super().json()  # decoded (and checked) already
         try:
-            if self._json is Empty and self._connection_state.json is Empty:
-                await self._check_strictly()
-            return await super().json()
+            # Not JSON at all: Litestar's own refusal (400 malformed_body).
+            value = await super().json()
+            await self._check_strictly()
         except RecursionError:
             raise ClientException("the JSON body is nested too deeply") from None
+        return value
 
     async def _check_strictly(self) -> None:
         field = self.route_handler.parsed_data_field
@@ -61,5 +64,3 @@ class StrictRequest(Request[Any, Any, Any]):
                 detail=f"Validation failed for {self.method} {self.url.path}",
                 extra=[_field_error(error)],
             ) from None
-        except msgspec.DecodeError:
-            return  # not JSON: the usual decoding reports it (malformed_body)
