@@ -16,18 +16,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import logging
 import signal
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 import uvicorn
+from connectrpc.compat import google_protobuf_codecs
 from connectrpc.errors import ConnectError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from stud.v1 import (
     admin_service_pb2,
     admin_service_pb2_grpc,
@@ -44,6 +46,7 @@ from engine_server.api.table_service import (
     TableServiceCore,
 )
 from engine_server.collector import PacedCollector
+from engine_server.logs import BoundedLog
 from engine_server.loops import loop_name
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.node import LeaseLost, NodeLease
@@ -59,8 +62,11 @@ __all__ = [
     "TRANSPORT_SLACK",
     "ConnectSizeLimit",
     "EngineServer",
+    "Malformed",
+    "MalformedRequests",
     "add_limited",
     "cors",
+    "malformed_request",
     "message_too_large",
     "run_engine",
     "settle_garbage_collector",
@@ -105,6 +111,86 @@ def message_too_large(size: int, limit: int) -> TableError:
     )
 
 
+def malformed_request(where: str, error: Exception) -> TableError:
+    """The refusal of bytes that are not the method's request message (corrupt wire format,
+    a string that is not UTF-8, a truncated varint, ...); ``where`` names the method or the
+    message type."""
+    return TableError.invalid(
+        "MALFORMED_REQUEST", f"{where}: the request message does not parse: {error}"
+    )
+
+
+class Malformed:
+    """What a method's request deserializer returns for bytes it cannot parse: the method
+    refuses it (INVALID_ARGUMENT / MALFORMED_REQUEST) instead of grpcio's UNKNOWN and
+    traceback."""
+
+    __slots__ = ("error", "size")
+
+    def __init__(self, error: Exception, size: int) -> None:
+        self.error = error
+        self.size = size
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def parse(raw: bytes) -> Any:
+        try:
+            return deserialize(raw)
+        except Exception as error:  # DecodeError, and whatever else the parser raises
+            return Malformed(error, len(raw))
+
+    return parse
+
+
+class MalformedRequests:
+    """Refuses malformed requests on every port and method, and logs them at a bounded rate
+    (anyone can send them, with no token: one WARNING per ``interval`` seconds at most, no
+    traceback)."""
+
+    def __init__(self, observe: ErrorObserver | None = None, interval: float = 10.0) -> None:
+        self.observe = observe
+        self.log = BoundedLog(log, interval)
+
+    def refusal(self, where: str, malformed: Malformed) -> TableError:
+        """The refusal to send for ``malformed`` (logged, unless one was logged lately)."""
+        self.log.warning(
+            "malformed request refused (%s, %d bytes): %s",
+            where,
+            malformed.size,
+            malformed.error,
+            extra={"method": where},
+        )
+        return malformed_request(where, malformed.error)
+
+    def codecs(self, codecs: Iterable[Any]) -> list[Any]:
+        """``codecs`` (connectrpc's) refusing a request that does not parse as the gRPC port
+        does: INVALID_ARGUMENT with the MALFORMED_REQUEST ErrorInfo, logged the same way."""
+        return [_TolerantCodec(codec, self) for codec in codecs]
+
+
+class _TolerantCodec:
+    """A connectrpc codec whose decoding failures are MALFORMED_REQUEST refusals (connectrpc
+    passes a ConnectError from a codec on as it is)."""
+
+    def __init__(self, codec: Any, malformed: MalformedRequests) -> None:
+        self.codec = codec
+        self.malformed = malformed
+        # Every response goes through encode: the codec's own, with no call in between.
+        self.name: Callable[[], str] = codec.name
+        self.encode: Callable[[Any], bytes] = codec.encode
+
+    def decode(self, data: bytes | bytearray, message_class: Any) -> Any:
+        try:
+            return self.codec.decode(data, message_class)
+        except Exception as error:
+            where = getattr(getattr(message_class, "DESCRIPTOR", None), "full_name", "request")
+            refusal = self.malformed.refusal(str(where), Malformed(error, len(data)))
+            raise connect_error(refusal, self.malformed.observe) from None
+
+
 class _Handlers:
     """Stands in for the server while a generated ``add_*Servicer_to_server`` registers."""
 
@@ -125,13 +211,17 @@ def add_limited(
     server: grpc.aio.Server,
     limit: int,
     observe: ErrorObserver | None,
+    malformed: MalformedRequests | None = None,
 ) -> None:
     """Register ``servicer`` on ``server`` as ``add`` (a generated ``add_*_to_server``) does,
-    each method first refusing a request over ``limit`` bytes (MESSAGE_TOO_LARGE)."""
+    each method first refusing a request over ``limit`` bytes (MESSAGE_TOO_LARGE) and one
+    whose bytes do not parse (MALFORMED_REQUEST)."""
     handlers = _Handlers()
     add(servicer, handlers)
+    malformed = malformed or MalformedRequests(observe)
     methods = {
-        name: _limited(handler, limit, observe) for name, handler in handlers.methods.items()
+        name: _limited(handler, limit, observe, malformed, f"/{handlers.service}/{name}")
+        for name, handler in handlers.methods.items()
     }
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(handlers.service, methods),)
@@ -139,18 +229,31 @@ def add_limited(
     server.add_registered_method_handlers(handlers.service, methods)
 
 
-def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.RpcMethodHandler:
+def _limited(
+    handler: Any,
+    limit: int,
+    observe: ErrorObserver | None,
+    malformed: MalformedRequests,
+    method: str,
+) -> grpc.RpcMethodHandler:
     serialization = {
-        "request_deserializer": handler.request_deserializer,
+        "request_deserializer": _tolerant(handler.request_deserializer),
         "response_serializer": handler.response_serializer,
     }
+
+    def refusal(request: Any) -> TableError | None:
+        if type(request) is Malformed:
+            return malformed.refusal(method, request)
+        size = request.ByteSize()
+        return message_too_large(size, limit) if size > limit else None
+
     if handler.unary_unary is not None:
         unary = handler.unary_unary
 
         async def checked_unary(request: Any, context: Any) -> Any:
-            size = request.ByteSize()
-            if size > limit:
-                await abort(context, message_too_large(size, limit), observe)
+            refused = refusal(request)
+            if refused is not None:
+                await abort(context, refused, observe)
             return await unary(request, context)
 
         return grpc.unary_unary_rpc_method_handler(checked_unary, **serialization)
@@ -158,30 +261,58 @@ def _limited(handler: Any, limit: int, observe: ErrorObserver | None) -> grpc.Rp
     serialization["response_serializer"] = _bytes_or(handler.response_serializer)
     # grpcio serves a stream from an async generator function only: each method is wrapped in
     # one that passes its messages on.
+    if handler.unary_stream is not None and not inspect.isasyncgenfunction(handler.unary_stream):
+        # A stream written with context.write (grpc's health Watch): a coroutine.
+        writer = handler.unary_stream
+
+        async def checked_writer(request: Any, context: Any) -> Any:
+            refused = refusal(request)
+            if refused is not None:
+                await abort(context, refused, observe)
+            return await writer(request, context)
+
+        return grpc.unary_stream_rpc_method_handler(checked_writer, **serialization)
     if handler.unary_stream is not None:
         stream = handler.unary_stream
 
         async def checked_stream(request: Any, context: Any) -> Any:
-            size = request.ByteSize()
-            if size > limit:
-                await abort(context, message_too_large(size, limit), observe)
+            refused = refusal(request)
+            if refused is not None:
+                await abort(context, refused, observe)
             async with contextlib.aclosing(stream(request, context)) as messages:
                 async for message in messages:
                     yield message
 
         return grpc.unary_stream_rpc_method_handler(checked_stream, **serialization)
     if handler.stream_stream is not None:
+        if not inspect.isasyncgenfunction(handler.stream_stream):
+            raise TypeError(f"{handler!r}: a bidirectional stream must be an async generator")
         bidi = handler.stream_stream
 
         async def checked_bidi(requests: Any, context: Any) -> Any:
-            # Each request is checked as the method reads it; one over the limit raises the
-            # refusal there, and the method ends its stream with it.
-            async with contextlib.aclosing(bidi(_sized(requests, limit), context)) as messages:
-                async for message in messages:
-                    yield message
+            # Each request is checked as the method reads it; a refused one raises the
+            # refusal there, and the method ends its stream with it (one that knows no
+            # TableError lets it through: it is sent here).
+            checked = _checked(requests, refusal)
+            try:
+                async with contextlib.aclosing(bidi(checked, context)) as messages:
+                    async for message in messages:
+                        yield message
+            except TableError as error:
+                await abort(context, error, observe)
 
         return grpc.stream_stream_rpc_method_handler(checked_bidi, **serialization)
     raise TypeError(f"{handler!r}: client streams alone are not served")
+
+
+async def _checked(
+    requests: AsyncIterator[Any], refusal: Callable[[Any], TableError | None]
+) -> AsyncIterator[Any]:
+    async for request in requests:
+        refused = refusal(request)
+        if refused is not None:
+            raise refused
+        yield request
 
 
 async def _sized(requests: AsyncIterator[Any], limit: int) -> AsyncIterator[Any]:
@@ -317,6 +448,10 @@ async def _serve_asgi(
         log_level="warning",
         lifespan="off",
         access_log=False,
+        # uvicorn's loggers go through the root logger (JSON when asked for); no proxy
+        # headers: nothing here uses the client's address.
+        log_config=None,
+        proxy_headers=False,
     )
     server = uvicorn.Server(config)
     # The engine owns SIGTERM/SIGINT (drain first); uvicorn must not take them.
@@ -500,12 +635,14 @@ async def _start(
     options = [*GRPC_OPTIONS, ("grpc.max_receive_message_length", transport_limit(limit))]
     server = grpc.aio.server(options=options, interceptors=interceptors or [])
     core = TableServiceCore(manager, settings.jwt_secret, on_refused=metrics.refused)
+    malformed = MalformedRequests(metrics.refused)
     add_limited(
         table_service_pb2_grpc.add_TableServiceServicer_to_server,
         GrpcTableService(core),
         server,
         limit,
         metrics.refused,
+        malformed,
     )
     add_limited(
         admin_service_pb2_grpc.add_AdminServiceServicer_to_server,
@@ -519,16 +656,33 @@ async def _start(
         server,
         limit,
         metrics.refused,
+        malformed,
     )
+    # Health and reflection behind the same checks: no method answers UNKNOWN to bytes
+    # that do not parse.
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    add_limited(
+        health_pb2_grpc.add_HealthServicer_to_server,
+        health_servicer,
+        server,
+        limit,
+        metrics.refused,
+        malformed,
+    )
     names = (
         table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
         admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
     )
-    reflection.enable_server_reflection(names, server)
+    add_limited(
+        reflection_pb2_grpc.add_ServerReflectionServicer_to_server,
+        reflection.aio.ReflectionServicer(names),
+        server,
+        limit,
+        metrics.refused,
+        malformed,
+    )
     grpc_port = server.add_insecure_port(f"{settings.host}:{settings.grpc_port}")
     await server.start()
     for name in ("", *names[:2]):
@@ -548,6 +702,7 @@ async def _start(
             ConnectTableService(core),
             interceptors=[ConnectSizeLimit(limit, metrics.refused)],
             read_max_bytes=transport_limit(limit),
+            codecs=malformed.codecs(google_protobuf_codecs()),
         )
         app = cors(web, settings.cors_origins)
         engine.web_server, engine.web_task = await _serve_asgi(

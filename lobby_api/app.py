@@ -33,16 +33,19 @@ from lobby_api.accounts.controllers import AccountsController
 from lobby_api.accounts.services import Accounts
 from lobby_api.api_docs import render_plugins
 from lobby_api.auth import provide_current_player, provide_player_id, token_subject
+from lobby_api.bodies import StrictRequest
 from lobby_api.catalog.controllers import CatalogController
 from lobby_api.db import Database, provide_db, provide_db_session
 from lobby_api.engine_client import EngineClient
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.fairness.controllers import FairnessController
+from lobby_api.forwarded import forwarded_for_middleware
 from lobby_api.history.controllers import HistoryController
 from lobby_api.metrics import MetricsController, metrics_middleware
 from lobby_api.play import play_router
 from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
 from lobby_api.ratelimit.limiter import Limit, RateLimits, rate_limit_middleware
+from lobby_api.ratelimit.logins import LoginFailures
 from lobby_api.settings import LobbySettings
 
 __all__ = ["create_app"]
@@ -98,7 +101,13 @@ def create_app(
     # (A table the engine has not created yet goes to the node chosen for it.)
     engines = TableEngines(db, engine, settings, planned=planned_node)
     hasher = password_hasher or PasswordHasher()
-    accounts = Accounts(db, hasher, settings.signup_grant)
+    # Failed log-ins per account, whatever address they come from (0: no such limit).
+    login_failures = (
+        LoginFailures(db, settings.login_failures, settings.login_backoff_max_seconds)
+        if settings.login_failures > 0
+        else None
+    )
+    accounts = Accounts(db, hasher, settings.signup_grant, login_failures)
 
     async def settle_player(player_id: str) -> object:
         return await quick_settlement(db, engines).settle_player(player_id)
@@ -107,6 +116,9 @@ def create_app(
     wallet_reader = WalletReader(db, Owed(owed_to_player(), settle_player))
     sweep = Sweep(db, engines, settings)
     rate_limits = RateLimits(db)
+    swept = [rate_limits.forget_expired]
+    if login_failures is not None:
+        swept.append(login_failures.forget_stale)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -116,9 +128,7 @@ def create_app(
             await apply_seeds(db.engine)
         sweeper = None
         if settings.sweep_seconds > 0:
-            sweeper = asyncio.create_task(
-                sweep.forever(settings.sweep_seconds, also=[rate_limits.forget_expired])
-            )
+            sweeper = asyncio.create_task(sweep.forever(settings.sweep_seconds, also=swept))
         try:
             yield
         finally:
@@ -139,8 +149,12 @@ def create_app(
         Limit("money", settings.money_rate_per_minute, _player_or_address),
     ]
     # Request metrics inside the rate limiter: a refusal it raises would pass through it
-    # as an exception and be counted as a 200.
+    # as an exception and be counted as a 200. The client's address first: from a trusted
+    # proxy, the one its X-Forwarded-For names (STUD_LOBBY_TRUSTED_PROXIES).
     middleware = [rate_limit_middleware(limits, rate_limits), metrics_middleware()]
+    forwarded = forwarded_for_middleware(settings.trusted_proxies)
+    if forwarded is not None:
+        middleware.insert(0, forwarded)
 
     return Litestar(
         route_handlers=[
@@ -171,8 +185,14 @@ def create_app(
                 "engines": engines,
                 "wallet_reader": wallet_reader,
                 "sweep": sweep,
+                "login_failures": login_failures,
             }
         ),
+        # Bodies as strict as the schema says, on every route (lobby_api.bodies).
+        request_class=StrictRequest,
+        # The process's logging is the command's (stud lobby: JSON or text, STUD_LOG_FORMAT);
+        # Litestar's default would put its own text handler on the root logger at start.
+        logging_config=None,
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=middleware,
         lifespan=[lifespan],

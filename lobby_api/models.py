@@ -1,7 +1,9 @@
 """Every table model of the lobby (imported by ``migrations/env.py`` for autogenerate).
 
 >>> from sqlmodel import SQLModel
->>> {"players", "ledger_entries", "quick_tables", "rate_limits"} <= set(SQLModel.metadata.tables)
+>>> {"players", "ledger_entries", "quick_tables", "rate_limits", "login_failures"} <= set(
+...     SQLModel.metadata.tables
+... )
 True
 """
 
@@ -11,7 +13,7 @@ from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.idempotency.models import IdempotencyRow
 from lobby_api.quickgame.models import QuickTableRow, TicketRow, TopUpRow
-from lobby_api.ratelimit.models import RateLimitRow
+from lobby_api.ratelimit.models import LoginFailureRow, RateLimitRow
 from lobby_api.settlement.models import LobbySeatRow
 from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow, LedgerTransactionRow
 
@@ -22,6 +24,7 @@ __all__ = [
     "LedgerEntryRow",
     "LedgerTransactionRow",
     "LobbySeatRow",
+    "LoginFailureRow",
     "PlayerRow",
     "QuickTableRow",
     "RateLimitRow",

@@ -13,6 +13,9 @@
 | ``STUD_LOBBY_SWEEP_SECONDS`` | ``5`` | settlement sweep interval (0: no sweep task) |
 | ``STUD_LOBBY_TOKEN_SECONDS`` | ``86400`` | access token lifetime |
 | ``STUD_LOBBY_LOGIN_RATE`` | ``30`` | log-ins per minute per client address (0: no limit) |
+| ``STUD_LOBBY_LOGIN_FAILURES`` | ``5`` | failed log-ins of one account before it must wait (0: no per-account limit) |
+| ``STUD_LOBBY_LOGIN_BACKOFF_MAX`` | ``900`` | the longest such wait, seconds (it doubles from 1 s per failure) |
+| ``STUD_LOBBY_TRUSTED_PROXIES`` | (none) | proxies whose ``X-Forwarded-For`` names the client: addresses or networks, comma-separated |
 | ``STUD_LOBBY_MONEY_RATE`` | ``120`` | money requests per minute per player (0: no limit) |
 | ``STUD_LOBBY_ENGINE_TIMEOUT`` | ``10`` | deadline of one engine call, seconds |
 | ``STUD_LOBBY_LOOP`` | ``uvloop`` (``asyncio`` without it) | the event loop: ``uvloop`` or ``asyncio`` |
@@ -33,10 +36,23 @@ engine_server.settings.SettingsError: STUD_LOBBY_SIGNUP_GRANT: expected a whole 
 Traceback (most recent call last):
 ...
 engine_server.settings.SettingsError: STUD_LOBBY_DB_POOL: expected a whole number >= 1, got '0'
+
+Forwarded client addresses are believed only from the proxies named (none by default):
+
+>>> LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32}).trusted_proxies
+()
+>>> env = {"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_TRUSTED_PROXIES": "10.0.0.5, 10.1.0.0/16,::1"}
+>>> LobbySettings.from_env(env).trusted_proxies
+('10.0.0.5/32', '10.1.0.0/16', '::1/128')
+>>> LobbySettings.from_env({**env, "STUD_LOBBY_TRUSTED_PROXIES": "proxy.local"})
+Traceback (most recent call last):
+...
+engine_server.settings.SettingsError: STUD_LOBBY_TRUSTED_PROXIES: 'proxy.local' is not an IP address or network
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -52,6 +68,20 @@ from engine_server.settings import (
 )
 
 __all__ = ["LobbySettings", "SettingsError"]
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses or networks (``10.0.0.5``, ``10.1.0.0/16``), normalised."""
+    networks = []
+    for part in (env.get(name) or "").split(","):
+        text = part.strip()
+        if not text:
+            continue
+        try:
+            networks.append(str(ipaddress.ip_network(text, strict=False)))
+        except ValueError:
+            raise SettingsError(f"{name}: {text!r} is not an IP address or network") from None
+    return tuple(networks)
 
 
 def _count(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0) -> int:
@@ -79,6 +109,14 @@ class LobbySettings:
     sweep_seconds: float = 5.0
     token_seconds: int = 24 * 3600
     login_rate_per_minute: int = 30
+    #: Failed log-ins of one account (by username, across every address and replica) before
+    #: each further attempt must wait: 1 s after the next failure, doubling up to
+    #: ``login_backoff_max_seconds`` (:mod:`lobby_api.ratelimit.logins`). 0: no such limit.
+    login_failures: int = 5
+    login_backoff_max_seconds: int = 900
+    #: Proxies (IP networks) whose ``X-Forwarded-For`` header names the client, for the rate
+    #: limits and the logs; from anyone else the header is ignored. None by default.
+    trusted_proxies: tuple[str, ...] = ()
     money_rate_per_minute: int = 120
     engine_timeout_seconds: float = 10.0
     #: Connections the pool keeps open. A request beyond them opens one more for itself
@@ -115,6 +153,9 @@ class LobbySettings:
             sweep_seconds=positive_float(env, "STUD_LOBBY_SWEEP_SECONDS", 5.0),
             token_seconds=token_seconds,
             login_rate_per_minute=_count(env, "STUD_LOBBY_LOGIN_RATE", 30),
+            login_failures=_count(env, "STUD_LOBBY_LOGIN_FAILURES", 5),
+            login_backoff_max_seconds=_count(env, "STUD_LOBBY_LOGIN_BACKOFF_MAX", 900, minimum=1),
+            trusted_proxies=_networks(env, "STUD_LOBBY_TRUSTED_PROXIES"),
             money_rate_per_minute=_count(env, "STUD_LOBBY_MONEY_RATE", 120),
             engine_timeout_seconds=positive_float(env, "STUD_LOBBY_ENGINE_TIMEOUT", 10.0),
             db_pool_size=_count(env, "STUD_LOBBY_DB_POOL", 20, minimum=1),

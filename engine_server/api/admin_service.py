@@ -50,6 +50,30 @@ LOBBY_METHODS = frozenset(
 
 MAX_TEXT = 500
 
+#: The values a filter may name (UNSPECIFIED is never sent, so it filters nothing), by field.
+_STATUSES = ("statuses", table_pb2.TableStatus, frozenset(STATUS_FROM_PROTO))
+_STATES = (
+    "states",
+    table_pb2.SeatSessionState,
+    frozenset(
+        v
+        for v in table_pb2.SeatSessionState.values()
+        if v != table_pb2.SEAT_SESSION_STATE_UNSPECIFIED
+    ),
+)
+
+
+def _known(values: Any, allowed: tuple[str, Any, frozenset[int]]) -> list[int]:
+    """``values`` of an enum filter, each one of the enum's values (an unknown number, which
+    proto3 keeps as it came, or UNSPECIFIED is refused: it would filter nothing)."""
+    field, enum, known = allowed
+    for value in values:
+        if value not in known:
+            name = enum.DESCRIPTOR.values_by_number.get(value)
+            shown = name.name if name is not None else str(value)
+            raise invalid(field, f"{field}: {shown} is not a {enum.DESCRIPTOR.name} to filter by")
+    return list(values)
+
 
 def table_message(runtime: TableRuntime) -> table_pb2.Table:
     # Seats without cards, with their seat session ids (table.proto: Table.seats).
@@ -220,7 +244,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
             if request.page_size < 0:
                 raise invalid("page_size", "page_size must not be negative")
             size = min(request.page_size or 50, 500)
-            statuses = [STATUS_FROM_PROTO[s] for s in request.statuses if s in STATUS_FROM_PROTO]
+            statuses = [STATUS_FROM_PROTO[s] for s in _known(request.statuses, _STATUSES)]
             # The store filters by label before it pages: filtering a page afterwards would
             # return short (even empty) pages while matching tables remain.
             tables, token = await self.manager.list_tables(
@@ -341,7 +365,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 raise invalid("page_size", "page_size must not be negative")
             sessions, token = await self.manager.list_sessions(
                 table_id,
-                [table_pb2.SeatSessionState.Name(s) for s in request.states],
+                [table_pb2.SeatSessionState.Name(s) for s in _known(request.states, _STATES)],
                 min(request.page_size or 100, 1000),
                 request.page_token,
             )

@@ -7,7 +7,8 @@ pyproject.toml), so the engine never imports the lobby. A command found there is
 ``run(args) -> int``.
 
 Every subcommand reports bad input as a single line on stderr and exits with a
-non-zero status; nothing is printed on stdout in that case.
+non-zero status; nothing is printed on stdout in that case. A service (``engine``,
+``lobby``, ``bots``) logging JSON reports it as a JSON log record (``stud.cli``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import logging
+import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
@@ -79,13 +82,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: the commands that run as services and log (STUD_LOG_FORMAT)
+SERVICES = frozenset({"engine", "lobby", "bots"})
+
+
+def _logs_json(command: str) -> bool:
+    """Whether the command's error is a JSON log record: it logs JSON already, or it is a
+    service whose settings were refused before its logging was set up, and JSON was asked
+    for (STUD_LOG_FORMAT=json)."""
+    from engine_server.logs import configure_logging, logs_json
+
+    if logs_json():
+        return True
+    if command in SERVICES and os.environ.get("STUD_LOG_FORMAT") == "json":
+        configure_logging("INFO", "json")
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
     except CliError as error:
-        print(f"stud {args.command}: {error}", file=sys.stderr)
+        if _logs_json(args.command):
+            # A service logging JSON: its last word is a log record too.
+            logging.getLogger("stud.cli").error(
+                "stud %s: %s", args.command, error, extra={"exit_code": error.code}
+            )
+        else:
+            print(f"stud {args.command}: {error}", file=sys.stderr)
         return error.code
     except BrokenPipeError:
         return 1

@@ -3,6 +3,7 @@
     stud bots --lobby http://127.0.0.1:8000 [--cities oslo,stockholm] [--per-city 3]
               [--stake house-2-4] [--tables-per-bot 2] [--think 0.8]
               [--hands N] [--once] [--duration SECONDS] [--on-request all|none|CITIES]
+              [--reconnect-seconds SECONDS]
 
 Each bot is a lobby account (``bot_oslo_1``, …: registered on first use, logged in after)
 that keeps a matchmaking ticket open, so a player of its city who opens a quick game gets
@@ -33,7 +34,6 @@ import hashlib
 import hmac
 import json
 import os
-import sys
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -102,6 +102,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=3,
         help="leave after this many hands with no human connected (3)",
     )
+    parser.add_argument(
+        "--reconnect-seconds",
+        type=_seconds,
+        default=120.0,
+        help="how long a bot keeps watching its table again after its stream failed (an "
+        "engine restart), before it gives the seat up (120)",
+    )
     parser.add_argument("--seed", type=int, help="seed of the bots' random choices")
     parser.add_argument(
         "--on-request",
@@ -163,7 +170,6 @@ def _emit(event: str, **fields: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import asyncio
-    import logging
     import signal
 
     from stud.bots import BotsConfig, LobbyError, run_bots
@@ -200,11 +206,20 @@ def run(args: argparse.Namespace) -> int:
         hands=args.hands,
         once=args.once,
         idle_hands=args.idle_hands,
+        reconnect_seconds=args.reconnect_seconds,
         seed=args.seed,
         on_request=on_request,
         desk_token=token,
     )
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    from engine_server.logs import configure_logging
+
+    # stderr: the bots' log (JSON unless STUD_LOG_FORMAT=text, as the engine's and the
+    # lobby's); stdout: one JSON line per event.
+    log_format = os.environ.get("STUD_LOG_FORMAT", "json")
+    configure_logging(
+        os.environ.get("STUD_LOG_LEVEL", "WARNING").upper(),
+        log_format if log_format in ("json", "text") else "json",
+    )
 
     async def main() -> int:
         stop = asyncio.Event()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 
 from engine_server.cli import CliError
 
@@ -80,6 +79,5 @@ def run(args: argparse.Namespace) -> int:
     except (NodeHeld, LeaseLost) as error:
         raise CliError(str(error), code=1) from None
     except OSError as error:
-        print(f"stud engine: {error}", file=sys.stderr)
-        return 1
+        raise CliError(str(error), code=1) from None
     return 0

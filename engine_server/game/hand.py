@@ -280,6 +280,19 @@ def _lowest(values: tuple[int, ...]) -> int:
     return lowest
 
 
+def _full_level(targets: tuple[int, ...], reached: int) -> int:
+    """The largest of ``targets`` that ``reached`` attains (it attains the smallest).
+
+    An all-in between two full sizes (an open pair's small and big bet on fourth street)
+    counts as the full size below it: the next raise goes from that level (RULES.md).
+    """
+    level = targets[0]
+    for value in targets:
+        if level < value <= reached:
+            level = value
+    return level
+
+
 def _best_showing(live: list[PlayerState]) -> PlayerState:
     """The best hand showing; between equal ones, the first from the button's left."""
     best = live[0]
@@ -673,7 +686,12 @@ class Hand:
         if self.street is Street.THIRD and not self._completed:
             return ActionKind.COMPLETE, (self.stakes.small_bet,)
         kind = ActionKind.BET if self._current_to == 0 else ActionKind.RAISE
-        return kind, self._targets(self._last_full_to)
+        targets = self._targets(self._last_full_to)
+        if targets[0] <= self._current_to:
+            # After an all-in between two full sizes the smaller raise over the last full
+            # level may not exceed it (a big bet above two small bets): only the larger.
+            targets = tuple([t for t in targets if t > self._current_to])
+        return kind, targets
 
     def _targets(self, base: int) -> tuple[int, ...]:
         """The totals a bet or raise over ``base`` may go to: base plus each legal size."""
@@ -755,11 +773,14 @@ class Hand:
         reached = p.bet
         full = reached >= _lowest(targets)
         if full:
+            # The last full level: what the action reached, or, for an all-in between two
+            # full sizes, the full size below it.
+            level = _full_level(targets, reached)
             self._full_bets += 1
-            self._last_full_to = reached
+            self._last_full_to = level
             if self.street is Street.THIRD:
                 self._completed = True
-            if reached - previous_full >= self.stakes.big_bet and self.street is Street.FOURTH:
+            if level - previous_full >= self.stakes.big_bet and self.street is Street.FOURTH:
                 self._big_made = True
             for q in self.players:
                 if q is not p:

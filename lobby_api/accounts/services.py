@@ -18,6 +18,7 @@ from lobby_api.accounts.schemas import LoginRequest, RegisterRequest
 from lobby_api.catalog.services import get_city
 from lobby_api.db import Database, insert_ignore
 from lobby_api.problems import DomainError
+from lobby_api.ratelimit.logins import LoginFailures
 from lobby_api.wallet.ledger import ISSUER, post, wallet_account
 from lobby_api.wallet.models import AccountKind, LedgerAccountRow
 
@@ -31,10 +32,18 @@ def new_player_id() -> str:
 class Accounts:
     """Registration and log-in (argon2 runs on a worker thread: it is slow on purpose)."""
 
-    def __init__(self, db: Database, hasher: PasswordHasher, signup_grant: int) -> None:
+    def __init__(
+        self,
+        db: Database,
+        hasher: PasswordHasher,
+        signup_grant: int,
+        login_failures: LoginFailures | None = None,
+    ) -> None:
         self.db = db
         self.hasher = hasher
         self.signup_grant = signup_grant
+        #: the per-account limit on failed log-ins (None: none)
+        self.login_failures = login_failures
         # Checked against when the username is unknown, so that both refusals take as long.
         self._dummy_hash = hasher.hash(secrets.token_urlsafe(16))
 
@@ -87,6 +96,10 @@ class Accounts:
         return player
 
     async def log_in(self, data: LoginRequest) -> PlayerRow:
+        """The player, if the password is his (an unknown name is refused alike). While the
+        name waits after too many failures, refused (429) before the password is checked."""
+        if self.login_failures is not None:
+            await self.login_failures.attempt(data.username)
         async with self.db.read() as session:
             player = await self._by_key(session, data.username.lower())
         stored = player.password_hash if player is not None else self._dummy_hash
@@ -96,6 +109,8 @@ class Accounts:
             player = None
         if player is None:
             raise DomainError(401, "wrong_credentials", "wrong username or password", "password")
+        if self.login_failures is not None:
+            await self.login_failures.succeeded(data.username)
         return player
 
     @staticmethod

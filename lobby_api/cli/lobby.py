@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         run_in_loop(settings.loop, _serve(settings))
     except OSError as error:
+        # The address is taken or cannot be bound: one line, as every stud command says it.
         print(f"stud lobby: {error}", file=sys.stderr)
         return 1
     return 0
@@ -89,6 +90,11 @@ async def _serve(settings: object) -> None:
             log_level="warning",
             access_log=False,
             lifespan="on",
+            # uvicorn's loggers go through the root logger (JSON when asked for).
+            log_config=None,
+            # uvicorn would believe X-Forwarded-For from 127.0.0.1: the app believes it from
+            # STUD_LOBBY_TRUSTED_PROXIES only (lobby_api.forwarded).
+            proxy_headers=False,
         )
     )
     # Stop gracefully on SIGTERM/SIGINT and exit 0 (uvicorn's own handling re-raises the

@@ -8,26 +8,42 @@ bot desk: a player alone at a table of any city asks for bots and gets as many a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import doctest
 import importlib
+import os
 import random
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import grpc
 import httpx
 import pytest
 import stud.bots.lobby
+import uvicorn
+from litestar import Litestar
 from sqlmodel import col, select
 from stud.bots import strategy
 from stud.bots.strategy import Decision, classify, decide
-from stud.v1 import admin_service_pb2, settings_pb2, table_pb2
+from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2, table_pb2
 
+import engine_server.logs
+from engine_server.auth import Scope
 from engine_server.cli import CliError, main
 from engine_server.cli.bots import bot_password
+from engine_server.store.migrate import prepare_database
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.quickgame.models import TicketRow
+from lobby_api.settings import LobbySettings
+from lobby_api.settlement.models import LobbySeatRow
 from tests.clients.bots import Observed, passive_player
 from tests.clients.room import BotsProcess, card_room, sign_up
-from tests.engine_server.api.conftest import SECRET
+from tests.engine_server.api.conftest import SECRET, bearer
+from tests.lobby_api.conftest import add_test_levels, build_app
 
 K = table_pb2
 S = settings_pb2
@@ -166,6 +182,9 @@ def test_command_line_refusals(
     monkeypatch.setenv("STUD_BOTS_PASSWORD", "x" * 12)
     monkeypatch.delenv("STUD_BOTS_LOBBY", raising=False)
     monkeypatch.setattr(stud.bots.lobby, "ATTEMPTS", 1)  # no back-off against a closed port
+    # In this process: text errors, and pytest's logging left as it is.
+    monkeypatch.setenv("STUD_LOG_FORMAT", "text")
+    monkeypatch.setattr(engine_server.logs, "configure_logging", lambda *a, **k: None)
 
     def command(*args: str) -> tuple[int, str, str]:
         try:
@@ -395,3 +414,213 @@ def test_strategy_module_is_pure() -> None:
     """The strategy imports nothing of the engine or the lobby (clients stay independent)."""
     source = Path(strategy.__file__).read_text()
     assert "engine_server" not in source and "lobby_api" not in source
+
+
+# ------------------------------------------------------------------ engine restarts
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def _start_engine(database: Path, port: int, log: Path) -> asyncio.subprocess.Process:
+    """``stud engine`` on ``port`` (a restart after kill -9 waits out the 3 s lease: short, yet
+    long enough to be renewed on a busy machine)."""
+    env = {
+        **os.environ,
+        "STUD_JWT_SECRET": SECRET,
+        "STUD_DATABASE_URL": f"sqlite:///{database}",
+        "STUD_ENGINE_BETWEEN_HANDS": "0.05",
+        "STUD_ENGINE_LEASE_SECONDS": "3",
+        "STUD_LOG_FORMAT": "text",
+        "STUD_LOG_LEVEL": "WARNING",
+    }
+    with log.open("ab") as errors:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "engine_server",
+            "engine",
+            "--grpc-port",
+            str(port),
+            "--web-port",
+            "0",
+            "--metrics-port",
+            "0",
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errors,
+        )
+    assert process.stdout is not None
+    async with asyncio.timeout(60):
+        line = await process.stdout.readline()
+    assert line, f"stud engine did not start: {log.read_text()}"
+    return process
+
+
+async def _kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signal.SIGKILL)
+    await process.wait()
+
+
+@contextlib.asynccontextmanager
+async def _lobby(database: Path, engine_port: int) -> AsyncIterator[tuple[Litestar, str]]:
+    settings = LobbySettings(
+        database_url=f"sqlite:///{database}",
+        jwt_secret=SECRET,
+        engine_grpc=f"127.0.0.1:{engine_port}",
+        engine_grpc_public=f"127.0.0.1:{engine_port}",
+        sweep_seconds=1,
+        login_rate_per_minute=0,
+        money_rate_per_minute=0,
+    )
+    app = build_app(settings)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", log_config=None
+        )
+    )
+    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            if serving.done():
+                serving.result()
+            await asyncio.sleep(0.01)
+        await add_test_levels(app.state.db)
+        yield app, f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(serving, 10)
+        await app.state.engine.close()
+
+
+async def _bots_at(port: int, table_id: str, seats: set[int]) -> tuple[bool, int]:
+    """Whether every one of ``seats`` is connected (its stream open), and the hand number."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        view = await admin_service_pb2_grpc.AdminServiceStub(channel).GetTable(
+            admin_service_pb2.GetTableRequest(name=f"tables/{table_id}"),
+            metadata=bearer("ops", Scope.ADMIN),
+            timeout=5,
+        )
+    by_number = {s.number: s for s in view.snapshot.seats}
+    connected = all(n in by_number and by_number[n].connected for n in seats)
+    return connected, view.snapshot.hand_number
+
+
+async def _until_playing(port: int, table_id: str, seats: set[int], timeout: float = 60) -> int:
+    """Wait until the bots' seats are connected and a new hand has started; its number."""
+    deadline = time.monotonic() + timeout
+    first_hand = None
+    while True:
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            connected, hand = await _bots_at(port, table_id, seats)
+            if connected:
+                first_hand = hand if first_hand is None else first_hand
+                if hand > first_hand:
+                    return hand
+        assert time.monotonic() < deadline, f"the bots at seats {seats} are not playing"
+        await asyncio.sleep(0.2)
+
+
+async def _seats(app: Litestar, table_id: str) -> list[tuple[str, object]]:
+    """The table's lobby seats: (player, when settled: None while the seat is held)."""
+    async with app.state.db.read() as session:
+        found = await session.exec(
+            select(LobbySeatRow.player_id, LobbySeatRow.settled_at).where(
+                LobbySeatRow.table_id == table_id, LobbySeatRow.state == "seated"
+            )
+        )
+        return [(player, settled) for player, settled in found.all()]
+
+
+async def _open_seats(app: Litestar, table_id: str) -> int:
+    return sum(1 for _, settled in await _seats(app, table_id) if settled is None)
+
+
+async def test_bots_ride_out_engine_restarts_and_leave_a_seat_they_give_up(
+    tmp_path: Path,
+) -> None:
+    """kill -9 of the engine, five times: each time the bots watch their table again and play
+    on (their failures counted per outage, not for ever). Then the engine comes back at
+    another address the bots' tickets do not name: after --reconnect-seconds they give
+    their seats up through the lobby (never keeping them), and sit in again from new tickets.
+    """
+    database = tmp_path / "room.sqlite3"
+    await prepare_database(f"sqlite:///{database}")
+    port = _free_port()
+    log = tmp_path / "engine.log"
+    engine = await _start_engine(database, port, log)
+    bots: BotsProcess | None = None
+    try:
+        async with _lobby(database, port) as (app, lobby_url):
+            token = await sign_up(lobby_url, "ann", "ann-password", "oslo")
+            async with httpx.AsyncClient(base_url=lobby_url) as http:
+                # Ann never connects: her clock (0.3 s at t-fast) acts for her.
+                game = await http.post(
+                    "/quickgame",
+                    json={"stake_level": "t-fast", "buy_in": 100, "client_seed": "ann-seed"},
+                    headers={"Authorization": f"Bearer {token}", "Idempotency-Key": "ann-1"},
+                )
+            assert game.status_code == 201, game.text
+            table_id = game.json()["table_id"]
+            bots = await BotsProcess.start(
+                lobby_url,
+                "--cities",
+                "oslo",
+                "--per-city",
+                "2",
+                "--tables-per-bot",
+                "1",
+                "--stake",
+                "t-fast",
+                "--think",
+                "0",
+                "--idle-hands",
+                "100000",
+                "--reconnect-seconds",
+                "20",
+                "--seed",
+                "7",
+            )
+            seated = await bots.wait_for("seated", 2, timeout=60)
+            assert {s["table"] for s in seated} == {table_id}
+            seats = {int(s["seat"]) for s in seated}
+            await _until_playing(port, table_id, seats)
+
+            for _ in range(5):
+                await _kill(engine)
+                engine = await _start_engine(database, port, log)
+                await _until_playing(port, table_id, seats)
+            assert not bots.named("left"), bots
+            assert not [e for e in bots.named("error") if "stream" in e.get("detail", "")], bots
+            assert await _open_seats(app, table_id) == 3  # Ann and the two bots
+
+            # The table's engine moves to another port: the bots' stream address is gone.
+            await _kill(engine)
+            moved = _free_port()
+            engine = await _start_engine(database, moved, log)
+            gave_up = await bots.wait_for("left", 2, timeout=60)
+            assert {(g["table"], g["reason"]) for g in gave_up} == {(table_id, "stream_failed")}
+            # They left their seats through the lobby, then sat in again from new tickets
+            # (whose address is the engine's new one), and play.
+            again = await bots.wait_for("seated", 4, timeout=60)
+            assert {s["table"] for s in again[2:]} == {table_id}
+            await _until_playing(moved, table_id, {int(s["seat"]) for s in again[2:]})
+            # The seats given up were paid out (the sweep settles a seat once its hand is
+            # over): Ann's and the bots' new ones are all that is open.
+            deadline = time.monotonic() + 30
+            while await _open_seats(app, table_id) != 3 or len(await _seats(app, table_id)) != 5:
+                assert time.monotonic() < deadline, await _seats(app, table_id)
+                await asyncio.sleep(0.2)
+            code = await bots.stop()
+            assert code == 0, bots
+    finally:
+        if bots is not None and bots.process.returncode is None:
+            bots.process.kill()
+            await bots.process.wait()
+        await _kill(engine)

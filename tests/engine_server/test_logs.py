@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import doctest
 import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -32,6 +34,7 @@ from stud.v1 import (
     table_service_pb2_grpc,
 )
 
+import engine_server.logs
 from engine_server.auth import Scope
 from tests.engine_server.api.conftest import SECRET, Engine, bearer, launch, shut
 
@@ -196,3 +199,139 @@ async def test_refusals_and_timeouts_are_logged_with_table_and_hand(
     assert len(refusals) == 1 and refusals[0].levelno == logging.DEBUG
     assert refusals[0].table == "clocked"  # type: ignore[attr-defined]
     assert refusals[0].command == "resume"  # type: ignore[attr-defined]
+
+
+def _json_lines(text: str, who: str) -> list[dict[str, Any]]:
+    records = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise AssertionError(f"{who} wrote a line that is not JSON: {line!r}") from None
+        assert isinstance(record, dict) and {"time", "level", "logger", "message"} <= record.keys()
+        records.append(record)
+    return records
+
+
+async def _garbage(address: str) -> None:
+    """Bytes that are not HTTP, to an HTTP port: its server logs a warning of its own."""
+    host, _, port = address.removeprefix("http://").partition(":")
+    reader, writer = await asyncio.open_connection(host, int(port.split("/")[0]))
+    writer.write(b"\x16\x03\x01 not http at all\r\n\r\n")
+    await writer.drain()
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(5):
+            await reader.read()
+    writer.close()
+
+
+async def test_every_line_of_every_process_is_json_when_json_is_asked_for(
+    tmp_path: Path,
+) -> None:
+    """The engine, the lobby and the bots, with STUD_LOG_FORMAT=json: every line each writes
+    on stderr is one JSON object: their own loggers', uvicorn's, a refusal's and a failed
+    command's last word."""
+    database = tmp_path / "room.sqlite3"
+    engine, ready = await start_engine_process(database, tmp_path / "engine.log")
+    lobby_env = {
+        **os.environ,
+        "STUD_JWT_SECRET": SECRET,
+        "STUD_DATABASE_URL": f"sqlite:///{database}",
+        "STUD_LOG_FORMAT": "json",
+        "STUD_LOG_LEVEL": "INFO",
+        "STUD_LOBBY_SWEEP_SECONDS": "0",
+    }
+    with (tmp_path / "lobby.log").open("wb") as errors:
+        lobby = await asyncio.create_subprocess_exec(
+            str(STUD),
+            "lobby",
+            "--port",
+            "0",
+            "--engine",
+            ready["grpc"],
+            env=lobby_env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errors,
+        )
+    try:
+        assert lobby.stdout is not None
+        async with asyncio.timeout(60):
+            lobby_ready = json.loads(await lobby.stdout.readline())
+        await _garbage(ready["web"])
+        await _garbage(lobby_ready["http"])
+        async with httpx.AsyncClient(base_url=lobby_ready["http"]) as http:
+            deep = await http.post(
+                "/accounts",
+                content=b'{"a":' * 1000,
+                headers={"Content-Type": "application/json"},
+            )
+            assert deep.status_code == 400
+        async with grpc.aio.insecure_channel(ready["grpc"]) as channel:
+            with pytest.raises(grpc.aio.AioRpcError):
+                await channel.unary_unary(
+                    "/stud.v1.TableService/Act",
+                    request_serializer=lambda b: b,
+                    response_deserializer=lambda b: b,
+                )(b"\xff\xff")
+        # The bots against a port where no lobby listens: the command's error, as a record.
+        bots = await asyncio.create_subprocess_exec(
+            str(STUD),
+            "bots",
+            "--lobby",
+            "http://127.0.0.1:9",
+            env={**lobby_env, "STUD_BOTS_PASSWORD": "x" * 12},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        async with asyncio.timeout(60):
+            bots_out, bots_err = await bots.communicate()
+        assert bots.returncode == 1
+        assert bots_out == b""
+    finally:
+        for process in (lobby, engine):
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+        for process in (lobby, engine):
+            async with asyncio.timeout(30):
+                await process.wait()
+    assert (lobby.returncode, engine.returncode) == (0, 0)
+
+    engine_records = _json_lines((tmp_path / "engine.log").read_text(), "stud engine")
+    lobby_records = _json_lines((tmp_path / "lobby.log").read_text(), "stud lobby")
+    bots_records = _json_lines(bots_err.decode(), "stud bots")
+    for records in (engine_records, lobby_records):
+        uvicorn = [r for r in records if r["logger"].startswith("uvicorn")]
+        assert uvicorn and uvicorn[0]["level"] == "WARNING", records
+    malformed = [r for r in engine_records if r["message"].startswith("malformed request")]
+    assert len(malformed) == 1 and "error" not in malformed[0]
+    assert any(r["logger"].startswith("alembic") for r in lobby_records)
+    [last] = bots_records
+    assert last["logger"] == "stud.cli" and last["level"] == "ERROR"
+    assert last["message"].startswith("stud bots: the lobby at http://127.0.0.1:9")
+    assert last["exit_code"] == 1
+
+
+def test_an_uncaught_exception_is_a_json_record(tmp_path: Path) -> None:
+    code = (
+        "from engine_server.logs import configure_logging\n"
+        "import threading, warnings\n"
+        "configure_logging('INFO', 'json')\n"
+        "warnings.warn('careful')\n"
+        "t = threading.Thread(target=lambda: 1 / 0, name='worker'); t.start(); t.join()\n"
+        "raise RuntimeError('the end')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1
+    records = _json_lines(done.stderr, "the process")
+    assert [r["logger"] for r in records] == ["py.warnings", "stud.crash", "stud.crash"]
+    assert "careful" in records[0]["message"]
+    assert "ZeroDivisionError" in records[1]["message"] and "worker" in records[1]["message"]
+    assert records[2]["message"] == "uncaught RuntimeError: the end"
+    assert "Traceback" in records[2]["error"]
+
+
+def test_bounded_log_doctest() -> None:
+    result = doctest.testmod(engine_server.logs)
+    assert result.attempted > 0 and result.failed == 0

@@ -8,6 +8,7 @@ the same afterwards (the ops view, the seat sessions, the list of tables).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable
@@ -504,3 +505,195 @@ async def test_add_chips_refuses_bad_top_ups(engine: Engine) -> None:
         metadata=engine.admin_md,
     )
     assert topped.session.stack == 1000
+
+
+# --------------------------------------------------------------- malformed bytes
+
+
+def _identity(data: bytes) -> bytes:
+    return data
+
+
+def _string_field(descriptor: Any) -> int | None:
+    """The number of a string field of the message, if it has one."""
+    for field in descriptor.fields:
+        if field.type == field.TYPE_STRING:
+            return int(field.number)
+    return None
+
+
+def _malformed_payloads(descriptor: Any) -> list[tuple[str, bytes]]:
+    """Bytes that are not a valid encoding of any message of ``descriptor``'s type."""
+    payloads = [
+        ("corrupt wire format", b"\xff\xff\xff\xff"),
+        ("truncated varint", b"\x08\xff"),
+        ("truncated length", b"\x0a\x05ab"),
+        ("wire type 7", b"\x0f"),
+    ]
+    number = _string_field(descriptor)
+    if number is not None:
+        # A string field holding bytes that are not UTF-8.
+        payloads.append(("bad UTF-8", bytes([number << 3 | 2, 2, 0xFF, 0xFE])))
+    return payloads
+
+
+def _every_method() -> list[tuple[str, Any]]:
+    """Every method the gRPC port serves: TableService, AdminService, health, reflection."""
+    from grpc_health.v1 import health_pb2
+    from grpc_reflection.v1alpha import reflection_pb2
+
+    methods = []
+    for module, service in (
+        (table_service_pb2, "TableService"),
+        (admin_service_pb2, "AdminService"),
+        (health_pb2, "Health"),
+        (reflection_pb2, "ServerReflection"),
+    ):
+        descriptor = module.DESCRIPTOR.services_by_name[service]
+        methods += [(f"/{descriptor.full_name}/{m.name}", m) for m in descriptor.methods]
+    return methods
+
+
+async def _send_raw(engine: Engine, path: str, method: Any, payload: bytes) -> grpc.aio.AioRpcError:
+    channel = engine.channel
+    kwargs: dict[str, Any] = {
+        "request_serializer": _identity,
+        "response_deserializer": _identity,
+    }
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async with asyncio.timeout(10):
+            if method.client_streaming:
+                # Play checks the caller's token as the stream opens, before any request.
+                call = channel.stream_stream(path, **kwargs)(metadata=engine.player_md("ann"))
+                await call.write(payload)
+                await call.done_writing()
+                async for _ in call:
+                    pass
+            elif method.server_streaming:
+                async for _ in channel.unary_stream(path, **kwargs)(payload):
+                    pass
+            else:
+                await channel.unary_unary(path, **kwargs)(payload)
+    return caught.value
+
+
+async def test_malformed_bytes_are_an_invalid_argument_on_every_method(
+    engine: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Bytes that do not parse as the method's request, with no token: INVALID_ARGUMENT /
+    MALFORMED_REQUEST with its ErrorInfo (not UNKNOWN), no traceback in the log, and at most
+    one log line per 10 s for them all; the engine keeps serving."""
+    caplog.set_level(logging.DEBUG)
+    started = time.monotonic()
+    before = await table_names(engine)
+    sent = 0
+    for path, method in _every_method():
+        for case, payload in _malformed_payloads(method.input_type):
+            error = await _send_raw(engine, path, method, payload)
+            assert error.code() == INVALID, (path, case, error.details())
+            assert error_info(error).reason == "MALFORMED_REQUEST", (path, case)
+            assert path in (error.details() or ""), (path, case)
+            sent += 1
+    assert sent > 80
+    elapsed = time.monotonic() - started
+    assert not [r for r in caplog.records if r.exc_info], [
+        r.getMessage() for r in caplog.records if r.exc_info
+    ]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    logged = [r for r in caplog.records if r.getMessage().startswith("malformed request")]
+    assert 1 <= len(logged) <= 1 + int(elapsed / 10), len(logged)
+    assert logged[0].levelno == logging.WARNING
+    # Still serving, and nothing changed.
+    assert await table_names(engine) == before
+    health = await engine.channel.unary_unary(
+        "/grpc.health.v1.Health/Check",
+        request_serializer=_identity,
+        response_deserializer=_identity,
+    )(b"")
+    assert health == b"\x08\x01"  # SERVING
+    watch = engine.channel.unary_stream(
+        "/grpc.health.v1.Health/Watch",
+        request_serializer=_identity,
+        response_deserializer=_identity,
+    )(b"")
+    assert await watch.read() == b"\x08\x01"
+    watch.cancel()
+    reflection = engine.channel.stream_stream(
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        request_serializer=_identity,
+        response_deserializer=_identity,
+    )()
+    await reflection.write(b"\x3a\x00")  # list_services
+    assert b"stud.v1.TableService" in await reflection.read()
+    reflection.cancel()
+
+
+async def test_a_malformed_act_ends_a_play_stream_with_its_refusal(engine: Engine) -> None:
+    table_id, snapshot, to_act = await playing(engine)
+    name = f"tables/{table_id}"
+    before = await table_state(engine, table_id)
+    call = engine.channel.stream_stream(
+        "/stud.v1.TableService/Play",
+        request_serializer=_identity,
+        response_deserializer=table_service_pb2.PlayResponse.FromString,
+    )(metadata=engine.player_md(to_act))
+    watch = table_service_pb2.PlayRequest(watch=table_service_pb2.WatchTableRequest(table=name))
+    await call.write(watch.SerializeToString())
+    first = await call.read()
+    assert first.update.snapshot.hand_number == snapshot.hand_number
+    await call.write(b"\x12\x05\x0a\x03\xff\xfe\xfd")  # an act whose table is not UTF-8
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async with asyncio.timeout(10):
+            while True:
+                message = await call.read()
+                assert message is not grpc.aio.EOF, "the stream ended without its refusal"
+    assert caught.value.code() == INVALID
+    assert error_info(caught.value).reason == "MALFORMED_REQUEST"
+    assert await table_state(engine, table_id) == before
+
+
+# ------------------------------------------------------------------ enum values
+
+
+async def test_unknown_enum_values_in_filters_are_refused(engine: Engine) -> None:
+    table_id = new_id("enum")
+    await engine.create_table(table_id)
+    a = admin_service_pb2
+    for statuses in ([77], [0], [table_pb2.TABLE_STATUS_WAITING, 77], [-1]):
+        info = await refused(
+            engine.admin.ListTables(
+                a.ListTablesRequest(statuses=statuses), metadata=engine.admin_md
+            ),
+            INVALID,
+            "INVALID_ARGUMENT",
+            field="statuses",
+        )
+        assert info is not None
+    for states in ([77], [0], [table_pb2.SEAT_SESSION_STATE_OPEN, 9]):
+        await refused(
+            engine.admin.ListSeatSessions(
+                a.ListSeatSessionsRequest(table=f"tables/{table_id}", states=states),
+                metadata=engine.admin_md,
+            ),
+            INVALID,
+            "INVALID_ARGUMENT",
+            field="states",
+        )
+    # Known values filter as before.
+    waiting = await engine.admin.ListTables(
+        a.ListTablesRequest(statuses=[table_pb2.TABLE_STATUS_WAITING], page_size=500),
+        metadata=engine.admin_md,
+    )
+    assert f"tables/{table_id}" in [t.name for t in waiting.tables]
+    playing_only = await engine.admin.ListTables(
+        a.ListTablesRequest(statuses=[table_pb2.TABLE_STATUS_CLOSED], page_size=500),
+        metadata=engine.admin_md,
+    )
+    assert f"tables/{table_id}" not in [t.name for t in playing_only.tables]
+    open_sessions = await engine.admin.ListSeatSessions(
+        a.ListSeatSessionsRequest(
+            table=f"tables/{table_id}", states=[table_pb2.SEAT_SESSION_STATE_OPEN]
+        ),
+        metadata=engine.admin_md,
+    )
+    assert list(open_sessions.sessions) == []

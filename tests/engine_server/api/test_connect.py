@@ -408,3 +408,48 @@ async def test_web_responses_expose_the_grpc_status_headers(engine: Engine) -> N
     info = error_details_pb2.ErrorInfo()
     assert detail.Unpack(info)
     assert (info.reason, info.domain) == ("TOKEN_MISSING", "stud.v1")
+
+
+async def test_malformed_bytes_on_the_web_port_carry_their_error_info(engine: Engine) -> None:
+    """Connect (binary and JSON) and gRPC-Web: bytes that do not parse are INVALID_ARGUMENT
+    with the MALFORMED_REQUEST ErrorInfo, as on the gRPC port."""
+    bad_utf8 = b"\x0a\x02\xff\xfe"  # the table field, not UTF-8
+    async with httpx.AsyncClient(base_url=engine.web_url) as http:
+        for content, kind in (
+            (bad_utf8, "proto"),
+            (b"\x08\xff", "proto"),  # a truncated varint
+            (b'{"handNumber": "seven"}', "json"),  # not a number
+            (b'{"table": ', "json"),
+        ):
+            answer = await http.post(
+                "/stud.v1.TableService/Act",
+                content=content,
+                headers={"Content-Type": f"application/{kind}"},
+            )
+            assert answer.status_code == 400, answer.text
+            error = answer.json()
+            assert error["code"] == "invalid_argument", error
+            [detail] = error["details"]
+            assert detail["type"] == "google.rpc.ErrorInfo"
+            info = error_details_pb2.ErrorInfo.FromString(base64.b64decode(detail["value"] + "=="))
+            assert (info.reason, info.domain) == ("MALFORMED_REQUEST", "stud.v1")
+        answer = await http.post(
+            "/stud.v1.TableService/Act",
+            content=b"\x00" + struct.pack(">I", len(bad_utf8)) + bad_utf8,
+            headers={"Content-Type": "application/grpc-web+proto", "X-Grpc-Web": "1"},
+        )
+    flag, length = answer.content[0], struct.unpack(">I", answer.content[1:5])[0]
+    assert flag == 0x80
+    trailers = dict(
+        line.split(": ", 1)
+        for line in answer.content[5 : 5 + length].decode().split("\r\n")
+        if line
+    )
+    assert trailers["grpc-status"] == str(grpc.StatusCode.INVALID_ARGUMENT.value[0])
+    status = status_pb2.Status.FromString(
+        base64.b64decode(trailers["grpc-status-details-bin"] + "==")
+    )
+    [detail] = status.details
+    info = error_details_pb2.ErrorInfo()
+    assert detail.Unpack(info)
+    assert info.reason == "MALFORMED_REQUEST"

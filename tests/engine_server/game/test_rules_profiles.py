@@ -29,7 +29,7 @@ import pytest
 from engine_server.cli import main as stud
 from engine_server.game.cards import parse_card
 from engine_server.game.events import CardBurned
-from engine_server.game.profiles import Street
+from engine_server.game.profiles import PROFILES, Street
 from engine_server.game.replay import ScriptError, parse_script
 from tests.engine_server.game.scripting import (
     STREETS,
@@ -455,6 +455,126 @@ def test_open_pair_setting_overridden_by_name() -> None:
     rules = {"profile": "house", "open_pair_big_bet": True}
     hand = hand_after(rules, seats=seats, button=3, deck=deck, actions=actions)
     assert legal(hand, "bet") == (2, 4, (2, 4))
+
+
+# Open-pair all-ins between the small and the big bet, worked by hand with a small bet of 10
+# (bring-in 5, big bet 20): seat 1 brings in 5, seats 2 and 3 call it; on fourth street seat 2
+# (As Ah showing) acts first, then 3, then 1. RULES.md: an all-in that reaches a full size
+# counts as a full bet or raise, and the next full raise goes to the last full level plus one
+# full increment; the last full level such an all-in reaches is the full size below it.
+
+OPEN_PAIR_PROFILES = [name for name, rules in PROFILES.items() if rules.open_pair_big_bet]
+TENS = {"ante": 1, "small_bet": 10}
+T4 = "Jc Js 4c 6d 7d 9c Tc"
+
+
+def open_pair_tens(profile: str, stacks: tuple[int, ...], actions: list[Action]) -> Any:
+    """Seats 1-3 (T1, T2_OPEN_PAIR, T3) and, with a fourth stack, seat 4 (T4: 4c door, no
+    pair showing), button on the last seat; third street called (bring-in 5), then
+    ``actions`` on fourth street."""
+    seats = dict(enumerate(stacks, start=1))
+    hands = [T1, T2_OPEN_PAIR, T3, T4][: len(stacks)]
+    pre: list[Action] = [] if PROFILES[profile].bring_in.value == "forced" else [(1, "bring_in")]
+    pre += [(seat, "call") for seat in seats if seat != 1]
+    return hand_after(
+        profile,
+        seats=seats,
+        button=len(stacks),
+        deck=top_deck(hands, burns=BURNS[profile]),
+        actions=[*pre, *actions],
+        stakes=TENS,
+    )
+
+
+def test_every_open_pair_profile_is_checked() -> None:
+    assert set(OPEN_PAIR_PROFILES) == {*OTHERS, "casinos_austria_hilo"}
+
+
+@pytest.mark.parametrize("profile", OPEN_PAIR_PROFILES)
+def test_open_pair_all_in_bet_between_the_sizes_counts_as_the_small_bet(profile: str) -> None:
+    # Seat 2 has 15 left on fourth street (21 - ante 1 - call 5): his bet may be 10, or 15
+    # all in (short of the big bet 20).
+    hand = open_pair_tens(profile, (100, 21, 100), [])
+    assert hand.street is Street.FOURTH and hand.to_act == 2
+    assert legal(hand, "bet") == (10, 15, (10, 15))
+    hand.bet(2, 15)
+    # A full bet (it reaches 10) at the level of the small bet: the next raise is to 10 + 10
+    # or 10 + 20, not to 15 + 10 or 15 + 20.
+    assert hand.to_act == 3 and hand.current_bet == 15
+    assert legal(hand, "call") == (15, 15, ())
+    assert legal(hand, "raise") == (20, 30, (20, 30))
+    hand.raise_to(3, 20)
+    # A small raise over the small bet: no big bet made yet, seat 1 may raise small or big.
+    assert hand.to_act == 1
+    assert legal(hand, "raise") == (30, 40, (30, 40))
+
+
+@pytest.mark.parametrize("profile", OPEN_PAIR_PROFILES)
+def test_open_pair_big_raise_over_an_all_in_between_the_sizes(profile: str) -> None:
+    hand = open_pair_tens(profile, (100, 21, 100), [(2, "bet", 15), (3, "raise", 30)])
+    # 10 to 30 is a big raise: every later raise is big.
+    assert hand.to_act == 1
+    assert legal(hand, "raise") == (50, 50, ())
+
+
+@pytest.mark.parametrize("profile", OPEN_PAIR_PROFILES)
+def test_open_pair_short_all_in_raise_over_an_all_in_between_the_sizes(profile: str) -> None:
+    # Four seats (fourth street asks 2, 3, 4, 1). Seat 3 has 18 left: over seat 2's all-in
+    # 15 (the small bet's level, 10) he can raise only all in to 18, short of the small raise
+    # to 20: it does not count as a raise.
+    hand = open_pair_tens(profile, (100, 21, 24, 100), [(2, "bet", 15)])
+    assert hand.to_act == 3
+    assert legal(hand, "raise") == (18, 18, ())
+    hand.raise_to(3, 18)
+    assert hand.to_act == 4 and hand.current_bet == 18
+    assert legal(hand, "call") == (18, 18, ())
+    # The last full level is still 10: a raise to 20 or 30.
+    assert legal(hand, "raise") == (20, 30, (20, 30))
+    hand.raise_to(4, 20)
+    assert hand.to_act == 1
+    assert legal(hand, "raise") == (30, 40, (30, 40))
+
+
+@pytest.mark.parametrize("profile", OPEN_PAIR_PROFILES)
+def test_open_pair_all_in_raise_between_the_sizes_counts_as_the_small_raise(profile: str) -> None:
+    # Seat 3 has 25 left: over a small bet of 10 his raise may be 20, or 25 all in (short
+    # of the big raise to 30). It reaches 20: a full raise at the level of 20.
+    hand = open_pair_tens(profile, (100, 100, 31), [(2, "bet", 10)])
+    assert legal(hand, "raise") == (20, 25, (20, 25))
+    hand.raise_to(3, 25)
+    assert hand.to_act == 1 and hand.current_bet == 25
+    assert legal(hand, "raise") == (30, 40, (30, 40))
+    hand.raise_to(1, 30)
+    # A full raise reopens the betting for seat 2 (the bettor): 30 + 10 or 30 + 20.
+    assert hand.to_act == 2
+    assert legal(hand, "raise") == (40, 50, (40, 50))
+
+
+@pytest.mark.parametrize("profile", OPEN_PAIR_PROFILES)
+def test_open_pair_short_all_in_raise_over_a_small_bet(profile: str) -> None:
+    # Seat 3 has 15 left: all in to 15 over a bet of 10 is short of a raise (20).
+    hand = open_pair_tens(profile, (100, 100, 21), [(2, "bet", 10), (3, "raise", 15)])
+    assert hand.to_act == 1 and hand.current_bet == 15
+    assert legal(hand, "raise") == (20, 30, (20, 30))
+    hand.call(1)
+    # Seat 2 bet and was not raised in full: he may only call the 5 more, or fold.
+    assert hand.to_act == 2
+    assert legal_kinds(hand) == ["fold", "call"]
+
+
+def test_open_pair_all_in_over_the_small_raise_when_the_big_bet_is_three_small_bets() -> None:
+    # Big bet 30: seat 2 all in for 25 counts as the small bet (10); a raise to 10 + 10
+    # would not even reach his 25, so the only raise is the big one, to 10 + 30.
+    stakes = {"ante": 1, "small_bet": 10, "big_bet": 30}
+    hand = hand3(
+        "multipoker",
+        [(2, "call"), (3, "call"), (2, "bet", 25)],
+        stacks=(100, 31, 100),
+        hands=(T1, T2_OPEN_PAIR, T3),
+        stakes=stakes,
+    )
+    assert hand.to_act == 3 and hand.current_bet == 25
+    assert legal(hand, "raise") == (40, 40, ())
 
 
 # ---------------------------------------------------------------------- cap

@@ -13,7 +13,10 @@ A slot leaves its table (``POST /tables/{id}/leave``; mid-hand it plays the hand
 - no human sits there any more (only bots of this process), so the table can close;
 - no human has been connected for ``idle_hands`` hand starts (the human went away);
 - it is busted and the top-up (``POST /tables/{id}/topup``) was refused;
-- it played ``hands`` hands (a limit for tests and demos), or the bots are stopping.
+- it played ``hands`` hands (a limit for tests and demos), or the bots are stopping;
+- its stream cannot be watched again: refused for good, or failing for ``reconnect_seconds``
+  in a row (``stream_failed``). Short outages (an engine restart, a table moving) are ridden
+  out, however many: each stream that delivers a message starts the count again.
 
 Then it opens a new ticket (unless ``once``). On stop, waiting tickets are withdrawn (their
 buy-in goes back to the wallet) and seated slots leave.
@@ -42,6 +45,7 @@ import os
 import random
 import re
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,6 +111,10 @@ class BotsConfig:
     poll: float = 0.5
     #: How long stopping may take before streams are cut (the clock then acts for the bot).
     shutdown_seconds: float = 15.0
+    #: How long a slot keeps trying to watch its table again, from the first failure of an
+    #: outage (an engine restart takes its lease time and its start), before it gives the
+    #: seat up.
+    reconnect_seconds: float = 120.0
     #: Seed of the bots' random choices (None: unpredictable).
     seed: int | None = None
     prefix: str = "bot"
@@ -164,7 +172,11 @@ class _Shared:
 
     def stub(self, address: str) -> table_service_pb2_grpc.TableServiceStub:
         if address not in self.channels:
-            self.channels[address] = grpc.aio.insecure_channel(address)
+            # A restarted engine is found again within a few seconds (gRPC's own backoff
+            # between connection attempts would grow to two minutes).
+            self.channels[address] = grpc.aio.insecure_channel(
+                address, options=[("grpc.max_reconnect_backoff_ms", 5000)]
+            )
         return table_service_pb2_grpc.TableServiceStub(self.channels[address])
 
     async def pause(self, seconds: float) -> bool:
@@ -295,6 +307,18 @@ class _Slot:
         leave_on_stop = asyncio.create_task(game.leave_when_stopping())
         try:
             reason = await game.play()
+        except Exception as error:
+            # The slot gives the table up: it must not keep the seat (the engine would time
+            # the absent bot out every turn, and the lobby would keep it seated).
+            if isinstance(error, grpc.aio.AioRpcError):
+                detail = f"{error.code().name}: {error.details()}"
+            else:
+                detail = str(error) or type(error).__name__
+                if not isinstance(error, LobbyError):
+                    log.exception("%s at %s: unexpected failure", self._name, table_id)
+            shared.emit("error", bot=self._name, table=table_id, detail=f"stream: {detail}")
+            reason = "stream_failed"
+            await game.leave_for_good(reason)
         finally:
             leave_on_stop.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -325,38 +349,76 @@ class _Game:
         self._idle_hands = 0
         self._topped_up_at = -1
         self._acted_through = -1
+        #: whether the current stream delivered a message (it was up: an outage is over)
+        self._streamed = False
 
     def _metadata(self) -> tuple[tuple[str, str]]:
         return (("authorization", f"Bearer {self.lobby.token}"),)
 
-    async def leave(self, reason: str) -> None:
-        """Ask the lobby to take the bot off the table (mid-hand: after the hand)."""
+    async def leave(self, reason: str) -> bool:
+        """Ask the lobby to take the bot off the table (mid-hand: after the hand); whether
+        the seat is being left. A refused request is asked again later (a later snapshot, or
+        :meth:`leave_for_good`)."""
         if self.leaving is not None:
-            return
+            return True
         self.leaving = reason
         try:
             await self.lobby.leave(self.table_id)
         except LobbyError as error:
             if error.code != "not_seated":
                 self.shared.emit("error", bot=self.slot.bot.username, detail=str(error))
+                self.leaving = None
+                return False
+        return True
+
+    async def leave_for_good(self, reason: str) -> None:
+        """Leave the seat, asking again (the lobby may not reach the engine at once) for as
+        long as the slot would have tried to reconnect, or until the bots stop."""
+        deadline = time.monotonic() + self.shared.config.reconnect_seconds
+        while not await self.leave(reason):
+            if time.monotonic() >= deadline or await self.shared.pause(2.0):
+                return
 
     async def leave_when_stopping(self) -> None:
         await self.shared.stop.wait()
         await self.leave("stopped")
 
     async def play(self) -> str:
-        """Watch and act until the seat is gone; reconnects after transient stream failures."""
+        """Watch and act until the seat is gone. After a stream failure that may pass (the
+        engine restarting, the table moving) it watches again, for any number of outages;
+        raises when the stream is refused for good or an outage lasts ``reconnect_seconds``.
+        """
         failures = 0
+        outage_began = 0.0
         while True:
+            self._streamed = False
             try:
                 ended = await self._watch()
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND):
                     return self.leaving or "gone"  # no seat (left) or no table (closed)
-                if code not in _RETRY_STREAM or failures >= 10:
+                if self._streamed or failures == 0:
+                    # The stream was up (or this is the first failure): a new outage.
+                    failures, outage_began = 0, time.monotonic()
+                retry = code in _RETRY_STREAM or (
+                    code == grpc.StatusCode.UNAUTHENTICATED and failures == 0
+                )
+                outage = time.monotonic() - outage_began
+                if not retry or outage >= self.shared.config.reconnect_seconds:
                     raise
                 failures += 1
+                log.info(
+                    "%s at %s: stream failed (%s), watching again (%d)",
+                    self.slot.bot.username,
+                    self.table_id,
+                    code.name,
+                    failures,
+                )
+                if code == grpc.StatusCode.UNAUTHENTICATED:
+                    # The token ran out: a fresh one from the lobby.
+                    with contextlib.suppress(LobbyError):
+                        await self.lobby.log_in_again()
                 if await self.shared.pause(min(5.0, 0.5 * failures)) and self.leaving is None:
                     await self.leave("stopped")
                 continue
@@ -367,6 +429,7 @@ class _Game:
             table_service_pb2.WatchTableRequest(table=self.table), metadata=self._metadata()
         )
         async for message in stream:
+            self._streamed = True
             snapshot = message.snapshot
             if snapshot.status == table_pb2.TABLE_STATUS_CLOSED:
                 return "closed"

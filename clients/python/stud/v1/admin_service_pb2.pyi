@@ -331,7 +331,9 @@ class ListTablesRequest(_message.Message):
     """The next_page_token of the previous page; empty for the first."""
     @_builtins.property
     def statuses(self) -> _containers.RepeatedScalarFieldContainer[_table_pb2.TableStatus.ValueType]:
-        """Only tables in these statuses; empty: every status but CLOSED."""
+        """Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+        TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
+        """
 
     @_builtins.property
     def labels(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
@@ -822,7 +824,9 @@ class ListSeatSessionsRequest(_message.Message):
     """The next_page_token of the previous page; empty for the first."""
     @_builtins.property
     def states(self) -> _containers.RepeatedScalarFieldContainer[_table_pb2.SeatSessionState.ValueType]:
-        """Only sessions in these states; empty: all."""
+        """Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+        SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
+        """
 
     def __init__(
         self,

@@ -116,7 +116,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     ERROR_REASON_INVALID_ARGUMENT: _ErrorReason.ValueType  # 41
     """INVALID_ARGUMENT: a required field is missing or malformed (metadata "field"): a resource
     name that is not "tables/{table_id}", an empty id, a client seed outside 1-64 characters of
-    [A-Za-z0-9_-], negative stakes, a page_size below 0, ...
+    [A-Za-z0-9_-], negative stakes, a page_size below 0, an enum value the enum does not have
+    (or its UNSPECIFIED value where one is required), ...
     """
     ERROR_REASON_UNKNOWN_PROFILE: _ErrorReason.ValueType  # 42
     """INVALID_ARGUMENT: CreateTable names an unknown profile."""
@@ -130,6 +131,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
     takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
     an ErrorInfo (see above).
+    """
+    ERROR_REASON_MALFORMED_REQUEST: _ErrorReason.ValueType  # 46
+    """INVALID_ARGUMENT: the request's bytes do not parse as the method's request message
+    (corrupt wire format, a string that is not UTF-8, a truncated varint, Connect JSON that is
+    not JSON or gives a field a value of the wrong type, ...). Nothing was read from it.
     """
     ERROR_REASON_WATCH_REPLACED: _ErrorReason.ValueType  # 50
     """--- Streams --------------------------------------------------------------------------------
@@ -184,6 +190,11 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     core: "Received message larger than max ..."; Connect and gRPC-Web: "message is larger than
     configured max ..."). Between the limit and twice it, the engine refuses it itself with
     RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
+
+    A request whose bytes do not parse as the method's request message (corrupt wire format, a
+    string that is not UTF-8, a truncated varint, ...) is refused on every method of both ports,
+    health and reflection included, whoever sends it: INVALID_ARGUMENT / MALFORMED_REQUEST, with
+    its ErrorInfo.
 
     ErrorReason lists every reason the server uses. The gRPC status code that goes with each
     reason is given in its comment; a reason is never used with another code.
@@ -283,7 +294,8 @@ with different parameters.
 ERROR_REASON_INVALID_ARGUMENT: ErrorReason.ValueType  # 41
 """INVALID_ARGUMENT: a required field is missing or malformed (metadata "field"): a resource
 name that is not "tables/{table_id}", an empty id, a client seed outside 1-64 characters of
-[A-Za-z0-9_-], negative stakes, a page_size below 0, ...
+[A-Za-z0-9_-], negative stakes, a page_size below 0, an enum value the enum does not have
+(or its UNSPECIFIED value where one is required), ...
 """
 ERROR_REASON_UNKNOWN_PROFILE: ErrorReason.ValueType  # 42
 """INVALID_ARGUMENT: CreateTable names an unknown profile."""
@@ -297,6 +309,11 @@ ERROR_REASON_MESSAGE_TOO_LARGE: ErrorReason.ValueType  # 45
 """RESOURCE_EXHAUSTED: the request message (its protobuf encoding) is larger than the engine
 takes (metadata "max_bytes"). Past twice that size the transport refuses it first, without
 an ErrorInfo (see above).
+"""
+ERROR_REASON_MALFORMED_REQUEST: ErrorReason.ValueType  # 46
+"""INVALID_ARGUMENT: the request's bytes do not parse as the method's request message
+(corrupt wire format, a string that is not UTF-8, a truncated varint, Connect JSON that is
+not JSON or gives a field a value of the wrong type, ...). Nothing was read from it.
 """
 ERROR_REASON_WATCH_REPLACED: ErrorReason.ValueType  # 50
 """--- Streams --------------------------------------------------------------------------------

@@ -292,7 +292,10 @@ GPB_FINAL @interface STUDListTablesRequest : GPBMessage
 /** The next_page_token of the previous page; empty for the first. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *pageToken;
 
-/** Only tables in these statuses; empty: every status but CLOSED. */
+/**
+ * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+ * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
+ **/
 // |statusesArray| contains |STUDTableStatus|
 @property(nonatomic, readwrite, strong, null_resettable) GPBEnumArray *statusesArray;
 /** The number of items in @c statusesArray without causing the array to be created. */
@@ -671,7 +674,10 @@ GPB_FINAL @interface STUDListSeatSessionsRequest : GPBMessage
 /** Only this table's sessions ("tables/{table_id}"); empty: every table's. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *table;
 
-/** Only sessions in these states; empty: all. */
+/**
+ * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+ * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
+ **/
 // |statesArray| contains |STUDSeatSessionState|
 @property(nonatomic, readwrite, strong, null_resettable) GPBEnumArray *statesArray;
 /** The number of items in @c statesArray without causing the array to be created. */

@@ -70,6 +70,11 @@ NS_ASSUME_NONNULL_BEGIN
  * configured max ..."). Between the limit and twice it, the engine refuses it itself with
  * RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
  *
+ * A request whose bytes do not parse as the method's request message (corrupt wire format, a
+ * string that is not UTF-8, a truncated varint, ...) is refused on every method of both ports,
+ * health and reflection included, whoever sends it: INVALID_ARGUMENT / MALFORMED_REQUEST, with
+ * its ErrorInfo.
+ *
  * ErrorReason lists every reason the server uses. The gRPC status code that goes with each
  * reason is given in its comment; a reason is never used with another code.
  **/
@@ -198,7 +203,8 @@ typedef GPB_ENUM(STUDErrorReason) {
   /**
    * INVALID_ARGUMENT: a required field is missing or malformed (metadata "field"): a resource
    * name that is not "tables/{table_id}", an empty id, a client seed outside 1-64 characters of
-   * [A-Za-z0-9_-], negative stakes, a page_size below 0, ...
+   * [A-Za-z0-9_-], negative stakes, a page_size below 0, an enum value the enum does not have
+   * (or its UNSPECIFIED value where one is required), ...
    **/
   STUDErrorReason_ErrorReasonInvalidArgument = 41,
 
@@ -220,6 +226,13 @@ typedef GPB_ENUM(STUDErrorReason) {
    * an ErrorInfo (see above).
    **/
   STUDErrorReason_ErrorReasonMessageTooLarge = 45,
+
+  /**
+   * INVALID_ARGUMENT: the request's bytes do not parse as the method's request message
+   * (corrupt wire format, a string that is not UTF-8, a truncated varint, Connect JSON that is
+   * not JSON or gives a field a value of the wrong type, ...). Nothing was read from it.
+   **/
+  STUDErrorReason_ErrorReasonMalformedRequest = 46,
 
   /**
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat

@@ -55,8 +55,9 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "ment\000ErrorReasonUnknownProfile\000ErrorReas"
         "onInvalidSetting\000ErrorReasonInvalidPageT"
         "oken\000ErrorReasonMessageTooLarge\000ErrorRea"
-        "sonWatchReplaced\000ErrorReasonSlowConsumer"
-        "\000ErrorReasonTableMoved\000";
+        "sonMalformedRequest\000ErrorReasonWatchRepl"
+        "aced\000ErrorReasonSlowConsumer\000ErrorReason"
+        "TableMoved\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -88,6 +89,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonInvalidSetting,
         STUDErrorReason_ErrorReasonInvalidPageToken,
         STUDErrorReason_ErrorReasonMessageTooLarge,
+        STUDErrorReason_ErrorReasonMalformedRequest,
         STUDErrorReason_ErrorReasonWatchReplaced,
         STUDErrorReason_ErrorReasonSlowConsumer,
         STUDErrorReason_ErrorReasonTableMoved,
@@ -138,6 +140,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonInvalidSetting:
     case STUDErrorReason_ErrorReasonInvalidPageToken:
     case STUDErrorReason_ErrorReasonMessageTooLarge:
+    case STUDErrorReason_ErrorReasonMalformedRequest:
     case STUDErrorReason_ErrorReasonWatchReplaced:
     case STUDErrorReason_ErrorReasonSlowConsumer:
     case STUDErrorReason_ErrorReasonTableMoved:

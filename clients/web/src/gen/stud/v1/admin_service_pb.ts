@@ -293,7 +293,8 @@ export type ListTablesRequest = Message<"stud.v1.ListTablesRequest"> & {
   pageToken: string;
 
   /**
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    *
    * @generated from field: repeated stud.v1.TableStatus statuses = 3;
    */
@@ -779,7 +780,8 @@ export type ListSeatSessionsRequest = Message<"stud.v1.ListSeatSessionsRequest">
   table: string;
 
   /**
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    *
    * @generated from field: repeated stud.v1.SeatSessionState states = 2;
    */

@@ -36,6 +36,10 @@ package stud.v1;
  * core: "Received message larger than max ..."; Connect and gRPC-Web: "message is larger than
  * configured max ..."). Between the limit and twice it, the engine refuses it itself with
  * RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE and its ErrorInfo. Both ports have the same limit.
+ * A request whose bytes do not parse as the method's request message (corrupt wire format, a
+ * string that is not UTF-8, a truncated varint, ...) is refused on every method of both ports,
+ * health and reflection included, whoever sends it: INVALID_ARGUMENT / MALFORMED_REQUEST, with
+ * its ErrorInfo.
  * ErrorReason lists every reason the server uses. The gRPC status code that goes with each
  * reason is given in its comment; a reason is never used with another code.
  * </pre>
@@ -262,7 +266,8 @@ public enum ErrorReason
    * <pre>
    * INVALID_ARGUMENT: a required field is missing or malformed (metadata "field"): a resource
    * name that is not "tables/{table_id}", an empty id, a client seed outside 1-64 characters of
-   * [A-Za-z0-9_-], negative stakes, a page_size below 0, ...
+   * [A-Za-z0-9_-], negative stakes, a page_size below 0, an enum value the enum does not have
+   * (or its UNSPECIFIED value where one is required), ...
    * </pre>
    *
    * <code>ERROR_REASON_INVALID_ARGUMENT = 41;</code>
@@ -303,6 +308,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_MESSAGE_TOO_LARGE = 45;</code>
    */
   ERROR_REASON_MESSAGE_TOO_LARGE(45),
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: the request's bytes do not parse as the method's request message
+   * (corrupt wire format, a string that is not UTF-8, a truncated varint, Connect JSON that is
+   * not JSON or gives a field a value of the wrong type, ...). Nothing was read from it.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MALFORMED_REQUEST = 46;</code>
+   */
+  ERROR_REASON_MALFORMED_REQUEST(46),
   /**
    * <pre>
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat
@@ -551,7 +566,8 @@ public enum ErrorReason
    * <pre>
    * INVALID_ARGUMENT: a required field is missing or malformed (metadata "field"): a resource
    * name that is not "tables/{table_id}", an empty id, a client seed outside 1-64 characters of
-   * [A-Za-z0-9_-], negative stakes, a page_size below 0, ...
+   * [A-Za-z0-9_-], negative stakes, a page_size below 0, an enum value the enum does not have
+   * (or its UNSPECIFIED value where one is required), ...
    * </pre>
    *
    * <code>ERROR_REASON_INVALID_ARGUMENT = 41;</code>
@@ -592,6 +608,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_MESSAGE_TOO_LARGE = 45;</code>
    */
   public static final int ERROR_REASON_MESSAGE_TOO_LARGE_VALUE = 45;
+  /**
+   * <pre>
+   * INVALID_ARGUMENT: the request's bytes do not parse as the method's request message
+   * (corrupt wire format, a string that is not UTF-8, a truncated varint, Connect JSON that is
+   * not JSON or gives a field a value of the wrong type, ...). Nothing was read from it.
+   * </pre>
+   *
+   * <code>ERROR_REASON_MALFORMED_REQUEST = 46;</code>
+   */
+  public static final int ERROR_REASON_MALFORMED_REQUEST_VALUE = 46;
   /**
    * <pre>
    * ABORTED: this WatchTable stream ended because a newer WatchTable for the same seat
@@ -672,6 +698,7 @@ public enum ErrorReason
       case 43: return ERROR_REASON_INVALID_SETTING;
       case 44: return ERROR_REASON_INVALID_PAGE_TOKEN;
       case 45: return ERROR_REASON_MESSAGE_TOO_LARGE;
+      case 46: return ERROR_REASON_MALFORMED_REQUEST;
       case 50: return ERROR_REASON_WATCH_REPLACED;
       case 51: return ERROR_REASON_SLOW_CONSUMER;
       case 52: return ERROR_REASON_TABLE_MOVED;

@@ -101,7 +101,8 @@ public  final class ListSeatSessionsRequest extends
           };
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -114,7 +115,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -126,7 +128,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -140,7 +143,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -153,7 +157,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -174,7 +179,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -189,7 +195,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -202,7 +209,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -217,7 +225,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -227,7 +236,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -240,7 +250,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -252,7 +263,8 @@ public  final class ListSeatSessionsRequest extends
   }
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -541,7 +553,8 @@ public  final class ListSeatSessionsRequest extends
 
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -553,7 +566,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -565,7 +579,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -578,7 +593,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -594,7 +610,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -608,7 +625,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -622,7 +640,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -635,7 +654,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -649,7 +669,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -662,7 +683,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -678,7 +700,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -691,7 +714,8 @@ public  final class ListSeatSessionsRequest extends
     }
     /**
      * <pre>
-     * Only sessions in these states; empty: all.
+     * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+     * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
      * </pre>
      *
      * <code>repeated .stud.v1.SeatSessionState states = 2;</code>

@@ -29,7 +29,8 @@ public interface ListSeatSessionsRequestOrBuilder extends
 
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -38,7 +39,8 @@ public interface ListSeatSessionsRequestOrBuilder extends
   java.util.List<stud.v1.SeatSessionState> getStatesList();
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -47,7 +49,8 @@ public interface ListSeatSessionsRequestOrBuilder extends
   int getStatesCount();
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -57,7 +60,8 @@ public interface ListSeatSessionsRequestOrBuilder extends
   stud.v1.SeatSessionState getStates(int index);
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>
@@ -67,7 +71,8 @@ public interface ListSeatSessionsRequestOrBuilder extends
   getStatesValueList();
   /**
    * <pre>
-   * Only sessions in these states; empty: all.
+   * Only sessions in these states; empty: all. A value that is not a SeatSessionState, or
+   * SEAT_SESSION_STATE_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "states").
    * </pre>
    *
    * <code>repeated .stud.v1.SeatSessionState states = 2;</code>

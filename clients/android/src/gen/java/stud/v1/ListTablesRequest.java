@@ -138,7 +138,8 @@ public  final class ListTablesRequest extends
           };
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -151,7 +152,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -163,7 +165,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -177,7 +180,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -190,7 +194,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -211,7 +216,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -226,7 +232,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -239,7 +246,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -254,7 +262,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -264,7 +273,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -277,7 +287,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -289,7 +300,8 @@ public  final class ListTablesRequest extends
   }
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -626,7 +638,8 @@ public  final class ListTablesRequest extends
 
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -638,7 +651,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -650,7 +664,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -663,7 +678,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -679,7 +695,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -693,7 +710,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -707,7 +725,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -720,7 +739,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -734,7 +754,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -747,7 +768,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -763,7 +785,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -776,7 +799,8 @@ public  final class ListTablesRequest extends
     }
     /**
      * <pre>
-     * Only tables in these statuses; empty: every status but CLOSED.
+     * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+     * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
      * </pre>
      *
      * <code>repeated .stud.v1.TableStatus statuses = 3;</code>

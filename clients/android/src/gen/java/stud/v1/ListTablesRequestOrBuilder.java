@@ -39,7 +39,8 @@ public interface ListTablesRequestOrBuilder extends
 
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -48,7 +49,8 @@ public interface ListTablesRequestOrBuilder extends
   java.util.List<stud.v1.TableStatus> getStatusesList();
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -57,7 +59,8 @@ public interface ListTablesRequestOrBuilder extends
   int getStatusesCount();
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -67,7 +70,8 @@ public interface ListTablesRequestOrBuilder extends
   stud.v1.TableStatus getStatuses(int index);
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
@@ -77,7 +81,8 @@ public interface ListTablesRequestOrBuilder extends
   getStatusesValueList();
   /**
    * <pre>
-   * Only tables in these statuses; empty: every status but CLOSED.
+   * Only tables in these statuses; empty: every status but CLOSED. A value that is not a
+   * TableStatus, or TABLE_STATUS_UNSPECIFIED, is refused (INVALID_ARGUMENT, field "statuses").
    * </pre>
    *
    * <code>repeated .stud.v1.TableStatus statuses = 3;</code>
