@@ -24,6 +24,14 @@ from typing import Any
 
 from engine_server.game.actions import LEGAL_ORDER, ActionKind, ActionRefused
 from engine_server.game.cards import Card, format_card, format_cards, is_card_text, parse_card
+from engine_server.game.events import (
+    ActionTaken,
+    BringInPosted,
+    CardDealt,
+    HandMucked,
+    HandShown,
+    ProtectionApplied,
+)
 from engine_server.game.fairness import (
     FairnessError,
     FairnessStream,
@@ -42,7 +50,15 @@ from engine_server.game.profiles import (
     profile,
 )
 
-__all__ = ["Script", "ScriptAction", "ScriptError", "parse_script", "replay", "result_to_json"]
+__all__ = [
+    "Script",
+    "ScriptAction",
+    "ScriptError",
+    "hand_trail",
+    "parse_script",
+    "replay",
+    "result_to_json",
+]
 
 _NO_RAKE_GIVEN = object()
 
@@ -350,3 +366,46 @@ def result_to_json(result: HandResult, *, hi_lo: bool = False) -> dict[str, Any]
         "hands": hands,
         "final_stacks": {str(seat): chips for seat, chips in sorted(result.final_stacks.items())},
     }
+
+
+def hand_trail(hand: Hand) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A hand's trail as its record keeps it, finished or cancelled: every card dealt with its
+    deck position, and every action (decisions, bring-in, shows and mucks)."""
+    up_by_index = {e.deck_index: (e.up, e.street) for e in hand.events if isinstance(e, CardDealt)}
+    cards = []
+    for seat, card, index in hand.dealt_cards:
+        # A card with no deal event of its own is never claimed to be face up.
+        up, street = up_by_index.get(index, (False, None))
+        cards.append(
+            {
+                "seat": seat,
+                "card": format_card(card),
+                "deck_index": index,
+                "up": up,
+                "street": str(street) if street else None,
+            }
+        )
+    actions: list[dict[str, Any]] = []
+    for e in hand.events:
+        if isinstance(e, ActionTaken):
+            actions.append(
+                {
+                    "seat": e.seat,
+                    "do": str(e.kind),
+                    "amount": e.amount,
+                    "to": e.to,
+                    "all_in": e.all_in,
+                    "timeout": e.by_timeout,
+                }
+            )
+        elif isinstance(e, BringInPosted):
+            actions.append(
+                {"seat": e.seat, "do": "bring_in", "amount": e.amount, "all_in": e.all_in}
+            )
+        elif isinstance(e, ProtectionApplied):
+            actions.append({"seat": e.seat, "do": "timeout", "protected": True})
+        elif isinstance(e, HandShown):
+            actions.append({"seat": e.seat, "do": "show"})
+        elif isinstance(e, HandMucked):
+            actions.append({"seat": e.seat, "do": "muck"})
+    return cards, actions

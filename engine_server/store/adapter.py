@@ -16,6 +16,7 @@ from typing import Any
 from engine_server.game.fairness import deck_stream
 from engine_server.game.hand import Hand
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
+from engine_server.game.replay import hand_trail
 from engine_server.store import errors as store_errors
 from engine_server.store.database import create_engine_for, is_sqlite
 from engine_server.store.migrate import prepare_database
@@ -33,7 +34,6 @@ from engine_server.table.model import (
     TableStatus,
 )
 from engine_server.table.ports import HandRecord, RevealedPair, StartedHand
-from engine_server.table.runtime import hand_trail
 
 __all__ = ["RECOVERY_REASON", "StoreTables", "open_store"]
 

@@ -65,7 +65,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 def stopped(runtime: TableRuntime) -> bool:
     """The table's owner task has ended: it takes no command and writes nothing more."""
-    return runtime._task is None or runtime._task.done()
+    return not runtime.running
 
 
 async def node(url: str, node_id: str) -> Engine:

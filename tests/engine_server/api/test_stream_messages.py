@@ -61,7 +61,7 @@ async def test_every_seat_gets_its_own_view_and_the_events_it_may_see(profile: s
         async with asyncio.timeout(10):
             while True:
                 await asyncio.sleep(0)
-                hand = runtime._hand
+                hand = runtime.state.hand
                 if runtime.hand_number > 3:
                     break
                 pending = {n: drain(w) for n, w in watchers.items()}

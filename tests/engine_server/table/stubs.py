@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine_server.table.broadcast import Update, Watcher
 from engine_server.table.ports import StartedHand
-from engine_server.table.runtime import Update, Watcher
 
 __all__ = ["HandCountingStore", "drain"]
 

@@ -31,7 +31,7 @@ async def test_every_answer_names_its_own_event_through_an_ordered_showdown() ->
         decisions: set[ActionKind] = set()
         async with asyncio.timeout(10):
             while len(decisions) < 2 and runtime.hand_number < 10:
-                hand = runtime._hand
+                hand = runtime.state.hand
                 if hand is None or hand.to_act is None:
                     await asyncio.sleep(0.001)
                     continue

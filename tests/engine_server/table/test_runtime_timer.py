@@ -42,14 +42,14 @@ def _runtime(store: _StatusOnlyStore, status: TableStatus) -> TableRuntime:
 async def _timer_wakeups(runtime: TableRuntime, seconds: float) -> int:
     """How often the owner task woke for its timer in ``seconds``."""
     wakeups = 0
-    on_timer = runtime._on_timer
+    on_timer = runtime.on_timer
 
     async def counting(now: float) -> None:
         nonlocal wakeups
         wakeups += 1
         await on_timer(now)
 
-    runtime._on_timer = counting  # type: ignore[method-assign]
+    runtime.on_timer = counting  # type: ignore[method-assign]
     await asyncio.sleep(seconds)
     return wakeups
 
