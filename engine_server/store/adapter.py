@@ -1,7 +1,8 @@
-"""The table runtime's persistence ports over :class:`EngineStore`.
+"""The table runtime's persistence ports over the aggregates' stores (:class:`EngineStore`).
 
 :class:`StoreTables` turns rows into the runtime's values and store refusals
-into :class:`~engine_server.table.errors.TableError` with the same reasons.
+into :class:`~engine_server.table.errors.TableError` with the same reasons, and queues
+the writes on SQLite.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_ov
 from engine_server.game.replay import hand_trail
 from engine_server.store import errors as store_errors
 from engine_server.store.database import create_engine_for, is_sqlite
+from engine_server.store.hands import HandSeat, RunningHand
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
-from engine_server.store.nodes import NodeRegistry, WriteFence
-from engine_server.store.repository import EngineStore, HandSeat, OpenTable, RunningHand
+from engine_server.store.nodes import WriteFence
+from engine_server.store.repository import EngineStore
+from engine_server.store.tables import OpenTable
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
 from engine_server.table.model import (
@@ -183,7 +186,7 @@ class StoreTables:
         self.store = store
         self.node_id = node_id
         #: the node registry on the same database (engine_server.node claims the node there)
-        self.registry = NodeRegistry(store.engine)
+        self.registry = store.nodes
         # SQLite takes one writer at a time. Left to SQLite, concurrent writers (one per table
         # starting or finishing a hand) poll its lock with growing sleeps while the holder
         # waits on this busy loop: under load the wait passed the busy timeout and writes
@@ -195,7 +198,7 @@ class StoreTables:
     def fence_writes(self, epoch: int, on_stale: Callable[[str], None]) -> None:
         """Refuse every table write once the node's epoch is no longer ``epoch`` (another
         process claimed the node); ``on_stale(reason)`` at the first refusal."""
-        self.store.fence = WriteFence(self.node_id, epoch, on_stale)
+        self.store.tx.fence = WriteFence(self.node_id, epoch, on_stale)
 
     # -- TableDirectory
 
@@ -203,7 +206,7 @@ class StoreTables:
         c = spec.config
         overrides = dict(c.rule_overrides)
         async with self._writes, _translated(), _other_node(c.table_id):
-            row = await self.store.create_table(
+            row = await self.store.tables.create_table(
                 node_id=self.node_id,
                 request_id=spec.request_id,
                 table_id=c.table_id,
@@ -220,8 +223,8 @@ class StoreTables:
                 opener_player_id=c.opener_player_id,
                 labels=c.labels,
             )
-            current = await self.store.current_seed_pair(row.id)
-            following = await self.store.next_seed_pair(row.id)
+            current = await self.store.seeds.current_seed_pair(row.id)
+            following = await self.store.seeds.next_seed_pair(row.id)
         return (
             LoadedTable(
                 config=_config(row),
@@ -234,16 +237,16 @@ class StoreTables:
         )
 
     async def open_tables(self) -> list[LoadedTable]:
-        return self._loaded(await self.store.open_tables(self.node_id))
+        return self._loaded(await self.store.tables.open_tables(self.node_id))
 
     async def closed_table_ids(self) -> list[str]:
-        return await self.store.closed_table_ids(self.node_id)
+        return await self.store.tables.closed_table_ids(self.node_id)
 
     async def table_owner(self, table_id: str) -> str | None:
-        return await self.store.table_owner(table_id)
+        return await self.store.tables.table_owner(table_id)
 
     async def load_tables(self, table_ids: list[str]) -> list[LoadedTable]:
-        return self._loaded(await self.store.tables(table_ids))
+        return self._loaded(await self.store.tables.load_tables(table_ids))
 
     @staticmethod
     def _loaded(tables: list[OpenTable]) -> list[LoadedTable]:
@@ -272,14 +275,14 @@ class StoreTables:
         """
         cancelled = 0
         async with self._writes:
-            for running in await self.store.running_hands(self.node_id):
+            for running in await self.store.hands.running_hands(self.node_id):
                 try:
                     cards, actions = _rebuilt_deal(running)
                 except Exception:
                     # The chips matter more than the trail: cancel it all the same.
                     log.exception("hand %s: its deal could not be rebuilt", running.hand.id)
                     cards, actions = [], []
-                await self.store.cancel_hand(
+                await self.store.hands.cancel_hand(
                     running.hand.id,
                     RECOVERY_REASON,
                     cards=cards,
@@ -297,7 +300,7 @@ class StoreTables:
                 cancelled += 1
             # Any hand started meanwhile by another engine on this database (none on start-up).
             cancelled += len(
-                await self.store.recover_running_hands(RECOVERY_REASON, node_id=self.node_id)
+                await self.store.hands.recover_running_hands(RECOVERY_REASON, node_id=self.node_id)
             )
         return cancelled
 
@@ -305,7 +308,7 @@ class StoreTables:
         """Once running hands are cancelled: tables a stopped node's drain held deal again,
         tables left pausing are paused. Returns (resumed, paused) table ids."""
         async with self._writes:
-            settled = await self.store.settle_statuses_on_start(self.node_id)
+            settled = await self.store.tables.settle_statuses_on_start(self.node_id)
         return settled.resumed, settled.paused
 
     async def list_tables(
@@ -317,7 +320,7 @@ class StoreTables:
         labels: dict[str, str] | None = None,
     ) -> tuple[list[str], str]:
         async with _translated():
-            page = await self.store.list_tables(
+            page = await self.store.tables.list_tables(
                 page_size=page_size,
                 page_token=page_token,
                 statuses=[str(s) for s in statuses] or None,
@@ -332,7 +335,7 @@ class StoreTables:
     ) -> tuple[list[SessionSnapshot], str]:
         wanted = [s.removeprefix("SEAT_SESSION_STATE_").lower() for s in states] or None
         async with _translated():
-            page = await self.store.sessions(
+            page = await self.store.sessions.list_sessions(
                 table_id, wanted, page_size=page_size, page_token=page_token
             )
         return [_session(row) for row in page.items], page.next_page_token
@@ -350,7 +353,7 @@ class StoreTables:
         settings: dict[str, Any],
     ) -> StartedHand:
         async with self._writes:
-            row = await self.store.start_hand(
+            row = await self.store.hands.start_hand(
                 table_id,
                 hand_number=hand_number,
                 seed_pair_id=seed_pair_id,
@@ -370,7 +373,7 @@ class StoreTables:
         button_seat: int,
     ) -> None:
         async with self._writes:
-            await self.store.finish_hand(
+            await self.store.hands.finish_hand(
                 hand_id,
                 cards=record.cards,
                 actions=record.actions,
@@ -388,9 +391,9 @@ class StoreTables:
     ) -> None:
         async with self._writes:
             if record is None:
-                await self.store.cancel_hand(hand_id, reason)
+                await self.store.hands.cancel_hand(hand_id, reason)
                 return
-            await self.store.cancel_hand(
+            await self.store.hands.cancel_hand(
                 hand_id,
                 reason,
                 cards=record.cards,
@@ -409,7 +412,7 @@ class StoreTables:
         buy_in: int,
     ) -> SessionSnapshot:
         async with self._writes, _translated():
-            row = await self.store.seat_player(
+            row = await self.store.sessions.seat_player(
                 table_id,
                 session_id,
                 player_id=player_id,
@@ -421,21 +424,21 @@ class StoreTables:
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
         async with self._writes, _translated(), _reused("request_id"):
-            return _session(await self.store.add_chips(session_id, request_id, amount))
+            return _session(await self.store.sessions.add_chips(session_id, request_id, amount))
 
     async def chip_addition(
         self, session_id: str, request_id: str, amount: int
     ) -> SessionSnapshot | None:
         async with _translated(), _reused("request_id"):
-            row = await self.store.chip_addition(session_id, request_id, amount)
+            row = await self.store.sessions.chip_addition(session_id, request_id, amount)
         return None if row is None else _session(row)
 
     async def removal(self, session_id: str) -> tuple[str, SessionSnapshot] | None:
         async with _translated():
-            record = await self.store.removal(session_id)
+            record = await self.store.sessions.removal(session_id)
             if record is None:
                 return None
-            row = await self.store.get_session(session_id)
+            row = await self.store.sessions.get_session(session_id)
         return record.reason, SessionSnapshot(
             session_id=row.id,
             table_id=row.table_id,
@@ -451,7 +454,7 @@ class StoreTables:
     async def record_removal(self, session_id: str, reason: str, answer: SessionSnapshot) -> None:
         state = "closed" if not answer.open else "closing" if answer.closing else "open"
         async with self._writes, _translated():
-            await self.store.record_removal(
+            await self.store.sessions.record_removal(
                 session_id,
                 reason,
                 state=state,
@@ -462,21 +465,23 @@ class StoreTables:
 
     async def mark_closing(self, session_id: str, removal: str | None = None) -> SessionSnapshot:
         async with self._writes, _translated(), _reused("reason"):
-            return _session(await self.store.mark_closing(session_id, removal=removal))
+            return _session(await self.store.sessions.mark_closing(session_id, removal=removal))
 
     async def close_session(
         self, session_id: str, final_stack: int, reason: str, removal: str | None = None
     ) -> SessionSnapshot:
         async with self._writes, _translated(), _reused("reason"):
             return _session(
-                await self.store.close_session(session_id, final_stack, reason, removal=removal)
+                await self.store.sessions.close_session(
+                    session_id, final_stack, reason, removal=removal
+                )
             )
 
     async def set_table_status(
         self, table_id: str, status: TableStatus, drain_hold: DrainHold | None = None
     ) -> None:
         async with self._writes, _translated():
-            await self.store.set_table_status(
+            await self.store.tables.set_table_status(
                 table_id, str(status), None if drain_hold is None else str(drain_hold)
             )
 
@@ -484,12 +489,12 @@ class StoreTables:
         self, table_id: str, client_seed: str | None
     ) -> tuple[RevealedPair, SeedPair]:
         async with self._writes, _translated():
-            rotation = await self.store.rotate_seed(table_id, client_seed)
+            rotation = await self.store.seeds.rotate_seed(table_id, client_seed)
         return _revealed(rotation.revealed), _pair(rotation.current, rotation.next)
 
     async def close_table(self, table_id: str) -> tuple[list[SessionSnapshot], RevealedPair]:
         async with self._writes, _translated():
-            closure = await self.store.close_table(table_id)
+            closure = await self.store.tables.close_table(table_id)
         return [_session(s) for s in closure.closed_sessions], _revealed(closure.revealed)
 
 

@@ -79,8 +79,8 @@ class NodeListing(NamedTuple):
 class WriteFence:
     """Refuses a node's table writes once another process has claimed the node.
 
-    Checked at the start of every write transaction of the store (:class:`EngineStore`
-    ``fence``): the node's row must still carry ``epoch``, the fencing number this process
+    Checked at the start of every write transaction of every store (``EngineStore.tx.fence``):
+    the node's row must still carry ``epoch``, the fencing number this process
     claimed. On PostgreSQL the row is read ``FOR SHARE``: a claim by another process (an
     update of that row) waits until the write has committed, and every write after the
     claim sees the new epoch. On SQLite a write transaction holds the database's one write

@@ -15,7 +15,7 @@ from engine_server.table.model import TableStatus
 async def _most_at_once(tables: StoreTables, writes: int) -> int:
     """Run ``writes`` status changes at once; how many were inside the repository together."""
     inside = most = 0
-    write = tables.store.set_table_status
+    write = tables.store.tables.set_table_status
 
     async def counted(*args: Any) -> None:
         nonlocal inside, most
@@ -27,12 +27,12 @@ async def _most_at_once(tables: StoreTables, writes: int) -> int:
         finally:
             inside -= 1
 
-    tables.store.set_table_status = counted  # type: ignore[method-assign,assignment]
+    tables.store.tables.set_table_status = counted  # type: ignore[method-assign,assignment]
     try:
         statuses = [TableStatus.PAUSED, TableStatus.WAITING] * (writes // 2)
         await asyncio.gather(*(tables.set_table_status("t1", s) for s in statuses))
     finally:
-        del tables.store.set_table_status
+        del tables.store.tables.set_table_status
     return most
 
 

@@ -16,7 +16,19 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from sqlmodel import SQLModel
 
-from engine_server.store import database, errors, metadata, migrate, models, repository, types
+from engine_server.store import (
+    base,
+    database,
+    errors,
+    metadata,
+    migrate,
+    models,
+    pages,
+    repository,
+    seeds,
+    sessions,
+    types,
+)
 from engine_server.store.database import (
     async_url,
     create_engine_for,
@@ -236,7 +248,10 @@ def test_timestamps_are_aware_utc() -> None:
     assert stored is not None and stored.utcoffset() == timedelta(0)
 
 
-@pytest.mark.parametrize("module", [database, errors, metadata, migrate, models, repository, types])
+@pytest.mark.parametrize(
+    "module",
+    [base, database, errors, metadata, migrate, models, pages, repository, seeds, sessions, types],
+)
 def test_doctests(module: object) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
     assert result.attempted > 0

@@ -16,11 +16,12 @@ import pytest
 
 from engine_server.store.database import create_engine_for
 from engine_server.store.errors import NodeFenced, TableOnOtherNode
+from engine_server.store.hands import HandSeat
 from engine_server.store.models import DEFAULT_NODE_ID, NodeState
 from engine_server.store.nodes import NodeAddresses, NodeRegistry, WriteFence, live_nodes
-from engine_server.store.repository import EngineStore, HandSeat
+from engine_server.store.repository import EngineStore
 
-from .test_repository import new_table
+from .support import new_table
 
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 HERE = NodeAddresses("10.0.0.1:50051", "play.example:443", "https://play.example/engine")
@@ -114,11 +115,15 @@ async def test_each_node_sees_only_its_own_tables(store: EngineStore) -> None:
     theirs = await new_table(store, "r2", node_id="b")
     default = await new_table(store, "r3")
     assert default.node_id == DEFAULT_NODE_ID
-    assert await store.table_owner(theirs.id) == "b"
-    assert await store.table_owner("nope") is None
-    assert [t.table.id for t in await store.open_tables("a")] == [mine.id]
-    assert {t.table.id for t in await store.open_tables()} == {mine.id, theirs.id, default.id}
-    page = await store.list_tables(node_id="b")
+    assert await store.tables.table_owner(theirs.id) == "b"
+    assert await store.tables.table_owner("nope") is None
+    assert [t.table.id for t in await store.tables.open_tables("a")] == [mine.id]
+    assert {t.table.id for t in await store.tables.open_tables()} == {
+        mine.id,
+        theirs.id,
+        default.id,
+    }
+    page = await store.tables.list_tables(node_id="b")
     assert [t.id for t in page.items] == [theirs.id]
     # A retry of b's CreateTable reaching node a is refused, naming the owner.
     with pytest.raises(TableOnOtherNode) as refused:
@@ -126,14 +131,14 @@ async def test_each_node_sees_only_its_own_tables(store: EngineStore) -> None:
     assert refused.value.owner == "b"
     assert (await new_table(store, "r2", node_id="b")).id == theirs.id
     for table in (mine, theirs):
-        await store.seat_player(
+        await store.sessions.seat_player(
             table.id, f"s1-{table.id}", player_id="p1", display_name="P1", seat=1, buy_in=200
         )
-        await store.seat_player(
+        await store.sessions.seat_player(
             table.id, f"s2-{table.id}", player_id="p2", display_name="P2", seat=2, buy_in=200
         )
-        pair = await store.current_seed_pair(table.id)
-        await store.start_hand(
+        pair = await store.seeds.current_seed_pair(table.id)
+        await store.hands.start_hand(
             table.id,
             hand_number=1,
             seed_pair_id=pair.id,
@@ -145,14 +150,14 @@ async def test_each_node_sees_only_its_own_tables(store: EngineStore) -> None:
             profile="house",
             settings={},
         )
-    assert [h.table.id for h in await store.running_hands("a")] == [mine.id]
-    cancelled = await store.recover_running_hands(node_id="a")
+    assert [h.table.id for h in await store.hands.running_hands("a")] == [mine.id]
+    cancelled = await store.hands.recover_running_hands(node_id="a")
     assert [h.table_id for h in cancelled] == [mine.id]
     # Node b's hand runs on: only b cancels it when it restarts.
-    assert [h.table.id for h in await store.running_hands()] == [theirs.id]
-    await store.close_table(mine.id)
-    assert await store.closed_table_ids("a") == [mine.id]
-    assert await store.closed_table_ids("b") == []
+    assert [h.table.id for h in await store.hands.running_hands()] == [theirs.id]
+    await store.tables.close_table(mine.id)
+    assert await store.tables.closed_table_ids("a") == [mine.id]
+    assert await store.tables.closed_table_ids("b") == []
 
 
 async def test_a_fenced_store_writes_only_while_its_node_keeps_the_epoch_it_claimed(
@@ -161,7 +166,7 @@ async def test_a_fenced_store_writes_only_while_its_node_keeps_the_epoch_it_clai
     registry = NodeRegistry(store.engine)
     assert await registry.claim("a", HERE, now=T0, lease_seconds=LEASE) == 1
     told: list[str] = []
-    store.fence = WriteFence("a", 1, told.append)
+    store.tx.fence = WriteFence("a", 1, told.append)
     kept = await new_table(store, "f1", node_id="a")
     assert told == []
     # Another process claims the node once a's lease ran out: a's writes stop at once,
@@ -172,15 +177,15 @@ async def test_a_fenced_store_writes_only_while_its_node_keeps_the_epoch_it_clai
         with pytest.raises(NodeFenced, match=r"another process claimed engine node 'a' \(epoch 2;"):
             await new_table(store, "f2", node_id="a")
     with pytest.raises(NodeFenced):
-        await store.seat_player(
+        await store.sessions.seat_player(
             kept.id, "s1", player_id="p1", display_name="P1", seat=1, buy_in=200
         )
     assert len(told) == 1 and told[0].startswith("lease lost: another process claimed")
     # Nothing was written (no table, no seat); reads still work.
-    assert [t.table.id for t in await store.open_tables("a")] == [kept.id]
-    assert (await store.open_tables("a"))[0].sessions == []
-    assert (await store.get_table(kept.id)).id == kept.id
+    assert [t.table.id for t in await store.tables.open_tables("a")] == [kept.id]
+    assert (await store.tables.open_tables("a"))[0].sessions == []
+    assert (await store.tables.get_table(kept.id)).id == kept.id
     # The new holder's fence lets its writes through.
-    store.fence = WriteFence("a", 2, told.append)
+    store.tx.fence = WriteFence("a", 2, told.append)
     added = await new_table(store, "f2", node_id="a")
-    assert {t.table.id for t in await store.open_tables("a")} == {kept.id, added.id}
+    assert {t.table.id for t in await store.tables.open_tables("a")} == {kept.id, added.id}

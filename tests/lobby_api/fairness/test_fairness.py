@@ -45,7 +45,7 @@ async def test_rotation_reveals_the_old_pair_and_every_hand_of_it_verifies(
 ) -> None:
     players = await sign_up(client, 3)
     table = await open_table(store, players, client_seed="opener-1")
-    old_pair = await store.current_seed_pair(table.table_id)
+    old_pair = await store.seeds.current_seed_pair(table.table_id)
     old_hands = [await play_hand(store, table, passive(folders={3})) for _ in range(3)]
 
     for nonce, hand in enumerate(old_hands):
@@ -65,7 +65,7 @@ async def test_rotation_reveals_the_old_pair_and_every_hand_of_it_verifies(
     assert all(p["dealer_seed"] is None and p["check"] is None for p in pairs)
     assert pairs[1]["client_seed"] is None  # set only when it takes over
 
-    rotation = await store.rotate_seed(table.table_id, client_seed="opener-2")
+    rotation = await store.seeds.rotate_seed(table.table_id, client_seed="opener-2")
     new_hands = [await play_hand(store, table, passive()) for _ in range(2)]
 
     for nonce, hand in enumerate(old_hands):
@@ -113,7 +113,7 @@ async def test_rotation_reveals_the_old_pair_and_every_hand_of_it_verifies(
     assert alias.json() == pairs
 
     # Closing the table reveals the dealing pair: the new hands verify too.
-    await store.close_table(table.table_id)
+    await store.tables.close_table(table.table_id)
     for hand in new_hands:
         page = await fairness(client, players[1], hand)
         assert page["dealer_seed"] == rotation.current.dealer_seed
@@ -125,9 +125,9 @@ async def test_a_tampered_card_or_seed_fails_the_check(
 ) -> None:
     players = await sign_up(client, 3)
     table = await open_table(store, players)
-    pair = await store.current_seed_pair(table.table_id)
+    pair = await store.seeds.current_seed_pair(table.table_id)
     hands = [await play_hand(store, table, passive(folders={2})) for _ in range(3)]
-    await store.rotate_seed(table.table_id)
+    await store.seeds.rotate_seed(table.table_id)
 
     target = hands[1]
     cards = [dict(c) for c in target.row.cards or ()]
@@ -183,7 +183,7 @@ async def test_only_players_dealt_in_see_a_tables_pairs(store: EngineStore, clie
     p1, p2, outsider, late = await sign_up(client, 4)
     table = await open_table(store, [p1, p2])
     await play_hand(store, table, passive())
-    await store.seat_player(
+    await store.sessions.seat_player(
         table.table_id, uid("ss"), player_id=late, display_name="Late", seat=3, buy_in=100
     )
     assert (

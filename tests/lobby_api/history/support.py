@@ -37,8 +37,9 @@ from engine_server.game.phh import export_phh
 from engine_server.game.profiles import PROFILES, Stakes
 from engine_server.game.replay import result_to_json
 from engine_server.store.database import create_engine_for
+from engine_server.store.hands import HandSeat
 from engine_server.store.models import HandRow
-from engine_server.store.repository import EngineStore, HandSeat
+from engine_server.store.repository import EngineStore
 from engine_server.table.runtime import hand_trail
 from tests.lobby_api.support import Player, register
 
@@ -156,7 +157,7 @@ async def open_table(
 ) -> SeatedTable:
     """A table with ``players`` at seats 1, 2, …"""
     table_id = uid("t")
-    await store.create_table(
+    await store.tables.create_table(
         request_id=uid("req"),
         table_id=table_id,
         profile=profile,
@@ -173,7 +174,7 @@ async def open_table(
     for seat, player in enumerate(players, start=1):
         session_id = uid("ss")
         names[seat] = f"Name {player}"
-        await store.seat_player(
+        await store.sessions.seat_player(
             table_id,
             session_id,
             player_id=player,
@@ -246,18 +247,18 @@ async def play_hand(
 
     Seats in ``timeouts`` let their clock run out on every decision instead.
     """
-    row = await store.get_table(table.table_id)
-    pair = await store.current_seed_pair(table.table_id)
+    row = await store.tables.get_table(table.table_id)
+    pair = await store.seeds.current_seed_pair(table.table_id)
     players = []
     for seat, (session_id, player_id) in sorted(table.seats.items()):
-        stack = (await store.get_session(session_id)).stack
+        stack = (await store.sessions.get_session(session_id)).stack
         if stack > 0:
             players.append(HandSeat(seat, session_id, player_id, stack))
     seats = [p.seat for p in players]
     later = [s for s in seats if table.button is not None and s > table.button]
     button = later[0] if later else seats[0]
     settings = PROFILES[table.profile]
-    started = await store.start_hand(
+    started = await store.hands.start_hand(
         table.table_id,
         hand_number=row.hands_started + 1,
         seed_pair_id=pair.id,
@@ -289,7 +290,7 @@ async def play_hand(
             hand.act(turn, kind, to)
     record = _record(hand)
     names = {p.seat: table.names[p.seat] for p in players}
-    finished = await store.finish_hand(
+    finished = await store.hands.finish_hand(
         started.id,
         **record,
         phh=export_phh(hand, table=table.table_id, hand_number=started.hand_number, players=names),

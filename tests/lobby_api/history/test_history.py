@@ -204,7 +204,7 @@ async def test_players_not_dealt_in_get_the_404_of_a_missing_hand(
     table = await open_table(store, [p1, p2])
     played = await play_hand(store, table, passive())
     # Seated after the hand: he sits at the table, but was not dealt into it.
-    await store.seat_player(
+    await store.sessions.seat_player(
         table.table_id, uid("ss"), player_id=late, display_name="Late", seat=3, buy_in=100
     )
     for who in (outsider, late):
@@ -289,8 +289,8 @@ async def test_a_running_hand_is_listed_but_has_no_phh_yet(
 ) -> None:
     p1, p2 = await sign_up(client, 2)
     table = await open_table(store, [p1, p2])
-    pair = await store.current_seed_pair(table.table_id)
-    running = await store.start_hand(
+    pair = await store.seeds.current_seed_pair(table.table_id)
+    running = await store.hands.start_hand(
         table.table_id,
         hand_number=1,
         seed_pair_id=pair.id,
@@ -311,7 +311,7 @@ async def test_a_running_hand_is_listed_but_has_no_phh_yet(
     body = problem(await client.get(f"/hands/{running.id}/phh", headers=as_player(p1)), 409)
     assert body["code"] == "history_unavailable"
     # Cancelled without a record: still no PHH, and a zero result.
-    await store.cancel_hand(running.id, "test")
+    await store.hands.cancel_hand(running.id, "test")
     line = (await client.get("/hands", headers=as_player(p1))).json()["hands"][0]
     assert (line["state"], line["my_result"]) == ("cancelled", 0)
     problem(await client.get(f"/hands/{running.id}/phh", headers=as_player(p1)), 409)
