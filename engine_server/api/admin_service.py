@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from google.protobuf import json_format
@@ -22,11 +23,10 @@ from engine_server.api.errors import ErrorObserver, abort, invalid
 from engine_server.api.table_service import _grpc_headers, authenticate, parse_table_name
 from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
-from engine_server.store.nodes import NodeListing, NodeRegistry
-from engine_server.store.types import utc_now
 from engine_server.table.errors import TableError
 from engine_server.table.manager import TableManager, TableSpec, build_config, check_client_seed
 from engine_server.table.model import TableStatus
+from engine_server.table.ports import NodeDirectory, NodeEntry
 from engine_server.table.runtime import TableRuntime
 
 __all__ = ["LOBBY_METHODS", "GrpcAdminService", "node_message", "table_message"]
@@ -121,9 +121,8 @@ _NODE_STATES = {
 }
 
 
-def node_message(entry: NodeListing) -> admin_service_pb2.EngineNode:
+def node_message(node: NodeEntry) -> admin_service_pb2.EngineNode:
     """ListNodes' message for one node of the registry."""
-    node = entry.node
     return admin_service_pb2.EngineNode(
         id=node.id,
         state=_NODE_STATES.get(node.state, admin_service_pb2.ENGINE_NODE_STATE_UNSPECIFIED),
@@ -134,8 +133,8 @@ def node_message(entry: NodeListing) -> admin_service_pb2.EngineNode:
         started_at=timestamp(node.started_at),
         heartbeat_at=timestamp(node.heartbeat_at),
         expires_at=timestamp(node.expires_at),
-        live=entry.live,
-        open_tables=entry.open_tables,
+        live=node.live,
+        open_tables=node.open_tables,
     )
 
 
@@ -146,7 +145,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
         secret: str,
         on_refused: ErrorObserver | None = None,
         on_drain: Callable[[], Awaitable[None]] | None = None,
-        registry: NodeRegistry | None = None,
+        registry: NodeDirectory | None = None,
     ) -> None:
         self.manager = manager
         #: the node registry on the store's database (ListNodes); None without one
@@ -178,7 +177,9 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def ListNodes(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            listed = await self.registry.listing(utc_now()) if self.registry is not None else []
+            listed = (
+                await self.registry.listing(datetime.now(UTC)) if self.registry is not None else []
+            )
             return admin_service_pb2.ListNodesResponse(
                 nodes=[node_message(entry) for entry in listed],
                 answered_by=self.manager.node_id,

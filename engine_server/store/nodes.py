@@ -48,8 +48,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from engine_server.store.database import WRITE_OPTIONS
 from engine_server.store.errors import NodeFenced
 from engine_server.store.models import EngineNodeRow, NodeState, TableRow, TableStatus
+from engine_server.table.ports import NodeEntry
 
-__all__ = ["NodeAddresses", "NodeListing", "NodeRegistry", "WriteFence", "live_nodes"]
+__all__ = ["NodeAddresses", "NodeRegistry", "WriteFence", "live_nodes"]
 
 _NODES = EngineNodeRow.__table__  # type: ignore[attr-defined]
 _TABLES = TableRow.__table__  # type: ignore[attr-defined]
@@ -66,14 +67,6 @@ class NodeAddresses(NamedTuple):
 
 def _row(mapping: Any) -> EngineNodeRow:
     return EngineNodeRow(**dict(mapping))
-
-
-class NodeListing(NamedTuple):
-    """A node as ops see it (:meth:`NodeRegistry.listing`)."""
-
-    node: EngineNodeRow
-    open_tables: int
-    live: bool
 
 
 class WriteFence:
@@ -213,7 +206,7 @@ class NodeRegistry:
             )
         return None if found is None else _row(found)
 
-    async def listing(self, now: datetime) -> list[NodeListing]:
+    async def listing(self, now: datetime) -> list[NodeEntry]:
         """Every registered node, by id, with its tables not closed and whether it is live
         at ``now`` (serving, lease not run out: :func:`live_nodes`'s condition)."""
         live = sa.and_(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
@@ -224,8 +217,22 @@ class NodeRegistry:
             rows = (await connection.execute(statement)).mappings().all()
         listed = []
         for r in rows:
-            fields = {k: v for k, v in r.items() if k not in ("open_tables", "live")}
-            listed.append(NodeListing(_row(fields), int(r["open_tables"]), bool(r["live"])))
+            node = _row({k: v for k, v in r.items() if k not in ("open_tables", "live")})
+            listed.append(
+                NodeEntry(
+                    id=node.id,
+                    state=node.state,
+                    epoch=node.epoch,
+                    admin_address=node.admin_address,
+                    grpc_address=node.grpc_address,
+                    web_url=node.web_url,
+                    started_at=node.started_at,
+                    heartbeat_at=node.heartbeat_at,
+                    expires_at=node.expires_at,
+                    live=bool(r["live"]),
+                    open_tables=int(r["open_tables"]),
+                )
+            )
         return listed
 
 

@@ -7,11 +7,19 @@ database; the runtime knows nothing else of SQL.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from engine_server.table.model import DrainHold, SeedPair, SessionSnapshot, TableStatus
 
-__all__ = ["HandRecord", "RevealedPair", "StartedHand", "TableStore"]
+__all__ = [
+    "HandRecord",
+    "NodeDirectory",
+    "NodeEntry",
+    "RevealedPair",
+    "StartedHand",
+    "TableStore",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,4 +132,33 @@ class TableStore(Protocol):
 
     async def close_table(self, table_id: str) -> tuple[list[SessionSnapshot], RevealedPair]:
         """Close every seat session with its stack, reveal the dealer seed, mark it closed."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEntry:
+    """An engine node of the registry as ops see it (AdminService ``ListNodes``)."""
+
+    id: str
+    #: ``starting``, ``serving``, ``draining`` or ``stopped``.
+    state: str
+    #: The fencing number of the process that holds the node.
+    epoch: int
+    admin_address: str
+    grpc_address: str
+    web_url: str
+    started_at: datetime
+    heartbeat_at: datetime
+    expires_at: datetime
+    #: Serving, and its lease has not run out.
+    live: bool
+    #: Its tables that are not closed.
+    open_tables: int
+
+
+class NodeDirectory(Protocol):
+    """The registry of the engine nodes sharing one database (the store implements it)."""
+
+    async def listing(self, now: datetime) -> list[NodeEntry]:
+        """Every registered node, by id, as it stands at ``now``."""
         ...
