@@ -67,7 +67,7 @@ async def played_and_revealed(
     players = await sign_up(client, 3)
     table = await open_table(store, players, client_seed="verify-me")
     hands = [await play_hand(store, table, passive(folders={3})) for _ in range(3)]
-    await store.rotate_seed(table.table_id, client_seed="next-one")
+    await store.seeds.rotate_seed(table.table_id, client_seed="next-one")
     return players, table.table_id, hands
 
 
