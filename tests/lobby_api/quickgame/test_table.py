@@ -8,7 +8,6 @@ import time
 import uuid
 
 import httpx
-import pytest
 import sqlalchemy as sa
 
 from lobby_api.db import Database
@@ -17,8 +16,7 @@ from tests.lobby_api.support import Player, assert_ledger_consistent, counts, re
 
 SLOW = "t-austria"
 
-#: These tests share the session's engine (each keeps to a city of its own).
-pytestmark = pytest.mark.shared_engine
+# These tests share the session's engine (each keeps to a city of its own).
 
 
 async def _open(
