@@ -53,7 +53,7 @@ log = logging.getLogger("stud.lobby")
 async def health(db: NamedDependency[Database]) -> dict[str, str]:
     try:
         async with db.read() as session:
-            await session.execute(sa.text("SELECT 1"))
+            await session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
     except Exception as error:
         raise DomainError(
             503, "database_unavailable", f"the database is unreachable: {error}"
