@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from argon2 import PasswordHasher
 from litestar import Litestar, Request, get
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.middleware.rate_limit import get_remote_address
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
@@ -54,10 +54,10 @@ log = logging.getLogger("stud.lobby")
 
 
 @get("/health", tags=["ops"], summary="Liveness and database check", include_in_schema=True)
-async def health(db: Database) -> dict[str, str]:
+async def health(db: NamedDependency[Database]) -> dict[str, str]:
     try:
         async with db.read() as session:
-            await session.execute(sa.text("SELECT 1"))
+            await session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
     except Exception as error:
         raise DomainError(
             503, "database_unavailable", f"the database is unreachable: {error}"

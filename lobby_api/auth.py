@@ -15,6 +15,7 @@ from typing import Any
 
 from litestar import Request
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 
 from engine_server.auth import Scope, TokenError, mint_token, verify_token
 from lobby_api.accounts.models import PlayerRow
@@ -60,7 +61,7 @@ def provide_player_id(request: Request[Any, Any, Any], state: State) -> str:
     return token_subject(request.headers.get("authorization"), state.settings.jwt_secret)
 
 
-async def provide_current_player(state: State, player_id: str) -> PlayerRow:
+async def provide_current_player(state: State, player_id: NamedDependency[str]) -> PlayerRow:
     # A short read of its own: the request's shared session would hold a connection for the
     # whole request.
     async with state.db.read() as session:

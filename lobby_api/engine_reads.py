@@ -430,7 +430,8 @@ async def table_owner(session: AsyncSession, table_id: str) -> str | None:
 async def least_loaded_live_node(session: AsyncSession) -> str | None:
     """The live node (lease not run out, serving) with the fewest tables not closed, then
     by id (None: no node is live)."""
-    row = (await session.execute(live_nodes(utc_now()).limit(1))).first()
+    # exec() runs any statement; SQLModel types it for its own select() and DML only.
+    row = (await session.exec(live_nodes(utc_now()).limit(1))).first()  # type: ignore[call-overload]
     return None if row is None else str(row.id)
 
 

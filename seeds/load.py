@@ -171,7 +171,9 @@ async def apply_seeds(engine: AsyncEngine, data: SeedData | None = None) -> tupl
     writer = engine.execution_options(sqlite_begin="IMMEDIATE")
     async with AsyncSession(writer, expire_on_commit=False) as session, session.begin():
         if engine.dialect.name == "postgresql":
-            await session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+            await session.exec(  # type: ignore[call-overload]
+                sa.text("SELECT pg_advisory_xact_lock(:key)"), params={"key": _LOCK_KEY}
+            )
         rows: list[CityRow | StakeLevelRow] = [*data.cities, *data.stakes]
         for row in rows:
             existing = await session.get(type(row), row.id)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from litestar import Controller, get, post
 from litestar.datastructures import State
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
 
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.accounts.schemas import LoginRequest, PlayerView, RegisterRequest, TokenResponse
@@ -27,7 +29,9 @@ class AccountsController(Controller):
         summary="Register (a wallet with the sign-up grant of play money comes with it)",
         responses=problem_responses(409, 422),
     )
-    async def register(self, data: RegisterRequest, accounts: Accounts) -> PlayerView:
+    async def register(
+        self, data: JSONBody[RegisterRequest], accounts: NamedDependency[Accounts]
+    ) -> PlayerView:
         return player_view(await accounts.register(data))
 
     @post(
@@ -37,7 +41,9 @@ class AccountsController(Controller):
         responses=problem_responses(401, 429),
         opt={"rate_limit": "login"},
     )
-    async def log_in(self, data: LoginRequest, accounts: Accounts, state: State) -> TokenResponse:
+    async def log_in(
+        self, data: JSONBody[LoginRequest], accounts: NamedDependency[Accounts], state: State
+    ) -> TokenResponse:
         player = await accounts.log_in(data)
         ttl = state.settings.token_seconds
         return TokenResponse(
@@ -53,5 +59,5 @@ class AccountsController(Controller):
         responses=problem_responses(401),
         security=[{"BearerToken": []}],
     )
-    async def me(self, current_player: PlayerRow) -> PlayerView:
+    async def me(self, current_player: NamedDependency[PlayerRow]) -> PlayerView:
         return player_view(current_player)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from litestar import Controller, get
+from litestar.di import NamedDependency
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from lobby_api.catalog import services
@@ -15,11 +16,11 @@ class CatalogController(Controller):
     tags = ["catalogue"]  # noqa: RUF012 (Litestar's API)
 
     @get("/cities", summary="The cities players belong to")
-    async def cities(self, db_session: AsyncSession) -> list[CityView]:
+    async def cities(self, db_session: NamedDependency[AsyncSession]) -> list[CityView]:
         return [CityView(c.id, c.name) for c in await services.list_cities(db_session)]
 
     @get("/stakes", summary="The stake levels quick games are played at")
-    async def stakes(self, db_session: AsyncSession) -> list[StakeLevelView]:
+    async def stakes(self, db_session: NamedDependency[AsyncSession]) -> list[StakeLevelView]:
         return [
             StakeLevelView(
                 id=s.id,

@@ -15,7 +15,8 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.background_tasks import BackgroundTask
 from litestar.datastructures import State
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import HeaderParameter, JSONBody, Parameter
 
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.auth import issue_token
@@ -48,8 +49,8 @@ __all__ = ["QuickGameController", "TableController"]
 
 IdempotencyKey = Annotated[
     str,
-    Parameter(
-        header=HEADER,
+    HeaderParameter(
+        name=HEADER,
         min_length=1,
         max_length=255,
         pattern=r"^[\x21-\x7e]+$",
@@ -104,12 +105,12 @@ class QuickGameController(Controller):
     async def quick_game(
         self,
         request: Request[Any, Any, Any],
-        data: QuickGameRequest,
+        data: JSONBody[QuickGameRequest],
         idempotency_key: IdempotencyKey,
-        current_player: PlayerRow,
-        opening: QuickGameOpening,
-        matchmaking: Matchmaking,
-        bot_requests: BotRequests,
+        current_player: NamedDependency[PlayerRow],
+        opening: NamedDependency[QuickGameOpening],
+        matchmaking: NamedDependency[Matchmaking],
+        bot_requests: NamedDependency[BotRequests],
         state: State,
     ) -> Response[QuickGameView]:
         key = check_key(idempotency_key)
@@ -139,10 +140,10 @@ class QuickGameController(Controller):
     async def open_ticket(
         self,
         request: Request[Any, Any, Any],
-        data: TicketRequest,
+        data: JSONBody[TicketRequest],
         idempotency_key: IdempotencyKey,
-        current_player: PlayerRow,
-        matchmaking: Matchmaking,
+        current_player: NamedDependency[PlayerRow],
+        matchmaking: NamedDependency[Matchmaking],
     ) -> Response[TicketView]:
         key = check_key(idempotency_key)
         answer = await matchmaking.open_ticket(
@@ -156,7 +157,10 @@ class QuickGameController(Controller):
         responses=problem_responses(401, 404),
     )
     async def ticket(
-        self, ticket_id: TicketId, player_id: str, matchmaking: Matchmaking
+        self,
+        ticket_id: TicketId,
+        player_id: NamedDependency[str],
+        matchmaking: NamedDependency[Matchmaking],
     ) -> TicketView:
         return await matchmaking.get_ticket(player_id, ticket_id)
 
@@ -167,7 +171,10 @@ class QuickGameController(Controller):
         responses=problem_responses(401, 404, 409),
     )
     async def cancel_ticket(
-        self, ticket_id: TicketId, player_id: str, matchmaking: Matchmaking
+        self,
+        ticket_id: TicketId,
+        player_id: NamedDependency[str],
+        matchmaking: NamedDependency[Matchmaking],
     ) -> TicketView:
         return await matchmaking.cancel_ticket(player_id, ticket_id)
 
@@ -187,8 +194,8 @@ class QuickGameController(Controller):
     async def bot_desk(
         self,
         request: Request[Any, Any, Any],
-        data: BotDeskRequest,
-        bot_requests: BotRequests,
+        data: JSONBody[BotDeskRequest],
+        bot_requests: NamedDependency[BotRequests],
         state: State,
     ) -> BotDeskView:
         check_desk_token(request.headers.get("authorization"), state.settings.jwt_secret)
@@ -212,10 +219,10 @@ class TableController(Controller):
         self,
         request: Request[Any, Any, Any],
         table_id: TableId,
-        data: TopUpRequest,
+        data: JSONBody[TopUpRequest],
         idempotency_key: IdempotencyKey,
-        current_player: PlayerRow,
-        topups: TopUps,
+        current_player: NamedDependency[PlayerRow],
+        topups: NamedDependency[TopUps],
     ) -> Response[TopUpView]:
         key = check_key(idempotency_key)
         answer = await topups.top_up(
@@ -237,9 +244,9 @@ class TableController(Controller):
     async def leave(
         self,
         table_id: TableId,
-        current_player: PlayerRow,
-        leaving: Leaving,
-        matchmaking: Matchmaking,
+        current_player: NamedDependency[PlayerRow],
+        leaving: NamedDependency[Leaving],
+        matchmaking: NamedDependency[Matchmaking],
     ) -> Response[LeaveView]:
         view, freed = await leaving.leave(current_player, table_id)
         background = None
@@ -257,7 +264,10 @@ class TableController(Controller):
         responses=problem_responses(401, 404),
     )
     async def table(
-        self, table_id: TableId, player_id: str, bot_requests: BotRequests
+        self,
+        table_id: TableId,
+        player_id: NamedDependency[str],
+        bot_requests: NamedDependency[BotRequests],
     ) -> TableView:
         return await bot_requests.table_view(player_id, table_id)
 
@@ -270,9 +280,9 @@ class TableController(Controller):
     async def ask_for_bots(
         self,
         table_id: TableId,
-        current_player: PlayerRow,
-        bot_requests: BotRequests,
-        data: BotsRequest | None = None,
+        current_player: NamedDependency[PlayerRow],
+        bot_requests: NamedDependency[BotRequests],
+        data: JSONBody[BotsRequest | None] = None,
     ) -> TableView:
         players = data.players if data is not None else BotsRequest().players
         return await bot_requests.ask(current_player, table_id, players)
@@ -284,7 +294,10 @@ class TableController(Controller):
         responses=problem_responses(401, 404),
     )
     async def keep_waiting(
-        self, table_id: TableId, current_player: PlayerRow, bot_requests: BotRequests
+        self,
+        table_id: TableId,
+        current_player: NamedDependency[PlayerRow],
+        bot_requests: NamedDependency[BotRequests],
     ) -> TableView:
         return await bot_requests.withdraw(current_player, table_id)
 
@@ -297,9 +310,9 @@ class TableController(Controller):
     async def rotate_seed(
         self,
         table_id: TableId,
-        current_player: PlayerRow,
-        seed_rotation: SeedRotation,
-        data: RotateSeedRequest | None = None,
+        current_player: NamedDependency[PlayerRow],
+        seed_rotation: NamedDependency[SeedRotation],
+        data: JSONBody[RotateSeedRequest | None] = None,
     ) -> RotateSeedView:
         seed = data.client_seed if data is not None else None
         return await seed_rotation.rotate_seed(current_player, table_id, seed)

@@ -11,6 +11,7 @@ import msgspec
 import sqlalchemy as sa
 from litestar import Controller, get
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 from sqlmodel import col, select
 
 from engine_server.store.types import utc_now
@@ -50,7 +51,9 @@ class WaitingController(Controller):
         responses=problem_responses(401),
         security=[{"BearerToken": []}],
     )
-    async def waiting(self, current_player: PlayerRow, state: State) -> WaitingView:
+    async def waiting(
+        self, current_player: NamedDependency[PlayerRow], state: State
+    ) -> WaitingView:
         city = current_player.city
         async with state.db.read() as session:
             levels = await list_stake_levels(session)

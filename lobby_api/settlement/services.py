@@ -106,14 +106,14 @@ def occupied_seats_query(table_id: str) -> Any:
 
 
 async def occupied_seats(session: AsyncSession, table_id: str) -> int:
-    return int((await session.execute(occupied_seats_query(table_id))).scalar_one())
+    return int((await session.exec(occupied_seats_query(table_id))).scalar_one())
 
 
 async def unsettled_seats(session: AsyncSession, table_id: str) -> int:
     """How many seated sessions of the table have not been settled yet (open ones too)."""
     return int(
         (
-            await session.execute(
+            await session.exec(
                 select(sa.func.count())
                 .select_from(LobbySeatRow)
                 .where(
@@ -122,7 +122,7 @@ async def unsettled_seats(session: AsyncSession, table_id: str) -> int:
                     col(LobbySeatRow.settled_at).is_(None),
                 )
             )
-        ).scalar_one()
+        ).one()
     )
 
 

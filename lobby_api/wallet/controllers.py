@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.params import Parameter
 
 from lobby_api.problems import problem_responses
@@ -30,7 +30,7 @@ class WalletController(Controller):
     )
     async def wallet(
         self,
-        wallet: PlayerWallet,
+        wallet: NamedDependency[PlayerWallet],
         page_size: Annotated[int, Parameter(ge=1, le=100, description="entries per page")] = 20,
         page_token: Annotated[
             str | None, Parameter(max_length=200, description="next_page_token of a page")

@@ -64,20 +64,20 @@ def test_threads_running_before_and_started_after_the_pinning_stay_on_the_cpus()
         gate.set()
         """
     )
-    process = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", child], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None and process.stdin is not None
-        pid, before, after = map(int, process.stdout.readline().split())
-        threads = allowed(pid)
-        assert {before, after, pid} <= set(threads)
-        assert set(threads.values()) == {"0"}
-        process.stdin.write("\n")
-        process.stdin.flush()
-        assert process.wait(10) == 0
-    finally:
-        process.kill()
+    ) as process:
+        try:
+            assert process.stdout is not None and process.stdin is not None
+            pid, before, after = map(int, process.stdout.readline().split())
+            threads = allowed(pid)
+            assert {before, after, pid} <= set(threads)
+            assert set(threads.values()) == {"0"}
+            process.stdin.write("\n")
+            process.stdin.flush()
+            assert process.wait(10) == 0
+        finally:
+            process.kill()
 
 
 @pytest.mark.skipif(len(ALL) < 2, reason="needs two CPUs to tell a pinned engine apart")
@@ -92,17 +92,17 @@ def test_stud_engine_runs_every_thread_on_the_cpus_it_is_given(tmp_path: Path) -
     }
     command = [str(STUD), "engine", "--grpc-port", "0", "--web-port", "0"]
     command += ["--database-url", f"sqlite:///{tmp_path}/engine.sqlite3"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, cwd=tmp_path)
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 60)
-        assert ready, "stud engine printed nothing in 60 s"
-        started = json.loads(process.stdout.readline())
-        assert started["cpus"] == str(cpu)
-        threads = allowed(process.pid)
-        # The loop's, grpcio's and the database's threads alike.
-        assert len(threads) > 3
-        assert set(threads.values()) == {str(cpu)}
-    finally:
-        process.terminate()
-        process.wait(30)
+    with subprocess.Popen(command, stdout=subprocess.PIPE, env=env, cwd=tmp_path) as process:
+        try:
+            assert process.stdout is not None
+            ready, _, _ = select.select([process.stdout], [], [], 60)
+            assert ready, "stud engine printed nothing in 60 s"
+            started = json.loads(process.stdout.readline())
+            assert started["cpus"] == str(cpu)
+            threads = allowed(process.pid)
+            # The loop's, grpcio's and the database's threads alike.
+            assert len(threads) > 3
+            assert set(threads.values()) == {str(cpu)}
+        finally:
+            process.terminate()
+            process.wait(30)

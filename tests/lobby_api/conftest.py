@@ -276,5 +276,9 @@ async def city(client: httpx.AsyncClient, app: Litestar) -> str:
 
 
 @pytest.fixture
-def db(app: Litestar) -> Database:
-    return app.state.db  # type: ignore[no-any-return]
+async def db(app: Litestar) -> AsyncIterator[Database]:
+    database: Database = app.state.db
+    yield database
+    # A test without ``client`` never runs the lifespan that disposes of the database: its
+    # pooled connections would be left to the garbage collector (ResourceWarning).
+    await database.dispose()

@@ -72,12 +72,12 @@ async def register(
 
 async def scalar(db: Database, sql: str, **params: Any) -> Any:
     async with db.read() as session:
-        return (await session.execute(sa.text(sql), params)).scalar()
+        return (await session.exec(sa.text(sql), params=params)).scalar()  # type: ignore[call-overload]
 
 
 async def rows(db: Database, sql: str, **params: Any) -> list[Any]:
     async with db.read() as session:
-        return list((await session.execute(sa.text(sql), params)).all())
+        return list((await session.exec(sa.text(sql), params=params)).all())  # type: ignore[call-overload]
 
 
 async def counts(db: Database) -> dict[str, int]:

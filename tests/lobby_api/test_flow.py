@@ -12,7 +12,6 @@ import asyncio
 import time
 
 import httpx
-import pytest
 
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import Engine
@@ -20,8 +19,7 @@ from tests.lobby_api.support import Player, assert_ledger_consistent, play, regi
 
 HANDS = 3
 
-#: These tests share the session's engine (each keeps to a city of its own).
-pytestmark = pytest.mark.shared_engine
+# These tests share the session's engine (each keeps to a city of its own).
 
 
 async def _leave_and_settle(player: Player, table_id: str, db: Database) -> dict[str, object]:

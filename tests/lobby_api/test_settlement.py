@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-import pytest
 from litestar import Litestar
 from stud.v1 import table_service_pb2
 
@@ -15,8 +14,7 @@ from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.conftest import build_app, running
 from tests.lobby_api.support import assert_ledger_consistent, register, scalar
 
-#: These tests share the session's engine (each keeps to a city of its own).
-pytestmark = pytest.mark.shared_engine
+# These tests share the session's engine (each keeps to a city of its own).
 
 
 async def test_replicas_sweeping_at_once_credit_a_closed_session_once(

@@ -189,3 +189,5 @@ def test_an_installed_engine_migrates_an_empty_database_and_starts(installed: In
         if engine.poll() is None:
             engine.kill()
             engine.wait()
+        if engine.stdout is not None:
+            engine.stdout.close()

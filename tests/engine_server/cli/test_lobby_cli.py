@@ -27,27 +27,27 @@ def _environment() -> dict[str, str]:
 @pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
 def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path, loop: str) -> None:
     url = f"sqlite:///{tmp_path}/cli.sqlite3"
-    process = subprocess.Popen(
+    with subprocess.Popen(
         [STUD, "lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"],
         env={**_environment(), "STUD_LOBBY_LOOP": loop},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    try:
-        assert process.stdout is not None
-        ready = json.loads(process.stdout.readline())
-        assert ready["engine"] == "127.0.0.1:9" and ready["database"] == url
-        assert ready["loop"] == loop
-        with httpx.Client(base_url=ready["http"], timeout=10) as http:
-            assert http.get("/health").json() == {"status": "ok"}
-            assert {c["id"] for c in http.get("/cities").json()} >= {"oslo", "vienna"}
-            assert http.get("/schema/openapi.json").status_code == 200
-        assert current_revisions(url) == head_revisions()
-    finally:
-        process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=30)
-    assert code == 0, process.stderr.read() if process.stderr else ""
+    ) as process:
+        try:
+            assert process.stdout is not None
+            ready = json.loads(process.stdout.readline())
+            assert ready["engine"] == "127.0.0.1:9" and ready["database"] == url
+            assert ready["loop"] == loop
+            with httpx.Client(base_url=ready["http"], timeout=10) as http:
+                assert http.get("/health").json() == {"status": "ok"}
+                assert {c["id"] for c in http.get("/cities").json()} >= {"oslo", "vienna"}
+                assert http.get("/schema/openapi.json").status_code == 200
+            assert current_revisions(url) == head_revisions()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            code = process.wait(timeout=30)
+        assert code == 0, process.stderr.read() if process.stderr else ""
 
 
 def test_stud_lobby_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ Every test runs against a real engine on loopback; each keeps to a city of its o
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from engine_server.auth import Scope, mint_token
 from lobby_api.db import Database
@@ -16,8 +15,6 @@ from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, register
 
 SLOW = "t-austria"  # a 30 s clock: nothing moves by itself
-
-pytestmark = pytest.mark.shared_engine
 
 
 def _desk_token(settings: LobbySettings, scopes: list[Scope] | None = None) -> dict[str, str]:

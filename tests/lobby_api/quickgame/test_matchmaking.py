@@ -7,7 +7,6 @@ import asyncio
 import time
 
 import httpx
-import pytest
 
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import Engine
@@ -16,8 +15,7 @@ from tests.lobby_api.support import assert_ledger_consistent, counts, register, 
 
 SLOW = "t-austria"  # a 30 s clock: a running hand waits, nothing moves by itself
 
-#: These tests share the session's engine (each keeps to a city of its own).
-pytestmark = pytest.mark.shared_engine
+# These tests share the session's engine (each keeps to a city of its own).
 
 
 async def _open(client: httpx.AsyncClient, city: str, level: str = SLOW) -> tuple[object, str]:

@@ -33,8 +33,7 @@ HEX64 = re.compile(r"^[0-9a-f]{64}$")
 #: Concurrency is shown on PostgreSQL (SQLite serialises every writer anyway).
 POSTGRES_ONLY = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 
-#: These tests share the session's engine (each keeps to a city of its own).
-pytestmark = pytest.mark.shared_engine
+# These tests share the session's engine (each keeps to a city of its own).
 
 
 def quick(level: str = "t-fast", buy_in: int = 100, seed: str = "alice_01") -> dict[str, object]:

@@ -8,7 +8,6 @@ import time
 import uuid
 
 import httpx
-import pytest
 import sqlalchemy as sa
 
 from lobby_api.db import Database
@@ -17,8 +16,7 @@ from tests.lobby_api.support import Player, assert_ledger_consistent, counts, re
 
 SLOW = "t-austria"
 
-#: These tests share the session's engine (each keeps to a city of its own).
-pytestmark = pytest.mark.shared_engine
+# These tests share the session's engine (each keeps to a city of its own).
 
 
 async def _open(
@@ -99,9 +97,9 @@ async def test_casinos_austria_top_ups_reach_the_minimum_buy_in(
     # As if hands had taken them down to 20 chips (only the lobby's check reads this).
     for seat_session in (game["seat_session_id"], house_game["seat_session_id"]):
         async with db.write() as session:
-            await session.execute(
+            await session.exec(  # type: ignore[call-overload]
                 sa.text("UPDATE seat_sessions SET stack = 20 WHERE id = :s"),
-                {"s": seat_session},
+                params={"s": seat_session},
             )
     short = await austrian.post(f"/tables/{game['table_id']}/topup", {"amount": 10})
     assert short.status_code == 422 and short.json()["field"] == "amount"

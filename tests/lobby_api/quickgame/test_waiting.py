@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from tests.lobby_api.support import register
 
 SLOW = "t-austria"
-
-pytestmark = pytest.mark.shared_engine
 
 
 async def test_counts_waiting_players_of_my_city_per_level(
