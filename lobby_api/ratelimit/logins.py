@@ -82,13 +82,13 @@ class LoginFailures:
         account = self.account(username)
         insert = postgresql.insert if self.db.is_postgres else sqlite.insert
         async with self.db.write() as session:
-            await session.execute(
+            await session.exec(
                 insert(_TABLE)
                 .values(account=account, failures=0, locked_until=0, last_failure=0)
                 .on_conflict_do_nothing(index_elements=[_TABLE.c.account])
             )
             row = (
-                await session.execute(
+                await session.exec(  # type: ignore[call-overload]
                     sa.select(_TABLE.c.failures, _TABLE.c.locked_until, _TABLE.c.last_failure)
                     .where(_TABLE.c.account == account)
                     .with_for_update()
@@ -106,7 +106,7 @@ class LoginFailures:
                     headers={"Retry-After": str(wait)},
                 )
             failures = 1 if now - last_failure >= self.forget_ms else failures + 1
-            await session.execute(
+            await session.exec(
                 sa.update(_TABLE)
                 .where(_TABLE.c.account == account)
                 .values(
