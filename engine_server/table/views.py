@@ -138,7 +138,11 @@ def table_view(
         commitment=seed.commitment,
         client_seed=seed.client_seed,
         hands_dealt=seed.next_nonce,
-        nonce=state.nonce if hand is not None else None,
+        # Between hands: the last hand dealt from this seed pair (table.proto), none after a
+        # rotation until the new pair deals.
+        nonce=state.nonce
+        if hand is not None
+        else (seed.next_nonce - 1 if seed.next_nonce else None),
         next_commitment=seed.next_commitment,
         last_hand=state.last_hand,
         server_time=datetime.now(UTC),

@@ -113,6 +113,23 @@ def test_the_legal_actions_are_shown_to_the_seat_to_act_and_to_ops() -> None:
     assert view.nonce == 0 and view.hands_dealt == 1  # the seed pair's next nonce
 
 
+def test_between_hands_the_nonce_is_the_last_hand_dealt_from_the_seed_pair() -> None:
+    """table.proto: the running hand's nonce, or the last one's between hands (was: 0)."""
+    state = table_state(seat(1), seat(2), seat(3))
+    assert table_view(state, None).nonce is None  # nothing dealt from this pair yet
+    deal(state, nonce=0)
+    state.hand = None  # the hand ended
+    deal(state, nonce=1)
+    assert table_view(state, None).nonce == 1
+    state.hand = None
+    between = table_view(state, None)
+    assert not between.hand_in_progress
+    assert (between.nonce, between.hands_dealt) == (1, 2)
+    # A rotation hands the table a fresh pair: no hand has been dealt from it yet.
+    state.seed.next_nonce = 0
+    assert table_view(state, None).nonce is None
+
+
 def test_own_parts_give_each_seat_in_the_hand_its_cards_and_the_turn_its_actions() -> None:
     state = table_state(seat(1), seat(2), seat(3), seat(4, sitting_out=True))
     assert own_parts(state) == {}
