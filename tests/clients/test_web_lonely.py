@@ -12,8 +12,8 @@ clients/web/test/lonely-table.mjs drives Debian's Chromium with playwright-core:
   the hand starts. After a hand she played, the seed pair is rotated between hands, and the
   page tells her which of her past hands the revealed seed made public, before she plays on.
 
-Screenshots in test-artifacts/ (web-lonely-waiting.png, web-lonely-kept.png,
-web-lonely-bots.png, web-seed-notice.png).
+Screenshots in test-artifacts/ (web-lonely-waiting.png, web-lonely-phone.png (390x844),
+web-lonely-kept.png, web-lonely-bots.png, web-seed-notice.png).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import pytest
 
 from engine_server.auth import Scope, mint_token
 from tests.clients.room import BotsProcess, card_room, sign_up
-from tests.clients.test_web_table import ARTIFACTS, CHROMIUM, WEB, npm_packages
+from tests.clients.test_web_table import ARTIFACTS, CHROMIUM, WEB, _png_size, npm_packages
 from tests.engine_server.api.conftest import SECRET
 
 __all__ = ["npm_packages"]
@@ -182,6 +182,9 @@ def _check_keep_waiting(report: dict[str, Any]) -> None:
     assert waiting["playWithBots"] and waiting["keepWaiting"]
     assert waiting["choices"] == [2, 3, 4, 5, 6, 7]  # the house level seats 7
     assert waiting["error"] == ""
+    phone = report["phone"]
+    assert phone["scrollWidth"] <= 390 and phone["panelRight"] <= 390, phone
+    assert phone["controlsInside"], phone
 
     requested = report["requested"]
     assert requested["bots"] == "requested" and requested["fillTo"] == "3"
@@ -286,3 +289,4 @@ async def test_a_lonely_player_keeps_waiting_or_plays_with_bots_in_chromium(
     for name in ("web-lonely-waiting.png", "web-lonely-kept.png", "web-lonely-bots.png"):
         assert (ARTIFACTS / name).stat().st_size > 20_000, name
     assert (ARTIFACTS / "web-seed-notice.png").stat().st_size > 30_000
+    assert _png_size(ARTIFACTS / "web-lonely-phone.png") == (390, 844)

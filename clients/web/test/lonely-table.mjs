@@ -6,7 +6,7 @@
  *
  * MODE "keep-waiting": quick game, the waiting panel (bots available), "Play with bots", then
  *   "Keep waiting" (the request is taken back), then leave. Screenshots web-lonely-waiting.png,
- *   web-lonely-kept.png.
+ *   web-lonely-phone.png (the panel on a 390x844 phone), web-lonely-kept.png.
  * MODE "bots": quick game, the waiting panel, "Play with bots"; the bots sit in and the hand
  *   starts; he plays until a hand he acted in has ended; the seed pair is rotated (by the
  *   test) and the notice of his past hands made public shows; he reads it, reloads (it stays
@@ -121,6 +121,22 @@ try {
   report.waiting = await panel();
   report.felt = await page.$eval("#table-view", (view) => ({ handNumber: Number(view.dataset.handNumber ?? "0") }));
   await page.screenshot({ path: join(artifacts, mode === "bots" ? "web-lonely-bots.png" : "web-lonely-waiting.png"), fullPage: true });
+  if (mode === "keep-waiting") {
+    // The same panel on a 390x844 phone: nothing sticks out sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    report.phone = await page.evaluate(() => {
+      const box = document.querySelector("#opponents").getBoundingClientRect();
+      const buttons = [...document.querySelectorAll("#opponents button:not([hidden]), #opponents select")].map((b) => b.getBoundingClientRect());
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        panelRight: box.right,
+        controlsInside: buttons.every((b) => b.left >= box.left && b.right <= box.right),
+      };
+    });
+    await page.screenshot({ path: join(artifacts, "web-lonely-phone.png"), fullPage: false });
+    await page.setViewportSize({ width: 1360, height: 900 });
+  }
 
   if (mode === "keep-waiting") {
     await page.click("#play-with-bots");

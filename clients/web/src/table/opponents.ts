@@ -221,7 +221,8 @@ export class OpponentsPanel {
     const chosen = Number(select.value) || DEFAULT_PLAYERS;
     const options: HTMLOptionElement[] = [];
     for (let players = 2; players <= seats; players += 1) {
-      const option = el("option", "", `${players} players (${plural(players - 1, "bot", "bots")} and you)`);
+      const option = el("option", "", `${players} players`);
+      option.title = `${plural(players - 1, "bot", "bots")} and you`;
       option.value = String(players);
       options.push(option);
     }
