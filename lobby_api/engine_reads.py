@@ -23,7 +23,7 @@ hands
     :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
     :func:`player_hands_at_table`
 seed pairs
-    :func:`seed_pair`, :func:`seed_pairs_of`
+    :func:`seed_pair`, :func:`seed_pairs_of`, :func:`rotated_pairs`
 tables
     :func:`closed_table`, :func:`table_owner`
 engine nodes
@@ -64,6 +64,7 @@ __all__ = [
     "EngineNode",
     "HandRecord",
     "HandSeat",
+    "RotatedPair",
     "SeatSession",
     "SeedPair",
     "closed_table",
@@ -74,6 +75,7 @@ __all__ = [
     "node",
     "player_hands_at_table",
     "player_hands_page",
+    "rotated_pairs",
     "running_hand_of",
     "seat_session",
     "seat_session_closed",
@@ -201,6 +203,19 @@ class SeedPair:
     @property
     def is_revealed(self) -> bool:
         return self.revealed_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RotatedPair:
+    """A seed pair rotated away while its table dealt on: its dealer seed is revealed, so the
+    deck of every hand it dealt can be recomputed by anyone — every down card, folded or not."""
+
+    commitment: str
+    revealed_at: datetime
+    #: The table's hands dealt from it, by hand number.
+    hand_numbers: tuple[int, ...]
+    #: Those of them the player asked about was dealt into.
+    player_hand_numbers: tuple[int, ...]
 
 
 def _hand(row: HandRow) -> HandRecord:
@@ -406,6 +421,56 @@ async def seed_pairs_of(session: AsyncSession, table_id: str) -> list[SeedPair]:
         )
     ).all()
     return [_seed_pair(row) for row in rows]
+
+
+async def rotated_pairs(session: AsyncSession, table_id: str, player_id: str) -> list[RotatedPair]:
+    """The table's pairs revealed by a rotation (not by its closing), oldest first, with the
+    hands each dealt and those ``player_id`` was dealt into."""
+    pairs = (
+        await session.exec(
+            select(SeedPairRow)
+            .where(
+                SeedPairRow.table_id == table_id,
+                SeedPairRow.state == SeedPairState.RETIRED.value,
+                col(SeedPairRow.revealed_at).is_not(None),
+            )
+            .order_by(col(SeedPairRow.ordinal))
+        )
+    ).all()
+    if not pairs:
+        return []
+    hands = (
+        await session.exec(
+            select(HandRow.id, HandRow.seed_pair_id, HandRow.hand_number)
+            .where(col(HandRow.seed_pair_id).in_([p.id for p in pairs]))
+            .order_by(col(HandRow.hand_number))
+        )
+    ).all()
+    his = set(
+        (
+            await session.exec(
+                select(HandPlayerRow.hand_id).where(
+                    col(HandPlayerRow.hand_id).in_([hand_id for hand_id, _, _ in hands]),
+                    HandPlayerRow.player_id == player_id,
+                )
+            )
+        ).all()
+    )
+    answers = []
+    for pair in pairs:
+        assert pair.revealed_at is not None
+        dealt = [
+            (number, hand_id in his) for hand_id, pair_id, number in hands if pair_id == pair.id
+        ]
+        answers.append(
+            RotatedPair(
+                commitment=pair.commitment,
+                revealed_at=pair.revealed_at,
+                hand_numbers=tuple(number for number, _ in dealt),
+                player_hand_numbers=tuple(number for number, mine in dealt if mine),
+            )
+        )
+    return answers
 
 
 # ----------------------------------------------------------------------------- tables

@@ -43,6 +43,7 @@ from lobby_api.quickgame.models import (
     TicketRow,
     TicketStatus,
 )
+from lobby_api.quickgame.reveals import seed_reveals
 from lobby_api.quickgame.schemas import (
     BotDeskRequest,
     BotDeskView,
@@ -267,6 +268,7 @@ class BotRequests:
             city=table.city,
             stake_level=table.stake_level,
             opponents=await self.opponents(session, table, player_id),
+            seed_reveals=await seed_reveals(session, table.table_id, player_id),
         )
 
     async def ask(self, player: PlayerRow, table_id: str, players: int) -> TableView:

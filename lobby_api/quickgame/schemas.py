@@ -19,6 +19,7 @@ __all__ = [
     "RevealedSeed",
     "RotateSeedRequest",
     "RotateSeedView",
+    "SeedReveal",
     "TableView",
     "TicketRequest",
     "TicketView",
@@ -104,6 +105,28 @@ class Opponents(msgspec.Struct):
     ]
 
 
+class SeedReveal(msgspec.Struct):
+    """A rotation of the table's seed pair revealed a dealer seed while the table dealt on.
+
+    Revealing a dealer seed is what makes its hands checkable (docs/fairness.md), and it makes
+    the deck of every hand it dealt recomputable by anyone who looks — every down card of every
+    seat, folded ones included. Players at the table are told so before they play on.
+    """
+
+    commitment: Annotated[str, _doc("the commitment of the dealer seed revealed")]
+    revealed_at: Annotated[datetime, _doc("when the rotation revealed it")]
+    hands: Annotated[
+        list[int], _doc("the table's hands dealt from it (hand numbers): their decks are public")
+    ]
+    your_hands: Annotated[
+        list[int],
+        _doc(
+            "those of them you were dealt into: your down cards there, folded ones too, can be seen"
+        ),
+    ]
+    message: Annotated[str, _doc("one sentence for the player: what was revealed, and when")]
+
+
 class QuickGameRequest(msgspec.Struct):
     stake_level: StakeLevelId
     #: Within the level's min_buy_in..max_buy_in (no short buys).
@@ -148,6 +171,13 @@ class TableView(msgspec.Struct):
     city: str
     stake_level: str
     opponents: Opponents
+    seed_reveals: Annotated[
+        list[SeedReveal],
+        _doc(
+            "every rotation of the table's seed pair so far, oldest first: the hands whose "
+            "decks (every down card) it made public, and which of them were yours"
+        ),
+    ]
 
 
 class BotsRequest(msgspec.Struct):
@@ -271,3 +301,11 @@ class RotateSeedView(msgspec.Struct):
     revealed: RevealedSeed
     current: RevealedSeed
     next_commitment: str
+    reveal: Annotated[
+        SeedReveal | None,
+        _doc(
+            "what this rotation made public: the hands dealt from the revealed seed, their "
+            "decks recomputable with every down card (also told to every player at the table "
+            "by GET /tables/{table_id})"
+        ),
+    ] = None

@@ -1,4 +1,9 @@
-"""Seed rotation: the opener reveals the dealer seed and deals on from the next pair."""
+"""Seed rotation: the opener reveals the dealer seed and deals on from the next pair.
+
+The answer says what the rotation made public (the hands dealt from the revealed seed, whose
+decks anyone can now recompute: :mod:`lobby_api.quickgame.reveals`); the other players at the
+table learn it from ``GET /tables/{table_id}``.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from lobby_api.engine_nodes import TableEngines
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.common import check_client_seed, engine_refusal, my_seat
 from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus
+from lobby_api.quickgame.reveals import seed_reveals
 from lobby_api.quickgame.schemas import RevealedSeed, RotateSeedView
 
 __all__ = ["SeedRotation"]
@@ -52,6 +58,9 @@ class SeedRotation:
                 if locked is not None:
                     locked.client_seed = seed
                     session.add(locked)
+        async with self.db.read() as session:
+            reveals = await seed_reveals(session, table_id, player.id)
+        commitment = rotated.revealed.commitment
         return RotateSeedView(
             revealed=RevealedSeed(
                 commitment=rotated.revealed.commitment,
@@ -65,6 +74,7 @@ class SeedRotation:
                 hands_dealt=rotated.current.hands_dealt,
             ),
             next_commitment=rotated.next_commitment,
+            reveal=next((r for r in reveals if r.commitment == commitment), None),
         )
 
     async def _sits_at(self, player_id: str, table_id: str) -> bool:

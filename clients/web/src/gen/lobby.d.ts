@@ -716,6 +716,8 @@ export interface components {
         RotateSeedView: {
             current: components["schemas"]["RevealedSeed"];
             next_commitment: string;
+            /** @description what this rotation made public: the hands dealt from the revealed seed, their decks recomputable with every down card (also told to every player at the table by GET /tables/{table_id}) */
+            reveal?: components["schemas"]["SeedReveal"] | null;
             revealed: components["schemas"]["RevealedSeed"];
         };
         /** SeatView */
@@ -742,6 +744,22 @@ export interface components {
             revealed_at: string | null;
             state: string;
         };
+        /** SeedReveal */
+        SeedReveal: {
+            /** @description the commitment of the dealer seed revealed */
+            commitment: string;
+            /** @description the table's hands dealt from it (hand numbers): their decks are public */
+            hands: number[];
+            /** @description one sentence for the player: what was revealed, and when */
+            message: string;
+            /**
+             * Format: date-time
+             * @description when the rotation revealed it
+             */
+            revealed_at: string;
+            /** @description those of them you were dealt into: your down cards there, folded ones too, can be seen */
+            your_hands: number[];
+        };
         /** StakeLevelView */
         StakeLevelView: {
             action_seconds: number;
@@ -763,6 +781,8 @@ export interface components {
         TableView: {
             city: string;
             opponents: components["schemas"]["Opponents"];
+            /** @description every rotation of the table's seed pair so far, oldest first: the hands whose decks (every down card) it made public, and which of them were yours */
+            seed_reveals: components["schemas"]["SeedReveal"][];
             stake_level: string;
             table: string;
             table_id: string;

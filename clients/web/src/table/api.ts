@@ -19,6 +19,10 @@ export type HandSummary = LobbyComponents["schemas"]["HandSummary"];
 export type HandView = LobbyComponents["schemas"]["HandView"];
 export type HandFairness = LobbyComponents["schemas"]["HandFairness"];
 export type Waiting = LobbyComponents["schemas"]["WaitingView"];
+export type City = LobbyComponents["schemas"]["CityView"];
+export type TableView = LobbyComponents["schemas"]["TableView"];
+export type Opponents = LobbyComponents["schemas"]["Opponents"];
+export type SeedReveal = LobbyComponents["schemas"]["SeedReveal"];
 
 /** A refusal by the lobby: its HTTP status, problem code and the field it names, if any. */
 export class LobbyProblem extends Error {
@@ -128,6 +132,27 @@ export class Lobby {
 
   stakes(): Promise<StakeLevel[]> {
     return unwrap(this.client.GET("/stakes"));
+  }
+
+  cities(): Promise<City[]> {
+    return unwrap(this.client.GET("/cities"));
+  }
+
+  /** GET /tables/{id}: his quick table now — who plays, who waits, bots, seed rotations. */
+  table(tableId: string): Promise<TableView> {
+    return unwrap(this.client.GET("/tables/{table_id}", { params: { path: { table_id: tableId } } }));
+  }
+
+  /** POST /tables/{id}/bots: play with bots, the table filled to `players` (him included). */
+  askForBots(tableId: string, players: number): Promise<TableView> {
+    return unwrap(
+      this.client.POST("/tables/{table_id}/bots", { params: { path: { table_id: tableId } }, body: { players } }),
+    );
+  }
+
+  /** DELETE /tables/{id}/bots: keep waiting for players after all (no more bots are sent). */
+  keepWaiting(tableId: string): Promise<TableView> {
+    return unwrap(this.client.DELETE("/tables/{table_id}/bots", { params: { path: { table_id: tableId } } }));
   }
 
   /** POST /quickgame: a private table dealt from this browser's client seed, with him seated. */

@@ -9,6 +9,9 @@
  *   quick game     POST /quickgame {stake_level, buy_in, client_seed}
  *                  → the table, the engine's Connect/gRPC-Web URL and a token
  *   play           TableService.WatchTable (render every snapshot), TableService.Act
+ *   alone at it    GET /tables/{id} (polled while nobody else sits there: opponents.ts),
+ *                  POST /tables/{id}/bots (play with bots), DELETE /tables/{id}/bots (keep waiting)
+ *   seed rotated   GET /tables/{id} seed_reveals: past hands of his made public (reveals.ts)
  *   leave / top up POST /tables/{id}/leave, POST /tables/{id}/topup
  *
  * The page is plain TypeScript on the DOM (no framework), bundled by esbuild
@@ -22,6 +25,8 @@ import type { HandSummary, QuickGame, StakeLevel, WalletEntry } from "./api.js";
 import { TableConnection } from "./connection.js";
 import type { Ended } from "./connection.js";
 import { chips } from "./format.js";
+import { OpponentsPanel } from "./opponents.js";
+import { SeedNotice } from "./reveals.js";
 import {
   checkHand,
   handMeta,
@@ -101,6 +106,13 @@ class TablePage {
   private handsToken = "";
   private ledgerToken: string | null = null;
   private waitingTimer: ReturnType<typeof setInterval> | undefined;
+  private opponents = new OpponentsPanel({
+    lobby: () => this.lobby,
+    stakes: () => this.stakes,
+    onView: (view) => this.seedNotice.update(view.table_id, view.seed_reveals),
+    describe: message,
+  });
+  private seedNotice = new SeedNotice();
 
   async start(): Promise<void> {
     for (const button of document.querySelectorAll<HTMLButtonElement>(".lobby-tabs .tab")) {
@@ -322,6 +334,8 @@ class TablePage {
 
   private signOut(): void {
     this.connection?.stop();
+    this.opponents.stop();
+    this.seedNotice.stop();
     sessionStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(TABLE_KEY);
     this.lobby = new Lobby(LOBBY_URL);
@@ -377,7 +391,7 @@ class TablePage {
         token: game.token ?? this.lobby.token ?? "",
       };
       sessionStorage.setItem(TABLE_KEY, JSON.stringify(seat));
-      this.openTable(seat);
+      this.openTable(seat, game);
     } catch (e) {
       error.textContent = message(e);
     } finally {
@@ -387,8 +401,11 @@ class TablePage {
 
   // ----------------------------------------------------------------------- table
 
-  private openTable(seat: Seat): void {
+  /** Sit down at his table: watch it, and say what happens while nobody else sits there. */
+  private openTable(seat: Seat, game?: QuickGame): void {
     this.seat = seat;
+    this.seedNotice.start(seat.tableId);
+    this.opponents.start(seat.tableId, game?.opponents ?? undefined, game?.city, game?.stake_level);
     this.snapshot = undefined;
     byId("log").replaceChildren();
     byId("table-error").textContent = "";
@@ -415,6 +432,10 @@ class TablePage {
       const line = describeEvent(snapshot, event);
       if (line) this.log(line);
     }
+    // The seed was rotated: the lobby says which of his hands that made public.
+    if (events.some((event) => event.kind.case === "seedRotated")) this.opponents.refresh();
+    // Alone again (the others left): what he can do about it.
+    if (snapshot.seats.length <= 1 && !snapshot.handInProgress) this.opponents.alone();
     const me = snapshot.seats.find((s) => s.number === snapshot.viewerSeat);
     const busted = me !== undefined && me.stack === 0n && !(me.inHand && snapshot.handInProgress);
     byId("top-up").hidden = !busted;
@@ -429,6 +450,8 @@ class TablePage {
     sessionStorage.removeItem(TABLE_KEY);
     this.connection = undefined;
     this.seat = undefined;
+    this.opponents.stop();
+    this.seedNotice.stop();
     await this.enterLobby(ended.kind === "left" ? "You left the table; your chips are back in your wallet." : "");
   }
 

@@ -288,7 +288,9 @@ function renderFairness(snapshot: TableSnapshot): void {
     code(`${seed.commitment.slice(0, 16)}…`, seed.commitment),
     document.createTextNode(", your client seed "),
     code(seed.clientSeed, "chosen by this browser"),
-    document.createTextNode(`, nonce ${snapshot.nonce}. The dealer seed is revealed when the table closes.`),
+    document.createTextNode(
+      `, nonce ${snapshot.nonce}. The dealer seed is revealed when it is rotated or the table closes: then every hand it dealt can be checked, and recomputed by anyone.`,
+    ),
   );
 }
 
@@ -362,6 +364,12 @@ export function describeEvent(snapshot: TableSnapshot, event: TableEvent): strin
       return `${name(kind.value.seat)} adds ${chips(kind.value.amount)}`;
     case "tableStatusChanged":
       return `Table: ${statusName(kind.value.status)}`;
+    case "seedRotated": {
+      const dealt = kind.value.revealed?.handsDealt ?? 0n;
+      return dealt > 0n
+        ? `Seed pair rotated: the dealer seed of the last ${dealt === 1n ? "hand" : `${dealt} hands`} is revealed`
+        : "Seed pair rotated before it dealt a hand";
+    }
     default:
       return undefined;
   }
