@@ -25,6 +25,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
+from prometheus_client import Counter
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -45,6 +46,11 @@ __all__ = [
 ]
 
 _TABLE: sa.Table = RefreshTokenRow.__table__  # type: ignore[attr-defined]
+
+#: Sessions revoked because a retired refresh token came back (theft, or a client renewing twice).
+REUSES = Counter(
+    "stud_lobby_refresh_token_reuses", "Sessions revoked for the reuse of a refresh token"
+)
 
 #: How long a token's row outlives its expiry: meanwhile it is refused as expired (revoked,
 #: reused), not as unknown.
@@ -176,6 +182,8 @@ class Sessions:
                     session.add(row)
                     pair = self._issue(session, player, row.session_id)
         if refusal is not None:
+            if refusal.code == "refresh_token_reused":
+                REUSES.inc()  # (committed)
             raise refusal
         return pair
 

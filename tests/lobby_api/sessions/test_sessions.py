@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from litestar import Litestar
+from prometheus_client import REGISTRY
 from sqlalchemy import text
 
 from engine_server.auth import Scope, mint_token, verify_token
@@ -108,10 +109,12 @@ async def test_a_refresh_rotates_the_token_and_a_reused_one_revokes_its_session(
     third = (await refresh(client, second["refresh_token"])).json()
 
     # The first token again: two parties hold it, so the whole session ends.
+    reuses = REGISTRY.get_sample_value("stud_lobby_refresh_token_reuses_total") or 0.0
     reused = problem(await refresh(client, first["refresh_token"]), 401, "refresh_token_reused")
     assert reused["field"] == "refresh_token" and "log in again" in reused["detail"]
     revoked = problem(await refresh(client, third["refresh_token"]), 401, "refresh_token_revoked")
     assert "used twice" in revoked["detail"]
+    assert REGISTRY.get_sample_value("stud_lobby_refresh_token_reuses_total") == reuses + 1
     assert (
         await scalar(
             db,
