@@ -100,7 +100,7 @@ async def revoke_sessions(
         statement = statement.where(_TABLE.c.player_id == player_id)
     if session_id is not None:
         statement = statement.where(_TABLE.c.session_id == session_id)
-    result = await session.exec(statement.values(revoked=True, revoked_reason=reason))  # type: ignore[call-overload]
+    result = await session.exec(statement.values(revoked=True, revoked_reason=reason))
     return int(result.rowcount or 0)
 
 
