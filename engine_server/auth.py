@@ -21,7 +21,15 @@ from functools import lru_cache
 
 import jwt
 
-__all__ = ["ALGORITHM", "Identity", "Scope", "TokenError", "mint_token", "verify_token"]
+__all__ = [
+    "ALGORITHM",
+    "Identity",
+    "Scope",
+    "TokenError",
+    "TokenExpired",
+    "mint_token",
+    "verify_token",
+]
 
 ALGORITHM = "HS256"
 
@@ -36,14 +44,26 @@ class TokenError(Exception):
     """A token that is malformed, badly signed, expired or without a subject."""
 
 
+class TokenExpired(TokenError):
+    """A well-signed token past its ``exp``: its holder should fetch a fresh one (the lobby's
+    ``POST /auth/refresh``) rather than log in again."""
+
+
 @dataclass(frozen=True, slots=True)
 class Identity:
     subject: str
     scopes: frozenset[Scope]
     name: str = ""
+    #: when the token expires (seconds since the epoch; 0: unknown). A stream checks its acts
+    #: against it: the stream outlives its token, the right to act does not.
+    expires: float = 0.0
 
     def has(self, scope: Scope) -> bool:
         return scope in self.scopes
+
+    def expired(self, now: float | None = None) -> bool:
+        """Whether the token this identity came from has expired by ``now``."""
+        return bool(self.expires) and self.expires <= (time.time() if now is None else now)
 
 
 def mint_token(
@@ -81,17 +101,17 @@ def verify_token(token: str, secret: str, *, now: float | None = None) -> Identi
     >>> verify_token(token, secret, now=1_000_060)
     Traceback (most recent call last):
     ...
-    engine_server.auth.TokenError: the token has expired
+    engine_server.auth.TokenExpired: the token has expired
     """
-    identity, expires = _verified(token, secret)
-    if expires <= (time.time() if now is None else now):
-        raise TokenError("the token has expired")
+    identity = _verified(token, secret)
+    if identity.expired(now):
+        raise TokenExpired("the token has expired")
     return identity
 
 
 @lru_cache(maxsize=16_384)
-def _verified(token: str, secret: str) -> tuple[Identity, int]:
-    """The holder of a well-signed token and when it expires (expiry is the caller's)."""
+def _verified(token: str, secret: str) -> Identity:
+    """The holder of a well-signed token, with when it expires (expiry is the caller's)."""
     try:
         claims = jwt.decode(
             token,
@@ -110,4 +130,4 @@ def _verified(token: str, secret: str) -> tuple[Identity, int]:
     raw = claims.get("scope", "")
     scopes = frozenset(Scope(s) for s in str(raw).split() if s in Scope.__members__.values())
     name = claims.get("name", "")
-    return Identity(subject, scopes, name if isinstance(name, str) else ""), int(expires)
+    return Identity(subject, scopes, name if isinstance(name, str) else "", float(expires))

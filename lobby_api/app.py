@@ -46,6 +46,8 @@ from lobby_api.play import play_router
 from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
 from lobby_api.ratelimit.limiter import Limit, RateLimits, rate_limit_middleware
 from lobby_api.ratelimit.logins import LoginFailures
+from lobby_api.sessions.controllers import SessionsController
+from lobby_api.sessions.services import Sessions
 from lobby_api.settings import LobbySettings
 
 __all__ = ["create_app"]
@@ -108,6 +110,7 @@ def create_app(
         else None
     )
     accounts = Accounts(db, hasher, settings.signup_grant, login_failures)
+    sessions = Sessions(db, settings.jwt_secret, settings.token_seconds, settings.refresh_seconds)
 
     async def settle_player(player_id: str) -> object:
         return await quick_settlement(db, engines).settle_player(player_id)
@@ -116,7 +119,7 @@ def create_app(
     wallet_reader = WalletReader(db, Owed(owed_to_player(), settle_player))
     sweep = Sweep(db, engines, settings)
     rate_limits = RateLimits(db)
-    swept = [rate_limits.forget_expired]
+    swept = [rate_limits.forget_expired, sessions.forget_expired]
     if login_failures is not None:
         swept.append(login_failures.forget_stale)
 
@@ -161,6 +164,7 @@ def create_app(
             health,
             MetricsController,
             AccountsController,
+            SessionsController,
             CatalogController,
             WalletController,
             QuickGameController,
@@ -176,6 +180,7 @@ def create_app(
             "player_id": Provide(provide_player_id, sync_to_thread=False),
             "current_player": Provide(provide_current_player),
             "accounts": Provide(lambda: accounts, sync_to_thread=False),
+            "sessions": Provide(lambda: sessions, sync_to_thread=False),
         },
         state=State(
             {
@@ -186,6 +191,7 @@ def create_app(
                 "wallet_reader": wallet_reader,
                 "sweep": sweep,
                 "login_failures": login_failures,
+                "sessions": sessions,
             }
         ),
         # Bodies as strict as the schema says, on every route (lobby_api.bodies).

@@ -4,6 +4,10 @@ Tokens are minted and checked with :mod:`engine_server.auth` (HS256, the
 shared ``STUD_JWT_SECRET``, scope ``player``), so the token the lobby gives at
 log-in also opens the player's ``WatchTable`` stream on the engine.
 
+Access tokens are short-lived (``STUD_LOBBY_TOKEN_SECONDS``, 15 minutes by default): an
+expired one is refused with the code ``token_expired``, and the client renews it with its
+refresh token (:mod:`lobby_api.sessions`).
+
 Dependencies: ``player_id`` (the token's subject, no database access) and
 ``current_player`` (the :class:`~lobby_api.accounts.models.PlayerRow`). Either
 answers 401 (a problem document with ``WWW-Authenticate: Bearer``) otherwise.
@@ -17,7 +21,7 @@ from litestar import Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 
-from engine_server.auth import Scope, TokenError, mint_token, verify_token
+from engine_server.auth import Scope, TokenError, TokenExpired, mint_token, verify_token
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.problems import DomainError
 
@@ -50,6 +54,9 @@ def token_subject(authorization: str | None, secret: str) -> str:
         raise _unauthenticated("expected 'Authorization: Bearer <token>'", "token_invalid")
     try:
         identity = verify_token(token.strip(), secret)
+    except TokenExpired as error:
+        # Its own code: the client renews it (POST /auth/refresh) and sends the request again.
+        raise _unauthenticated(str(error), "token_expired") from None
     except TokenError as error:
         raise _unauthenticated(str(error), "token_invalid") from None
     if not identity.has(Scope.PLAYER):

@@ -18,8 +18,15 @@ and the lobby counts what its successful answers did (an idempotent replay,
 |---|---|
 | ``stud_lobby_registrations_total`` | accounts registered (``POST /accounts`` 201) |
 | ``stud_lobby_logins_total`` | logins (``POST /auth/login`` 200) |
+| ``stud_lobby_token_refreshes_total`` | access tokens renewed (``POST /auth/refresh`` 200) |
+| ``stud_lobby_logouts_total`` | log-outs (``POST /auth/logout`` 204) |
+| ``stud_lobby_password_changes_total`` | password changes (``POST /accounts/me/password`` 200) |
 | ``stud_lobby_quick_games_total`` | quick-game tables opened (``POST /quickgame`` 201) |
 | ``stud_lobby_tickets_total`` | matchmaking tickets opened (``POST /tickets`` 201) |
+
+``stud_lobby_refresh_token_reuses_total`` (:mod:`lobby_api.sessions.services`) counts the
+sessions revoked because a retired refresh token came back: a stolen token, or a client that
+renews twice at once. A rise is worth a look.
 
 Every metric lives in prometheus_client's process-wide registry, which is what
 Litestar's plugin (its middleware and :class:`PrometheusController`) uses: one
@@ -46,6 +53,13 @@ PREFIX = "stud_lobby"
 DOMAIN_COUNTERS: dict[tuple[str, str, int], Counter] = {
     ("POST", "/accounts", 201): Counter(f"{PREFIX}_registrations", "Accounts registered"),
     ("POST", "/auth/login", 200): Counter(f"{PREFIX}_logins", "Successful logins"),
+    ("POST", "/auth/refresh", 200): Counter(
+        f"{PREFIX}_token_refreshes", "Access tokens renewed by a refresh token"
+    ),
+    ("POST", "/auth/logout", 204): Counter(f"{PREFIX}_logouts", "Sessions logged out"),
+    ("POST", "/accounts/me/password", 200): Counter(
+        f"{PREFIX}_password_changes", "Password changes (each revokes every session)"
+    ),
     ("POST", "/quickgame", 201): Counter(f"{PREFIX}_quick_games", "Quick-game tables opened"),
     ("POST", "/tickets", 201): Counter(f"{PREFIX}_tickets", "Matchmaking tickets opened"),
 }

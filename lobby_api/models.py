@@ -14,6 +14,7 @@ from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.idempotency.models import IdempotencyRow
 from lobby_api.quickgame.models import QuickTableRow, TicketRow, TopUpRow
 from lobby_api.ratelimit.models import LoginFailureRow, RateLimitRow
+from lobby_api.sessions.models import RefreshTokenRow
 from lobby_api.settlement.models import LobbySeatRow
 from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow, LedgerTransactionRow
 
@@ -28,6 +29,7 @@ __all__ = [
     "PlayerRow",
     "QuickTableRow",
     "RateLimitRow",
+    "RefreshTokenRow",
     "StakeLevelRow",
     "TicketRow",
     "TopUpRow",

@@ -11,7 +11,8 @@
 | ``STUD_LOBBY_SIGNUP_GRANT`` | ``10000`` | play money credited to a new account |
 | ``STUD_LOBBY_TICKET_SECONDS`` | ``120`` | how long a matchmaking ticket waits |
 | ``STUD_LOBBY_SWEEP_SECONDS`` | ``5`` | settlement sweep interval (0: no sweep task) |
-| ``STUD_LOBBY_TOKEN_SECONDS`` | ``86400`` | access token lifetime |
+| ``STUD_LOBBY_TOKEN_SECONDS`` | ``900`` | access token lifetime (at least 5 s) |
+| ``STUD_LOBBY_REFRESH_SECONDS`` | ``2592000`` | refresh token lifetime (30 days; more than the access token's) |
 | ``STUD_LOBBY_LOGIN_RATE`` | ``30`` | log-ins per minute per client address (0: no limit) |
 | ``STUD_LOBBY_LOGIN_FAILURES`` | ``5`` | failed log-ins of one account before it must wait (0: no per-account limit) |
 | ``STUD_LOBBY_LOGIN_BACKOFF_MAX`` | ``900`` | the longest such wait, seconds (it doubles from 1 s per failure) |
@@ -107,7 +108,11 @@ class LobbySettings:
     signup_grant: int = 10_000
     ticket_seconds: float = 120.0
     sweep_seconds: float = 5.0
-    token_seconds: int = 24 * 3600
+    #: How long an access token lives. Short, because nothing revokes one: the engine checks
+    #: it by itself, and a log-out or a password change only stops its refresh token.
+    token_seconds: int = 15 * 60
+    #: How long a refresh token lives unused (each refresh answers a new one).
+    refresh_seconds: int = 30 * 24 * 3600
     login_rate_per_minute: int = 30
     #: Failed log-ins of one account (by username, across every address and replica) before
     #: each further attempt must wait: 1 s after the next failure, doubling up to
@@ -137,9 +142,15 @@ class LobbySettings:
                 f"STUD_DATABASE_URL: expected a sqlite or postgresql URL, got {url!r}"
             )
         engine = env.get("STUD_LOBBY_ENGINE") or "127.0.0.1:50051"
-        token_seconds = _count(env, "STUD_LOBBY_TOKEN_SECONDS", 24 * 3600)
-        if token_seconds < 60:
-            raise SettingsError("STUD_LOBBY_TOKEN_SECONDS: must be at least 60")
+        token_seconds = _count(env, "STUD_LOBBY_TOKEN_SECONDS", 15 * 60)
+        if token_seconds < 5:
+            raise SettingsError("STUD_LOBBY_TOKEN_SECONDS: must be at least 5")
+        refresh_seconds = _count(env, "STUD_LOBBY_REFRESH_SECONDS", 30 * 24 * 3600)
+        if refresh_seconds <= token_seconds:
+            raise SettingsError(
+                "STUD_LOBBY_REFRESH_SECONDS: must be more than STUD_LOBBY_TOKEN_SECONDS "
+                f"({token_seconds})"
+            )
         return cls(
             database_url=url,
             jwt_secret=jwt_secret(env),
@@ -152,6 +163,7 @@ class LobbySettings:
             ticket_seconds=positive_float(env, "STUD_LOBBY_TICKET_SECONDS", 120.0),
             sweep_seconds=positive_float(env, "STUD_LOBBY_SWEEP_SECONDS", 5.0),
             token_seconds=token_seconds,
+            refresh_seconds=refresh_seconds,
             login_rate_per_minute=_count(env, "STUD_LOBBY_LOGIN_RATE", 30),
             login_failures=_count(env, "STUD_LOBBY_LOGIN_FAILURES", 5),
             login_backoff_max_seconds=_count(env, "STUD_LOBBY_LOGIN_BACKOFF_MAX", 900, minimum=1),

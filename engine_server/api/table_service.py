@@ -38,7 +38,7 @@ from engine_server.api.wire import (
     response_message,
     snapshot_parts,
 )
-from engine_server.auth import Identity, Scope, TokenError, verify_token
+from engine_server.auth import Identity, Scope, TokenError, TokenExpired, verify_token
 from engine_server.game.cards import format_cards
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableManager
@@ -71,6 +71,10 @@ def authenticate(headers: Mapping[str, str], secret: str) -> Identity:
         raise TableError(ErrorKind.UNAUTHENTICATED, "TOKEN_INVALID", "expected 'Bearer <token>'")
     try:
         return verify_token(token.strip(), secret)
+    except TokenExpired as error:
+        # Its own reason: the client should refresh its token (the lobby's POST /auth/refresh)
+        # and call again, not log the player in anew.
+        raise TableError(ErrorKind.UNAUTHENTICATED, "TOKEN_EXPIRED", str(error)) from None
     except TokenError as error:
         raise TableError(ErrorKind.UNAUTHENTICATED, "TOKEN_INVALID", str(error)) from None
 
@@ -199,6 +203,16 @@ class TableServiceCore:
                 return
             act = request.act
             try:
+                if identity.expired():
+                    # The stream outlives its token (it only shows the seat its own view), the
+                    # right to act does not: the client opens a new Play with a fresh token
+                    # (it replaces this stream, the seat stays), or acts through Act.
+                    raise TableError(
+                        ErrorKind.UNAUTHENTICATED,
+                        "TOKEN_EXPIRED",
+                        "the token this Play stream was opened with has expired: open a new "
+                        "Play (or call Act) with a fresh token",
+                    )
                 if act.table and act.table != table:
                     raise invalid("act.table", f"the act's table must be the watched one, {table}")
                 outcome = await self.take_action(act, identity, table)

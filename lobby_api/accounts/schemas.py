@@ -7,7 +7,7 @@ from typing import Annotated
 
 import msgspec
 
-__all__ = ["LoginRequest", "PlayerView", "RegisterRequest", "TokenResponse"]
+__all__ = ["LoginRequest", "PasswordChangeRequest", "PlayerView", "RegisterRequest"]
 
 Username = Annotated[
     str,
@@ -43,16 +43,14 @@ class LoginRequest(msgspec.Struct):
     password: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 
 
+class PasswordChangeRequest(msgspec.Struct):
+    current_password: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    #: the same rules as at registration
+    new_password: Password
+
+
 class PlayerView(msgspec.Struct):
     id: str
     username: str
     city: str
     created_at: datetime
-
-
-class TokenResponse(msgspec.Struct):
-    #: A JWT (HS256) the lobby and the engine both accept: ``Authorization: Bearer …``.
-    access_token: str
-    token_type: str
-    expires_in: int
-    player_id: str

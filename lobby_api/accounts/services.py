@@ -14,11 +14,12 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
 from lobby_api.accounts.models import PlayerRow
-from lobby_api.accounts.schemas import LoginRequest, RegisterRequest
+from lobby_api.accounts.schemas import LoginRequest, PasswordChangeRequest, RegisterRequest
 from lobby_api.catalog.services import get_city
 from lobby_api.db import Database, insert_ignore
 from lobby_api.problems import DomainError
 from lobby_api.ratelimit.logins import LoginFailures
+from lobby_api.sessions.services import RevokeReason, revoke_sessions
 from lobby_api.wallet.ledger import ISSUER, post, wallet_account
 from lobby_api.wallet.models import AccountKind, LedgerAccountRow
 
@@ -112,6 +113,50 @@ class Accounts:
         if self.login_failures is not None:
             await self.login_failures.succeeded(data.username)
         return player
+
+    async def change_password(self, player_id: str, data: PasswordChangeRequest) -> PlayerRow:
+        """Set a new password, if ``current_password`` is the player's, and revoke every
+        session of the account (their refresh tokens) in the same transaction.
+
+        The current password is checked as a log-in checks it, under the same per-account
+        limit on failures: a stolen access token is not a way to guess the password.
+        """
+        async with self.db.read() as session:
+            player = await session.get(PlayerRow, player_id)
+        if player is None:
+            raise DomainError(401, "token_invalid", "the token names no account", "Authorization")
+        if self.login_failures is not None:
+            await self.login_failures.attempt(player.username)
+        try:
+            await asyncio.to_thread(self.hasher.verify, player.password_hash, data.current_password)
+        except (VerificationError, InvalidHashError):
+            raise DomainError(
+                403, "wrong_password", "the current password is wrong", "current_password"
+            ) from None
+        if self.login_failures is not None:
+            await self.login_failures.succeeded(player.username)
+        if data.new_password == data.current_password:
+            raise DomainError(
+                422,
+                "password_unchanged",
+                "the new password must differ from the current one",
+                "new_password",
+            )
+        new_hash = await asyncio.to_thread(self.hasher.hash, data.new_password)
+        async with self.db.write() as session:
+            stored = await session.get(PlayerRow, player_id, with_for_update=True)
+            if stored is None or stored.password_hash != player.password_hash:
+                # Another change committed since the check: that one stands.
+                raise DomainError(
+                    409,
+                    "password_changed_meanwhile",
+                    "the password was changed by another request meanwhile; nothing was changed",
+                    "current_password",
+                )
+            stored.password_hash = new_hash
+            session.add(stored)
+            await revoke_sessions(session, player_id=player_id, reason=RevokeReason.PASSWORD_CHANGE)
+        return stored
 
     @staticmethod
     async def _by_key(session: AsyncSession, key: str) -> PlayerRow | None:

@@ -152,7 +152,8 @@ class QuickGameView(msgspec.Struct):
     buy_in: int
     stake_level: str
     city: str
-    #: A player token for the engine (and the lobby); absent in stored answers.
+    #: A player access token for the engine (and the lobby), as short-lived as a log-in's
+    #: (renew through the session's refresh token, docs/sessions.md); absent in stored answers.
     token: str | None = None
     opponents: Annotated[
         Opponents | None,

@@ -129,9 +129,16 @@ async def passive_player(engine: Engine, table_id: str, player_id: str, seen: Ob
         stream.cancel()
 
 
-async def run_bot(argv: list[str], token: str, timeout: float, cwd: Path = ROOT) -> BotRun:
-    """Run a client bot to its end (the token goes in STUD_TOKEN, as the bots expect)."""
-    env = {**os.environ, "STUD_TOKEN": token}
+async def run_bot(
+    argv: list[str],
+    token: str,
+    timeout: float,
+    cwd: Path = ROOT,
+    extra_env: dict[str, str] | None = None,
+) -> BotRun:
+    """Run a client bot to its end (the token goes in STUD_TOKEN, as the bots expect; secrets
+    such as a refresh token in ``extra_env``, never on the command line)."""
+    env = {**os.environ, "STUD_TOKEN": token, **(extra_env or {})}
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,

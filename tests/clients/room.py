@@ -41,7 +41,9 @@ class Room:
 
 
 @asynccontextmanager
-async def card_room(tmp_path: Path, *, between_hands_seconds: float = 0.05) -> AsyncIterator[Room]:
+async def card_room(
+    tmp_path: Path, *, between_hands_seconds: float = 0.05, token_seconds: int = 15 * 60
+) -> AsyncIterator[Room]:
     database_url = f"sqlite:///{tmp_path}/room.sqlite3"
     await prepare_database(database_url)
     engine = await launch(database_url, between_hands_seconds=between_hands_seconds)
@@ -51,6 +53,7 @@ async def card_room(tmp_path: Path, *, between_hands_seconds: float = 0.05) -> A
         sweep_seconds=1,
         login_rate_per_minute=0,
         money_rate_per_minute=0,
+        token_seconds=token_seconds,
     )
     app = build_app(settings, engine)
     config = uvicorn.Config(

@@ -16,12 +16,16 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
+from sqlmodel import select
 
 from engine_server.api.table_service import TableServiceCore
 from engine_server.auth import Identity, Scope, mint_token
+from lobby_api.sessions.models import RefreshTokenRow
 from tests.clients.bots import ROOT, Observed, assert_bot_played, passive_player, run_bot
+from tests.clients.room import card_room
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 
 MISSING = [tool for tool in ("java", "javac", "kotlinc") if shutil.which(tool) is None]
@@ -137,6 +141,82 @@ async def test_kotlin_client_watches_the_table_and_acts(
         assert mine == ["play"], calls
     else:
         assert mine == ["watch"] + ["act"] * (len(run.words("ACT")) + len(run.words("REFUSED")))
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+async def test_kotlin_client_renews_its_token_through_the_lobby(
+    tmp_path: Path, classpath: str, calls: list[tuple[str, str]], transport: str
+) -> None:
+    """With 5-second access tokens from a real lobby, the bot plays hands for several token
+    lifetimes: it renews its token by refresh (each new refresh token used once), over Play
+    opens a new stream with each token, and no act is refused."""
+    async with card_room(tmp_path, between_hands_seconds=2.5, token_seconds=5) as room:
+        async with httpx.AsyncClient(base_url=room.lobby_url) as http:
+            account = {"username": f"kotlin_{transport}", "password": "kotlin-pw-1", "city": "oslo"}
+            assert (await http.post("/accounts", json=account)).status_code == 201
+            login = await http.post("/auth/login", json=account)
+            assert login.status_code == 200, login.text
+            pair = login.json()
+        me = pair["player_id"]
+        engine = room.engine
+        await engine.create_table("t1", overrides={"action_seconds": 20})
+        await engine.seat("t1", me, buy_in=100, seat=1)
+        await engine.seat("t1", "python", buy_in=100, seat=2)
+        seen = Observed()
+        other = asyncio.create_task(passive_player(engine, "t1", "python", seen))
+        hands = 6  # with 2.5 s between hands: past three token lifetimes
+        try:
+            run = await run_bot(
+                [
+                    *TRANSPORTS[transport],
+                    "java",
+                    "-cp",
+                    classpath,
+                    "stud.example.TableBotKt",
+                    "127.0.0.1",
+                    str(engine.server.grpc_port),
+                    "t1",
+                    str(hands),
+                    "120",
+                ],
+                token=pair["access_token"],
+                timeout=150,
+                extra_env={
+                    "STUD_LOBBY": room.lobby_url,
+                    "STUD_REFRESH_TOKEN": pair["refresh_token"],
+                    "STUD_TOKEN_SECONDS": str(pair["expires_in"]),
+                },
+            )
+            await seen.reach(hands + 1, timeout=30)
+        finally:
+            other.cancel()
+            await asyncio.gather(other, return_exceptions=True)
+        async with room.app.state.db.read() as session:
+            tokens = (
+                await session.exec(select(RefreshTokenRow).where(RefreshTokenRow.player_id == me))
+            ).all()
+
+    assert run.returncode == 0, run
+    assert not run.words("REFUSED") and not run.words("STREAM_FAILED"), run
+    assert not run.words("RENEW_FAILED") and not run.words("SESSION_ENDED"), run
+    renewed = run.words("RENEWED")
+    assert len(renewed) >= 3, run
+    assert int(run.lines[-1].fields["actions"]) == len(run.words("ACT")) > 0
+    # It acted in the last hands as in the first, its own actions (not its clock's).
+    acted_hands = {int(act.fields["hand"]) for act in run.words("ACT")}
+    assert {1, hands} <= acted_hands, acted_hands
+    assert not [t for t in seen.taken.values() if t[0] == 1 and t[2]], seen.taken
+    # The lobby's side: one session, each of its refresh tokens exchanged once.
+    assert len({t.session_id for t in tokens}) == 1
+    assert sum(t.retired_at is not None for t in tokens) == len(renewed)
+    assert not any(t.revoked for t in tokens)
+    mine = [method for method, player in calls if player == me]
+    if transport == "play":
+        # A new Play stream with each renewed token (the seat stays).
+        assert len(run.words("REOPENED")) >= 2, run
+        assert mine == ["play"] * (1 + len(run.words("REOPENED"))), calls
+    else:
+        assert mine[0] == "watch" and set(mine[1:]) == {"act"}, calls
 
 
 async def test_kotlin_client_without_a_token_exits_with_usage(classpath: str) -> None:

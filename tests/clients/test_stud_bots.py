@@ -38,6 +38,7 @@ from engine_server.cli.bots import bot_password
 from engine_server.store.migrate import prepare_database
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.quickgame.models import TicketRow
+from lobby_api.sessions.models import RefreshTokenRow
 from lobby_api.settings import LobbySettings
 from lobby_api.settlement.models import LobbySeatRow
 from tests.clients.bots import Observed, passive_player
@@ -318,6 +319,85 @@ async def test_bots_answer_a_quick_game_of_their_city_and_leave_cleanly(tmp_path
         # The two Oslo bots and Ann played for chips; the house table takes no rake.
         ann_wallet = await _balance(room.lobby_url, token)
         assert total + ann_wallet == 5 * 10_000
+
+
+async def test_bots_play_on_past_their_access_tokens_expiry(tmp_path: Path) -> None:
+    """With 5-second access tokens the bots play minutes-long sessions as well: their streams
+    outlive the tokens, their acts carry tokens renewed by refresh (one session per bot, no
+    second log-in), no bot's clock runs out; on stop they log out."""
+    async with card_room(tmp_path, token_seconds=5) as room:
+        bots = await BotsProcess.start(
+            room.lobby_url,
+            "--cities",
+            "oslo",
+            "--per-city",
+            "2",
+            "--tables-per-bot",
+            "1",
+            "--think",
+            "0",
+            "--seed",
+            "11",
+        )
+        human_task: asyncio.Task[None] | None = None
+        try:
+            await bots.wait_for("waiting", 2)
+            token = await sign_up(room.lobby_url, "eve", "eve-password", "oslo")
+            auth = {"Authorization": f"Bearer {token}"}
+            async with httpx.AsyncClient(base_url=room.lobby_url, headers=auth) as http:
+                answer = await http.post(
+                    "/quickgame",
+                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "eve-seed"},
+                    headers={"Idempotency-Key": "eve-1"},
+                )
+                assert answer.status_code == 201, answer.text
+                table_id = answer.json()["table_id"]
+                eve = (await http.get("/me")).json()["id"]
+            await bots.wait_for("seated", 2)
+            seen = Observed()
+            human_task = asyncio.create_task(passive_player(room.engine, table_id, eve, seen))
+            await seen.reach(2, timeout=30)
+            started = time.monotonic()
+            # Three token lifetimes and more, then one more hand.
+            while time.monotonic() - started < 16:
+                await seen.reach(seen.hand_number + 1, timeout=30)
+            late = len(seen.taken)
+            await seen.reach(seen.hand_number + 1, timeout=30)
+
+            snapshot = await room.engine.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name=f"tables/{table_id}"),
+                metadata=room.engine.admin_md,
+            )
+            bot_seats = {s.number for s in snapshot.table.seats if s.display_name != "eve"}
+            assert len(bot_seats) == 2
+            by_bots = [t for t in seen.taken.values() if t[0] in bot_seats]
+            assert not [t for t in by_bots if t[2]], "a bot let its clock run out"
+            after = [t for seq, t in seen.taken.items() if seq > late and t[0] in bot_seats]
+            assert list(seen.taken)[late:] and after, "the bots stopped acting"
+        finally:
+            if human_task is not None:
+                human_task.cancel()
+            code = await bots.stop()
+        assert code == 0, bots
+        assert not bots.named("error"), bots
+
+        # One session per bot, renewed by refresh (never a second log-in), logged out at stop.
+        async with room.app.state.db.read() as session:
+            rows = (
+                await session.exec(
+                    select(
+                        PlayerRow.username,
+                        RefreshTokenRow.session_id,
+                        RefreshTokenRow.retired_at,
+                        RefreshTokenRow.revoked_reason,
+                    ).join(PlayerRow, col(PlayerRow.id) == col(RefreshTokenRow.player_id))
+                )
+            ).all()
+        for name in ("bot_oslo_1", "bot_oslo_2"):
+            tokens = [r for r in rows if r[0] == name]
+            assert len({r[1] for r in tokens}) == 1, tokens
+            assert sum(r[2] is not None for r in tokens) >= 3, tokens
+            assert {r[3] for r in tokens} == {"logout"}, tokens
 
 
 async def test_bots_come_to_a_lonely_table_of_any_city_on_request(

@@ -102,7 +102,7 @@ def test_settings_from_the_environment() -> None:
         {"STUD_DATABASE_URL": "mysql://x/y"},
         {"STUD_LOBBY_PORT": "http"},
         {"STUD_LOBBY_SWEEP_SECONDS": "-1"},
-        {"STUD_LOBBY_TOKEN_SECONDS": "5"},
+        {"STUD_LOBBY_TOKEN_SECONDS": "4"},
         {"STUD_JWT_SECRET": "short"},
         {"STUD_LOBBY_DB_POOL": "0"},
         {"STUD_LOBBY_DB_POOL": "many"},

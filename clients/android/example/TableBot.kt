@@ -15,23 +15,41 @@
 // ManagedChannelBuilder, so the transport is whichever one is on the classpath: grpc-okhttp in
 // an Android app, grpc-netty on the JVM.
 //
+// Tokens: the lobby's access tokens live minutes (15 by default). Given the lobby's URL and the
+// refresh token its log-in answered (STUD_LOBBY, STUD_REFRESH_TOKEN), the bot renews its access
+// token by POST /auth/refresh before it expires (Session; the refresh token rotates: each works
+// once) and every call carries the current one (BearerAuth). The engine checks a token when a
+// call starts: a WatchTable stream outlives its token, and each Act carries a fresh one; a Play
+// stream's acts need the stream's own token valid, so the bot opens a new Play stream with the
+// renewed token (it replaces the old one, the seat stays) and, should an act still be refused
+// TOKEN_EXPIRED, renews, reopens and decides again.
+//
 // Usage: TableBot HOST PORT TABLE_ID [HANDS] [DEADLINE_SECONDS]
 //   with the player token in the environment variable STUD_TOKEN (never on the command line,
-//   where other users of the machine could read it), and STUD_TRANSPORT=play (default) or watch.
-// It prints one line per thing it saw or did (SNAPSHOT, EVENT, ACT, REFUSED) and a final DONE,
-// and exits 0 once the table started hand HANDS + 1 (or closed), 3 on its deadline, 2 on a bad
-// command line, 1 when the stream failed.
+//   where other users of the machine could read it), and STUD_TRANSPORT=play (default) or watch;
+//   optionally STUD_LOBBY (the lobby's URL), STUD_REFRESH_TOKEN and STUD_TOKEN_SECONDS (the
+//   access token's expires_in) to renew the token.
+// It prints one line per thing it saw or did (SNAPSHOT, EVENT, ACT, REFUSED; RENEWED and
+// REOPENED for the token) and a final DONE, and exits 0 once the table started hand HANDS + 1
+// (or closed), 3 on its deadline, 2 on a bad command line, 1 when the stream failed.
 package stud.example
 
+import com.google.gson.JsonObject
+import com.google.gson.JsonParser
 import com.google.protobuf.ByteString
+import io.grpc.CallOptions
+import io.grpc.Channel
+import io.grpc.ClientCall
+import io.grpc.ClientInterceptor
+import io.grpc.ForwardingClientCall
 import io.grpc.ManagedChannel
 import io.grpc.ManagedChannelBuilder
 import io.grpc.Metadata
+import io.grpc.MethodDescriptor
 import io.grpc.Status
 import io.grpc.StatusRuntimeException
 import io.grpc.stub.ClientCallStreamObserver
 import io.grpc.stub.ClientResponseObserver
-import io.grpc.stub.MetadataUtils
 import io.grpc.stub.StreamObserver
 import stud.v1.ActRequest
 import stud.v1.ActResponse
@@ -45,18 +63,120 @@ import stud.v1.TableSnapshot
 import stud.v1.TableStatus
 import stud.v1.WatchTableRequest
 import stud.v1.WatchTableResponse
+import java.io.IOException
+import java.net.HttpURLConnection
+import java.net.URL
 import java.util.UUID
 import java.util.concurrent.BlockingQueue
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
 import kotlin.system.exitProcess
 
-/** What the stream hands the main thread: a message, an act's answer (Play), its end, or its failure. */
-private sealed class Update {
-    class Message(val response: WatchTableResponse) : Update()
-    class Answer(val result: ActResult) : Update()
-    object Completed : Update()
-    class Failed(val status: Status) : Update()
+/** What a stream hands the main thread: a message, an act's answer (Play), its end, or its
+ * failure, each with the stream it came from ([source]: a replaced Play stream's are ignored). */
+private sealed class Update(val source: Any) {
+    class Message(source: Any, val response: WatchTableResponse) : Update(source)
+    class Answer(source: Any, val result: ActResult) : Update(source)
+    class Completed(source: Any) : Update(source)
+    class Failed(source: Any, val status: Status) : Update(source)
+}
+
+/** The lobby refused to renew the session (revoked, reused, expired): log in again. */
+internal class SessionEnded(message: String) : Exception(message)
+
+/**
+ * The player's session with the lobby: the access token, renewed by the refresh token at
+ * [lobby]'s POST /auth/refresh when less than a fifth of its life ([seconds]) is left. Without
+ * a lobby and a refresh token the token is used as it is. One renewal at a time (a refresh token
+ * works once); the main thread and gRPC's threads may all ask for the token.
+ */
+internal class Session(
+    private val lobby: String?,
+    private var access: String,
+    private var refresh: String?,
+    seconds: Long?
+) {
+    private var renewAt = renewTime(seconds)
+    var renewals = 0
+        private set
+
+    private val renewable get() = lobby != null && refresh != null
+
+    private fun renewTime(seconds: Long?): Long =
+        if (seconds == null || seconds <= 0) Long.MAX_VALUE else System.nanoTime() + seconds * 800_000_000L
+
+    /** The token to send now: renewed first when it is due. A failed renewal keeps the old
+     * token (the call may be refused; the next one tries again a second later). */
+    @Synchronized
+    fun token(): String {
+        if (renewable && System.nanoTime() >= renewAt) {
+            try {
+                renew(access)
+            } catch (error: IOException) {
+                println("RENEW_FAILED error=${error.javaClass.simpleName} message=${error.message ?: ""}")
+                renewAt = System.nanoTime() + 1_000_000_000L
+            }
+        }
+        return access
+    }
+
+    /** Nanoseconds until the token is due for renewal (Long.MAX_VALUE: never). */
+    @Synchronized
+    fun nanosUntilDue(): Long = if (!renewable) Long.MAX_VALUE else maxOf(0L, renewAt - System.nanoTime())
+
+    /** A new token in place of [stale] (one a server refused, or one due); if it was renewed
+     * meanwhile, the current one. Throws SessionEnded when the lobby refuses the refresh token. */
+    @Synchronized
+    fun renew(stale: String): String {
+        if (stale != access) return access
+        val url = lobby ?: throw SessionEnded("no lobby to renew the token at (STUD_LOBBY)")
+        val token = refresh ?: throw SessionEnded("no refresh token (STUD_REFRESH_TOKEN)")
+        val connection = URL(url.trimEnd('/') + "/auth/refresh").openConnection() as HttpURLConnection
+        try {
+            connection.requestMethod = "POST"
+            connection.connectTimeout = 10_000
+            connection.readTimeout = 10_000
+            connection.doOutput = true
+            connection.setRequestProperty("content-type", "application/json")
+            val body = JsonObject()
+            body.addProperty("refresh_token", token)
+            connection.outputStream.use { it.write(body.toString().toByteArray(Charsets.UTF_8)) }
+            val status = connection.responseCode
+            val stream = if (status < 400) connection.inputStream else connection.errorStream
+            val text = stream?.bufferedReader(Charsets.UTF_8)?.use { it.readText() } ?: ""
+            val answer = runCatching { JsonParser.parseString(text).asJsonObject }.getOrNull()
+            if (status != 200 || answer == null) {
+                val code = answer?.get("code")?.asString ?: "http_$status"
+                if (status in 400..499) {
+                    refresh = null
+                    throw SessionEnded("the lobby ended the session: $code")
+                }
+                throw IOException("POST /auth/refresh answered $status $code")
+            }
+            access = answer.get("access_token").asString
+            refresh = answer.get("refresh_token").asString
+            val seconds = answer.get("expires_in").asLong
+            renewAt = renewTime(seconds)
+            renewals += 1
+            println("RENEWED renewals=$renewals expires_in=$seconds")
+            return access
+        } finally {
+            connection.disconnect()
+        }
+    }
+}
+
+private val AUTHORIZATION: Metadata.Key<String> = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER)
+
+/** Puts the session's current token on every call as it starts. */
+private class BearerAuth(private val session: Session) : ClientInterceptor {
+    override fun <Q, R> interceptCall(method: MethodDescriptor<Q, R>, options: CallOptions, next: Channel): ClientCall<Q, R> =
+        object : ForwardingClientCall.SimpleForwardingClientCall<Q, R>(next.newCall(method, options)) {
+            override fun start(listener: Listener<R>, headers: Metadata) {
+                headers.put(AUTHORIZATION, "Bearer ${session.token()}")
+                super.start(listener, headers)
+            }
+        }
 }
 
 /** The order in which the bot picks among the legal actions: passive first, fold last. */
@@ -118,8 +238,8 @@ internal fun errorReason(error: StatusRuntimeException): String {
 }
 
 /** The seat's view over WatchTable, its actions over unary Act calls. */
-private class WatchAndAct(channel: ManagedChannel, headers: Metadata) {
-    private val auth = MetadataUtils.newAttachHeadersInterceptor(headers)
+private class WatchAndAct(channel: ManagedChannel, private val session: Session) {
+    private val auth = BearerAuth(session)
     private val watcher = TableServiceGrpc.newStub(channel).withInterceptors(auth)
     private val actor = TableServiceGrpc.newBlockingStub(channel).withInterceptors(auth)
 
@@ -130,33 +250,45 @@ private class WatchAndAct(channel: ManagedChannel, headers: Metadata) {
             WatchTableRequest.newBuilder().setTable(table).build(),
             object : StreamObserver<WatchTableResponse> {
                 override fun onNext(value: WatchTableResponse) {
-                    updates.put(Update.Message(value))
+                    updates.put(Update.Message(this@WatchAndAct, value))
                 }
 
                 override fun onError(t: Throwable) {
-                    updates.put(Update.Failed(Status.fromThrowable(t)))
+                    updates.put(Update.Failed(this@WatchAndAct, Status.fromThrowable(t)))
                 }
 
                 override fun onCompleted() {
-                    updates.put(Update.Completed)
+                    updates.put(Update.Completed(this@WatchAndAct))
                 }
             }
         )
     }
 
-    /** Takes one action; a refusal is a StatusRuntimeException. */
-    fun act(request: ActRequest): ActResponse = actor.withDeadlineAfter(10, TimeUnit.SECONDS).act(request)
+    /** Takes one action; a refusal is a StatusRuntimeException. A token that expired on the
+     * way (TOKEN_EXPIRED) is renewed and the same act sent again: its action id makes that safe. */
+    fun act(request: ActRequest): ActResponse {
+        val sentWith = session.token()
+        try {
+            return actor.withDeadlineAfter(10, TimeUnit.SECONDS).act(request)
+        } catch (error: StatusRuntimeException) {
+            if (errorReason(error) != "TOKEN_EXPIRED") throw error
+            session.renew(sentWith)
+            return actor.withDeadlineAfter(10, TimeUnit.SECONDS).act(request)
+        }
+    }
 }
 
 /** The seat's view and its actions on one Play stream. */
 private class PlayStream(
     channel: ManagedChannel,
-    headers: Metadata,
+    private val session: Session,
     private val updates: BlockingQueue<Update>
 ) : ClientResponseObserver<PlayRequest, PlayResponse> {
-    private val stub = TableServiceGrpc.newStub(channel)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers))
+    private val stub = TableServiceGrpc.newStub(channel).withInterceptors(BearerAuth(session))
     private var requests: ClientCallStreamObserver<PlayRequest>? = null
+    /** The token the stream was opened with: its acts are taken while it is valid. */
+    var openedWith = ""
+        private set
 
     @Synchronized
     override fun beforeStart(requestStream: ClientCallStreamObserver<PlayRequest>) {
@@ -166,25 +298,27 @@ private class PlayStream(
     // The callbacks only queue, as WatchAndAct's do.
     override fun onNext(value: PlayResponse) {
         when (value.responseCase) {
-            PlayResponse.ResponseCase.UPDATE -> updates.put(Update.Message(value.update))
-            PlayResponse.ResponseCase.ACT -> updates.put(Update.Answer(value.act))
+            PlayResponse.ResponseCase.UPDATE -> updates.put(Update.Message(this, value.update))
+            PlayResponse.ResponseCase.ACT -> updates.put(Update.Answer(this, value.act))
             // A kind of message a newer server may add: nothing this bot needs.
             else -> Unit
         }
     }
 
     override fun onError(t: Throwable) {
-        updates.put(Update.Failed(Status.fromThrowable(t)))
+        updates.put(Update.Failed(this, Status.fromThrowable(t)))
     }
 
     override fun onCompleted() {
-        updates.put(Update.Completed)
+        updates.put(Update.Completed(this))
     }
 
     /** Opens the call and sends its first request, the table to watch. */
-    fun open(table: String) {
+    fun open(table: String): PlayStream {
+        openedWith = session.token()  // (what BearerAuth puts on the call as it starts)
         stub.play(this)
         send(PlayRequest.newBuilder().setWatch(WatchTableRequest.newBuilder().setTable(table)).build())
+        return this
     }
 
     /** Sends one act: its answer comes on the stream. */
@@ -217,9 +351,14 @@ private class Bot(
     private val hands: Long,
     private val deadline: Long,
     private val updates: BlockingQueue<Update>,
+    private val session: Session,
     private val unary: WatchAndAct?,
-    private val play: PlayStream?
+    /** Over Play: a new stream on the table (with the session's current token). */
+    private val openPlay: (() -> PlayStream)?
 ) {
+    /** Over Play, the current stream (a renewed token opens the next one). */
+    var play: PlayStream? = openPlay?.invoke()
+        private set
     private var messages = 0
     private var actions = 0
     private var lastSequence = -1L
@@ -238,9 +377,16 @@ private class Bot(
         var exitCode = 0
         loop@ while (true) {
             val left = deadline - System.nanoTime()
-            val update = if (left > 0) updates.poll(left, TimeUnit.NANOSECONDS) else null
+            // Over Play, also wake when the token is due: the stream is opened anew with the next.
+            val wait = if (play != null) minOf(left, session.nanosUntilDue()) else left
+            val update = if (wait > 0) updates.poll(wait, TimeUnit.NANOSECONDS) else null
+            if (update != null && play != null && update.source !== play) continue@loop  // a replaced stream's
             when (update) {
                 null -> {
+                    if (deadline - System.nanoTime() > 0) {
+                        reopenWhenRenewed()
+                        continue@loop
+                    }
                     println("DEADLINE messages=$messages actions=$actions")
                     exitCode = 3
                     break@loop
@@ -263,8 +409,10 @@ private class Bot(
                     }
                 }
             }
+            reopenWhenRenewed()
             actIfOurTurn()
         }
+        play?.close()
         println("DONE messages=$messages actions=$actions last_sequence=$lastSequence")
         System.out.flush()
         return exitCode
@@ -303,6 +451,13 @@ private class Bot(
                 val refused = result.refused
                 val code = Status.fromCodeValue(refused.code).code
                 refusedLine(waiting.hand, waiting.kind, code, refused.reason, refused.message)
+                if (refused.reason == "TOKEN_EXPIRED") {
+                    // The stream's token expired before it was renewed (a stalled bot): a new
+                    // stream with a new token, and the turn decided again on its snapshot.
+                    renewing { session.renew(checkNotNull(play).openedWith) }
+                    reopenWhenRenewed()
+                    actedOn = -1L
+                }
             }
             ActResult.ResultCase.ACCEPTED -> {
                 val answer = result.accepted
@@ -325,6 +480,19 @@ private class Bot(
         println("REFUSED hand=$hand kind=${kind.name} code=$code reason=$reason message=${message ?: ""}")
     }
 
+    /** Over Play, once the session's token is not the one the stream was opened with: a new
+     * stream with it (it replaces the old one at the table; the seat stays), unless an act waits
+     * for its answer on the old one. */
+    private fun reopenWhenRenewed() {
+        val current = play ?: return
+        if (pending != null || current.openedWith == session.token()) return
+        val next = checkNotNull(openPlay).invoke()
+        play = next
+        current.close()
+        lastSequence = -1L  // the new stream starts from a fresh snapshot
+        println("REOPENED renewals=${session.renewals}")
+    }
+
     /** Acts on the newest update when it hands us the turn and nothing is left to read or to
      * hear back: anything queued behind it would make it stale. */
     private fun actIfOurTurn() {
@@ -341,10 +509,11 @@ private class Bot(
             .setKind(action.kind)
             .setActionId(UUID.randomUUID().toString())
         if (action.minAmount < action.maxAmount) request.amount = action.minAmount
-        if (play != null) {
+        val stream = play
+        if (stream != null) {
             // The answer comes on the stream; until it does, the bot sends nothing else.
             pending = Pending(request.actionId, snapshot.handNumber, action.kind)
-            play.act(request.build())
+            stream.act(request.build())
             return
         }
         try {
@@ -354,6 +523,21 @@ private class Bot(
         } catch (error: StatusRuntimeException) {
             val status = error.status
             refusedLine(snapshot.handNumber, action.kind, status.code, errorReason(error), status.description)
+        } catch (error: SessionEnded) {
+            println("SESSION_ENDED message=${error.message ?: ""}")
+        } catch (error: IOException) {
+            println("RENEW_FAILED error=${error.javaClass.simpleName} message=${error.message ?: ""}")
+        }
+    }
+
+    /** A renewal whose failure is reported, not thrown: the bot plays on with what it has. */
+    private fun renewing(renewal: () -> Unit) {
+        try {
+            renewal()
+        } catch (error: SessionEnded) {
+            println("SESSION_ENDED message=${error.message ?: ""}")
+        } catch (error: IOException) {
+            println("RENEW_FAILED error=${error.javaClass.simpleName} message=${error.message ?: ""}")
         }
     }
 }
@@ -385,20 +569,20 @@ fun main(args: Array<String>) {
     val hands = if (args.size > 3) args[3].toLong() else 1L
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(if (args.size > 4) args[4].toLong() else 60L)
 
-    val headers = Metadata()
-    headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer $token")
+    val session = Session(
+        System.getenv("STUD_LOBBY")?.ifEmpty { null },
+        token,
+        System.getenv("STUD_REFRESH_TOKEN")?.ifEmpty { null },
+        System.getenv("STUD_TOKEN_SECONDS")?.toLongOrNull()
+    )
     val channel = ManagedChannelBuilder.forAddress(host, port).usePlaintext().build()
     val updates = LinkedBlockingQueue<Update>()
     val exitCode = if (transport == "play") {
-        val play = PlayStream(channel, headers, updates)
-        play.open(table)
-        val code = Bot(table, hands, deadline, updates, null, play).run()
-        play.close()
-        code
+        Bot(table, hands, deadline, updates, session, null) { PlayStream(channel, session, updates).open(table) }.run()
     } else {
-        val unary = WatchAndAct(channel, headers)
+        val unary = WatchAndAct(channel, session)
         unary.open(table, updates)
-        Bot(table, hands, deadline, updates, unary, null).run()
+        Bot(table, hands, deadline, updates, session, unary, null).run()
     }
     channel.shutdownNow()
     channel.awaitTermination(5, TimeUnit.SECONDS)

@@ -240,7 +240,7 @@ def _bad_headers() -> list[tuple[str, Metadata, str]]:
                     ),
                 ),
             ),
-            "TOKEN_INVALID",
+            "TOKEN_EXPIRED",
         ),
         (
             "forged",

@@ -219,16 +219,16 @@ async def test_a_stream_that_breaks_the_protocol_or_may_not_play_is_ended(engine
     error = await ended_with(call)
     assert error.code() == grpc.StatusCode.UNAUTHENTICATED
     assert error_info(error).reason == "TOKEN_MISSING"
-    for metadata in (
-        bearer("rita", Scope.PLAYER, secret="another-secret-" + "y" * 40),
-        bearer("rita", Scope.PLAYER, ttl=-60),
+    for metadata, reason in (
+        (bearer("rita", Scope.PLAYER, secret="another-secret-" + "y" * 40), "TOKEN_INVALID"),
+        (bearer("rita", Scope.PLAYER, ttl=-60), "TOKEN_EXPIRED"),
     ):
         call = engine.tables.Play(metadata=metadata)
         await call.write(watch("tables/rules"))
         error = await ended_with(call)
         assert (error.code(), error_info(error).reason) == (
             grpc.StatusCode.UNAUTHENTICATED,
-            "TOKEN_INVALID",
+            reason,
         )
     call = engine.tables.Play(metadata=engine.admin_md)  # ops watch through AdminService
     await call.write(watch("tables/rules"))
@@ -243,6 +243,55 @@ async def test_a_stream_that_breaks_the_protocol_or_may_not_play_is_ended(engine
     call = await open_play(engine, "rita")
     await call.write(watch("tables/nowhere"))
     assert (await ended_with(call)).code() == grpc.StatusCode.NOT_FOUND
+
+
+async def test_a_stream_outlives_its_token_but_its_acts_need_a_fresh_one(engine: Engine) -> None:
+    players = await stream_players(engine, "expiring", 2)
+    try:
+        actor, own, _ = await next_turn(players)  # type: ignore[arg-type]
+        assert isinstance(actor, StreamPlayer)
+        hand = own.snapshot.hand_number
+        kind, amount = chips_moving(own.snapshot)
+        # His stream reopened with a token that expires within two seconds.
+        await actor.disconnect()
+        actor.metadata = bearer(actor.player_id, Scope.PLAYER, ttl=2)
+        opened = await actor.connect()
+        assert opened.snapshot.turn_seat == actor.seat
+        await asyncio.sleep(2.1)
+
+        # The stream lives on, but an act on it is refused for the token; nothing is taken.
+        await actor.send(play_act(hand, kind, amount, action_id="late-1"))
+        refused = (await actor.result_for("late-1")).refused
+        assert (refused.code, refused.reason) == (code_pb2.UNAUTHENTICATED, "TOKEN_EXPIRED")
+        assert actor.ended is None
+        assert actor.last.snapshot.turn_seat == actor.seat
+        assert not actor.events("action_taken", hand)
+        # A new stream with the expired token is refused as such.
+        expired = engine.tables.Play(metadata=actor.metadata)
+        await expired.write(
+            table_service_pb2.PlayRequest(
+                watch=table_service_pb2.WatchTableRequest(table=actor.table)
+            )
+        )
+        error = await ended_with(expired)
+        assert (error.code(), error_info(error).reason) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "TOKEN_EXPIRED",
+        )
+
+        # A fresh token on a new stream: the seat and the turn are still his, the act is taken.
+        await actor.disconnect()
+        actor.metadata = bearer(actor.player_id, Scope.PLAYER, ttl=600)
+        reopened = await actor.connect()
+        assert reopened.snapshot.turn_seat == actor.seat
+        assert reopened.snapshot.hand_number == hand
+        start = len(actor.messages)
+        await actor.send(play_act(hand, kind, amount, action_id="late-1"))
+        taken = await actor.wait_for(lambda m: m.action_id == "late-1", after=start)
+        assert event_kinds(taken)[0] == "action_taken"
+        assert taken.events[0].action_taken.seat == actor.seat
+    finally:
+        await close_all(players)
 
 
 async def test_a_request_over_the_limit_ends_the_stream_and_changes_nothing(

@@ -27,7 +27,7 @@ async def test_register_creates_a_player_with_the_signup_grant(
     login = await client.post("/auth/login", json={"username": "ann_01", "password": PASSWORD})
     assert login.status_code == 200
     token = login.json()
-    assert token["token_type"] == "bearer" and token["expires_in"] == 24 * 3600
+    assert token["token_type"] == "bearer" and token["expires_in"] == 15 * 60
     wallet = await client.get(
         "/wallet", headers={"Authorization": f"Bearer {token['access_token']}"}
     )

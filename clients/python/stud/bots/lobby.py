@@ -4,12 +4,21 @@ Every refusal of the lobby is an RFC 9457 problem document; it is raised as
 :class:`LobbyError` with its status and ``code``. Requests that move money carry an
 ``Idempotency-Key`` chosen per request the bot means; a retry after a network failure
 reuses it, so it never moves money twice.
+
+The lobby's access tokens are short-lived (15 minutes by default). The client renews its token
+by itself: :meth:`LobbyClient.access_token` exchanges the refresh token for a new pair when
+less than a fifth of the token's life is left (``POST /auth/refresh``; the refresh token
+rotates), and a request refused 401 is renewed and sent once more. Renewals are one at a time
+per account (several tables share one client, and a refresh token works once). When the
+session has ended (logged out, revoked, expired) the client logs in again with the password.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -21,6 +30,8 @@ log = logging.getLogger("stud.bots.lobby")
 
 #: How often a request is tried when the lobby cannot be reached (or answers 429/503).
 ATTEMPTS = 5
+#: The part of an access token's life left when it is renewed.
+RENEW_AHEAD = 0.2
 
 
 class LobbyError(Exception):
@@ -40,8 +51,15 @@ class LobbyClient:
         self.http = http
         self.base_url = base_url.rstrip("/")
         self.token: str | None = None
+        self.refresh_token: str | None = None
         self.player_id: str | None = None
+        #: how many times the token was renewed by a refresh, and by logging in again
+        self.refreshes = 0
+        self.log_ins = 0
         self._credentials: tuple[str, str] | None = None
+        #: when (time.monotonic()) the token is to be renewed
+        self._renew_at = 0.0
+        self._renewing = asyncio.Lock()
 
     async def _request(
         self,
@@ -60,11 +78,11 @@ class LobbyClient:
             headers["Authorization"] = f"Bearer {service_token}"
             auth = False
         delay = 0.5
+        sent_token = ""
         for attempt in range(1, ATTEMPTS + 1):
             if auth:
-                if self.token is None:
-                    await self.log_in_again()
-                headers["Authorization"] = f"Bearer {self.token}"
+                sent_token = await self.access_token()
+                headers["Authorization"] = f"Bearer {sent_token}"
             try:
                 response = await self.http.request(
                     method, self.base_url + path, json=body, headers=headers
@@ -76,7 +94,7 @@ class LobbyClient:
                 delay *= 2
                 continue
             if response.status_code == 401 and auth and self._credentials and attempt == 1:
-                self.token = None  # expired: log in again and retry once
+                await self.renew(sent_token)  # expired (or revoked): renew and retry once
                 continue
             if response.status_code in (429, 503) and attempt < ATTEMPTS:
                 retry_after = response.headers.get("retry-after", "")
@@ -114,14 +132,74 @@ class LobbyClient:
         await self.log_in_again()
 
     async def log_in_again(self) -> None:
+        """A new session (the password again)."""
+        async with self._renewing:
+            await self._log_in()
+
+    async def access_token(self) -> str:
+        """The access token, renewed first when little of its life is left."""
+        token = self.token
+        if token is None or time.monotonic() >= self._renew_at:
+            await self.renew(token)
+            token = self.token
+        assert token is not None
+        return token
+
+    async def renew(self, stale: str | None = None) -> None:
+        """A fresh access token in place of ``stale`` (the one a caller found expired, or
+        about to): by the refresh token, else by logging in again. If another task renewed
+        it meanwhile, that one is kept."""
+        async with self._renewing:
+            if self.token is not None and self.token != stale:
+                return
+            if self.refresh_token is not None:
+                try:
+                    answer = await self._request(
+                        "POST", "/auth/refresh", {"refresh_token": self.refresh_token}, auth=False
+                    )
+                except LobbyError as error:
+                    if error.status != 401:
+                        raise
+                    # The session ended (revoked, reused, expired): a new one.
+                    log.info("the lobby session ended (%s): logging in again", error.code)
+                    self.refresh_token = None
+                else:
+                    self._take(answer)
+                    self.refreshes += 1
+                    return
+            await self._log_in()
+
+    async def log_out(self) -> None:
+        """End the session (its refresh token stops working); the client may log in again."""
+        async with self._renewing:
+            refresh, self.refresh_token, self.token = self.refresh_token, None, None
+            if refresh is not None:
+                with contextlib.suppress(LobbyError):
+                    await self._request(
+                        "POST", "/auth/logout", {"refresh_token": refresh}, auth=False
+                    )
+
+    async def _log_in(self) -> None:
         if self._credentials is None:
             raise LobbyError(401, "not_signed_in", "sign in first")
         username, password = self._credentials
         answer = await self._request(
             "POST", "/auth/login", {"username": username, "password": password}, auth=False
         )
-        self.token = answer["access_token"]
+        self._take(answer)
+        self.log_ins += 1
+
+    def _take(self, answer: dict[str, Any]) -> None:
+        """Keep a log-in's or a refresh's pair of tokens."""
+        self.token = str(answer["access_token"])
+        # (A lobby from before sessions answers no refresh token: log in again then.)
+        self.refresh_token = answer.get("refresh_token")
         self.player_id = answer["player_id"]
+        lifetime = float(answer.get("expires_in") or 0)
+        # Without a lifetime the token is renewed when refused.
+        self._renew_at = (
+            time.monotonic() + lifetime * (1 - RENEW_AHEAD) if lifetime > 0 else float("inf")
+        )
 
     async def stakes(self) -> list[dict[str, Any]]:
         return list(await self._request("GET", "/stakes", auth=False))

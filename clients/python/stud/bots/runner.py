@@ -19,7 +19,13 @@ A slot leaves its table (``POST /tables/{id}/leave``; mid-hand it plays the hand
   out, however many: each stream that delivers a message starts the count again.
 
 Then it opens a new ticket (unless ``once``). On stop, waiting tickets are withdrawn (their
-buy-in goes back to the wallet) and seated slots leave.
+buy-in goes back to the wallet), seated slots leave and every bot logs out.
+
+**Short-lived tokens.** The lobby's access tokens live minutes. A slot's stream outlives its
+token (the engine checks a token when a call starts), but every act needs a valid one: each
+``Act`` carries the bot's current token, renewed ahead of its expiry by the refresh token
+(:class:`~stud.bots.lobby.LobbyClient`), and an act refused ``UNAUTHENTICATED`` is sent once
+more with a renewed token (its action id makes that safe).
 
 **Bots on request.** With a service token (``desk_token``) and cities to serve
 (``on_request``; ``*``: every city), the bots also keep a *bot desk*: every ``desk_poll``
@@ -352,8 +358,10 @@ class _Game:
         #: whether the current stream delivered a message (it was up: an outage is over)
         self._streamed = False
 
-    def _metadata(self) -> tuple[tuple[str, str]]:
-        return (("authorization", f"Bearer {self.lobby.token}"),)
+    async def _metadata(self) -> tuple[tuple[str, str]]:
+        """The call's token: renewed ahead of its expiry (the lobby's tokens are short-lived).
+        The stream outlives its token; each act carries a fresh one."""
+        return (("authorization", f"Bearer {await self.lobby.access_token()}"),)
 
     async def leave(self, reason: str) -> bool:
         """Ask the lobby to take the bot off the table (mid-hand: after the hand); whether
@@ -416,9 +424,9 @@ class _Game:
                     failures,
                 )
                 if code == grpc.StatusCode.UNAUTHENTICATED:
-                    # The token ran out: a fresh one from the lobby.
+                    # The token ran out (TOKEN_EXPIRED): a fresh one from the lobby.
                     with contextlib.suppress(LobbyError):
-                        await self.lobby.log_in_again()
+                        await self.lobby.renew(self.lobby.token)
                 if await self.shared.pause(min(5.0, 0.5 * failures)) and self.leaving is None:
                     await self.leave("stopped")
                 continue
@@ -426,7 +434,7 @@ class _Game:
 
     async def _watch(self) -> str:
         stream = self.stub.WatchTable(
-            table_service_pb2.WatchTableRequest(table=self.table), metadata=self._metadata()
+            table_service_pb2.WatchTableRequest(table=self.table), metadata=await self._metadata()
         )
         async for message in stream:
             self._streamed = True
@@ -504,13 +512,23 @@ class _Game:
         )
         if decision.amount is not None:
             request.amount = decision.amount
-        try:
-            response = await self.stub.Act(request, metadata=self._metadata(), timeout=10)
-        except grpc.aio.AioRpcError as error:
-            # The clock acted first, or the hand moved on: the next snapshot tells what is next.
-            log.info("%s: act refused: %s", self.slot.bot.username, error.details())
+        for attempt in (1, 2):
+            metadata = await self._metadata()
+            try:
+                response = await self.stub.Act(request, metadata=metadata, timeout=10)
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.UNAUTHENTICATED and attempt == 1:
+                    # Expired on the way (a slow lobby, a clock ahead): renew, and send the same
+                    # act again (its action id makes that safe).
+                    with contextlib.suppress(LobbyError):
+                        await self.lobby.renew(metadata[0][1].removeprefix("Bearer "))
+                    continue
+                # The clock acted first, or the hand moved on: the next snapshot tells what
+                # is next.
+                log.info("%s: act refused: %s", self.slot.bot.username, error.details())
+                return
+            self._acted_through = response.sequence
             return
-        self._acted_through = response.sequence
 
 
 class _Desk:
@@ -703,5 +721,12 @@ async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
                 task.cancel()
             for channel in shared.channels.values():
                 await channel.close()
+            # Their sessions end with them (the refresh tokens stop working).
+            signed_in = {id(b): b for b in bots}
+            if desk is not None:
+                signed_in.update((id(b), b) for known in desk.bots.values() for b in known)
+            await asyncio.gather(
+                *(b.lobby.log_out() for b in signed_in.values()), return_exceptions=True
+            )
     emit("stopped")
     return 0

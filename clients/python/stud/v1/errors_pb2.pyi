@@ -30,13 +30,21 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     UNAUTHENTICATED: no `authorization: Bearer <token>` metadata.
     """
     ERROR_REASON_TOKEN_INVALID: _ErrorReason.ValueType  # 2
-    """UNAUTHENTICATED: the token is malformed, badly signed or expired."""
+    """UNAUTHENTICATED: the token is malformed or badly signed (an expired token is
+    TOKEN_EXPIRED; servers before it said TOKEN_INVALID for that too).
+    """
     ERROR_REASON_ADMIN_REQUIRED: _ErrorReason.ValueType  # 3
     """PERMISSION_DENIED: the AdminService method needs the admin token (the lobby's service
     token is not enough), or a player token was used on AdminService.
     """
     ERROR_REASON_NOT_SEATED: _ErrorReason.ValueType  # 4
     """PERMISSION_DENIED: the caller has no seat at this table (TableService needs one)."""
+    ERROR_REASON_TOKEN_EXPIRED: _ErrorReason.ValueType  # 5
+    """UNAUTHENTICATED: the token was good but has expired: the client fetches a fresh access
+    token from the lobby (POST /auth/refresh with its refresh token) and calls again; the seat
+    is not affected. Also a Play stream's answer to an act sent after the token the stream was
+    opened with expired (the stream goes on).
+    """
     ERROR_REASON_TABLE_NOT_FOUND: _ErrorReason.ValueType  # 10
     """--- Tables ---------------------------------------------------------------------------------
 
@@ -208,13 +216,21 @@ ERROR_REASON_TOKEN_MISSING: ErrorReason.ValueType  # 1
 UNAUTHENTICATED: no `authorization: Bearer <token>` metadata.
 """
 ERROR_REASON_TOKEN_INVALID: ErrorReason.ValueType  # 2
-"""UNAUTHENTICATED: the token is malformed, badly signed or expired."""
+"""UNAUTHENTICATED: the token is malformed or badly signed (an expired token is
+TOKEN_EXPIRED; servers before it said TOKEN_INVALID for that too).
+"""
 ERROR_REASON_ADMIN_REQUIRED: ErrorReason.ValueType  # 3
 """PERMISSION_DENIED: the AdminService method needs the admin token (the lobby's service
 token is not enough), or a player token was used on AdminService.
 """
 ERROR_REASON_NOT_SEATED: ErrorReason.ValueType  # 4
 """PERMISSION_DENIED: the caller has no seat at this table (TableService needs one)."""
+ERROR_REASON_TOKEN_EXPIRED: ErrorReason.ValueType  # 5
+"""UNAUTHENTICATED: the token was good but has expired: the client fetches a fresh access
+token from the lobby (POST /auth/refresh with its refresh token) and calls again; the seat
+is not affected. Also a Play stream's answer to an act sent after the token the stream was
+opened with expired (the stream goes on).
+"""
 ERROR_REASON_TABLE_NOT_FOUND: ErrorReason.ValueType  # 10
 """--- Tables ---------------------------------------------------------------------------------
 

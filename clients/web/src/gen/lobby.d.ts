@@ -21,6 +21,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change my password: every session ends, and a new one starts
+         * @description Needs the current password (checked as a log-in checks it, under the same limit on failures). The new one follows the rules of registration. Every session of the account is revoked (their refresh tokens stop at once; access tokens already issued expire within minutes); the answer is the first pair of a new session. Refusals: `wrong_password` (403), `password_unchanged` (422), `too_many_failed_logins` (429).
+         */
+        post: operations["AccountsMePasswordChangePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -30,8 +50,51 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in: a JWT access token for the lobby and the engine */
+        /**
+         * Log in: a short-lived JWT access token (lobby and engine) and a refresh token
+         * @description Opens a session. The access token expires after `expires_in` seconds (15 minutes by default): renew it with the refresh token at `POST /auth/refresh` before then, and end the session with `POST /auth/logout`.
+         */
         post: operations["AuthLoginLogIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out: revoke the session of this refresh token
+         * @description Every refresh token of the session stops working at once; the access tokens already issued expire by themselves within minutes (the engine checks them without the lobby). Logging out of an ended session again changes nothing.
+         */
+        post: operations["AuthLogoutLogOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the access token: exchange the refresh token for a new pair
+         * @description The refresh token is retired: use the new one next time. A retired refresh token presented again revokes its whole session (`refresh_token_reused`): log in again. Refusals (401): `refresh_token_invalid`, `refresh_token_expired`, `refresh_token_revoked`, `refresh_token_reused`.
+         */
+        post: operations["AuthRefreshRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -605,6 +668,12 @@ export interface components {
             /** @description other players of your city looking for a game at this stake level: they hold a waiting ticket (they sit in here as a seat is free) or sit alone at a quick table of their own */
             waiting: number;
         };
+        /** PasswordChangeRequest */
+        PasswordChangeRequest: {
+            current_password: string;
+            /** @description at least 8 characters */
+            new_password: string;
+        };
         /** PlayerView */
         PlayerView: {
             city: string;
@@ -684,6 +753,11 @@ export interface components {
             table: string;
             table_id: string;
             token?: string | null;
+        };
+        /** RefreshRequest */
+        RefreshRequest: {
+            /** @description the refresh token the last log-in or refresh answered */
+            refresh_token: string;
         };
         /** RegisterRequest */
         RegisterRequest: {
@@ -816,11 +890,16 @@ export interface components {
             table?: string | null;
             table_id?: string | null;
         };
-        /** TokenResponse */
-        TokenResponse: {
+        /** TokenPair */
+        TokenPair: {
             access_token: string;
+            /** Format: date-time */
+            expires_at: string;
             expires_in: number;
             player_id: string;
+            refresh_expires_in: number;
+            refresh_token: string;
+            session_id: string;
             token_type: string;
         };
         /** TopUpRequest */
@@ -920,6 +999,84 @@ export interface operations {
             };
         };
     };
+    AccountsMePasswordChangePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPair"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     AuthLoginLogIn: {
         parameters: {
             query?: never;
@@ -939,7 +1096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TokenResponse"];
+                    "application/json": components["schemas"]["TokenPair"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -968,6 +1125,88 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthLogoutLogOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AuthRefreshRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenPair"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,8 +4,8 @@
  * document; it is thrown as {@link LobbyProblem} with the lobby's `detail` as its message.
  */
 
-import { createLobbyClient } from "../index.js";
-import type { LobbyComponents, LobbyClient } from "../index.js";
+import { createLobbyClient, logOut } from "../index.js";
+import type { LobbyComponents, LobbyClient, RefreshingToken, TokenPair } from "../index.js";
 import { randomToken } from "./format.js";
 
 export type Player = LobbyComponents["schemas"]["PlayerView"];
@@ -70,21 +70,29 @@ export function clientSeed(): string {
   return randomToken(16);
 }
 
-/** The lobby, as one signed-in player (or nobody, before signing in). */
+/**
+ * The lobby, as one signed-in player (or nobody, before signing in). His session renews its
+ * short-lived access token by itself (see lobbySession), on every call.
+ */
 export class Lobby {
   private client: LobbyClient;
 
   constructor(
     readonly baseUrl: string,
-    readonly token?: string,
+    readonly session?: RefreshingToken,
   ) {
-    this.client = createLobbyClient(baseUrl, token);
+    this.client = createLobbyClient(baseUrl, session);
   }
 
-  /** POST /auth/login: a new Lobby signed in as that player. */
-  async signIn(username: string, password: string): Promise<Lobby> {
-    const answer = await unwrap(this.client.POST("/auth/login", { body: { username, password } }));
-    return new Lobby(this.baseUrl, answer.access_token);
+  /** POST /auth/login: the first tokens of a new session (give them to lobbySession). */
+  signIn(username: string, password: string): Promise<TokenPair> {
+    return unwrap(this.client.POST("/auth/login", { body: { username, password } }));
+  }
+
+  /** POST /auth/logout: his session ends (the page forgets it whether or not the lobby answers). */
+  async signOut(): Promise<void> {
+    if (this.session === undefined || this.session.isEnded) return;
+    await logOut(this.baseUrl, this.session.state.refreshToken).catch(() => undefined);
   }
 
   me(): Promise<Player> {

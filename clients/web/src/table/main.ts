@@ -1,13 +1,15 @@
 /**
  * The web table page (served by the lobby at /play): sign in, open a quick game, and play it.
  *
- *   sign in        POST /auth/login                      → a token (kept in sessionStorage)
+ *   sign in        POST /auth/login                      → a session (kept in sessionStorage): a
+ *                  15-minute access token, renewed by POST /auth/refresh before it expires
+ *   sign out       POST /auth/logout
  *   lobby          GET /me, GET /wallet, GET /stakes, GET /quickgame/waiting (who waits, per stake)
  *   my hands       GET /hands, GET /hands/{id}, GET /hands/{id}/phh (replay and download),
  *                  GET /hands/{id}/fairness (the deck checked in this browser: fairness.ts)
  *   wallet         GET /wallet (balance and ledger entries, page by page)
  *   quick game     POST /quickgame {stake_level, buy_in, client_seed}
- *                  → the table, the engine's Connect/gRPC-Web URL and a token
+ *                  → the table and the engine's Connect/gRPC-Web URL
  *   play           TableService.WatchTable (render every snapshot), TableService.Act
  *   alone at it    GET /tables/{id} (polled while nobody else sits there: opponents.ts),
  *                  POST /tables/{id}/bots (play with bots), DELETE /tables/{id}/bots (keep waiting)
@@ -18,8 +20,8 @@
  * (scripts/build-web) into lobby_api/static/play/. Front-end teams: copy freely.
  */
 
-import { errorReason } from "../index.js";
-import type { ActionKind, Event as TableEvent, TableSnapshot } from "../index.js";
+import { SessionEnded, errorReason, lobbySession, sessionState } from "../index.js";
+import type { ActionKind, RefreshingToken, SessionState, Event as TableEvent, TableSnapshot } from "../index.js";
 import { Lobby, LobbyProblem } from "./api.js";
 import type { HandSummary, QuickGame, StakeLevel, WalletEntry } from "./api.js";
 import { TableConnection } from "./connection.js";
@@ -42,7 +44,7 @@ import { describeEvent, el, localDeadline, renderActions, renderTable, tickClock
 
 /** The lobby serves this page, so its API is on the same origin. */
 const LOBBY_URL = window.location.origin;
-const TOKEN_KEY = "stud.token";
+const SESSION_KEY = "stud.session";
 const TABLE_KEY = "stud.table";
 const LOG_LINES = 40;
 
@@ -51,7 +53,6 @@ interface Seat {
   table: string;
   tableId: string;
   engineUrl: string;
-  token: string;
 }
 
 type Section = "sign-in" | "lobby" | "table-view";
@@ -82,7 +83,7 @@ function byId<T extends HTMLElement = HTMLElement>(id: string): T {
 }
 
 function message(error: unknown): string {
-  if (error instanceof LobbyProblem) return error.message;
+  if (error instanceof LobbyProblem || error instanceof SessionEnded) return error.message;
   const reason = errorReason(error);
   if (reason !== undefined) return REASONS[reason] ?? reason;
   return error instanceof Error ? error.message : String(error);
@@ -135,12 +136,12 @@ class TablePage {
     byId("top-up").addEventListener("click", () => void this.topUp());
     setInterval(tickClocks, 200);
 
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token === null) {
+    const kept = sessionStorage.getItem(SESSION_KEY);
+    if (kept === null) {
       this.show("sign-in");
       return;
     }
-    this.lobby = new Lobby(LOBBY_URL, token);
+    this.lobby = new Lobby(LOBBY_URL, this.session(JSON.parse(kept) as SessionState));
     try {
       await this.enterLobby();
     } catch {
@@ -322,8 +323,9 @@ class TablePage {
     error.textContent = "";
     button.disabled = true;
     try {
-      this.lobby = await this.lobby.signIn(username, password);
-      sessionStorage.setItem(TOKEN_KEY, this.lobby.token ?? "");
+      const state = sessionState(await this.lobby.signIn(username, password));
+      sessionStorage.setItem(SESSION_KEY, JSON.stringify(state));
+      this.lobby = new Lobby(LOBBY_URL, this.session(state));
       await this.enterLobby();
     } catch (e) {
       error.textContent = message(e);
@@ -332,14 +334,29 @@ class TablePage {
     }
   }
 
-  private signOut(): void {
+  /** His session from `state`: kept in sessionStorage as it renews; its end signs him out. */
+  private session(state: SessionState): RefreshingToken {
+    return lobbySession(LOBBY_URL, state, (next) => {
+      if (next !== null) {
+        sessionStorage.setItem(SESSION_KEY, JSON.stringify(next));
+        document.body.dataset["renewals"] = String(Number(document.body.dataset["renewals"] ?? "0") + 1);
+      } else {
+        this.signOut("Your session has ended (signed out elsewhere, or the password changed): sign in again.");
+      }
+    });
+  }
+
+  private signOut(notice = ""): void {
     this.connection?.stop();
+    this.connection = undefined;
     this.opponents.stop();
     this.seedNotice.stop();
-    sessionStorage.removeItem(TOKEN_KEY);
+    void this.lobby.signOut();
+    sessionStorage.removeItem(SESSION_KEY);
     sessionStorage.removeItem(TABLE_KEY);
     this.lobby = new Lobby(LOBBY_URL);
     byId("who").textContent = "";
+    byId("sign-in-error").textContent = notice;
     this.show("sign-in");
   }
 
@@ -384,12 +401,7 @@ class TablePage {
     try {
       const stake = byId<HTMLSelectElement>("stake-level").value;
       const game: QuickGame = await this.lobby.quickGame(stake, Number(byId<HTMLInputElement>("buy-in").value));
-      const seat: Seat = {
-        table: game.table,
-        tableId: game.table_id,
-        engineUrl: game.engine_grpc_web,
-        token: game.token ?? this.lobby.token ?? "",
-      };
+      const seat: Seat = { table: game.table, tableId: game.table_id, engineUrl: game.engine_grpc_web };
       sessionStorage.setItem(TABLE_KEY, JSON.stringify(seat));
       this.openTable(seat, game);
     } catch (e) {
@@ -403,6 +415,8 @@ class TablePage {
 
   /** Sit down at his table: watch it, and say what happens while nobody else sits there. */
   private openTable(seat: Seat, game?: QuickGame): void {
+    const session = this.lobby.session;
+    if (session === undefined) return;
     this.seat = seat;
     this.seedNotice.start(seat.tableId);
     this.opponents.start(seat.tableId, game?.opponents ?? undefined, game?.city, game?.stake_level);
@@ -411,7 +425,8 @@ class TablePage {
     byId("table-error").textContent = "";
     byId("link-state").textContent = "connecting…";
     this.show("table-view");
-    const connection = new TableConnection(seat.engineUrl, seat.token, seat.table);
+    // Every call to the engine carries the session's current token (renewed as it goes).
+    const connection = new TableConnection(seat.engineUrl, session, seat.table);
     this.connection = connection;
     void connection
       .watch({
@@ -447,6 +462,7 @@ class TablePage {
       byId("link-state").textContent = "this table is open in another tab";
       return;
     }
+    if (ended.kind === "session_ended") return; // signed out already (see session())
     sessionStorage.removeItem(TABLE_KEY);
     this.connection = undefined;
     this.seat = undefined;

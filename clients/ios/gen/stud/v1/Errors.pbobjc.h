@@ -91,7 +91,10 @@ typedef GPB_ENUM(STUDErrorReason) {
   /** UNAUTHENTICATED: no `authorization: Bearer <token>` metadata. */
   STUDErrorReason_ErrorReasonTokenMissing = 1,
 
-  /** UNAUTHENTICATED: the token is malformed, badly signed or expired. */
+  /**
+   * UNAUTHENTICATED: the token is malformed or badly signed (an expired token is
+   * TOKEN_EXPIRED; servers before it said TOKEN_INVALID for that too).
+   **/
   STUDErrorReason_ErrorReasonTokenInvalid = 2,
 
   /**
@@ -102,6 +105,14 @@ typedef GPB_ENUM(STUDErrorReason) {
 
   /** PERMISSION_DENIED: the caller has no seat at this table (TableService needs one). */
   STUDErrorReason_ErrorReasonNotSeated = 4,
+
+  /**
+   * UNAUTHENTICATED: the token was good but has expired: the client fetches a fresh access
+   * token from the lobby (POST /auth/refresh with its refresh token) and calls again; the seat
+   * is not affected. Also a Play stream's answer to an act sent after the token the stream was
+   * opened with expired (the stream goes on).
+   **/
+  STUDErrorReason_ErrorReasonTokenExpired = 5,
 
   /** NOT_FOUND: no table has this name. */
   STUDErrorReason_ErrorReasonTableNotFound = 10,

@@ -39,31 +39,32 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "ErrorReasonUnspecified\000ErrorReasonTokenM"
         "issing\000ErrorReasonTokenInvalid\000ErrorReas"
         "onAdminRequired\000ErrorReasonNotSeated\000Err"
-        "orReasonTableNotFound\000ErrorReasonTableCl"
-        "osed\000ErrorReasonTableFull\000ErrorReasonDra"
-        "ining\000ErrorReasonTableState\000ErrorReasonT"
-        "ableOnOtherNode\000ErrorReasonSeatTaken\000Err"
-        "orReasonInvalidSeat\000ErrorReasonAlreadySe"
-        "ated\000ErrorReasonSeatSessionNotFound\000Erro"
-        "rReasonSeatSessionClosed\000ErrorReasonBuyI"
-        "nOutOfRange\000ErrorReasonNotYourTurn\000Error"
-        "ReasonIllegalAction\000ErrorReasonStaleHand"
-        "\000ErrorReasonHandInProgress\000ErrorReasonNo"
-        "HandInProgress\000ErrorReasonShowNotAllowed"
-        "\000ErrorReasonAmountInvalid\000ErrorReasonIde"
-        "mpotencyKeyReused\000ErrorReasonInvalidArgu"
-        "ment\000ErrorReasonUnknownProfile\000ErrorReas"
-        "onInvalidSetting\000ErrorReasonInvalidPageT"
-        "oken\000ErrorReasonMessageTooLarge\000ErrorRea"
-        "sonMalformedRequest\000ErrorReasonWatchRepl"
-        "aced\000ErrorReasonSlowConsumer\000ErrorReason"
-        "TableMoved\000";
+        "orReasonTokenExpired\000ErrorReasonTableNot"
+        "Found\000ErrorReasonTableClosed\000ErrorReason"
+        "TableFull\000ErrorReasonDraining\000ErrorReaso"
+        "nTableState\000ErrorReasonTableOnOtherNode\000"
+        "ErrorReasonSeatTaken\000ErrorReasonInvalidS"
+        "eat\000ErrorReasonAlreadySeated\000ErrorReason"
+        "SeatSessionNotFound\000ErrorReasonSeatSessi"
+        "onClosed\000ErrorReasonBuyInOutOfRange\000Erro"
+        "rReasonNotYourTurn\000ErrorReasonIllegalAct"
+        "ion\000ErrorReasonStaleHand\000ErrorReasonHand"
+        "InProgress\000ErrorReasonNoHandInProgress\000E"
+        "rrorReasonShowNotAllowed\000ErrorReasonAmou"
+        "ntInvalid\000ErrorReasonIdempotencyKeyReuse"
+        "d\000ErrorReasonInvalidArgument\000ErrorReason"
+        "UnknownProfile\000ErrorReasonInvalidSetting"
+        "\000ErrorReasonInvalidPageToken\000ErrorReason"
+        "MessageTooLarge\000ErrorReasonMalformedRequ"
+        "est\000ErrorReasonWatchReplaced\000ErrorReason"
+        "SlowConsumer\000ErrorReasonTableMoved\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
         STUDErrorReason_ErrorReasonTokenInvalid,
         STUDErrorReason_ErrorReasonAdminRequired,
         STUDErrorReason_ErrorReasonNotSeated,
+        STUDErrorReason_ErrorReasonTokenExpired,
         STUDErrorReason_ErrorReasonTableNotFound,
         STUDErrorReason_ErrorReasonTableClosed,
         STUDErrorReason_ErrorReasonTableFull,
@@ -115,6 +116,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonTokenInvalid:
     case STUDErrorReason_ErrorReasonAdminRequired:
     case STUDErrorReason_ErrorReasonNotSeated:
+    case STUDErrorReason_ErrorReasonTokenExpired:
     case STUDErrorReason_ErrorReasonTableNotFound:
     case STUDErrorReason_ErrorReasonTableClosed:
     case STUDErrorReason_ErrorReasonTableFull:

@@ -552,9 +552,24 @@ export const ActRefusedSchema: GenMessage<ActRefused> = /*@__PURE__*/
  * lobby issued; the token names the player, and the player's seat at the table is found from
  * it. A player acts only for his own seat.
  *
+ * Token lifetime: the lobby's access tokens are short-lived (15 minutes by default) and the
+ * client renews them with its refresh token (the lobby's POST /auth/refresh). The engine checks
+ * a token when a call starts, locally (signature and expiry, no database):
+ * - A unary call (Act, Leave, SitOut, SitIn, ShowCards) needs a token valid when it is made;
+ *   an expired one fails with UNAUTHENTICATED / TOKEN_EXPIRED, and the same call with a fresh
+ *   token succeeds (Act's idempotency by action_id makes the retry safe).
+ * - A stream (WatchTable, Play) needs a valid token to open. Once open it lives on past its
+ *   token's expiry: it only carries the seat's own view. Acts do not: a Play stream refuses the
+ *   acts sent after its token expired with an `act` response `refused` UNAUTHENTICATED /
+ *   TOKEN_EXPIRED, and the stream goes on. To present a fresh token the client opens a new
+ *   Play (or WatchTable) with it, which replaces the old stream (WATCH_REPLACED) without
+ *   touching the seat, or sends its acts through Act.
+ * - Revoking a session (log-out, a password change) stops its refresh token at once; its last
+ *   access token is accepted until it expires, since the engine does not ask the lobby.
+ *
  * Errors: google.rpc.Status with one google.rpc.ErrorInfo, domain "stud.v1"; reasons in
- * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID
- * (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
+ * stud.v1.ErrorReason (errors.proto). Every RPC may fail with TOKEN_MISSING / TOKEN_INVALID /
+ * TOKEN_EXPIRED (UNAUTHENTICATED), TABLE_NOT_FOUND (NOT_FOUND), TABLE_CLOSED (FAILED_PRECONDITION: the table
  * has closed, before or since an engine restart), NOT_SEATED (PERMISSION_DENIED),
  * INVALID_ARGUMENT for a malformed table name and MESSAGE_TOO_LARGE (RESOURCE_EXHAUSTED).
  *
@@ -580,6 +595,8 @@ export const TableService: GenService<{
    *   the table moves to another node the stream ends with UNAVAILABLE / TABLE_MOVED.
    * - When the table closes, the stream sends the TableStatusChanged(CLOSED) update and ends
    *   with OK.
+   * - The token is checked when the stream opens; the stream outlives the token's expiry (see
+   *   "Token lifetime" above). Reopen it with a fresh token whenever convenient.
    *
    * @generated from rpc stud.v1.TableService.WatchTable
    */
@@ -623,6 +640,10 @@ export const TableService: GenService<{
    *   a refused act (`refused`, with the status and ErrorInfo reason Act would have failed
    *   with; the stream goes on), or an action id the table had already accepted (`accepted`,
    *   the first answer, as Act returns it).
+   * - The stream's token is checked when it opens, and its expiry again at every act: after it
+   *   expires the updates go on, but each act is answered `refused` UNAUTHENTICATED /
+   *   TOKEN_EXPIRED (nothing is taken). Open a new Play with a fresh token (it replaces this
+   *   one; the seat stays) before the token expires, or when such a refusal comes.
    * - The stream ends as WatchTable's does, and with INVALID_ARGUMENT when the first request is
    *   not `watch` or a later one is not `act` (ErrorInfo field "watch" or "act"),
    *   RESOURCE_EXHAUSTED / MESSAGE_TOO_LARGE for a request over the size limit. When the

@@ -66,7 +66,8 @@ public enum ErrorReason
   ERROR_REASON_TOKEN_MISSING(1),
   /**
    * <pre>
-   * UNAUTHENTICATED: the token is malformed, badly signed or expired.
+   * UNAUTHENTICATED: the token is malformed or badly signed (an expired token is
+   * TOKEN_EXPIRED; servers before it said TOKEN_INVALID for that too).
    * </pre>
    *
    * <code>ERROR_REASON_TOKEN_INVALID = 2;</code>
@@ -89,6 +90,17 @@ public enum ErrorReason
    * <code>ERROR_REASON_NOT_SEATED = 4;</code>
    */
   ERROR_REASON_NOT_SEATED(4),
+  /**
+   * <pre>
+   * UNAUTHENTICATED: the token was good but has expired: the client fetches a fresh access
+   * token from the lobby (POST /auth/refresh with its refresh token) and calls again; the seat
+   * is not affected. Also a Play stream's answer to an act sent after the token the stream was
+   * opened with expired (the stream goes on).
+   * </pre>
+   *
+   * <code>ERROR_REASON_TOKEN_EXPIRED = 5;</code>
+   */
+  ERROR_REASON_TOKEN_EXPIRED(5),
   /**
    * <pre>
    * NOT_FOUND: no table has this name.
@@ -366,7 +378,8 @@ public enum ErrorReason
   public static final int ERROR_REASON_TOKEN_MISSING_VALUE = 1;
   /**
    * <pre>
-   * UNAUTHENTICATED: the token is malformed, badly signed or expired.
+   * UNAUTHENTICATED: the token is malformed or badly signed (an expired token is
+   * TOKEN_EXPIRED; servers before it said TOKEN_INVALID for that too).
    * </pre>
    *
    * <code>ERROR_REASON_TOKEN_INVALID = 2;</code>
@@ -389,6 +402,17 @@ public enum ErrorReason
    * <code>ERROR_REASON_NOT_SEATED = 4;</code>
    */
   public static final int ERROR_REASON_NOT_SEATED_VALUE = 4;
+  /**
+   * <pre>
+   * UNAUTHENTICATED: the token was good but has expired: the client fetches a fresh access
+   * token from the lobby (POST /auth/refresh with its refresh token) and calls again; the seat
+   * is not affected. Also a Play stream's answer to an act sent after the token the stream was
+   * opened with expired (the stream goes on).
+   * </pre>
+   *
+   * <code>ERROR_REASON_TOKEN_EXPIRED = 5;</code>
+   */
+  public static final int ERROR_REASON_TOKEN_EXPIRED_VALUE = 5;
   /**
    * <pre>
    * NOT_FOUND: no table has this name.
@@ -673,6 +697,7 @@ public enum ErrorReason
       case 2: return ERROR_REASON_TOKEN_INVALID;
       case 3: return ERROR_REASON_ADMIN_REQUIRED;
       case 4: return ERROR_REASON_NOT_SEATED;
+      case 5: return ERROR_REASON_TOKEN_EXPIRED;
       case 10: return ERROR_REASON_TABLE_NOT_FOUND;
       case 11: return ERROR_REASON_TABLE_CLOSED;
       case 12: return ERROR_REASON_TABLE_FULL;

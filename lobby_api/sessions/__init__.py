@@ -1,0 +1,1 @@
+"""Sessions: rotating refresh tokens behind the short-lived access tokens, log-out, revocation."""
