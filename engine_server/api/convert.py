@@ -466,6 +466,7 @@ def session_message(session: SessionSnapshot) -> table_pb2.SeatSession:
         seat_session_id=session.session_id,
         table=f"tables/{session.table_id}",
         player_id=session.player_id,
+        display_name=session.display_name or session.player_id,
         seat=session.seat,
         state=(
             table_pb2.SEAT_SESSION_STATE_CLOSED

@@ -336,9 +336,9 @@ class ChipAdditionRow(SQLModel, table=True):
 class SeatSessionRemovalRow(SQLModel, table=True):
     """One RemovePlayer, keyed by the seat session it removed, with the answer it got.
 
-    A retry (the same session and reason) gets that answer again whenever it comes; the
-    reason is kept as the request gave it (the session's ``close_reason`` says only
-    "removed").
+    A retry (the same session, reason and ``by_player``) gets that answer again whenever it
+    comes; the reason is kept as the request gave it (the session's ``close_reason`` says
+    only "removed", or "left" for a removal ``by_player``).
     """
 
     __tablename__ = "seat_session_removals"
@@ -351,6 +351,8 @@ class SeatSessionRemovalRow(SQLModel, table=True):
         foreign_key="seat_sessions.id", primary_key=True, max_length=ID_LENGTH
     )
     reason: str = Field(sa_type=sa.Text)
+    #: It relayed the player's own leave (the lobby's Leave): the session closes as left.
+    by_player: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     #: The session as the first call answered: closing (he plays out his hand) or closed.
     state: str = Field(max_length=16)
     chips_in: int = Field(sa_type=sa.BigInteger)

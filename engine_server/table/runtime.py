@@ -43,6 +43,7 @@ from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.events import TurnStarted, UpdateEvent
 from engine_server.table.model import (
     LastHand,
+    Removal,
     SeatState,
     SeedPair,
     SessionSnapshot,
@@ -537,10 +538,10 @@ class TableRuntime:
         return await self._leave(seating.seated_at(self.state, seat), reason)
 
     async def _leave(
-        self, seat: SeatState, reason: str, removal: str | None = None
+        self, seat: SeatState, reason: str, removal: Removal | None = None
     ) -> SessionSnapshot:
         """Pay the player out now, or mark him leaving after his hand. ``removal``: the
-        RemovePlayer's reason, stored with the answer in the same write as the change."""
+        RemovePlayer doing it, stored with the answer in the same write as the change."""
         state = self.state
         if seat.leaving:
             answer = seating.session(state, seat)
@@ -624,19 +625,20 @@ class TableRuntime:
         self._broadcast.publish(chips.chips_added(seat, snapshot))
         return snapshot
 
-    async def remove_player(self, session_id: str, reason: str) -> SessionSnapshot:
-        return await self._actor.call("remove_player", self._remove_player, session_id, reason)
+    async def remove_player(self, session_id: str, removal: Removal) -> SessionSnapshot:
+        return await self._actor.call("remove_player", self._remove_player, session_id, removal)
 
-    async def _remove_player(self, session_id: str, reason: str) -> SessionSnapshot:
+    async def _remove_player(self, session_id: str, removal: Removal) -> SessionSnapshot:
         state = self.state
         # Idempotent on the session: a retry gets the first answer (closing or closed) and
         # changes nothing, however late it comes; another reason is another request.
         earlier = await self._store.removal(session_id)
-        answer = seating.repeated_removal(state, session_id, earlier, reason)
+        answer = seating.repeated_removal(state, session_id, earlier, removal)
         if answer is not None:
             return answer
         seat = seating.seat_of_session(state, session_id)
-        return await self._leave(seat, "removed", removal=reason)
+        # The lobby relaying his own leave closes the session as Leave does: "left".
+        return await self._leave(seat, removal.close_reason, removal=removal)
 
     async def _set_status(self, status: TableStatus, reason: str) -> None:
         state = self.state

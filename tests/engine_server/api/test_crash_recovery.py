@@ -506,3 +506,31 @@ async def test_a_table_closing_when_the_engine_died_is_closed_after_the_restart(
             ("closing", "current"),
         ).fetchall()
     assert revealed == [(1,)]  # the pair that dealt; the next one never dealt, stays secret
+
+
+async def test_a_relayed_leave_mid_hand_then_kill_9_closes_as_left_after_the_restart(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    """The lobby relays a player's leave during his hand (RemovePlayer, by_player); the engine
+    dies before the hand ends. Restarted, he is paid out as having left (not removed), and
+    the lobby's retry gets the first answer."""
+    first, database, log = await first_hand_running(tmp_path, running, "leave")
+    request = admin_service_pb2.RemovePlayerRequest(
+        table="tables/leave",
+        seat_session_id="ss-leave-p3",
+        reason="left through the lobby",
+        by_player=True,
+    )
+    answer = await first.admin.RemovePlayer(request, metadata=ADMIN)
+    assert answer.session.state == K.SEAT_SESSION_STATE_CLOSING
+
+    os.kill(first.process.pid, signal.SIGKILL)
+    assert await first.process.wait() == -signal.SIGKILL
+
+    second = await start(database, log)
+    running.append(second)
+    assert await second.admin.RemovePlayer(request, metadata=ADMIN) == answer
+    seats = await sessions(second, "leave")
+    assert seats["p3"].state == K.SEAT_SESSION_STATE_CLOSED
+    assert seats["p3"].close_reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
+    assert seats["p3"].stack == 100
