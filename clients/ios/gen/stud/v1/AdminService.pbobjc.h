@@ -541,6 +541,7 @@ typedef GPB_ENUM(STUDRemovePlayerRequest_FieldNumber) {
   STUDRemovePlayerRequest_FieldNumber_Table = 1,
   STUDRemovePlayerRequest_FieldNumber_SeatSessionId = 2,
   STUDRemovePlayerRequest_FieldNumber_Reason = 3,
+  STUDRemovePlayerRequest_FieldNumber_ByPlayer = 4,
 };
 
 /**
@@ -556,6 +557,13 @@ GPB_FINAL @interface STUDRemovePlayerRequest : GPBMessage
 
 /** Why (kept with the session). */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *reason;
+
+/**
+ * The player asked to leave (the lobby relays his own leave): his session closes as
+ * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+ * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+ **/
+@property(nonatomic, readwrite) BOOL byPlayer;
 
 @end
 
