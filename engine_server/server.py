@@ -73,7 +73,8 @@ log = logging.getLogger("stud.engine")
 #: the collector's first-generation threshold (CPython's default is 700 allocations)
 GC_FIRST_GENERATION = 20_000
 
-#: keepalive tuned for long WatchTable streams (STACK_NOTES.md); the receive limit is set from
+#: keepalive tuned for long WatchTable streams (a ping every 30 s keeps proxies and NATs from
+#: dropping a quiet stream; 10 s without an answer ends it); the receive limit is set from
 #: the settings (:func:`transport_limit`)
 GRPC_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),

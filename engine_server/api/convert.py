@@ -210,8 +210,9 @@ def rake_from_message(message: settings_pb2.Rake) -> Rake | None:
     """A ``stud.v1.Rake`` (a table's ``settings.rules.rake``) as the engine's :class:`Rake`.
 
     ``None`` when no kind is set (the table takes no rake). The message is checked as the
-    rake object of RULES.md §4 is (:class:`~engine_server.game.profiles.ProfileError` naming
-    the field under ``rules.rake``), so what a client reads back is what the engine plays.
+    rake object of docs/hand-scripts.md §2 is (:class:`~engine_server.game.profiles.ProfileError`
+    naming the field under ``rules.rake``), so what a client reads back is what the engine
+    plays.
 
     >>> rake = Rake.from_json({"by_players": [
     ...     {"min_players": 2, "max_players": 3, "schedule": [[20, 1]]},

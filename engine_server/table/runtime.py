@@ -531,7 +531,7 @@ class TableRuntime:
         return answer
 
     async def leave(self, seat: int, reason: str = "left") -> SessionSnapshot:
-        """Leave: paid out at once between hands; in a hand, at its end (RULES.md)."""
+        """Leave: paid out at once between hands; in a hand, at its end (docs/rules.md §2.8)."""
         return await self._actor.call("leave", self._leave_seat, seat, reason)
 
     async def _leave_seat(self, seat: int, reason: str) -> SessionSnapshot:

@@ -177,7 +177,7 @@ def repeated_removal(
 
 
 def leave_after_hand(state: TableState, seat: SeatState, reason: str) -> list[UpdateEvent]:
-    """A player in the running hand leaves when it ends (RULES.md)."""
+    """A player in the running hand leaves when it ends (docs/rules.md §2.8)."""
     seat.leaving = True
     seat.leave_reason = reason
     return [PlayerLeaving(seat.seat)]

@@ -102,7 +102,8 @@ async def test_no_top_up_during_a_hand(
 async def test_casinos_austria_top_ups_reach_the_minimum_buy_in(
     client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
-    # RULES.md §2: casinos_austria re-buys "only up to at least the minimum buy-in" (40 here).
+    # docs/rules.md §2.1: casinos_austria re-buys "only up to at least the minimum buy-in"
+    # (40 here).
     austrian, game = await _open(client, city, SLOW, 40)
     house, house_game = await _open(client, city, "t-fast", 40)
     # As if hands had taken them down to 20 chips (only the lobby's check reads this).

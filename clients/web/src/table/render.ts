@@ -121,7 +121,7 @@ function seatElement(snapshot: TableSnapshot, seat: Seat, deadline: number | und
     cards.append(...shown.map((card) => cardElement(card)));
     cards.classList.add("shown");
   } else {
-    // Folded cards are never shown (RULES.md), not even his own once he has folded them.
+    // Folded cards are never shown (docs/rules.md §2.12), not even his own once he has folded them.
     const down = seat.folded ? [] : seat.downCards;
     cards.append(...dealtOrder(down, Math.max(seat.downCardCount, seat.downCards.length), seat.upCards));
   }
@@ -270,7 +270,7 @@ function renderPots(snapshot: TableSnapshot): void {
   parts.replaceChildren(...joined);
 }
 
-/** The seed pair dealing this table (FAIRNESS.md): what the player can check later. */
+/** The seed pair dealing this table (docs/fairness.md §3): what the player can check later. */
 function renderFairness(snapshot: TableSnapshot): void {
   const seed = snapshot.seed;
   const box = byId("fairness");
