@@ -105,13 +105,14 @@ class CreateTableRequest(_message.Message):
     max_buy_in: _builtins.int
     """See min_buy_in."""
     client_seed: _builtins.str
-    """The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-])."""
+    """The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-])."""
     opener_player_id: _builtins.str
     """The player who opened the table, if any."""
     @_builtins.property
     def rule_overrides(self) -> _struct_pb2.Struct:
-        """Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-        HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+        """Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+        in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+        "rake": {"none": true}}).
         """
 
     @_builtins.property

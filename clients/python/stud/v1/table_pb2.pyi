@@ -298,8 +298,9 @@ class TableSnapshot(_message.Message):
     - Chip amounts are int64 counts of the table's smallest chip unit.
     - Cards are two-character strings: rank "23456789TJQKA" then suit "cdhs", e.g. "Ah", "Td",
       "2c". A list of a seat's cards is always in the order they were dealt.
-    - Bet amounts follow RULES.md: an action's `amount` is the TOTAL the player's bet on this
-      street becomes ("to"), not the chips added. Chips added = amount - Seat.bet_this_street.
+    - Bet amounts follow docs/rules.md §2.6: an action's `amount` is the TOTAL the player's
+      bet on this street becomes ("to"), not the chips added. Chips added = amount -
+      Seat.bet_this_street.
 
     A seat's view of the table: what one player may see, and nothing more. Sent first in full
     on every WatchTable stream, then again after every change.
@@ -389,8 +390,8 @@ class TableSnapshot(_message.Message):
 
     @_builtins.property
     def seed(self) -> Global___SeedPair:
-        """The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-        table deals with it; it is set only once the table has closed.
+        """The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+        while the table deals with it; it is set only once the table has closed.
         """
 
     @_builtins.property
@@ -614,7 +615,7 @@ Global___LegalAction: _TypeAlias = LegalAction  # noqa: Y015
 
 @_typing.final
 class SeedPair(_message.Message):
-    """A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md)."""
+    """A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -117,8 +117,9 @@ GPB_FINAL @interface STUDCreateTableRequest : GPBMessage
 @property(nonatomic, readwrite, copy, null_resettable) NSString *profile;
 
 /**
- * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
- * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+ * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+ * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+ * "rake": {"none": true}}).
  **/
 @property(nonatomic, readwrite, strong, null_resettable) GPBStruct *ruleOverrides;
 /** Test to see if @c ruleOverrides has been set. */
@@ -138,7 +139,7 @@ GPB_FINAL @interface STUDCreateTableRequest : GPBMessage
 /** See min_buy_in. */
 @property(nonatomic, readwrite) int64_t maxBuyIn;
 
-/** The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]). */
+/** The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]). */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *clientSeed;
 
 /** The player who opened the table, if any. */

@@ -437,8 +437,8 @@ GPB_FINAL @interface STUDTableSnapshot : GPBMessage
 @property(nonatomic, readonly) NSUInteger communityCardsArray_Count;
 
 /**
- * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
- * table deals with it; it is set only once the table has closed.
+ * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+ * while the table deals with it; it is set only once the table has closed.
  **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDSeedPair *seed;
 /** Test to see if @c seed has been set. */
@@ -687,7 +687,7 @@ typedef GPB_ENUM(STUDSeedPair_FieldNumber) {
 };
 
 /**
- * A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md).
+ * A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1).
  **/
 GPB_FINAL @interface STUDSeedPair : GPBMessage
 

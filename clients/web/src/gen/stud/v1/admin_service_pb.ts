@@ -46,8 +46,9 @@ export type CreateTableRequest = Message<"stud.v1.CreateTableRequest"> & {
   profile: string;
 
   /**
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    *
    * @generated from field: google.protobuf.Struct rule_overrides = 4;
    */
@@ -82,7 +83,7 @@ export type CreateTableRequest = Message<"stud.v1.CreateTableRequest"> & {
   maxBuyIn: bigint;
 
   /**
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    *
    * @generated from field: string client_seed = 9;
    */

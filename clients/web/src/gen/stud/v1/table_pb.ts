@@ -147,8 +147,8 @@ export type TableSnapshot = Message<"stud.v1.TableSnapshot"> & {
   communityCards: string[];
 
   /**
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    *
    * @generated from field: stud.v1.SeedPair seed = 17;
    */
@@ -410,7 +410,7 @@ export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 3);
 
 /**
- * A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md).
+ * A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1).
  *
  * @generated from message stud.v1.SeedPair
  */
