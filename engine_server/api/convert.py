@@ -545,6 +545,10 @@ def _fill_event(m: events_pb2.Event, e: object) -> None:
     elif isinstance(e, table_events.TurnStarted):
         m.turn_started.seat = e.seat
         m.turn_started.deadline.CopyFrom(timestamp(e.deadline))
+    elif isinstance(e, table_events.TurnExtended):
+        m.turn_extended.seat = e.seat
+        m.turn_extended.deadline.CopyFrom(timestamp(e.deadline))
+        m.turn_extended.added_ms = round(e.seconds * 1000)
     elif isinstance(e, hand_events.ActionTaken):
         m.action_taken.seat = e.seat
         m.action_taken.kind = ACTION_TO_PROTO[e.kind]

@@ -352,6 +352,9 @@ export function describeEvent(snapshot: TableSnapshot, event: TableEvent): strin
     }
     case "potAwarded":
       return (kind.value.pot?.awards ?? []).map((w) => `${name(w.seat)} wins ${chips(w.amount)}`).join("; ");
+    case "turnExtended":
+      // The server was stalled while his clock ran: he gets that time back.
+      return `${name(kind.value.seat)} gets ${(Number(kind.value.addedMs) / 1000).toFixed(1)} s back on the clock (the server paused)`;
     case "handCancelled":
       return `Hand cancelled: ${kind.value.reason}`;
     case "playerJoined":
