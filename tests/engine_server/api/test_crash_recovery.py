@@ -11,7 +11,7 @@ import signal
 import sqlite3
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,8 @@ class EngineProcess:
     address: str
     channel: grpc.aio.Channel
     admin: admin_service_pb2_grpc.AdminServiceStub
+    #: the ready line it printed
+    ready: dict[str, Any] = field(default_factory=dict)
 
     def player(self, player_id: str, table: str, decide: Decide = passive) -> Player:
         return Player(player_id, self.address, table, bearer(player_id, Scope.PLAYER), decide)
@@ -66,7 +68,14 @@ class EngineProcess:
             await self.process.wait()
 
 
-async def start(database: Path, log: Path, between_hands: float = 0.05) -> EngineProcess:
+async def start(
+    database: Path,
+    log: Path,
+    between_hands: float = 0.05,
+    *,
+    log_level: str = "WARNING",
+    lease_seconds: float = 1,
+) -> EngineProcess:
     """Start ``stud engine`` on ``database``; returns once it printed its addresses."""
     env = {
         **os.environ,
@@ -75,9 +84,9 @@ async def start(database: Path, log: Path, between_hands: float = 0.05) -> Engin
         "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_LOG_FORMAT": "text",
-        "STUD_LOG_LEVEL": "WARNING",
+        "STUD_LOG_LEVEL": log_level,
         # A restart after kill -9 waits for the killed process's lease to run out: short here.
-        "STUD_ENGINE_LEASE_SECONDS": "1",
+        "STUD_ENGINE_LEASE_SECONDS": str(lease_seconds),
     }
     with log.open("ab") as errors:
         process = await asyncio.create_subprocess_exec(
@@ -112,7 +121,7 @@ async def start(database: Path, log: Path, between_hands: float = 0.05) -> Engin
     address = f"127.0.0.1:{port}"
     channel = grpc.aio.insecure_channel(address)
     return EngineProcess(
-        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel)
+        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel), ready
     )
 
 
