@@ -66,8 +66,8 @@ async def check_time_given_back(
     # The clock did not act for him.
     timed_out = [e for e in watcher.events("action_taken", 1) if e.action_taken.timed_out]
     assert not timed_out, timed_out
-    # He acts himself, and it is taken.
-    snapshot = extended.snapshot
+    # He acts himself, and it is taken (his own view has his legal actions).
+    snapshot = (await to_act.wait_for(is_event("turn_extended", 1), timeout=5)).snapshot
     legal = {a.kind for a in snapshot.legal_actions}
     kind = next(
         k for k in (K.ACTION_KIND_CHECK, K.ACTION_KIND_CALL, K.ACTION_KIND_FOLD) if k in legal
