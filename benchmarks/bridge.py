@@ -1,7 +1,7 @@
 """Play the same house-profile hand in the engine and in pokerkit, side by side.
 
 pokerkit 0.7.7's :class:`pokerkit.FixedLimitSevenCardStud` plays close to
-RULES.md's house profile; :func:`play_bridged` drives both with one random
+the house profile of docs/rules.md §1; :func:`play_bridged` drives both with one random
 player and checks at every decision that they agree on the seat to act, the
 chips on the table and what that seat may do, and at the end on the final
 stacks. The differential test (tests/engine_server/game/test_differential_pokerkit.py)
@@ -26,23 +26,23 @@ How the two are bridged (each point checked where noted):
   seat pokerkit asks to bring in must be the engine's bring-in). The house
   bring-in is forced, so pokerkit always gets ``post_bring_in()``. pokerkit
   would still pick a player all in from the ante (and then have the next
-  seat bring in); RULES.md picks among the players with chips, so every
+  seat bring in); docs/rules.md §2.4 picks among the players with chips, so every
   stack here covers the ante with chips to spare.
 * **The bring-in's last turn.** When nobody completed, the engine asks the
   bring-in once more; pokerkit has no such turn. The bridge answers
   ``check`` in the engine and asserts that pokerkit has left third street.
 * **Lone turns.** When everyone else still in is all in and the last player
-  with chips owes nothing, pokerkit still asks him to act; RULES.md deals the
+  with chips owes nothing, pokerkit still asks him to act; docs/rules.md §2.7 deals the
   rest with no more betting. The bridge checks for him in pokerkit only
   (:attr:`Stats.lone_checks`).
 * **Full bets only.** pokerkit treats a short all-in bet, completion or
-  raise differently from RULES.md (it reopens the betting, counts toward the
+  raise differently from docs/rules.md §2.7 (it reopens the betting, counts toward the
   cap and moves the next raise's base), so the random player only bets,
   completes or raises when it has the chips for a full one. Short all-in
   calls are played freely. The sizes and the cap are checked at every
   decision against the rules' full bet.
 * **Raises nobody can answer.** The engine lets a player raise while another
-  player is not all in (RULES.md: "some other player ... (not all in ...)
+  player is not all in (docs/rules.md §2.9: "some other player ... (not all in ...)
   could put in more"); pokerkit refuses unless another player has more chips
   in total than the current bet. Where only that differs, the bridge counts
   it in :attr:`Stats.unanswerable_raises` and does not raise.
@@ -50,7 +50,7 @@ How the two are bridged (each point checked where noted):
   allows it (with a warning) only in cash-game mode, which is used here.
 * **Odd chips.** pokerkit gives a split pot's whole remainder to the first
   winner and merges pots whose contenders are the same once losing hands are
-  killed; RULES.md gives odd chips one at a time, pot by pot. Every chip
+  killed; docs/rules.md §2.9 gives odd chips one at a time, pot by pot. Every chip
   amount is a multiple of :data:`CHIP_UNIT` (420, divisible by 2 to 7), so
   every pot splits evenly between any number of winners and the two rules
   cannot differ.
@@ -144,7 +144,7 @@ _PK_CARDS: Final[tuple[PkCard, ...]] = tuple(
 _ENGINE_CARD: Final[dict[PkCard, Card]] = {card: i for i, card in enumerate(_PK_CARDS)}
 _BURN: Final = PkCard.UNKNOWN
 #: The engine offers a big bet on fourth street when a pair shows, although
-#: the house profile has ``open_pair_big_bet: false`` (RULES.md: "No double
+#: the house profile has ``open_pair_big_bet: false`` (docs/rules.md §2.6; the source: "No double
 #: bet on an open pair"): a known engine bug. While it stands, the bridge
 #: accepts the extra size (counting it in
 #: :attr:`Stats.open_pair_big_bets_offered`) and plays the small bet; set
@@ -402,7 +402,7 @@ class _Bridge:
         """Deal pokerkit's cards, and play its turns that the house rules skip.
 
         pokerkit still asks the last player with chips to act when everyone
-        else left is all in and he owes nothing; RULES.md deals the rest with
+        else left is all in and he owes nothing; docs/rules.md §2.7 deals the rest with
         no more betting. He checks.
         """
         state = self.state

@@ -71,6 +71,8 @@ class NodeLease:
         self._failing = False
         self._on_lost: Callable[[str], Awaitable[None]] | None = None
         self._losing: asyncio.Task[None] | None = None
+        #: seconds :meth:`acquire` waited for another process's lease to run out (0: none)
+        self.waited = 0.0
 
     @property
     def interval(self) -> float:
@@ -82,8 +84,14 @@ class NodeLease:
         return self.interval / 4
 
     async def acquire(self, addresses: NodeAddresses) -> int:
-        """Claim the node (state starting): its new epoch, or :class:`NodeHeld`."""
+        """Claim the node (state starting): its new epoch, or :class:`NodeHeld`.
+
+        When another process's lease still runs (it was killed, or is still alive), the wait
+        is logged when it begins — whose lease, until when, how long at most — and when it
+        ends; :attr:`waited` keeps how long it took (the engine's ready line reports it).
+        """
         seen: EngineNodeRow | None = None
+        began = time.monotonic()
         while True:
             started = time.monotonic()
             epoch = await self.registry.claim(
@@ -91,7 +99,19 @@ class NodeLease:
             )
             if epoch is not None:
                 self.epoch, self._last_renewal = epoch, started
-                log.info("node %s claimed (epoch %d)", self.node_id, epoch)
+                if seen is None:
+                    log.info("node %s claimed (epoch %d)", self.node_id, epoch)
+                else:
+                    self.waited = time.monotonic() - began
+                    log.warning(
+                        "node %s claimed (epoch %d) after waiting %.1f s: the lease of the "
+                        "process that held it (epoch %d) ran out without a renewal",
+                        self.node_id,
+                        epoch,
+                        self.waited,
+                        seen.epoch,
+                        extra={"waited_seconds": round(self.waited, 3), "epoch": epoch},
+                    )
                 return epoch
             holder = await self.registry.get(self.node_id)
             if holder is None:  # stopped and deleted meanwhile: claim again
@@ -106,15 +126,26 @@ class NodeLease:
                     f"{holder.heartbeat_at.isoformat(timespec='seconds')}); stop it, or start "
                     f"this one with another STUD_ENGINE_NODE_ID"
                 )
+            left = (holder.expires_at - self._clock()).total_seconds()
             if seen is None:
                 log.warning(
-                    "node %s: another process held it until %s; waiting to see whether it is "
-                    "alive (a renewal) or gone (its lease runs out)",
+                    "node %s is held by another process (epoch %d, %s, last renewed at %s): "
+                    "waiting up to %.1f s, until its lease runs out at %s, to see whether it "
+                    "is alive (it renews the lease: this start is refused) or gone (a process "
+                    "killed or cut off: this one then claims the node)",
                     self.node_id,
+                    holder.epoch,
+                    holder.state,
+                    holder.heartbeat_at.isoformat(timespec="seconds"),
+                    max(left, 0.0),
                     holder.expires_at.isoformat(timespec="seconds"),
+                    extra={
+                        "holder_epoch": holder.epoch,
+                        "lease_expires_at": holder.expires_at.isoformat(),
+                        "wait_seconds": round(max(left, 0.0), 3),
+                    },
                 )
             seen = holder
-            left = (holder.expires_at - self._clock()).total_seconds()
             # Poll often enough to see the holder's renewals, which come every third of its
             # lease; claim again as soon as its lease has run out.
             await asyncio.sleep(min(max(left, 0.0) + 0.01, self.lease_seconds / 6))

@@ -62,7 +62,9 @@ from engine_server.table.runtime import RuntimeHooks, Timing
 
 __all__ = [
     "GRPC_OPTIONS",
+    "STOP_GRACE",
     "EngineServer",
+    "drain_seconds",
     "run_engine",
     "settle_garbage_collector",
     "start_collector",
@@ -73,7 +75,19 @@ log = logging.getLogger("stud.engine")
 #: the collector's first-generation threshold (CPython's default is 700 allocations)
 GC_FIRST_GENERATION = 20_000
 
-#: keepalive tuned for long WatchTable streams (STACK_NOTES.md); the receive limit is set from
+#: a graceful stop's grace (seconds) for the gRPC calls in flight
+STOP_GRACE = 5.0
+#: how often a long drain says how it is going
+DRAIN_PROGRESS_SECONDS = 5.0
+
+
+def drain_seconds(grace: float = STOP_GRACE) -> float:
+    """How long a graceful stop lets the running hands finish (30 s by default)."""
+    return max(grace, 0.1) * 6
+
+
+#: keepalive tuned for long WatchTable streams (a ping every 30 s keeps proxies and NATs from
+#: dropping a quiet stream; 10 s without an answer ends it); the receive limit is set from
 #: the settings (:func:`transport_limit`)
 GRPC_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
@@ -164,10 +178,12 @@ class EngineServer:
     def lost_reason(self) -> str:
         return self.lease.lost_reason if self.lease is not None else ""
 
-    async def stop(self, grace: float = 5.0) -> None:
-        """Graceful stop: drain (no new hands, finish running ones), then stop serving; the
-        node is marked draining first (the lobby opens no new tables there), then stopped
-        (its lease is free: a new process with its id may start at once)."""
+    async def stop(self, grace: float = STOP_GRACE) -> None:
+        """Graceful stop: drain (no new hands, finish running ones, for up to
+        :func:`drain_seconds`), then stop serving; the node is marked draining first (the
+        lobby opens no new tables there), then stopped (its lease is free: a new process with
+        its id may start at once). The drain says what it waits for, how it goes, and how it
+        ended, in the log."""
         if self._abandoned:
             await self.lost.wait()
             await _stop_asgi(self.metrics_server, self.metrics_task)
@@ -176,9 +192,7 @@ class EngineServer:
             await self.lease.set_state(NodeState.DRAINING)
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(max(grace, 0.1) * 6):
-                await self.manager.drain()
+        await self._drain(drain_seconds(grace))
         await self.manager.shutdown()
         if self.lease is not None:
             # The tables have stopped: nothing of this process writes them any more.
@@ -187,6 +201,65 @@ class EngineServer:
         await self.grpc_server.stop(grace)
         # Last, so that a scrape during the drain still sees the engine.
         await _stop_asgi(self.metrics_server, self.metrics_task)
+
+    def _hands_running(self) -> int:
+        return sum(1 for t in self.manager.tables.values() if t.hand_running)
+
+    async def _drain(self, limit: float) -> None:
+        """No new hands; wait up to ``limit`` seconds for the running ones, saying so."""
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        running = self._hands_running()
+        if running:
+            log.info(
+                "draining: waiting up to %.0f s for %d running hand(s) to finish (no new hand "
+                "starts; a hand still running then is cancelled at the next start, every "
+                "chip back)",
+                limit,
+                running,
+                extra={"hands_running": running, "drain_seconds": limit},
+            )
+        else:
+            log.info("draining: no hand is running; stopping now")
+        drain = asyncio.create_task(self.manager.drain(), name="drain")
+        try:
+            while True:
+                left = limit - (loop.time() - began)
+                done, _ = await asyncio.wait(
+                    (drain,), timeout=max(0.0, min(DRAIN_PROGRESS_SECONDS, left))
+                )
+                if done:
+                    tables, finished = drain.result()
+                    if running:
+                        log.info(
+                            "drained in %.1f s: %d hand(s) finished",
+                            loop.time() - began,
+                            finished,
+                            extra={"hands_finished": finished, "tables": tables},
+                        )
+                    return
+                still = self._hands_running()
+                if left <= 0:
+                    log.warning(
+                        "drain stopped after %.0f s with %d hand(s) still running: they are "
+                        "cancelled at the next start (every chip put in goes back)",
+                        limit,
+                        still,
+                        extra={"hands_running": still},
+                    )
+                    return
+                log.info(
+                    "draining: %d hand(s) still running, %.0f s left of %.0f s",
+                    still,
+                    max(left - DRAIN_PROGRESS_SECONDS, 0.0),
+                    limit,
+                    extra={"hands_running": still},
+                )
+        finally:
+            if not drain.done():
+                drain.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await drain
 
     async def abandon(self, reason: str) -> None:
         """The lease is lost: stop serving the tables at once, writing nothing more (no
@@ -421,13 +494,20 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
             "loop": loop_name(),
             "node": settings.node_id,
             "epoch": engine.lease.epoch if engine.lease else 0,
+            "lease_waited_seconds": round(engine.lease.waited, 3) if engine.lease else 0.0,
         },
     )
     ready(engine)
     stop = asyncio.Event()
+    received: list[str] = []
     loop = asyncio.get_running_loop()
+
+    def on_signal(sig: signal.Signals) -> None:
+        received.append(sig.name)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal, sig)
     stopping = asyncio.create_task(stop.wait())
     lost = asyncio.create_task(engine.lost.wait())
     await asyncio.wait((stopping, lost), return_when=asyncio.FIRST_COMPLETED)
@@ -441,6 +521,11 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
         raise LeaseLost(
             f"engine node {settings.node_id!r} stopped serving its tables: {engine.lost_reason}"
         )
-    log.info("stopping: draining tables")
+    log.info(
+        "%s: stopping; running hands finish first (up to %.0f s)",
+        received[0] if received else "stop",
+        drain_seconds(),
+    )
     await engine.stop()
+    log.info("stopped: node %s is free for the next start", settings.node_id)
     await close_store()

@@ -202,12 +202,22 @@ class EngineClient:
         return response.session
 
     async def remove_player(
-        self, table_id: str, seat_session_id: str, reason: str = "left through the lobby"
+        self,
+        table_id: str,
+        seat_session_id: str,
+        reason: str = "left through the lobby",
+        *,
+        by_player: bool = False,
     ) -> table_pb2.SeatSession:
+        """End a seat session; ``by_player``: it relays the player's own leave (the session
+        closes as LEFT, not REMOVED)."""
         response: admin_service_pb2.RemovePlayerResponse = await self._call(
             "RemovePlayer",
             admin_service_pb2.RemovePlayerRequest(
-                table=f"tables/{table_id}", seat_session_id=seat_session_id, reason=reason
+                table=f"tables/{table_id}",
+                seat_session_id=seat_session_id,
+                reason=reason,
+                by_player=by_player,
             ),
         )
         return response.session

@@ -162,10 +162,16 @@ class TableEngines:
         )
 
     async def remove_player(
-        self, table_id: str, seat_session_id: str, reason: str = "left through the lobby"
+        self,
+        table_id: str,
+        seat_session_id: str,
+        reason: str = "left through the lobby",
+        *,
+        by_player: bool = False,
     ) -> table_pb2.SeatSession:
         return await self._call(
-            table_id, lambda c: c.remove_player(table_id, seat_session_id, reason)
+            table_id,
+            lambda c: c.remove_player(table_id, seat_session_id, reason, by_player=by_player),
         )
 
     async def rotate_seed(

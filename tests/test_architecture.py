@@ -1,4 +1,4 @@
-"""Imports point down and inward only (docs/architecture.md, "Which way the imports go").
+"""Imports point down and inward only (docs/architecture.md).
 
 Each room of the project may import only the rooms below it. The rules are read from every
 module's import statements (``import x``, ``from x import y``, relative imports, and imports

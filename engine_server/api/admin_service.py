@@ -25,7 +25,7 @@ from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
 from engine_server.table.errors import TableError
 from engine_server.table.manager import TableManager, TableSpec, build_config, check_client_seed
-from engine_server.table.model import TableStatus
+from engine_server.table.model import Removal, TableStatus
 from engine_server.table.ports import NodeDirectory, NodeEntry
 from engine_server.table.runtime import TableRuntime
 
@@ -317,7 +317,8 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
         async def body(identity: Identity) -> Any:
             runtime = await self._table(request.table, "table")
             session = await runtime.remove_player(
-                _id(request.seat_session_id, "seat_session_id"), _text(request.reason, "reason")
+                _id(request.seat_session_id, "seat_session_id"),
+                Removal(_text(request.reason, "reason"), by_player=request.by_player),
             )
             return admin_service_pb2.RemovePlayerResponse(session=session_message(session))
 

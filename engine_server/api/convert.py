@@ -210,8 +210,9 @@ def rake_from_message(message: settings_pb2.Rake) -> Rake | None:
     """A ``stud.v1.Rake`` (a table's ``settings.rules.rake``) as the engine's :class:`Rake`.
 
     ``None`` when no kind is set (the table takes no rake). The message is checked as the
-    rake object of RULES.md §4 is (:class:`~engine_server.game.profiles.ProfileError` naming
-    the field under ``rules.rake``), so what a client reads back is what the engine plays.
+    rake object of docs/hand-scripts.md §2 is (:class:`~engine_server.game.profiles.ProfileError`
+    naming the field under ``rules.rake``), so what a client reads back is what the engine
+    plays.
 
     >>> rake = Rake.from_json({"by_players": [
     ...     {"min_players": 2, "max_players": 3, "schedule": [[20, 1]]},
@@ -466,6 +467,7 @@ def session_message(session: SessionSnapshot) -> table_pb2.SeatSession:
         seat_session_id=session.session_id,
         table=f"tables/{session.table_id}",
         player_id=session.player_id,
+        display_name=session.display_name or session.player_id,
         seat=session.seat,
         state=(
             table_pb2.SEAT_SESSION_STATE_CLOSED
@@ -543,6 +545,10 @@ def _fill_event(m: events_pb2.Event, e: object) -> None:
     elif isinstance(e, table_events.TurnStarted):
         m.turn_started.seat = e.seat
         m.turn_started.deadline.CopyFrom(timestamp(e.deadline))
+    elif isinstance(e, table_events.TurnExtended):
+        m.turn_extended.seat = e.seat
+        m.turn_extended.deadline.CopyFrom(timestamp(e.deadline))
+        m.turn_extended.added_ms = round(e.seconds * 1000)
     elif isinstance(e, hand_events.ActionTaken):
         m.action_taken.seat = e.seat
         m.action_taken.kind = ACTION_TO_PROTO[e.kind]

@@ -27,7 +27,7 @@ __all__ = ["COMMANDS", "ENTRY_POINTS", "CliError", "main"]
 
 #: subcommand name -> (module in this package, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("replay", "replay hand scripts (HAND_SCRIPT.md) and print what happened"),
+    "replay": ("replay", "replay hand scripts (docs/hand-scripts.md) and print what happened"),
     "rules": ("rules", "print a rule profile's settings as JSON"),
     "deck": ("deck", "print the commitment and deck of a seed pair and nonce"),
     "verify": (

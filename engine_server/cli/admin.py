@@ -9,7 +9,7 @@
             table NAME [--reason R]                          one table, every card (audited)
             pause NAME [--reason R] | resume NAME | close NAME [--reason R]
             cancel-hand NAME [--hand N] [--reason R]         every chip of the hand goes back
-            remove NAME SEAT_SESSION_ID [--reason R]
+            remove NAME SEAT_SESSION_ID [--reason R] [--by-player]
             rotate-seed NAME [--client-seed S]
             drain                                            no new hands on this node (the
                                                              pause outlasts a restart)
@@ -118,6 +118,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     remove.add_argument("name", help="the table: its id or tables/{id}")
     remove.add_argument("seat_session_id", help="his seat session (see `sessions`)")
     remove.add_argument("--reason", default="", help="kept with the session")
+    remove.add_argument(
+        "--by-player",
+        action="store_true",
+        help="he asked to leave (e.g. through support): the session closes as LEFT, not REMOVED",
+    )
 
     rotate = action("rotate-seed", "reveal the dealer seed and deal on from the next one")
     rotate.add_argument("name", help="the table: its id or tables/{id}")
@@ -332,7 +337,17 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
     else:
         print(
             _columns(
-                ("TABLE", "STATUS", "PROFILE", "STAKES", "SEATS", "HAND", "RUNNING", "LABELS"),
+                (
+                    "TABLE",
+                    "STATUS",
+                    "PROFILE",
+                    "STAKES",
+                    "SEATS",
+                    "HAND",
+                    "RUNNING",
+                    "LABELS",
+                    "PLAYERS",
+                ),
                 (
                     (
                         t.name.removeprefix("tables/"),
@@ -342,7 +357,8 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
                         f"{len(t.seats)}/{t.settings.rules.max_players}",
                         str(t.hand_number),
                         "yes" if t.hand_in_progress else "no",
-                        ",".join(f"{k}={v}" for k, v in sorted(t.labels.items())),
+                        ",".join(f"{k}={v}" for k, v in sorted(t.labels.items())) or "-",
+                        ", ".join(_player(s) for s in t.seats) or "-",
                     )
                     for t in answer.tables
                 ),
@@ -416,7 +432,7 @@ def _table(client: _Client, args: argparse.Namespace) -> None:
             (
                 (
                     str(s.number),
-                    s.player_id,
+                    _player(s),
                     s.seat_session_id,
                     str(s.stack),
                     str(s.bet_this_street),
@@ -501,7 +517,10 @@ def _remove(client: _Client, args: argparse.Namespace) -> None:
     answer = client(
         "RemovePlayer",
         admin_service_pb2.RemovePlayerRequest(
-            table=_table_name(args.name), seat_session_id=args.seat_session_id, reason=args.reason
+            table=_table_name(args.name),
+            seat_session_id=args.seat_session_id,
+            reason=args.reason,
+            by_player=args.by_player,
         ),
     )
     if args.json:
@@ -656,7 +675,7 @@ def _sessions_columns(sessions: Iterable[Any]) -> str:
             (
                 s.seat_session_id,
                 s.table.removeprefix("tables/"),
-                s.player_id,
+                _player(s),
                 str(s.seat),
                 _enum(table_pb2.SeatSessionState, s.state),
                 str(s.chips_in),
@@ -666,6 +685,13 @@ def _sessions_columns(sessions: Iterable[Any]) -> str:
             for s in sessions
         ),
     )
+
+
+def _player(seat_or_session: Any) -> str:
+    """``username (player id)``: the name the lobby seated him under, beside the id ops
+    look him up by; the id alone when no other name was given."""
+    name, player_id = seat_or_session.display_name, seat_or_session.player_id
+    return f"{name} ({player_id})" if name and name != player_id else player_id
 
 
 def _enum(enum: Any, value: int) -> str:

@@ -1,7 +1,7 @@
 """``stud deck DEALER_SEED CLIENT_SEED NONCE``: a seed pair's commitment and deck.
 
 Prints one line of JSON, ``{"commitment": HEX, "deck": [52 card names]}``, in
-deal order (FAIRNESS.md). For the FAIRNESS.md test vector:
+deal order (docs/fairness.md §2). For the test vector of docs/fairness.md §5:
 
 >>> import argparse
 >>> parser = argparse.ArgumentParser(prog="stud deck")

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from engine_server.logs import configure_logging
     from engine_server.loops import loop_name, run_in_loop
     from engine_server.node import LeaseLost, NodeHeld
-    from engine_server.server import EngineServer, run_engine
+    from engine_server.server import EngineServer, drain_seconds, run_engine
     from engine_server.settings import EngineSettings, SettingsError
     from engine_server.store.migrate import SchemaTooNew
 
@@ -67,6 +67,11 @@ def run(args: argparse.Namespace) -> int:
                     "loop": loop_name(),
                     "node": settings.node_id,
                     "cpus": describe_cpus(os.sched_getaffinity(0)),
+                    # What the start waited for: the lease of a process that held the node
+                    # (killed without stopping), in seconds; 0 when the node was free.
+                    "lease_waited_seconds": round(engine.lease.waited, 1) if engine.lease else 0,
+                    # On SIGTERM/SIGINT running hands finish first, for up to this long.
+                    "drain_seconds": drain_seconds(),
                 }
             ),
             flush=True,

@@ -1,4 +1,4 @@
-"""``stud replay FILE|- …``: replay hand scripts (HAND_SCRIPT.md).
+"""``stud replay FILE|- …``: replay hand scripts (docs/hand-scripts.md).
 
 Prints one JSON result per script (a JSON array when there are several).
 Exit status 0 when every script replayed to the end of its hand, 1 when any

@@ -36,7 +36,7 @@ class ActionKind(StrEnum):
     TIMEOUT = "timeout"
 
 
-#: The order HAND_SCRIPT.md lists legal actions in.
+#: The order docs/hand-scripts.md §5 lists legal actions in.
 LEGAL_ORDER: Final[tuple[ActionKind, ...]] = (
     ActionKind.FOLD,
     ActionKind.CHECK,

@@ -1,9 +1,9 @@
 """Cards as small integers.
 
-A card is an ``int`` from 0 to 51 in the canonical order of FAIRNESS.md,
+A card is an ``int`` from 0 to 51 in the canonical order of docs/fairness.md §2.3,
 ``2c 2d 2h 2s 3c … As``: ``rank * 4 + suit``, with ranks 0 (deuce) to 12 (ace)
 and suits 0 to 3 for clubs, diamonds, hearts and spades. That order is also the
-bring-in order of RULES.md (rank first, then clubs < diamonds < hearts <
+bring-in order of docs/rules.md §2.4 (rank first, then clubs < diamonds < hearts <
 spades), so the lowest door card is simply the smallest integer.
 
 >>> parse_card("As")

@@ -1,6 +1,6 @@
 """Provably fair decks: seeds, the HMAC-SHA256 stream, the shuffle and its check.
 
-Everything here follows FAIRNESS.md, which is normative; this module adds no
+Everything here follows docs/fairness.md, which is normative; this module adds no
 rule of its own. A deck is a function of the dealer seed, the client seed and
 the nonce, so anyone holding the three can recompute it once the dealer seed
 is revealed:
@@ -79,7 +79,7 @@ _BLOCK_WORDS: Final = struct.Struct(">8I")
 
 
 class FairnessError(ValueError):
-    """A seed, nonce or record that FAIRNESS.md does not allow."""
+    """A seed, nonce or record that docs/fairness.md §1 does not allow."""
 
 
 class RecordError(FairnessError):
@@ -318,7 +318,7 @@ class FairnessStream:
         return word
 
     def draw(self, n: int) -> int:
-        """An unbiased integer in ``range(n)``, by Lemire's method (FAIRNESS.md).
+        """An unbiased integer in ``range(n)``, by Lemire's method (docs/fairness.md §2.2).
 
         Read ``x``; with ``m = x · n``, discard ``x`` while
         ``m mod 2**32 < 2**32 mod n``, else return ``m >> 32``. Every draw reads
@@ -378,7 +378,7 @@ def deck_stream(
     """The hand's deck and its stream, positioned right after the deck's draws.
 
     The rules engine continues that same stream when a profile shuffles
-    burned cards back into the stub (RULES.md, short deck).
+    burned cards back into the stub (docs/rules.md §2.10).
 
     >>> deck, stream = deck_stream("0" * 62 + "2a", "alice", 0)
     >>> deck == derive_deck("0" * 62 + "2a", "alice", 0), stream.words_read >= 52

@@ -1,6 +1,6 @@
 """Checking the lobby's fairness answers as they are, without trusting its verdict.
 
-The lobby publishes two answers (FAIRNESS.md; lobby_api/fairness/schemas.py):
+The lobby publishes two answers (docs/fairness.md §4.2; lobby_api/fairness/schemas.py):
 
 * ``GET /hands/{hand_id}/fairness``: one hand's ``commitment``, ``client_seed``, ``nonce``,
   once revealed its ``dealer_seed`` and a ``check`` whose ``deck`` is the deck the lobby says

@@ -233,7 +233,7 @@ class ShownHand:
 
 @dataclass(frozen=True, slots=True, init=False)
 class HandResult:
-    """What a finished hand came to (HAND_SCRIPT.md's output, as values)."""
+    """What a finished hand came to (the output of docs/hand-scripts.md §4, as values)."""
 
     bring_in: BringIn | None
     first_to_act: dict[Street, int]
@@ -284,7 +284,7 @@ def _full_level(targets: tuple[int, ...], reached: int) -> int:
     """The largest of ``targets`` that ``reached`` attains (it attains the smallest).
 
     An all-in between two full sizes (an open pair's small and big bet on fourth street)
-    counts as the full size below it: the next raise goes from that level (RULES.md).
+    counts as the full size below it: the next raise goes from that level (docs/rules.md §2.7).
     """
     level = targets[0]
     for value in targets:
@@ -323,7 +323,7 @@ class Hand:
         """Start a hand: antes, third street, the forced bring-in.
 
         ``seats`` are ``(seat, stack)`` pairs; seats with no chips are not
-        dealt in. ``deck`` is the deck in index order (FAIRNESS.md or a
+        dealt in. ``deck`` is the deck in index order (docs/fairness.md §2 or a
         script's). ``stream`` continues the deck's fairness stream when a
         short-deck rule shuffles burned cards back; without it they go back
         in order. ``rake`` overrides the profile's rake.
@@ -473,7 +473,7 @@ class Hand:
     # ---------------------------------------------------------------- actions
 
     def legal_actions(self) -> tuple[LegalAction, ...]:
-        """The legal actions of the seat to act, in HAND_SCRIPT.md's order."""
+        """The legal actions of the seat to act, in the order of docs/hand-scripts.md §5."""
         cached = self._legal_cache
         if cached is None:
             if self._actor is None:
@@ -655,9 +655,9 @@ class Hand:
         raise_kind, targets = self._raise_options(p, owed)
         # bet_action() reads the targets when the seat bets, completes or raises.
         self._raise_targets = targets
-        # In HAND_SCRIPT.md's order: fold, check, bet, call, complete or raise. A bet is
-        # only possible when nothing is owed (nobody has bet), so at most one of check
-        # and call comes, and the aggressive action, if any, always comes last.
+        # In the order of docs/hand-scripts.md §5: fold, check, bet, call, complete or
+        # raise. A bet is only possible when nothing is owed (nobody has bet), so at most one
+        # of check and call comes, and the aggressive action, if any, always comes last.
         if owed <= 0:
             middle = _CHECK_ACTION if p.bet == 0 else LegalAction(ActionKind.CHECK, p.bet, p.bet)
         else:

@@ -12,7 +12,7 @@ with ``_`` (pokerkit keeps them aside and ignores them).
 stud has no button: it deals from index 0 up, asks players in index order from
 its opener, breaks ties between equal showing hands towards the lowest index
 and gives odd chips to the lowest index. With this order each of these is
-RULES.md's (dealing, turns and every tie-break go clockwise from the button's
+that of docs/rules.md §2.1 (dealing, turns and every tie-break go clockwise from the button's
 left). The bring-in needs no order: door cards never tie. ``seats`` lists the
 table seat of each player in that order, and ``_button`` keeps the button's
 seat.
@@ -26,7 +26,7 @@ cards in ``_burn_cards``. Otherwise the history is redacted for ``redact_for``
 (a seat dealt in, or ``None`` for a spectator): everyone's up cards, the
 viewer's own down cards, cards shown at the showdown, and ``??`` for every other
 down card. A folded hand's down cards never appear in a redacted history, not
-even to the seat that folded them (RULES.md: folded cards are never shown in any
+even to the seat that folded them (docs/rules.md §2.12: folded cards are never shown in any
 history); a mucked hand's down cards appear only to their owner. Showdowns are
 ``pN sm CARDS`` with all of the player's own cards in the order dealt, mucks
 ``pN sm``; a community card is ``d db CARD`` (and ``_community_cards``).
@@ -55,7 +55,7 @@ showdown at once; its reader passes it showing nothing, and the hands are
 shown at the end, as the engine shows them.
 
 **Other fields.** ``ante_trimming_status = true``, so pokerkit counts antes in
-the pots as RULES.md does (a player all in for his ante is eligible for the
+the pots as docs/rules.md §2.7 does (a player all in for his ante is eligible for the
 pot up to what he put in). ``bring_in`` is the stake, except when a ``range``
 profile's bring-in chose another size: then it is that size (what pokerkit's
 ``pb`` must post) and the stake is kept in ``_bring_in_stake``.
@@ -64,7 +64,7 @@ hand, the starting stacks, with ``_cancelled = true`` and the actions up to the
 cancellation). ``_pots`` lists the pots (main pot first) with ``eligible`` and
 ``winners`` as player numbers and ``awards`` per player, after rake; ``_rake``
 is the house's take. ``_profile`` names the rule profile and ``_rules`` holds
-the hand's settings by the names of RULES.md §4 (a setting that is null is left
+the hand's settings by the names of docs/rules.md §1 (a setting that is null is left
 out: TOML has no null). ``_view`` is ``full``, ``seat`` (with ``_viewer``) or
 ``public``.
 

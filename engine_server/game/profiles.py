@@ -1,4 +1,4 @@
-"""Rule profiles: the named settings of RULES.md §4, and the stakes of a table.
+"""Rule profiles: the named settings of docs/rules.md §1, and the stakes of a table.
 
 A profile is a :class:`RuleSettings`; a table or a hand script may override
 any setting by name with :func:`apply_overrides`.
@@ -202,7 +202,7 @@ class Rake:
 
     @classmethod
     def from_json(cls, value: object, where: str) -> Rake | None:
-        """Parse HAND_SCRIPT.md's rake object (``None`` for ``{"none": true}``)."""
+        """Parse the rake object of docs/hand-scripts.md §2 (``None`` for ``{"none": true}``)."""
         if value is None:
             return None
         if not isinstance(value, dict):
@@ -252,7 +252,7 @@ def _parse_schedule(steps: object, where: str) -> tuple[tuple[int, int], ...]:
 
 def _parse_brackets(value: object, where: str) -> tuple[RakeBracket, ...]:
     """Brackets that do not overlap and leave no count from 2 to MOST_PLAYERS without a
-    schedule: multipoker's table gives one for every count it seats (RULES.md §2 rake), so a
+    schedule: multipoker's table gives one for every count it seats (docs/rules.md §2.11), so a
     gap would be a mistake in the data, and a hand of that count would go unraked."""
     if not isinstance(value, list) or not value:
         raise ProfileError(where, "must be a non-empty list of brackets")
@@ -313,7 +313,8 @@ class Stakes:
     def from_small_bet(
         cls, *, ante: int, small_bet: int, bring_in: int | None = None, big_bet: int | None = None
     ) -> Stakes:
-        """Stakes with RULES.md's default ratios where ``bring_in`` or ``big_bet`` is omitted."""
+        """Stakes with the default ratios of docs/rules.md §2.2 where ``bring_in`` or
+        ``big_bet`` is omitted."""
         return cls(
             ante=ante,
             bring_in=small_bet // 2 if bring_in is None else bring_in,
@@ -327,7 +328,7 @@ class Stakes:
 
 @dataclass(frozen=True, slots=True)
 class RuleSettings:
-    """One rule profile: every setting of RULES.md §4, plus the engine's own."""
+    """One rule profile: every setting of docs/rules.md §1, plus the engine's own."""
 
     name: str
     max_players: int = 7
@@ -349,7 +350,7 @@ class RuleSettings:
     winner_may_show: bool = field(default=False, metadata={"live_only": True})
 
     def to_json(self, *, include_live: bool = True) -> dict[str, Any]:
-        """The settings as JSON values, by the names of RULES.md §4."""
+        """The settings as JSON values, by the names of docs/rules.md §1."""
         out: dict[str, Any] = {"profile": self.name}
         for f in dataclasses.fields(self):
             if f.name == "name" or (f.metadata.get("live_only") and not include_live):

@@ -1,4 +1,4 @@
-"""Hand scripts (HAND_SCRIPT.md): parse one, replay it through :class:`Hand`, report.
+"""Hand scripts (docs/hand-scripts.md): parse one, replay it through :class:`Hand`, report.
 
 >>> script = parse_script({
 ...     "rules": "house",
@@ -303,7 +303,7 @@ def _failure(code: str, index: int | None, message: str, hand: Hand | None) -> d
 
 
 def replay(script: Script) -> dict[str, Any]:
-    """Replay a script and return HAND_SCRIPT.md's output object."""
+    """Replay a script and return its output object (docs/hand-scripts.md §4)."""
     try:
         hand = script.new_hand()
     except DeckExhausted as error:
@@ -328,7 +328,7 @@ def replay(script: Script) -> dict[str, Any]:
 
 
 def result_to_json(result: HandResult, *, hi_lo: bool = False) -> dict[str, Any]:
-    """A finished hand's result in HAND_SCRIPT.md's output format."""
+    """A finished hand's result in the output format of docs/hand-scripts.md §4."""
     hands: dict[str, Any] = {}
     for seat, shown in sorted(result.hands.items()):
         high = {"category": str(shown.category), "cards": format_cards(shown.cards)}

@@ -30,6 +30,7 @@ from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
 from engine_server.table.model import (
     DrainHold,
+    Removal,
     SeatState,
     SeedPair,
     SessionSnapshot,
@@ -76,7 +77,9 @@ async def _reused(field: str) -> AsyncIterator[None]:
     try:
         yield
     except store_errors.IdempotencyKeyReused as error:
-        raise TableError.invalid("IDEMPOTENCY_KEY_REUSED", str(error), field=field) from None
+        raise TableError.invalid(
+            "IDEMPOTENCY_KEY_REUSED", str(error), field=error.field or field
+        ) from None
 
 
 @asynccontextmanager
@@ -98,6 +101,7 @@ def _session(row: SeatSessionRow) -> SessionSnapshot:
         open=row.state != "closed",
         close_reason=row.close_reason,
         closing=row.state == "closing",
+        display_name=row.display_name,
     )
 
 
@@ -433,13 +437,13 @@ class StoreTables:
             row = await self.store.sessions.chip_addition(session_id, request_id, amount)
         return None if row is None else _session(row)
 
-    async def removal(self, session_id: str) -> tuple[str, SessionSnapshot] | None:
+    async def removal(self, session_id: str) -> tuple[Removal, SessionSnapshot] | None:
         async with _translated():
             record = await self.store.sessions.removal(session_id)
             if record is None:
                 return None
             row = await self.store.sessions.get_session(session_id)
-        return record.reason, SessionSnapshot(
+        return Removal(record.reason, record.by_player), SessionSnapshot(
             session_id=row.id,
             table_id=row.table_id,
             player_id=row.player_id,
@@ -449,31 +453,47 @@ class StoreTables:
             open=record.state != "closed",
             close_reason=record.close_reason,
             closing=record.state == "closing",
+            display_name=row.display_name,
         )
 
-    async def record_removal(self, session_id: str, reason: str, answer: SessionSnapshot) -> None:
+    async def record_removal(
+        self, session_id: str, removal: Removal, answer: SessionSnapshot
+    ) -> None:
         state = "closed" if not answer.open else "closing" if answer.closing else "open"
-        async with self._writes, _translated():
+        async with self._writes, _translated(), _reused("reason"):
             await self.store.sessions.record_removal(
                 session_id,
-                reason,
+                removal.reason,
                 state=state,
                 chips_in=answer.chips_in,
                 stack=answer.stack,
                 close_reason=answer.close_reason,
+                by_player=removal.by_player,
             )
 
-    async def mark_closing(self, session_id: str, removal: str | None = None) -> SessionSnapshot:
+    async def mark_closing(
+        self, session_id: str, removal: Removal | None = None
+    ) -> SessionSnapshot:
         async with self._writes, _translated(), _reused("reason"):
-            return _session(await self.store.sessions.mark_closing(session_id, removal=removal))
+            return _session(
+                await self.store.sessions.mark_closing(
+                    session_id,
+                    removal=None if removal is None else removal.reason,
+                    by_player=removal is not None and removal.by_player,
+                )
+            )
 
     async def close_session(
-        self, session_id: str, final_stack: int, reason: str, removal: str | None = None
+        self, session_id: str, final_stack: int, reason: str, removal: Removal | None = None
     ) -> SessionSnapshot:
         async with self._writes, _translated(), _reused("reason"):
             return _session(
                 await self.store.sessions.close_session(
-                    session_id, final_stack, reason, removal=removal
+                    session_id,
+                    final_stack,
+                    reason,
+                    removal=None if removal is None else removal.reason,
+                    by_player=removal is not None and removal.by_player,
                 )
             )
 

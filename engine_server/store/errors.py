@@ -66,6 +66,11 @@ class IdempotencyKeyReused(StoreError):
 
     reason = "IDEMPOTENCY_KEY_REUSED"
 
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        #: The parameter that differs, where it is not the key itself (None: the key's field).
+        self.field = field
+
 
 class TableExists(StoreError):
     """CreateTable named a table id another request already created."""

@@ -203,7 +203,8 @@ class TableRow(SQLModel, table=True):
     #: CreateTable's request_id: a retry finds the table the first call created.
     create_request_id: str = Field(max_length=ID_LENGTH, unique=True)
     profile: str = Field(max_length=ID_LENGTH)
-    #: The RULES.md §4 overrides the table was created with (JSON values as in HAND_SCRIPT.md).
+    #: The overrides the table was created with: settings of docs/rules.md §1, with JSON values
+    #: as in docs/hand-scripts.md §2.
     rule_overrides: dict[str, Any] = Field(default_factory=dict, sa_type=sa.JSON)
     ante: int = Field(sa_type=sa.BigInteger)
     bring_in: int = Field(sa_type=sa.BigInteger)
@@ -231,7 +232,7 @@ class TableRow(SQLModel, table=True):
 
 
 class SeedPairRow(SQLModel, table=True):
-    """A dealer seed with its commitment and the client seed it deals with (FAIRNESS.md).
+    """A dealer seed with its commitment and the client seed it deals with (docs/fairness.md §3).
 
     ``dealer_seed`` is secret until ``revealed_at`` is set: never show it before.
     """
@@ -336,9 +337,9 @@ class ChipAdditionRow(SQLModel, table=True):
 class SeatSessionRemovalRow(SQLModel, table=True):
     """One RemovePlayer, keyed by the seat session it removed, with the answer it got.
 
-    A retry (the same session and reason) gets that answer again whenever it comes; the
-    reason is kept as the request gave it (the session's ``close_reason`` says only
-    "removed").
+    A retry (the same session, reason and ``by_player``) gets that answer again whenever it
+    comes; the reason is kept as the request gave it (the session's ``close_reason`` says
+    only "removed", or "left" for a removal ``by_player``).
     """
 
     __tablename__ = "seat_session_removals"
@@ -351,6 +352,8 @@ class SeatSessionRemovalRow(SQLModel, table=True):
         foreign_key="seat_sessions.id", primary_key=True, max_length=ID_LENGTH
     )
     reason: str = Field(sa_type=sa.Text)
+    #: It relayed the player's own leave (the lobby's Leave): the session closes as left.
+    by_player: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
     #: The session as the first call answered: closing (he plays out his hand) or closed.
     state: str = Field(max_length=16)
     chips_in: int = Field(sa_type=sa.BigInteger)
@@ -364,7 +367,7 @@ class HandRow(SQLModel, table=True):
 
     ``cards`` lists every card dealt as ``{"seat": int | None, "card": "Ah",
     "deck_index": int, "up": bool, "street": "third"}``; ``actions``, ``pots`` and
-    ``result`` are the engine's JSON (HAND_SCRIPT.md); ``settings`` holds the rule
+    ``result`` are the engine's JSON (docs/hand-scripts.md §4); ``settings`` holds the rule
     settings and stakes the hand was played with.
     """
 

@@ -95,7 +95,7 @@ class EngineStore:
     """The engine's stores on one engine (see the module's docstring for their guarantees).
 
     ``clock`` gives the timestamps they write (aware UTC); ``new_seed`` makes dealer seeds
-    (FAIRNESS.md: the OS's CSPRNG) — both replaceable in tests. ``tx.fence``: the node's
+    (docs/fairness.md §1: the OS's CSPRNG) — both replaceable in tests. ``tx.fence``: the node's
     :class:`~engine_server.store.nodes.WriteFence`, checked by every write of every store.
     """
 

@@ -79,7 +79,7 @@ async def reveal_current(session: AsyncSession, table: TableRow, now: datetime) 
 
 
 class SeedPairs:
-    """The seed pairs' store. ``new_seed`` makes dealer seeds (FAIRNESS.md: the OS's CSPRNG;
+    """The seed pairs' store. ``new_seed`` makes dealer seeds (docs/fairness.md §1: the OS's CSPRNG;
     replaceable in tests)."""
 
     def __init__(self, tx: Transactions, *, new_seed: Callable[[], str] = new_dealer_seed) -> None:

@@ -131,16 +131,21 @@ async def _in_running_hand(session: AsyncSession, seat_session_id: str) -> bool:
 
 
 async def _earlier_removal(
-    session: AsyncSession, seat_session_id: str, reason: str | None
+    session: AsyncSession, seat_session_id: str, reason: str | None, by_player: bool
 ) -> SeatSessionRemovalRow | None:
     """The removal recorded for the session (None: none, or ``reason`` is None: not a
-    removal); ``IdempotencyKeyReused`` when it gave another reason."""
+    removal); ``IdempotencyKeyReused`` when it gave another reason or ``by_player``."""
     if reason is None:
         return None
     earlier = await session.get(SeatSessionRemovalRow, seat_session_id)
     if earlier is not None and earlier.reason != reason:
         raise IdempotencyKeyReused(
-            f"seat session {seat_session_id} was removed with another reason"
+            f"seat session {seat_session_id} was removed with another reason", field="reason"
+        )
+    if earlier is not None and earlier.by_player != by_player:
+        raise IdempotencyKeyReused(
+            f"seat session {seat_session_id} was removed with another by_player",
+            field="by_player",
         )
     return earlier
 
@@ -301,13 +306,14 @@ class SeatSessions:
         chips_in: int,
         stack: int,
         close_reason: str | None,
+        by_player: bool = False,
     ) -> SeatSessionRemovalRow:
         """Record a RemovePlayer that changed nothing itself, with its answer (the session
         closing or closed): he was already leaving. A removal that closes the session or marks
         it closing is recorded by :meth:`close_session` / :meth:`mark_closing` (``removal=``),
         in the same transaction as the change.
 
-        Recording it again returns the first record; another reason raises
+        Recording it again returns the first record; another reason or ``by_player`` raises
         ``IdempotencyKeyReused``.
         """
         answered = SeatSessionState(state)
@@ -315,12 +321,13 @@ class SeatSessions:
             raise InvalidRecord("a removal answers with a closing or closed session")
         async with self._tx.write() as session:
             _, row = await _locked(session, seat_session_id)
-            earlier = await _earlier_removal(session, seat_session_id, reason)
+            earlier = await _earlier_removal(session, seat_session_id, reason, by_player)
             if earlier is not None:
                 return earlier
             record = SeatSessionRemovalRow(
                 seat_session_id=row.id,
                 reason=reason,
+                by_player=by_player,
                 state=answered.value,
                 chips_in=chips_in,
                 stack=stack,
@@ -330,7 +337,9 @@ class SeatSessions:
             session.add(record)
             return record
 
-    def _add_removal(self, session: AsyncSession, row: SeatSessionRow, reason: str | None) -> None:
+    def _add_removal(
+        self, session: AsyncSession, row: SeatSessionRow, reason: str | None, by_player: bool
+    ) -> None:
         """Record a RemovePlayer answered with ``row`` as it is now (in the caller's
         transaction: the change and the answer a retry gets are written together)."""
         if reason is None:
@@ -339,6 +348,7 @@ class SeatSessions:
             SeatSessionRemovalRow(
                 seat_session_id=row.id,
                 reason=reason,
+                by_player=by_player,
                 state=row.state,
                 chips_in=row.chips_in,
                 stack=row.stack,
@@ -348,24 +358,26 @@ class SeatSessions:
         )
 
     async def mark_closing(
-        self, seat_session_id: str, *, removal: str | None = None
+        self, seat_session_id: str, *, removal: str | None = None, by_player: bool = False
     ) -> SeatSessionRow:
         """Record that the player is leaving once the running hand ends (idempotent).
 
-        A restart then closes his session instead of dealing him in again. ``removal``: a
-        RemovePlayer's reason, recorded with its answer (this closing session) in the same
-        transaction; a removal already recorded with that reason changes nothing and is not
-        recorded again (another reason: ``IdempotencyKeyReused``, nothing written).
+        A restart then closes his session instead of dealing him in again (as removed, or as
+        left: no removal, or one ``by_player``). ``removal``: a RemovePlayer's reason, recorded
+        with its answer (this closing session) and ``by_player`` (it relays his own leave) in
+        the same transaction; a removal already recorded with that reason changes nothing and
+        is not recorded again (another reason or ``by_player``: ``IdempotencyKeyReused``,
+        nothing written).
         """
         async with self._tx.write() as session:
             _, row = await _locked(session, seat_session_id)
-            earlier = await _earlier_removal(session, seat_session_id, removal)
+            earlier = await _earlier_removal(session, seat_session_id, removal, by_player)
             if row.state == SeatSessionState.CLOSED.value:
                 raise SeatSessionClosed(f"seat session {seat_session_id} is closed")
             row.state = SeatSessionState.CLOSING.value
             session.add(row)
             if earlier is None:
-                self._add_removal(session, row, removal)
+                self._add_removal(session, row, removal, by_player)
             return row
 
     async def close_session(
@@ -375,6 +387,7 @@ class SeatSessions:
         reason: str,
         *,
         removal: str | None = None,
+        by_player: bool = False,
     ) -> SeatSessionRow:
         """Close a session between hands: its stack becomes final, due to the player.
 
@@ -384,12 +397,12 @@ class SeatSessions:
         with another, ``SeatSessionClosed``. ``HandInProgress`` while he is in a running hand
         (:meth:`~engine_server.store.hands.Hands.finish_hand` closes leavers with the hand).
         ``removal``: a RemovePlayer's reason, recorded with its answer (this closed session)
-        in the same transaction, as :meth:`mark_closing` does.
+        and ``by_player`` in the same transaction, as :meth:`mark_closing` does.
         """
         why = CloseReason(reason)
         async with self._tx.write() as session:
             _, row = await _locked(session, seat_session_id)
-            earlier = await _earlier_removal(session, seat_session_id, removal)
+            earlier = await _earlier_removal(session, seat_session_id, removal, by_player)
             if final_stack is not None and final_stack != row.stack:
                 raise InvalidRecord(
                     f"seat session {seat_session_id} has {row.stack} chips, not {final_stack}"
@@ -400,14 +413,14 @@ class SeatSessions:
                         f"seat session {seat_session_id} closed already ({row.close_reason})"
                     )
                 if earlier is None:
-                    self._add_removal(session, row, removal)
+                    self._add_removal(session, row, removal, by_player)
                 return row
             if await _in_running_hand(session, seat_session_id):
                 raise HandInProgress(f"seat session {seat_session_id} is in the running hand")
             close_row(row, why, self._tx.clock())
             session.add(row)
             if earlier is None:
-                self._add_removal(session, row, removal)
+                self._add_removal(session, row, removal, by_player)
             return row
 
     async def list_sessions(

@@ -74,7 +74,8 @@ class OpenTable:
     sessions: list[SeatSessionRow]
     current_pair: SeedPairRow
     next_pair: SeedPairRow
-    #: Those of ``sessions`` a RemovePlayer marked closing (paid out as removed, not left).
+    #: Those of ``sessions`` ops' RemovePlayer marked closing (paid out as removed, not left;
+    #: a removal relaying the player's own leave is not one of them).
     removed: frozenset[str] = frozenset()
 
 
@@ -423,7 +424,9 @@ class Tables:
                 (
                     await session.exec(
                         select(SeatSessionRemovalRow.seat_session_id).where(
-                            col(SeatSessionRemovalRow.seat_session_id).in_(closing)
+                            col(SeatSessionRemovalRow.seat_session_id).in_(closing),
+                            # a relayed leave closes as left, as a Leave does
+                            sa.not_(col(SeatSessionRemovalRow.by_player)),
                         )
                     )
                 ).all()

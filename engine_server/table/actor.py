@@ -91,6 +91,17 @@ class TableActor:
         self._queue.put_nowait((command, args, future, time.perf_counter(), name))
         return await future
 
+    def post(self, name: str, command: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Queue ``command(*args)`` for the owner task without waiting for it (a notice from
+        outside any request, e.g. a stall of the loop); nothing happens if the table does not
+        run. A failure is logged by the owner task."""
+        if self._task is None or self._task.done():
+            return
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        # Nobody awaits it: retrieve its outcome so no failure is reported twice.
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._queue.put_nowait((command, args, future, time.perf_counter(), name))
+
     async def _run(self) -> None:
         handler = self._handler
         loop = asyncio.get_running_loop()

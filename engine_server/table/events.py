@@ -27,6 +27,7 @@ __all__ = [
     "SeedRotated",
     "TableEvent",
     "TableStatusChanged",
+    "TurnExtended",
     "TurnStarted",
     "UpdateEvent",
 ]
@@ -46,6 +47,15 @@ class HandBegan:
 class TurnStarted:
     seat: int
     deadline: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TurnExtended:
+    """The turn's clock got ``seconds`` more: the engine was stalled while it ran."""
+
+    seat: int
+    deadline: datetime
+    seconds: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +127,7 @@ class CardsShownAfter:
 TableEvent = (
     HandBegan
     | TurnStarted
+    | TurnExtended
     | PlayerJoined
     | PlayerLeft
     | PlayerLeaving

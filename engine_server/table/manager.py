@@ -26,6 +26,7 @@ from engine_server.table.model import (
 )
 from engine_server.table.ports import TableStore
 from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
+from engine_server.table.stalls import StallWatch
 
 __all__ = [
     "LoadedTable",
@@ -213,6 +214,8 @@ class TableManager:
         self._closed: set[str] = set()
         self._lock = asyncio.Lock()
         self.draining = False
+        #: the node's heartbeat: every table's clock gets back the time the loop was stalled
+        self.stalls = StallWatch()
 
     @property
     def node_id(self) -> str:
@@ -269,10 +272,12 @@ class TableManager:
             seats=loaded.seats,
             timing=self._timing,
             hooks=self._hooks,
+            stalls=self.stalls,
         )
         runtime.draining = self.draining
         self._tables[loaded.config.table_id] = runtime
         if loaded.status is not TableStatus.CLOSED:
+            self.stalls.start()
             runtime.start()
         return runtime
 
@@ -375,3 +380,4 @@ class TableManager:
 
     async def shutdown(self) -> None:
         await asyncio.gather(*(t.stop() for t in self._tables.values()))
+        await self.stalls.stop()

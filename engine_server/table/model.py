@@ -16,6 +16,7 @@ __all__ = [
     "DrainHold",
     "LastHand",
     "OwnPart",
+    "Removal",
     "SeatInfo",
     "SeatState",
     "SeatStatus",
@@ -118,6 +119,22 @@ class SessionSnapshot:
     close_reason: str | None = None
     #: open, but leaving when the running hand ends (Leave or RemovePlayer during it)
     closing: bool = False
+    #: the name the lobby seated him under (ops' views show it beside the id)
+    display_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """An AdminService.RemovePlayer: the request's reason, and whether it relays the player's
+    own leave (``by_player``: the session closes as left, as TableService.Leave closes it)."""
+
+    reason: str
+    by_player: bool = False
+
+    @property
+    def close_reason(self) -> str:
+        """What the session closes as."""
+        return "left" if self.by_player else "removed"
 
 
 @dataclass(frozen=True, slots=True)

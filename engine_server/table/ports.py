@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from engine_server.table.model import DrainHold, SeedPair, SessionSnapshot, TableStatus
+from engine_server.table.model import DrainHold, Removal, SeedPair, SessionSnapshot, TableStatus
 
 __all__ = [
     "HandRecord",
@@ -98,24 +98,29 @@ class TableStore(Protocol):
         """
         ...
 
-    async def removal(self, session_id: str) -> tuple[str, SessionSnapshot] | None:
-        """The reason and answer of the RemovePlayer recorded for the session, if any."""
+    async def removal(self, session_id: str) -> tuple[Removal, SessionSnapshot] | None:
+        """The RemovePlayer recorded for the session and its answer, if any."""
         ...
 
-    async def record_removal(self, session_id: str, reason: str, answer: SessionSnapshot) -> None:
+    async def record_removal(
+        self, session_id: str, removal: Removal, answer: SessionSnapshot
+    ) -> None:
         """Record a RemovePlayer that changed nothing itself (he was already leaving)."""
         ...
 
-    async def mark_closing(self, session_id: str, removal: str | None = None) -> SessionSnapshot:
+    async def mark_closing(
+        self, session_id: str, removal: Removal | None = None
+    ) -> SessionSnapshot:
         """Record that the player leaves when the running hand ends (survives a restart).
 
-        ``removal``: the reason of the RemovePlayer doing it, recorded with this answer in the
-        same transaction (a retry after a crash gets it; nothing is half written).
+        ``removal``: the RemovePlayer doing it, recorded with this answer in the same
+        transaction (a retry after a crash gets it; nothing is half written; a restart closes
+        the session as the removal says: removed, or left when it relayed his own leave).
         """
         ...
 
     async def close_session(
-        self, session_id: str, final_stack: int, reason: str, removal: str | None = None
+        self, session_id: str, final_stack: int, reason: str, removal: Removal | None = None
     ) -> SessionSnapshot:
         """Pay the player out between hands (``removal`` as for :meth:`mark_closing`)."""
         ...

@@ -40,9 +40,10 @@ from engine_server.table.acts import (
 )
 from engine_server.table.broadcast import Broadcaster, Update, Watcher
 from engine_server.table.errors import ErrorKind, TableError
-from engine_server.table.events import TurnStarted, UpdateEvent
+from engine_server.table.events import TurnExtended, TurnStarted, UpdateEvent
 from engine_server.table.model import (
     LastHand,
+    Removal,
     SeatState,
     SeedPair,
     SessionSnapshot,
@@ -54,6 +55,7 @@ from engine_server.table.ports import RevealedPair, TableStore
 from engine_server.table.records import hand_record
 from engine_server.table.rules import CASH_RULES, TableRules, chips, hands, ops, seating, seeds
 from engine_server.table.rules.ops import StatusChange
+from engine_server.table.stalls import StallWatch
 from engine_server.table.state import OPEN_STATUSES, TableState
 
 __all__ = [
@@ -110,6 +112,7 @@ class TableRuntime:
         timing: Timing | None = None,
         hooks: RuntimeHooks | None = None,
         rules: TableRules = CASH_RULES,
+        stalls: StallWatch | None = None,
     ) -> None:
         self.state = TableState(
             config,
@@ -129,6 +132,10 @@ class TableRuntime:
             self.state, self.timing.watcher_backlog, self.hooks, self._actor
         )
         self._answers = AnsweredActions(self.timing.remembered_actions)
+        #: the node's heartbeat: the seconds its loop was stalled, given back to the clock
+        self._stalls = stalls or StallWatch()
+        #: its stall counter when the turn's clock was last set (or given time back)
+        self._stall_mark = 0.0
         #: loop times: the turn's end, and the next hand's start
         self._turn_ends_at: float | None = None
         self._next_hand_at: float | None = None
@@ -198,9 +205,11 @@ class TableRuntime:
         loop = asyncio.get_running_loop()
         self._next_hand_at = loop.time() + self.timing.between_hands_seconds
         self._actor.start()
+        self._stalls.subscribe(self._stalled)
 
     async def stop(self) -> None:
         """Stop the owner task (a running hand stays unfinished: recovery cancels it)."""
+        self._stalls.unsubscribe(self._stalled)
         await self._actor.stop()
         for watcher in list(self._broadcast.watchers):
             self._broadcast.end(
@@ -242,6 +251,10 @@ class TableRuntime:
         return turn_ends
 
     async def on_timer(self, now: float) -> None:
+        if self._turn_ends_at is not None and now >= self._turn_ends_at:
+            # On the first turn of the loop after a freeze this timer may run before the
+            # heartbeat: the stall is counted here all the same.
+            self._give_back_stall(now)
         if self._turn_ends_at is not None and now >= self._turn_ends_at:
             self._turn_ends_at = None
             hand = self.state.hand
@@ -336,6 +349,8 @@ class TableRuntime:
             await self._set_connected(watcher.seat, False)
 
     async def _set_connected(self, seat: int, connected: bool) -> None:
+        # A stall not yet given back is owed before the clock is set anew.
+        self._give_back_stall(asyncio.get_running_loop().time())
         turn_ends = self._turn_ends_at
         events, extra = seating.connect(self.state, seat, connected, turn_ends is not None)
         if extra and turn_ends is not None:
@@ -426,8 +441,49 @@ class TableRuntime:
         self._broadcast.publish(new_events)
 
     def _set_deadline(self, seconds: float) -> None:
-        self._turn_ends_at = asyncio.get_running_loop().time() + seconds
+        now = asyncio.get_running_loop().time()
+        self._turn_ends_at = now + seconds
+        self._stall_mark = self._stalls.stalled(now)
         self.state.turn_deadline = datetime.now(UTC) + timedelta(seconds=seconds)
+
+    # --------------------------------------------------------- the loop's own stalls
+
+    def _stalled(self, seconds: float) -> None:
+        """The heartbeat woke from a stall: the turn's clock gets it back (in the owner task)."""
+        if self._turn_ends_at is not None:
+            self._actor.post("stall", self._after_stall)
+
+    async def _after_stall(self) -> None:
+        self._give_back_stall(asyncio.get_running_loop().time())
+
+    def _give_back_stall(self, now: float) -> bool:
+        """Move the turn's deadline on by the seconds the loop was stalled since its clock was
+        set (nobody could be heard then), and tell the table. Returns whether it moved."""
+        stalled = self._stalls.stalled(now)
+        owed = stalled - self._stall_mark
+        state = self.state
+        hand = state.hand
+        if (
+            owed <= 0
+            or self._turn_ends_at is None
+            or hand is None
+            or hand.to_act is None
+            or state.turn_deadline is None
+        ):
+            return False
+        self._stall_mark = stalled
+        self._turn_ends_at += owed
+        state.turn_deadline += timedelta(seconds=owed)
+        log.warning(
+            "table %s hand %d: seat %d gets %.1f s back on his clock (the engine was stalled)",
+            self.table_id,
+            state.hand_number,
+            hand.to_act,
+            owed,
+            extra=self.log_ids(seat=hand.to_act, stalled_seconds=round(owed, 3)),
+        )
+        self._broadcast.publish([TurnExtended(hand.to_act, state.turn_deadline, owed)])
+        return True
 
     async def _end_hand(self, hand_events: list[UpdateEvent]) -> None:
         state = self.state
@@ -530,17 +586,17 @@ class TableRuntime:
         return answer
 
     async def leave(self, seat: int, reason: str = "left") -> SessionSnapshot:
-        """Leave: paid out at once between hands; in a hand, at its end (RULES.md)."""
+        """Leave: paid out at once between hands; in a hand, at its end (docs/rules.md §2.8)."""
         return await self._actor.call("leave", self._leave_seat, seat, reason)
 
     async def _leave_seat(self, seat: int, reason: str) -> SessionSnapshot:
         return await self._leave(seating.seated_at(self.state, seat), reason)
 
     async def _leave(
-        self, seat: SeatState, reason: str, removal: str | None = None
+        self, seat: SeatState, reason: str, removal: Removal | None = None
     ) -> SessionSnapshot:
         """Pay the player out now, or mark him leaving after his hand. ``removal``: the
-        RemovePlayer's reason, stored with the answer in the same write as the change."""
+        RemovePlayer doing it, stored with the answer in the same write as the change."""
         state = self.state
         if seat.leaving:
             answer = seating.session(state, seat)
@@ -624,19 +680,20 @@ class TableRuntime:
         self._broadcast.publish(chips.chips_added(seat, snapshot))
         return snapshot
 
-    async def remove_player(self, session_id: str, reason: str) -> SessionSnapshot:
-        return await self._actor.call("remove_player", self._remove_player, session_id, reason)
+    async def remove_player(self, session_id: str, removal: Removal) -> SessionSnapshot:
+        return await self._actor.call("remove_player", self._remove_player, session_id, removal)
 
-    async def _remove_player(self, session_id: str, reason: str) -> SessionSnapshot:
+    async def _remove_player(self, session_id: str, removal: Removal) -> SessionSnapshot:
         state = self.state
         # Idempotent on the session: a retry gets the first answer (closing or closed) and
         # changes nothing, however late it comes; another reason is another request.
         earlier = await self._store.removal(session_id)
-        answer = seating.repeated_removal(state, session_id, earlier, reason)
+        answer = seating.repeated_removal(state, session_id, earlier, removal)
         if answer is not None:
             return answer
         seat = seating.seat_of_session(state, session_id)
-        return await self._leave(seat, "removed", removal=reason)
+        # The lobby relaying his own leave closes the session as Leave does: "left".
+        return await self._leave(seat, removal.close_reason, removal=removal)
 
     async def _set_status(self, status: TableStatus, reason: str) -> None:
         state = self.state

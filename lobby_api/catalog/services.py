@@ -22,12 +22,13 @@ __all__ = [
     "seats_at",
 ]
 
-#: A quick game seats its opener and at most six others (RULES.md §1).
+#: A quick game seats its opener and at most six others (docs/rules.md §1: seven seats in the
+#: house profile).
 MAX_QUICK_SEATS = 7
 
 #: Profiles whose rules say a top-up (a re-buy) must bring the stack to at least the minimum
 #: buy-in: casinos_austria ("only up to at least the minimum buy-in") and memaid ("no short
-#: buy-ins"); RULES.md §2, "between hands".
+#: buy-ins"); docs/rules.md §2.1.
 TOPUP_TO_MINIMUM_PROFILES = frozenset({"casinos_austria", "casinos_austria_hilo", "memaid"})
 
 
@@ -78,7 +79,7 @@ def seats_at(level: StakeLevelRow) -> int:
 
 
 def rule_overrides(level: StakeLevelRow) -> dict[str, Any]:
-    """The RULES.md §4 overrides a quick game at this level is created with.
+    """The overrides (settings of docs/rules.md §1) a quick game at this level is created with.
 
     The clock is the level's, and so is the rake: the level's whole schedule by players
     dealt in (``{"by_players": [...]}``, multipoker's by limit, players and pot), which the

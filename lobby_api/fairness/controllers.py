@@ -23,7 +23,7 @@ __all__ = ["FairnessController"]
 
 
 class FairnessController(Controller):
-    """Seeds, commitments and the deck check (FAIRNESS.md), for players dealt in."""
+    """Seeds, commitments and the deck check (docs/fairness.md §4), for players dealt in."""
 
     path = "/"
     tags = ("fairness",)

@@ -1,4 +1,4 @@
-"""What the fairness endpoints answer (FAIRNESS.md).
+"""What the fairness endpoints answer (docs/fairness.md §4).
 
 A dealer seed appears only once its pair is revealed (``SeedPairRow.revealed_at``): after
 a rotation or when the table closes. Until then only its commitment is shown.
@@ -43,7 +43,7 @@ class FairnessCheck(msgspec.Struct, kw_only=True):
     problems: list[str]
     #: How many recorded cards were checked.
     cards_checked: int
-    #: The derived deck, index 0 first (FAIRNESS.md: the page gives the recomputed deck);
+    #: The derived deck, index 0 first (docs/fairness.md §4.4: the page shows the recomputed deck);
     #: empty when the dealer seed is not a valid seed.
     deck: list[str]
 

@@ -1,6 +1,6 @@
 """What one player may see of a stored hand, as JSON and as PHH.
 
-RULES.md: nobody sees a player's down cards unless he shows them at the showdown;
+docs/rules.md §2.12: nobody sees a player's down cards unless he shows them at the showdown;
 folded cards are never shown to anyone, in the game or in any history. For a viewer
 dealt into the hand that leaves exactly these cards (:class:`Visibility`):
 

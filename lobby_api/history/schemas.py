@@ -1,6 +1,6 @@
 """What the history endpoints answer: a player's hands and one hand, redacted for him.
 
-Every card in these shapes is one the caller may see (RULES.md): up cards, his own
+Every card in these shapes is one the caller may see (docs/rules.md §2.12): up cards, his own
 down cards unless he folded, and the cards shown at the showdown. A card he may not see
 is never sent, not even masked with its deck position.
 """
@@ -64,7 +64,7 @@ class MyCard(msgspec.Struct, kw_only=True):
     """One of the caller's cards, in dealing order.
 
     ``card`` and ``deck_index`` are None for a down card of a hand he folded: folded cards
-    are never shown, not even to the player who folded them (RULES.md).
+    are never shown, not even to the player who folded them (docs/rules.md §2.12).
     """
 
     card: str | None

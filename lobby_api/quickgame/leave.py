@@ -44,7 +44,9 @@ class Leaving:
             )
         if seat.settled_at is None:
             try:
-                await self.engines.remove_player(table_id, seat.seat_session_id)
+                # His own leave, relayed: the engine closes the session as LEFT (ops and the
+                # audit tell it from ops' removals).
+                await self.engines.remove_player(table_id, seat.seat_session_id, by_player=True)
             except EngineError as error:
                 if error.transient:
                     raise DomainError(

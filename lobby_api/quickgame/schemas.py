@@ -42,7 +42,7 @@ ClientSeed = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=200,
-        description="your client seed (FAIRNESS.md): 1-64 characters of [A-Za-z0-9_-]",
+        description="your client seed (docs/fairness.md §1): 1-64 characters of [A-Za-z0-9_-]",
         examples=["d41f_9c2b-77a0"],
     ),
 ]
@@ -142,7 +142,7 @@ class QuickGameView(msgspec.Struct):
     engine_grpc: str
     #: The engine's Connect / gRPC-Web URL (browsers).
     engine_grpc_web: str
-    #: SHA-256 commitment of the dealer seed dealing your hands (FAIRNESS.md).
+    #: SHA-256 commitment of the dealer seed dealing your hands (docs/fairness.md §3).
     commitment: str
     #: The commitment of the dealer seed a rotation switches to.
     next_commitment: str

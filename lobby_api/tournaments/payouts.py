@@ -5,7 +5,7 @@ hands out the whole amount it is given, no more and no less, and the rounding ru
 same everywhere: what the division leaves goes one unit at a time to the higher places (or
 the bigger stacks), first place first.
 
-The default payout table depends on the number of entrants (``docs/tournaments.md``):
+The default payout table depends on the number of entrants (:func:`default_payout_percentages`):
 
 >>> [int(share * 100) for share in default_payout_percentages(7)]
 [65, 35]

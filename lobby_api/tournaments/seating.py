@@ -5,7 +5,7 @@ draw key), so a director step that dies half-way and runs again decides the same
 Choices that a card room makes at random (the draw, who moves, the free seat he takes) are
 drawn with HMAC-SHA256 over that key: fair, and unpredictable without it.
 
-The rules (``docs/tournaments.md``):
+The rules (this module is where they are written down):
 
 - The draw: ``ceil(players / table_size)`` tables, filled as evenly as possible, players and
   seats in a random order.

@@ -8,7 +8,7 @@ retired token). Times are milliseconds since the epoch. Matches the models (`ale
 finds no drift).
 
 Revision ID: 0010
-Revises: 0008 (another branch adds 0009 meanwhile: the merge re-chains this one after it)
+Revises: 0009 (another branch adds 0009 meanwhile: the merge re-chains this one after it)
 Create Date: 2026-12-01 10:41:53.668410+00:00
 
 """
@@ -23,7 +23,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "0010"
-down_revision: str | Sequence[str] | None = "0008"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

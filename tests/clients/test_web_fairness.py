@@ -1,7 +1,7 @@
 """The web page's pure modules in Node's test runner: its deck check
-(clients/web/src/table/fairness.ts, WebCrypto HMAC-SHA256) against FAIRNESS.md's published test
-vector (clients/web/test/fairness.test.ts), and the street-by-street replay of a PHH history
-(src/table/replay.ts, test/replay.test.ts).
+(clients/web/src/table/fairness.ts, WebCrypto HMAC-SHA256) against the published test
+vector of docs/fairness.md §5 (clients/web/test/fairness.test.ts), and the street-by-street
+replay of a PHH history (src/table/replay.ts, test/replay.test.ts).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 /**
  * The browser's deck check (src/table/fairness.ts) against the published test vector
- * (FAIRNESS.md, tests/conformance/fairness_vector.json), and checks that must fail.
+ * (docs/fairness.md §5, tests/conformance/fairness_vector.json), and checks that must fail.
  *
  *   tsc -p tsconfig.test.json --outDir build/x && node --test build/x/test/fairness.test.js
  *

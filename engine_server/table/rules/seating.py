@@ -17,7 +17,7 @@ from engine_server.table.events import (
     PlayerSatOut,
     UpdateEvent,
 )
-from engine_server.table.model import SeatState, SessionSnapshot, TableStatus
+from engine_server.table.model import Removal, SeatState, SessionSnapshot, TableStatus
 from engine_server.table.state import TableState
 
 __all__ = [
@@ -51,6 +51,7 @@ def session(state: TableState, seat: SeatState) -> SessionSnapshot:
         stack=seat.stack,
         open=True,
         closing=seat.leaving,
+        display_name=seat.display_name,
     )
 
 
@@ -149,26 +150,34 @@ def seated(
 def repeated_removal(
     state: TableState,
     session_id: str,
-    earlier: tuple[str, SessionSnapshot] | None,
-    reason: str,
+    earlier: tuple[Removal, SessionSnapshot] | None,
+    removal: Removal,
 ) -> SessionSnapshot | None:
-    """The first answer to a RemovePlayer of this session here (``earlier``: the reason and
-    answer the store recorded), or None: a new removal. Another reason is another request
+    """The first answer to a RemovePlayer of this session here (``earlier``: the removal and
+    answer the store recorded), or None: a new removal. Another reason, or a removal where
+    the first relayed the player's leave (or the other way round), is another request
     (``IDEMPOTENCY_KEY_REUSED``)."""
     if earlier is None or earlier[1].table_id != state.table_id:
         return None
-    first_reason, answer = earlier
-    if first_reason != reason:
+    first, answer = earlier
+    if first.reason != removal.reason:
         raise TableError.invalid(
             "IDEMPOTENCY_KEY_REUSED",
             f"seat session {session_id} was removed with another reason",
             field="reason",
         )
+    if first.by_player != removal.by_player:
+        raise TableError.invalid(
+            "IDEMPOTENCY_KEY_REUSED",
+            f"seat session {session_id} was removed "
+            + ("as his own leave" if first.by_player else "by ops, not as his own leave"),
+            field="by_player",
+        )
     return answer
 
 
 def leave_after_hand(state: TableState, seat: SeatState, reason: str) -> list[UpdateEvent]:
-    """A player in the running hand leaves when it ends (RULES.md)."""
+    """A player in the running hand leaves when it ends (docs/rules.md §2.8)."""
     seat.leaving = True
     seat.leave_reason = reason
     return [PlayerLeaving(seat.seat)]

@@ -327,3 +327,77 @@ async def test_a_remove_player_whose_write_fails_changes_nothing_and_its_retry_a
         assert await chips_brought(engine, table_id) == removed
     finally:
         await shut(engine)
+
+
+async def test_a_leave_relayed_by_the_lobby_closes_as_left_and_its_retry_must_match(
+    tmp_path: Path,
+) -> None:
+    """RemovePlayer with by_player relays the player's own leave: his session closes as LEFT
+    (between hands at once, in his hand when it ends), ops' removals stay REMOVED, and a
+    retry that says otherwise is another request (IDEMPOTENCY_KEY_REUSED, "by_player")."""
+    url = f"sqlite:///{tmp_path}/leaves.sqlite3"
+    engine = await launch(url)
+    try:
+        table_id, sessions = await paused_table(engine, ("ann", "bob", "cat", "dan"))
+        name = f"tables/{table_id}"
+
+        def request(player: str, by_player: bool) -> a.RemovePlayerRequest:
+            return a.RemovePlayerRequest(
+                table=name,
+                seat_session_id=sessions[player],
+                reason="left through the lobby",
+                by_player=by_player,
+            )
+
+        dan = await engine.admin.RemovePlayer(request("dan", True), metadata=engine.admin_md)
+        assert (dan.session.state, dan.session.stack) == (table_pb2.SEAT_SESSION_STATE_CLOSED, 100)
+        assert dan.session.close_reason == table_pb2.SEAT_SESSION_CLOSE_REASON_LEFT
+        assert dan.session.display_name == "DAN"
+        # The same session as ops' removal is another request; nothing changes.
+        info = await refused(
+            engine.admin.RemovePlayer(request("dan", False), metadata=engine.admin_md),
+            INVALID,
+            "IDEMPOTENCY_KEY_REUSED",
+        )
+        assert dict(info.metadata) == {"field": "by_player"}
+        assert (
+            await engine.admin.RemovePlayer(request("dan", True), metadata=engine.admin_md) == dan
+        )
+
+        # During hand 1: cat leaves (relayed), bob is removed by ops; both play it out.
+        await resume(engine, table_id)
+        await until_hand(engine, table_id, 1)
+        cat = await engine.admin.RemovePlayer(request("cat", True), metadata=engine.admin_md)
+        assert cat.session.state == table_pb2.SEAT_SESSION_STATE_CLOSING
+        bob = await engine.admin.RemovePlayer(request("bob", False), metadata=engine.admin_md)
+        assert bob.session.state == table_pb2.SEAT_SESSION_STATE_CLOSING
+        await pause(engine, table_id)
+        await fold_out(engine, table_id)
+        closed = {s.player_id: s for s in await sessions_of(engine, table_id)}
+        assert closed["cat"].state == closed["bob"].state == table_pb2.SEAT_SESSION_STATE_CLOSED
+        assert closed["cat"].close_reason == table_pb2.SEAT_SESSION_CLOSE_REASON_LEFT
+        assert closed["bob"].close_reason == table_pb2.SEAT_SESSION_CLOSE_REASON_REMOVED
+        assert closed["dan"].close_reason == table_pb2.SEAT_SESSION_CLOSE_REASON_LEFT
+        assert closed["ann"].state == table_pb2.SEAT_SESSION_STATE_OPEN
+        assert {p: s.display_name for p, s in closed.items()} == {
+            "ann": "ANN",
+            "bob": "BOB",
+            "cat": "CAT",
+            "dan": "DAN",
+        }
+    finally:
+        await shut(engine)
+
+    # After a restart the retries still get their first answers.
+    engine = await launch(url)
+    try:
+        assert (
+            await engine.admin.RemovePlayer(request("cat", True), metadata=engine.admin_md) == cat
+        )
+        await refused(
+            engine.admin.RemovePlayer(request("cat", False), metadata=engine.admin_md),
+            INVALID,
+            "IDEMPOTENCY_KEY_REUSED",
+        )
+    finally:
+        await shut(engine)

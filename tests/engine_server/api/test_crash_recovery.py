@@ -11,7 +11,7 @@ import signal
 import sqlite3
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,8 @@ class EngineProcess:
     address: str
     channel: grpc.aio.Channel
     admin: admin_service_pb2_grpc.AdminServiceStub
+    #: the ready line it printed
+    ready: dict[str, Any] = field(default_factory=dict)
 
     def player(self, player_id: str, table: str, decide: Decide = passive) -> Player:
         return Player(player_id, self.address, table, bearer(player_id, Scope.PLAYER), decide)
@@ -66,7 +68,14 @@ class EngineProcess:
             await self.process.wait()
 
 
-async def start(database: Path, log: Path, between_hands: float = 0.05) -> EngineProcess:
+async def start(
+    database: Path,
+    log: Path,
+    between_hands: float = 0.05,
+    *,
+    log_level: str = "WARNING",
+    lease_seconds: float = 1,
+) -> EngineProcess:
     """Start ``stud engine`` on ``database``; returns once it printed its addresses."""
     env = {
         **os.environ,
@@ -75,9 +84,9 @@ async def start(database: Path, log: Path, between_hands: float = 0.05) -> Engin
         "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_LOG_FORMAT": "text",
-        "STUD_LOG_LEVEL": "WARNING",
+        "STUD_LOG_LEVEL": log_level,
         # A restart after kill -9 waits for the killed process's lease to run out: short here.
-        "STUD_ENGINE_LEASE_SECONDS": "1",
+        "STUD_ENGINE_LEASE_SECONDS": str(lease_seconds),
     }
     with log.open("ab") as errors:
         process = await asyncio.create_subprocess_exec(
@@ -112,7 +121,7 @@ async def start(database: Path, log: Path, between_hands: float = 0.05) -> Engin
     address = f"127.0.0.1:{port}"
     channel = grpc.aio.insecure_channel(address)
     return EngineProcess(
-        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel)
+        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel), ready
     )
 
 
@@ -506,3 +515,31 @@ async def test_a_table_closing_when_the_engine_died_is_closed_after_the_restart(
             ("closing", "current"),
         ).fetchall()
     assert revealed == [(1,)]  # the pair that dealt; the next one never dealt, stays secret
+
+
+async def test_a_relayed_leave_mid_hand_then_kill_9_closes_as_left_after_the_restart(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    """The lobby relays a player's leave during his hand (RemovePlayer, by_player); the engine
+    dies before the hand ends. Restarted, he is paid out as having left (not removed), and
+    the lobby's retry gets the first answer."""
+    first, database, log = await first_hand_running(tmp_path, running, "leave")
+    request = admin_service_pb2.RemovePlayerRequest(
+        table="tables/leave",
+        seat_session_id="ss-leave-p3",
+        reason="left through the lobby",
+        by_player=True,
+    )
+    answer = await first.admin.RemovePlayer(request, metadata=ADMIN)
+    assert answer.session.state == K.SEAT_SESSION_STATE_CLOSING
+
+    os.kill(first.process.pid, signal.SIGKILL)
+    assert await first.process.wait() == -signal.SIGKILL
+
+    second = await start(database, log)
+    running.append(second)
+    assert await second.admin.RemovePlayer(request, metadata=ADMIN) == answer
+    seats = await sessions(second, "leave")
+    assert seats["p3"].state == K.SEAT_SESSION_STATE_CLOSED
+    assert seats["p3"].close_reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
+    assert seats["p3"].stack == 100

@@ -131,13 +131,15 @@ async def test_tables_are_listed_in_aligned_columns_and_as_json(engine: Engine) 
     listed = await stud_admin("tables", engine=engine)
     assert listed.code == 0, listed
     assert listed.out.splitlines()[0].split() == [
-        "TABLE", "STATUS", "PROFILE", "STAKES", "SEATS", "HAND", "RUNNING", "LABELS"
+        "TABLE", "STATUS", "PROFILE", "STAKES", "SEATS", "HAND", "RUNNING", "LABELS", "PLAYERS"
     ]  # fmt: skip
     rows = {row["TABLE"]: row for row in columns(listed.out)}
     assert rows[playing]["STATUS"] == "PLAYING" and rows[playing]["RUNNING"] == "yes"
     assert rows[playing]["SEATS"].startswith("2/") and rows[playing]["HAND"] == "1"
+    # Who sits there: the name the lobby seated him under, then his player id.
+    assert rows[playing]["PLAYERS"] == "ANN (ann), BOB (bob)"
     assert rows[waiting]["STATUS"] == "WAITING" and rows[waiting]["STAKES"] == "2/2/5/10"
-    assert rows[waiting]["SEATS"].startswith("0/")
+    assert rows[waiting]["SEATS"].startswith("0/") and rows[waiting]["PLAYERS"] == "-"
 
     as_json = await stud_admin("tables", "--json", "--status", "waiting", engine=engine)
     assert as_json.code == 0, as_json
@@ -228,6 +230,7 @@ async def test_pause_then_cancel_hand_gives_every_chip_back(
         assert row["DOWN"].split() == list(seat.down_cards) and len(seat.down_cards) == 2
         assert row["UP"].split() == list(seat.up_cards)
         assert row["STACK"] == str(seat.stack) and row["SESSION"] == seat.seat_session_id
+        assert row["PLAYER"] == f"{seat.player_id.upper()} ({seat.player_id})"
     audits = [r for r in caplog.records if r.name == "stud.audit"]
     assert any("dispute 42" in r.getMessage() and "ops-test" in r.getMessage() for r in audits)
 
@@ -280,14 +283,14 @@ async def test_sessions_remove_rotate_seed_and_close(engine: Engine) -> None:
 
     listed = await stud_admin("sessions", "--table", table_id, engine=engine)
     assert [(r["SESSION"], r["PLAYER"], r["STATE"], r["STACK"]) for r in columns(listed.out)] == [
-        (sessions["ann"], "ann", "OPEN", "80"),
-        (sessions["bob"], "bob", "OPEN", "80"),
+        (sessions["ann"], "ANN (ann)", "OPEN", "80"),
+        (sessions["bob"], "BOB (bob)", "OPEN", "80"),
     ]
 
     removed = await stud_admin("remove", table_id, sessions["bob"], engine=engine)
     [row] = columns(removed.out)
     assert (row["SESSION"], row["STATE"], row["STACK"]) == (sessions["bob"], "CLOSED", "80")
-    assert row["CLOSED BECAUSE"] == "REMOVED"
+    assert row["CLOSED BECAUSE"] == "REMOVED" and row["PLAYER"] == "BOB (bob)"
 
     before = (await get_table(engine, table_id)).table
     rotated = await stud_admin(
@@ -304,7 +307,7 @@ async def test_sessions_remove_rotate_seed_and_close(engine: Engine) -> None:
     head, table = closed.out.split("\n", 1)
     assert head == f"{name}: CLOSED"
     assert [(r["PLAYER"], r["STATE"], r["STACK"]) for r in columns(table)] == [
-        ("ann", "CLOSED", "80")
+        ("ANN (ann)", "CLOSED", "80")
     ]
     final = json.loads(
         (
@@ -317,6 +320,49 @@ async def test_sessions_remove_rotate_seed_and_close(engine: Engine) -> None:
         ("ann", "SEAT_SESSION_STATE_CLOSED", "80"),
         ("bob", "SEAT_SESSION_STATE_CLOSED", "80"),
     ]
+    assert {s["playerId"]: s["displayName"] for s in final["sessions"]} == {
+        "ann": "ANN",
+        "bob": "BOB",
+    }
+
+
+async def test_sessions_tell_a_players_own_leave_from_a_removal(engine: Engine) -> None:
+    """A leave the lobby relays (RemovePlayer, by_player) shows as LEFT, ops' removal as
+    REMOVED, each under the player's name; ``remove --by-player`` relays one from ops."""
+    table_id = new_id("cli")
+    await engine.create_table(table_id)
+    await stud_admin("pause", table_id, engine=engine)
+    sessions = {}
+    for player in ("ann", "bob", "cat"):
+        sessions[player] = (await engine.seat(table_id, player, buy_in=80)).session.seat_session_id
+    await engine.admin.RemovePlayer(
+        a.RemovePlayerRequest(
+            table=f"tables/{table_id}",
+            seat_session_id=sessions["ann"],
+            reason="left through the lobby",
+            by_player=True,
+        ),
+        metadata=engine.admin_md,
+    )
+    removed = await stud_admin(
+        "remove", table_id, sessions["bob"], "--reason", "rude", engine=engine
+    )
+    assert removed.code == 0, removed
+    asked = await stud_admin(
+        "remove", table_id, sessions["cat"], "--reason", "support ticket", "--by-player",
+        engine=engine,
+    )  # fmt: skip
+    assert asked.code == 0, asked
+    listed = await stud_admin("sessions", "--table", table_id, engine=engine)
+    assert [(r["PLAYER"], r["STATE"], r["CLOSED BECAUSE"]) for r in columns(listed.out)] == [
+        ("ANN (ann)", "CLOSED", "LEFT"),
+        ("BOB (bob)", "CLOSED", "REMOVED"),
+        ("CAT (cat)", "CLOSED", "LEFT"),
+    ]
+    # The same session as the other kind of removal is another request: refused.
+    again = await stud_admin("remove", table_id, sessions["cat"], "--reason", "support ticket",
+                             engine=engine)  # fmt: skip
+    assert one_error_line(again).startswith("stud admin: IDEMPOTENCY_KEY_REUSED: ")
 
 
 # -------------------------------------------------------------------- drain

@@ -1,7 +1,7 @@
 """Test support for the rules tests: hand scripts and decks built by hand.
 
 A test names the cards each dealing position gets; these helpers put them
-where RULES.md says they are dealt from and fill the rest of the deck with
+where docs/rules.md §2.3 says they are dealt from and fill the rest of the deck with
 cards nobody named.
 
 - Slot dealing (``house``): the player in dealing position ``p`` gets as his
@@ -149,7 +149,7 @@ def script(
     actions: Iterable[Action] = (),
     stakes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A hand script (HAND_SCRIPT.md) as a dict; stakes default to ante 1, small bet 2."""
+    """A hand script (docs/hand-scripts.md) as a dict; stakes default to ante 1, small bet 2."""
     return {
         "rules": rules if isinstance(rules, str) else dict(rules),
         "stakes": dict(stakes) if stakes is not None else {"ante": 1, "small_bet": 2},

@@ -1,7 +1,7 @@
 """Hypothesis strategies for whole hands: rules, stakes, seats, button and deck.
 
 A :class:`Scenario` fixes everything a :class:`~engine_server.game.hand.Hand`
-is built from, and can write itself as a HAND_SCRIPT.md script so that a
+is built from, and can write itself as a hand script (docs/hand-scripts.md) so that a
 failing example can be replayed with ``stud replay``.
 """
 
@@ -34,7 +34,7 @@ PROFILE_NAMES: tuple[str, ...] = tuple(PROFILES)
 
 _STREET_NAMES = [str(street) for street in Street]
 
-#: Overridable settings (RULES.md §4) and the JSON values a script may give them.
+#: Overridable settings (docs/rules.md §1) and the JSON values a script may give them.
 _OVERRIDES: dict[str, st.SearchStrategy[Any]] = {
     "dealing": st.sampled_from(["slot", "top"]),
     "burns": st.lists(st.sampled_from(_STREET_NAMES), unique=True).map(
@@ -69,7 +69,7 @@ def _brackets(cuts: list[int], schedules: list[list[list[int]]]) -> list[dict[st
     ]
 
 
-#: ``stakes.rake`` values of HAND_SCRIPT.md; absent means the profile's own.
+#: ``stakes.rake`` values of docs/hand-scripts.md §2; absent means the profile's own.
 _RAKES: st.SearchStrategy[dict[str, Any]] = st.one_of(
     st.just({"none": True}),
     st.builds(
@@ -123,7 +123,8 @@ class Scenario:
         return sum(stack for _, stack in self.seats)
 
     def script(self, actions: list[tuple[int, ActionKind, int | None]]) -> dict[str, Any]:
-        """The hand as a HAND_SCRIPT.md script, ``actions`` included (for failure reports)."""
+        """The hand as a hand script (docs/hand-scripts.md), ``actions`` included (for failure
+        reports)."""
         rules: Any = {"profile": self.profile, **self.overrides} if self.overrides else self.profile
         moves: list[dict[str, Any]] = []
         for seat, kind, to in actions:

@@ -116,7 +116,7 @@ def test_both_pick_the_house_bring_in(doors: list[str], bring_in_seat: int) -> N
 
 
 def test_pokerkit_differs_when_the_lowest_door_is_all_in_from_the_ante() -> None:
-    # Seat 1 has exactly the ante: all in before the cards. RULES.md: the
+    # Seat 1 has exactly the ante: all in before the cards. docs/rules.md §2.7: the
     # lowest door among players with chips brings in, 5d (seat 3) against 9c.
     # pokerkit picks 2c and, finding him all in, asks the next seat (2).
     u = CHIP_UNIT

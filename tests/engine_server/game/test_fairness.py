@@ -1,7 +1,7 @@
-"""Tests of engine_server.game.fairness against FAIRNESS.md.
+"""Tests of engine_server.game.fairness against docs/fairness.md.
 
 The reference helpers below recompute the stream and the draw straight from
-the text of FAIRNESS.md with :mod:`hmac`, independently of the module.
+the text of docs/fairness.md §2 with :mod:`hmac`, independently of the module.
 """
 
 from __future__ import annotations

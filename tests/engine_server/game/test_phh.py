@@ -6,7 +6,7 @@ every export must load in pokerkit, say only what its reader may see, and,
 where pokerkit's rules can play the hand at all, replay in pokerkit to the
 engine's final stacks.
 
-Where pokerkit's rules differ from RULES.md (so a replay could not agree), the
+Where pokerkit's rules differ from docs/rules.md (so a replay could not agree), the
 hand is left out of the replay set, for a reason :func:`not_replayable` names:
 
 * rake (pokerkit replays a history without rake), all-in protection, a
@@ -20,7 +20,7 @@ hand is left out of the replay set, for a reason :func:`not_replayable` names:
   chips than the current bet (pokerkit refuses it);
 * a player all in from the ante holding the lowest door card (pokerkit would
   name him the bring-in and have the next seat post it);
-* a pot won by a mucked hand (pokerkit kills mucked hands; RULES.md gives a pot
+* a pot won by a mucked hand (pokerkit kills mucked hands; docs/rules.md §2.9 gives a pot
   whose claimants all mucked to the best of them);
 * a split pot with odd chips (pokerkit gives the whole remainder to the first
   winner and merges pots once losing hands are killed) and high-low hands with
@@ -263,7 +263,7 @@ def _filled_in(state: State, operation: Operation) -> bool:
         # An all-in showdown before seventh street, passed with nothing shown.
         return not any(operation.hole_cards)
     if isinstance(operation, CheckingOrCalling) and operation.amount == 0:
-        # The lone turn of the only player with chips left (RULES.md deals on).
+        # The lone turn of the only player with chips left (docs/rules.md §2.7 deals on).
         with_chips = [i for i, stack in enumerate(state.stacks) if state.statuses[i] and stack > 0]
         return with_chips == [operation.player_index]
     return False
@@ -277,7 +277,7 @@ def replay_in_pokerkit(text: str) -> list[int]:
     state: State | None = None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # RULES.md lets a player fold when checking is free; pokerkit warns.
+        # docs/rules.md §2.6 lets a player fold when checking is free; pokerkit warns.
         warnings.filterwarnings("ignore", message="There is no reason for this player to fold")
         for state, action in history.state_actions:
             added = state.operations[seen:]

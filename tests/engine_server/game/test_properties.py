@@ -14,7 +14,7 @@ decision or after every move:
 5. no view shows a card its viewer may not see;
 6. turns, pots and events are well formed (and the noted script replays).
 
-A failing example notes the hand as a HAND_SCRIPT.md script (``played: …``):
+A failing example notes the hand as a hand script (docs/hand-scripts.md, ``played: …``):
 ``stud replay`` reproduces it. ``pytest -m slow`` runs every property at once
 over many more hands.
 """
@@ -163,7 +163,7 @@ def listed_moves(hand: Hand) -> list[tuple[ActionKind, int | None]]:
     """Every (kind, to) the legal-action list offers: the default size and each listed one.
 
     Where a listed size is the seat's whole stack, a larger ``to`` is offered
-    too (HAND_SCRIPT.md: a bet larger than the stack is all in for the stack).
+    too (docs/hand-scripts.md §2: a bet larger than the stack is all in for the stack).
     """
     assert hand.to_act is not None
     all_in_to = _all_in_to(hand, hand.to_act)
@@ -272,7 +272,7 @@ def rule_accepts(hand: Hand, seat: int, kind: ActionKind, to: int | None) -> boo
     bug reported to its owner and kept out of the assertions until fixed.
     """
     if kind is ActionKind.TIMEOUT:
-        return True  # HAND_SCRIPT.md: accepted on any turn
+        return True  # docs/hand-scripts.md §2: accepted on any turn
     action = next((a for a in hand.legal_actions() if a.kind is kind), None)
     if action is None:
         return False
@@ -284,12 +284,12 @@ def rule_accepts(hand: Hand, seat: int, kind: ActionKind, to: int | None) -> boo
         and hand.settings.bring_in is BringInMode.RANGE
         and to == hand.stakes.small_bet
     ):
-        return True  # RULES.md: the full small bet is a completion
+        return True  # docs/rules.md §2.4: the full small bet is a completion
     if to > action.max_to == _all_in_to(hand, seat):
         if kind in _SIZED:
-            return True  # HAND_SCRIPT.md: larger than the stack is all in for the stack
+            return True  # docs/hand-scripts.md §2: larger than the stack is all in for the stack
         if kind is ActionKind.CALL:
-            return True  # HAND_SCRIPT.md: "a call larger than the stack" is all in too
+            return True  # docs/hand-scripts.md §2: "a call larger than the stack" is all in too
     return False
 
 
@@ -539,9 +539,11 @@ def check_legal_list(current: Play) -> None:
     kinds = [a.kind for a in listed]
     assert kinds, "the seat to act has no legal action"
     assert len(set(kinds)) == len(kinds), f"a kind listed twice: {kinds}"
-    assert kinds == sorted(kinds, key=LEGAL_ORDER.index), f"not in HAND_SCRIPT.md order: {kinds}"
+    assert kinds == sorted(kinds, key=LEGAL_ORDER.index), (
+        f"not in the order of docs/hand-scripts.md §5: {kinds}"
+    )
     if hand.phase is Phase.BRING_IN:
-        # RULES.md: the bet is forced, only its size is chosen; never fold. A range with
+        # docs/rules.md §2.4: the bet is forced, only its size is chosen; never fold. A range with
         # no amount between the ante and the small bet leaves only the completion.
         assert kinds in ([ActionKind.COMPLETE, ActionKind.BRING_IN], [ActionKind.COMPLETE]), kinds
     elif hand.phase is Phase.SHOWDOWN:

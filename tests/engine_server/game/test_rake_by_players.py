@@ -1,4 +1,4 @@
-"""Multipoker's rake by players dealt in (RULES.md §2 rake, rules-sources/000).
+"""Multipoker's rake by players dealt in (docs/rules.md §2.11, from the multipoker rake source).
 
 The schedule comes from ``seeds/stakes.json`` (the $3/$6 level: 2-3, 4-5 and 6-10 players,
 each with its own steps by final pot). The same pot pays a different rake when a different

@@ -1,6 +1,6 @@
-"""The house rules (RULES.md §1) as hand-worked hand scripts.
+"""The house rules (docs/rules.md §2) as hand-worked hand scripts.
 
-Every expected value here is worked out from RULES.md and HAND_SCRIPT.md by
+Every expected value here is worked out from docs/rules.md and docs/hand-scripts.md by
 hand, not taken from the engine. Stakes are ante 1, small bet 2 (bring-in 1,
 big bet 4) unless a test says otherwise.
 
@@ -71,7 +71,7 @@ def checks(seats: list[int], first: int) -> list[Action]:
 
 
 def ranks(cards: list[str]) -> list[str]:
-    """Cards compared by rank only (HAND_SCRIPT.md: any equal choice is right)."""
+    """Cards compared by rank only (docs/hand-scripts.md §4: any equal choice is right)."""
     return sorted(c[0] for c in cards)
 
 

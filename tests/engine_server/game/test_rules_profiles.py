@@ -1,7 +1,7 @@
-"""The rule profiles (RULES.md §2) and settings (§4) as hand-worked hand scripts.
+"""The rule profiles and their settings (docs/rules.md §1) as hand-worked hand scripts.
 
 Every row of the profile table and every setting of §4 has a test here; every
-expected value is worked out by hand from RULES.md and HAND_SCRIPT.md.
+expected value is worked out by hand from docs/rules.md and docs/hand-scripts.md.
 Stakes are ante 1, small bet 2 (bring-in 1, big bet 4) unless a test says
 otherwise.
 
@@ -459,7 +459,7 @@ def test_open_pair_setting_overridden_by_name() -> None:
 
 # Open-pair all-ins between the small and the big bet, worked by hand with a small bet of 10
 # (bring-in 5, big bet 20): seat 1 brings in 5, seats 2 and 3 call it; on fourth street seat 2
-# (As Ah showing) acts first, then 3, then 1. RULES.md: an all-in that reaches a full size
+# (As Ah showing) acts first, then 3, then 1. docs/rules.md §2.7: an all-in that reaches a full size
 # counts as a full bet or raise, and the next full raise goes to the last full level plus one
 # full increment; the last full level such an all-in reaches is the full size below it.
 

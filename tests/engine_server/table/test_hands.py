@@ -37,7 +37,7 @@ def test_a_hand_begins_with_the_next_number_and_the_seed_pairs_next_nonce() -> N
     assert (state.hands_started, state.hand_number, state.nonce, state.hand_id) == (7, 7, 41, "h7")
     assert state.seed.next_nonce == 42 and state.button == 1
     assert list(state.hand_seats) == [1, 2]
-    # Dealt from the table's seed pair at that nonce (FAIRNESS.md).
+    # Dealt from the table's seed pair at that nonce (docs/fairness.md §2).
     assert state.hand is not None
     deck, _ = deck_stream("0" * 64, "client", 41)
     dealt = {card for _, card, _ in state.hand.dealt_cards}

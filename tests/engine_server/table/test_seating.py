@@ -11,7 +11,7 @@ from engine_server.table.events import (
     PlayerSatIn,
     PlayerSatOut,
 )
-from engine_server.table.model import SessionSnapshot, TableStatus
+from engine_server.table.model import Removal, SessionSnapshot, TableStatus
 from engine_server.table.rules import seating
 from tests.engine_server.table.states import deal, refused, seat, table_state
 
@@ -89,14 +89,26 @@ def test_leaving_between_hands_frees_the_seat_and_in_a_hand_after_it() -> None:
 def test_a_removal_retried_gets_its_first_answer() -> None:
     state = table_state(seat(1))
     answer = _snapshot(1, "ss1")
-    assert seating.repeated_removal(state, "ss1", None, "x") is None
-    assert seating.repeated_removal(state, "ss1", ("collusion", answer), "collusion") is answer
+    ops = Removal("collusion")
+    assert seating.repeated_removal(state, "ss1", None, Removal("x")) is None
+    assert seating.repeated_removal(state, "ss1", (ops, answer), Removal("collusion")) is answer
     assert (
-        refused(seating.repeated_removal, state, "ss1", ("collusion", answer), "other")
+        refused(seating.repeated_removal, state, "ss1", (ops, answer), Removal("other"))
         == "IDEMPOTENCY_KEY_REUSED"
     )
+    # The same reason as the player's own leave is another request too.
+    leave = Removal("collusion", by_player=True)
+    assert refused(seating.repeated_removal, state, "ss1", (ops, answer), leave) == (
+        "IDEMPOTENCY_KEY_REUSED"
+    )
+    assert seating.repeated_removal(state, "ss1", (leave, answer), leave) is answer
     elsewhere = SessionSnapshot("ss1", "t2", "p1", 1, 100, 100, open=True)
-    assert seating.repeated_removal(state, "ss1", ("collusion", elsewhere), "other") is None
+    assert seating.repeated_removal(state, "ss1", (ops, elsewhere), Removal("other")) is None
+
+
+def test_a_removal_closes_as_removed_and_a_relayed_leave_as_left() -> None:
+    assert Removal("rude").close_reason == "removed"
+    assert Removal("left through the lobby", by_player=True).close_reason == "left"
 
 
 def test_sitting_out_takes_effect_at_once_between_hands_and_from_the_next_hand_in_one() -> None:

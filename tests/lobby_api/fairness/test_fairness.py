@@ -1,4 +1,4 @@
-"""GET /hands/{hand_id}/fairness and GET /tables/{table_id}/seed-pairs (FAIRNESS.md).
+"""GET /hands/{hand_id}/fairness and GET /tables/{table_id}/seed-pairs (docs/fairness.md §4).
 
 No dealer seed before its pair is revealed; after a rotation every hand of the old pair
 verifies with the engine's own check; a card changed in the database, or a dealer seed that

@@ -1,6 +1,6 @@
 """GET /hands, /hands/{hand_id} and /hands/{hand_id}/phh over hands played and stored for real.
 
-Privacy (RULES.md): only players dealt into a hand may open it (anyone else gets the same
+Privacy (docs/rules.md §2.12): only players dealt into a hand may open it (anyone else gets the same
 404 as for a hand that does not exist); a player sees his own cards, every up card and the
 cards shown at the showdown; folded cards appear in no hand response and no PHH download.
 """

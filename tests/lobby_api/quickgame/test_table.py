@@ -9,6 +9,8 @@ import uuid
 
 import httpx
 import sqlalchemy as sa
+from stud.v1 import admin_service_pb2
+from stud.v1.table_pb2 import SEAT_SESSION_CLOSE_REASON_LEFT, SeatSession
 
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import Engine
@@ -28,6 +30,15 @@ async def _open(
     )
     assert opened.status_code == 201, opened.text
     return opener, opened.json()
+
+
+async def _engine_session(engine: Engine, table_id: str, seat_session_id: str) -> SeatSession:
+    """The seat session as the engine's AdminService reports it to ops."""
+    listed = await engine.admin.ListSeatSessions(
+        admin_service_pb2.ListSeatSessionsRequest(table=f"tables/{table_id}"),
+        metadata=engine.admin_md,
+    )
+    return next(s for s in listed.sessions if s.seat_session_id == seat_session_id)
 
 
 async def _wait_for_running_hand(db: Database, table_id: str) -> None:
@@ -91,7 +102,8 @@ async def test_no_top_up_during_a_hand(
 async def test_casinos_austria_top_ups_reach_the_minimum_buy_in(
     client: httpx.AsyncClient, engine: Engine, db: Database, city: str
 ) -> None:
-    # RULES.md §2: casinos_austria re-buys "only up to at least the minimum buy-in" (40 here).
+    # docs/rules.md §2.1: casinos_austria re-buys "only up to at least the minimum buy-in"
+    # (40 here).
     austrian, game = await _open(client, city, SLOW, 40)
     house, house_game = await _open(client, city, "t-fast", 40)
     # As if hands had taken them down to 20 chips (only the lobby's check reads this).
@@ -127,6 +139,10 @@ async def test_leaving_between_hands_pays_out_once_and_closes_the_empty_table(
     again = await opener.post(f"/tables/{table_id}/leave", idempotency=None)
     assert again.json() == left.json()
     assert await opener.balance() == 10_000
+    # The engine was told it was his own leave (not ops' removal), under his username.
+    session = await _engine_session(engine, table_id, game["seat_session_id"])
+    assert session.close_reason == SEAT_SESSION_CLOSE_REASON_LEFT
+    assert (session.player_id, session.display_name) == (opener.id, opener.username)
     assert (
         await scalar(
             db,
@@ -177,6 +193,9 @@ async def test_leaving_during_a_hand_pays_out_when_it_ends(
     )
     assert await opener.balance() == 9_900 + stack  # touching the wallet settled it
     assert await opener.balance() == 9_900 + stack
+    session = await _engine_session(engine, game["table_id"], game["seat_session_id"])
+    assert session.close_reason == SEAT_SESSION_CLOSE_REASON_LEFT
+    assert session.display_name == opener.username
     await assert_ledger_consistent(db)
 
 

@@ -143,11 +143,13 @@ class AdminService(Protocol):
     async def remove_player(self, request: RemovePlayerRequest, ctx: RequestContext[RemovePlayerRequest, RemovePlayerResponse], /) -> RemovePlayerResponse:
         """
         Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-        it was then) and changes nothing, however late; another reason fails with
-        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-        session with this id at this table, e.g. he left by himself).
+        into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+        closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+        Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+        answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+        reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+        Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+        e.g. he left by himself).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -659,11 +661,13 @@ class AdminServiceClient(ConnectClient):
     ) -> RemovePlayerResponse:
         """
         Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-        it was then) and changes nothing, however late; another reason fails with
-        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-        session with this id at this table, e.g. he left by himself).
+        into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+        closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+        Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+        answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+        reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+        Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+        e.g. he left by himself).
         """
         return await self.execute_unary(
             request=request,
@@ -893,11 +897,13 @@ class AdminServiceSync(Protocol):
     def remove_player(self, request: RemovePlayerRequest, ctx: RequestContext[RemovePlayerRequest, RemovePlayerResponse], /) -> RemovePlayerResponse:
         """
         Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-        it was then) and changes nothing, however late; another reason fails with
-        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-        session with this id at this table, e.g. he left by himself).
+        into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+        closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+        Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+        answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+        reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+        Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+        e.g. he left by himself).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1407,11 +1413,13 @@ class AdminServiceClientSync(ConnectClientSync):
     ) -> RemovePlayerResponse:
         """
         Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-        it was then) and changes nothing, however late; another reason fails with
-        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-        session with this id at this table, e.g. he left by himself).
+        into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+        closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+        Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+        answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+        reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+        Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+        e.g. he left by himself).
         """
         return self.execute_unary(
             request=request,

@@ -105,13 +105,14 @@ class CreateTableRequest(_message.Message):
     max_buy_in: _builtins.int
     """See min_buy_in."""
     client_seed: _builtins.str
-    """The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-])."""
+    """The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-])."""
     opener_player_id: _builtins.str
     """The player who opened the table, if any."""
     @_builtins.property
     def rule_overrides(self) -> _struct_pb2.Struct:
-        """Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-        HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+        """Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+        in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+        "rake": {"none": true}}).
         """
 
     @_builtins.property
@@ -656,22 +657,29 @@ class RemovePlayerRequest(_message.Message):
     TABLE_FIELD_NUMBER: _builtins.int
     SEAT_SESSION_ID_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    BY_PLAYER_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """The table, "tables/{table_id}"."""
     seat_session_id: _builtins.str
     """The seat session to end."""
     reason: _builtins.str
     """Why (kept with the session)."""
+    by_player: _builtins.bool
+    """The player asked to leave (the lobby relays his own leave): his session closes as
+    SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+    left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+    """
     def __init__(
         self,
         *,
         table: _builtins.str = ...,
         seat_session_id: _builtins.str = ...,
         reason: _builtins.str = ...,
+        by_player: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "seat_session_id", b"seat_session_id", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_player", b"by_player", "reason", b"reason", "seat_session_id", b"seat_session_id", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

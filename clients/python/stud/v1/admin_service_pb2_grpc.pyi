@@ -106,11 +106,13 @@ class AdminServiceStub:
     """
     RemovePlayer: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RemovePlayerRequest, _admin_service_pb2.RemovePlayerResponse]
     """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-    into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-    seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-    it was then) and changes nothing, however late; another reason fails with
-    IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-    session with this id at this table, e.g. he left by himself).
+    into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+    closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+    Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+    answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+    reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+    Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+    e.g. he left by himself).
     """
     RotateSeed: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.RotateSeedRequest, _admin_service_pb2.RotateSeedResponse]
     """Rotates the table's seed pair between hands: reveals the current dealer seed (every hand it
@@ -214,11 +216,13 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """
     RemovePlayer: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RemovePlayerRequest, _admin_service_pb2.RemovePlayerResponse]  # type: ignore[assignment]
     """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-    into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-    seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-    it was then) and changes nothing, however late; another reason fails with
-    IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-    session with this id at this table, e.g. he left by himself).
+    into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+    closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+    Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+    answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+    reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+    Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+    e.g. he left by himself).
     """
     RotateSeed: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.RotateSeedRequest, _admin_service_pb2.RotateSeedResponse]  # type: ignore[assignment]
     """Rotates the table's seed pair between hands: reveals the current dealer seed (every hand it
@@ -379,11 +383,13 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.RemovePlayerResponse, _abc.Awaitable[_admin_service_pb2.RemovePlayerResponse]]:
         """Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-        into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-        seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-        it was then) and changes nothing, however late; another reason fails with
-        IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-        session with this id at this table, e.g. he left by himself).
+        into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+        closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+        Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+        answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+        reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+        Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+        e.g. he left by himself).
         """
 
     @_abc_1.abstractmethod

@@ -48,6 +48,7 @@ class Event(_message.Message):
     POT_AWARDED_FIELD_NUMBER: _builtins.int
     HAND_ENDED_FIELD_NUMBER: _builtins.int
     HAND_CANCELLED_FIELD_NUMBER: _builtins.int
+    TURN_EXTENDED_FIELD_NUMBER: _builtins.int
     PLAYER_JOINED_FIELD_NUMBER: _builtins.int
     PLAYER_LEFT_FIELD_NUMBER: _builtins.int
     PLAYER_LEAVING_FIELD_NUMBER: _builtins.int
@@ -134,6 +135,13 @@ class Event(_message.Message):
         """The hand was cancelled and every chip put in went back."""
 
     @_builtins.property
+    def turn_extended(self) -> Global___TurnExtended:
+        """The player to act got more time: the engine itself was stalled (its process stopped
+        or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+        "Freezes and stalls").
+        """
+
+    @_builtins.property
     def player_joined(self) -> Global___PlayerJoined:
         """A player sat down."""
 
@@ -191,6 +199,7 @@ class Event(_message.Message):
         pot_awarded: Global___PotAwarded | None = ...,
         hand_ended: Global___HandEnded | None = ...,
         hand_cancelled: Global___HandCancelled | None = ...,
+        turn_extended: Global___TurnExtended | None = ...,
         player_joined: Global___PlayerJoined | None = ...,
         player_left: Global___PlayerLeft | None = ...,
         player_leaving: Global___PlayerLeaving | None = ...,
@@ -201,11 +210,11 @@ class Event(_message.Message):
         table_status_changed: Global___TableStatusChanged | None = ...,
         seed_rotated: Global___SeedRotated | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "table_status_changed", "seed_rotated"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "turn_extended", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "table_status_changed", "seed_rotated"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -526,6 +535,38 @@ class TurnStarted(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TurnStarted: _TypeAlias = TurnStarted  # noqa: Y015
+
+@_typing.final
+class TurnExtended(_message.Message):
+    """The turn's clock was moved on by the time the engine was stalled while it ran."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    ADDED_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat to act."""
+    added_ms: _builtins.int
+    """The time added, in milliseconds."""
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When his clock runs out now (TableSnapshot.turn_deadline says the same)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        added_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["added_ms", b"added_ms", "deadline", b"deadline", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnExtended: _TypeAlias = TurnExtended  # noqa: Y015
 
 @_typing.final
 class ActionTaken(_message.Message):

@@ -199,7 +199,7 @@ class _ShortDeckRuleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ShortDe
     SHORT_DECK_RULE_MEMAID: _ShortDeckRule.ValueType  # 3
     """The burns are shuffled back into the stub; if still too few, one community card."""
     SHORT_DECK_RULE_CASINOS_AUSTRIA: _ShortDeckRule.ValueType  # 4
-    """Casinos Austria's burn and community-card rule (RULES.md §2)."""
+    """Casinos Austria's burn and community-card rule (docs/rules.md §2.10)."""
 
 class ShortDeckRule(_ShortDeckRule, metaclass=_ShortDeckRuleEnumTypeWrapper):
     """What happens when the stub runs short (setting `short_deck`)."""
@@ -213,7 +213,7 @@ SHORT_DECK_RULE_COMMUNITY: ShortDeckRule.ValueType  # 2
 SHORT_DECK_RULE_MEMAID: ShortDeckRule.ValueType  # 3
 """The burns are shuffled back into the stub; if still too few, one community card."""
 SHORT_DECK_RULE_CASINOS_AUSTRIA: ShortDeckRule.ValueType  # 4
-"""Casinos Austria's burn and community-card rule (RULES.md §2)."""
+"""Casinos Austria's burn and community-card rule (docs/rules.md §2.10)."""
 Global___ShortDeckRule: _TypeAlias = ShortDeckRule  # noqa: Y015
 
 @_typing.final
@@ -234,7 +234,7 @@ class TableSettings(_message.Message):
     MAX_BUY_IN_FIELD_NUMBER: _builtins.int
     profile: _builtins.str
     """The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-    "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+    "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
     """
     private: _builtins.bool
     """A private table (a quick game) is open only to players the lobby seats there; it is not
@@ -250,7 +250,7 @@ class TableSettings(_message.Message):
 
     @_builtins.property
     def rule_overrides(self) -> _struct_pb2.Struct:
-        """The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+        """The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
         {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
         """
 
@@ -279,7 +279,7 @@ Global___TableSettings: _TypeAlias = TableSettings  # noqa: Y015
 
 @_typing.final
 class Stakes(_message.Message):
-    """Fixed-limit stakes (RULES.md §1 "Table")."""
+    """Fixed-limit stakes (docs/rules.md §2.2)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -313,7 +313,7 @@ Global___Stakes: _TypeAlias = Stakes  # noqa: Y015
 
 @_typing.final
 class Rules(_message.Message):
-    """The effective value of every setting of RULES.md §4, plus the live-table settings no single
+    """The effective value of every setting of docs/rules.md §1, plus the live-table settings no single
     hand needs. In views every field is set.
     """
 
@@ -405,7 +405,7 @@ Global___Rules: _TypeAlias = Rules  # noqa: Y015
 
 @_typing.final
 class Rake(_message.Message):
-    """The house's rake (setting `rake`; HAND_SCRIPT.md's rake object)."""
+    """The house's rake (setting `rake`; the rake object of docs/hand-scripts.md §2)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -528,7 +528,7 @@ Global___RakeStep: _TypeAlias = RakeStep  # noqa: Y015
 @_typing.final
 class RakeByPlayers(_message.Message):
     """A rake whose schedule depends on how many players were dealt into the hand (multipoker's
-    table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+    table by limit, players and final pot; docs/rules.md §2.11): the bracket holding that count
     gives the schedule.
     """
 

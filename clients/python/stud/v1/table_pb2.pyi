@@ -266,9 +266,11 @@ class _SeatSessionCloseReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper
     SEAT_SESSION_CLOSE_REASON_UNSPECIFIED: _SeatSessionCloseReason.ValueType  # 0
     """Still open."""
     SEAT_SESSION_CLOSE_REASON_LEFT: _SeatSessionCloseReason.ValueType  # 1
-    """The player left (TableService.Leave)."""
+    """The player left (TableService.Leave, or AdminService.RemovePlayer with by_player: his
+    leave relayed by the lobby).
+    """
     SEAT_SESSION_CLOSE_REASON_REMOVED: _SeatSessionCloseReason.ValueType  # 2
-    """Ops or the lobby removed him (AdminService.RemovePlayer)."""
+    """Ops or the lobby removed him (AdminService.RemovePlayer without by_player)."""
     SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED: _SeatSessionCloseReason.ValueType  # 3
     """The table closed (AdminService.CloseTable)."""
 
@@ -278,9 +280,11 @@ class SeatSessionCloseReason(_SeatSessionCloseReason, metaclass=_SeatSessionClos
 SEAT_SESSION_CLOSE_REASON_UNSPECIFIED: SeatSessionCloseReason.ValueType  # 0
 """Still open."""
 SEAT_SESSION_CLOSE_REASON_LEFT: SeatSessionCloseReason.ValueType  # 1
-"""The player left (TableService.Leave)."""
+"""The player left (TableService.Leave, or AdminService.RemovePlayer with by_player: his
+leave relayed by the lobby).
+"""
 SEAT_SESSION_CLOSE_REASON_REMOVED: SeatSessionCloseReason.ValueType  # 2
-"""Ops or the lobby removed him (AdminService.RemovePlayer)."""
+"""Ops or the lobby removed him (AdminService.RemovePlayer without by_player)."""
 SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED: SeatSessionCloseReason.ValueType  # 3
 """The table closed (AdminService.CloseTable)."""
 Global___SeatSessionCloseReason: _TypeAlias = SeatSessionCloseReason  # noqa: Y015
@@ -294,8 +298,9 @@ class TableSnapshot(_message.Message):
     - Chip amounts are int64 counts of the table's smallest chip unit.
     - Cards are two-character strings: rank "23456789TJQKA" then suit "cdhs", e.g. "Ah", "Td",
       "2c". A list of a seat's cards is always in the order they were dealt.
-    - Bet amounts follow RULES.md: an action's `amount` is the TOTAL the player's bet on this
-      street becomes ("to"), not the chips added. Chips added = amount - Seat.bet_this_street.
+    - Bet amounts follow docs/rules.md §2.6: an action's `amount` is the TOTAL the player's
+      bet on this street becomes ("to"), not the chips added. Chips added = amount -
+      Seat.bet_this_street.
 
     A seat's view of the table: what one player may see, and nothing more. Sent first in full
     on every WatchTable stream, then again after every change.
@@ -385,8 +390,8 @@ class TableSnapshot(_message.Message):
 
     @_builtins.property
     def seed(self) -> Global___SeedPair:
-        """The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-        table deals with it; it is set only once the table has closed.
+        """The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+        while the table deals with it; it is set only once the table has closed.
         """
 
     @_builtins.property
@@ -610,7 +615,7 @@ Global___LegalAction: _TypeAlias = LegalAction  # noqa: Y015
 
 @_typing.final
 class SeedPair(_message.Message):
-    """A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md)."""
+    """A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1045,6 +1050,7 @@ class SeatSession(_message.Message):
     CLOSE_REASON_FIELD_NUMBER: _builtins.int
     OPEN_TIME_FIELD_NUMBER: _builtins.int
     CLOSE_TIME_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     seat_session_id: _builtins.str
     """The lobby's id for this session (the idempotency key of SeatPlayer)."""
     table: _builtins.str
@@ -1063,6 +1069,10 @@ class SeatSession(_message.Message):
     """
     close_reason: Global___SeatSessionCloseReason.ValueType
     """Why it closed (unset while open)."""
+    display_name: _builtins.str
+    """The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+    when none was given), for ops' views.
+    """
     @_builtins.property
     def open_time(self) -> _timestamp_pb2.Timestamp:
         """When the player sat down."""
@@ -1084,10 +1094,11 @@ class SeatSession(_message.Message):
         close_reason: Global___SeatSessionCloseReason.ValueType = ...,
         open_time: _timestamp_pb2.Timestamp | None = ...,
         close_time: _timestamp_pb2.Timestamp | None = ...,
+        display_name: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["close_time", b"close_time", "open_time", b"open_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips_in", b"chips_in", "close_reason", b"close_reason", "close_time", b"close_time", "open_time", b"open_time", "player_id", b"player_id", "seat", b"seat", "seat_session_id", b"seat_session_id", "stack", b"stack", "state", b"state", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips_in", b"chips_in", "close_reason", b"close_reason", "close_time", b"close_time", "display_name", b"display_name", "open_time", b"open_time", "player_id", b"player_id", "seat", b"seat", "seat_session_id", b"seat_session_id", "stack", b"stack", "state", b"state", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -124,7 +124,7 @@ class ActRequest(_message.Message):
     kind: _table_pb2.ActionKind.ValueType
     """The action: one of the snapshot's legal_actions kinds."""
     amount: _builtins.int
-    """The total the player's bet on this street becomes ("to"; RULES.md): required when the
+    """The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
     legal action's min_amount < max_amount, and then within min..max (or one of `amounts`);
     otherwise leave it unset.
     """

@@ -729,7 +729,7 @@ export interface components {
             /** @description chips (the level's unit) */
             buy_in: number;
             /**
-             * @description your client seed (FAIRNESS.md): 1-64 characters of [A-Za-z0-9_-]
+             * @description your client seed (docs/fairness.md §1): 1-64 characters of [A-Za-z0-9_-]
              * @example d41f_9c2b-77a0
              */
             client_seed: string;
@@ -781,7 +781,7 @@ export interface components {
         /** RotateSeedRequest */
         RotateSeedRequest: {
             /**
-             * @description your client seed (FAIRNESS.md): 1-64 characters of [A-Za-z0-9_-]
+             * @description your client seed (docs/fairness.md §1): 1-64 characters of [A-Za-z0-9_-]
              * @example d41f_9c2b-77a0
              */
             client_seed?: string | null;

@@ -63,7 +63,7 @@ export function idempotencyKey(): string {
 }
 
 /**
- * A client seed (FAIRNESS.md): chosen by the opener's browser with crypto.getRandomValues,
+ * A client seed (docs/fairness.md §1): chosen by the opener's browser with crypto.getRandomValues,
  * 1-64 characters of [A-Za-z0-9_-] — here 128 random bits, 22 characters.
  */
 export function clientSeed(): string {

@@ -1,5 +1,5 @@
 /**
- * The deck check of FAIRNESS.md, done by the player's own browser with WebCrypto: from the
+ * The deck check of docs/fairness.md §4, done by the player's own browser with WebCrypto: from the
  * revealed dealer seed, his client seed and the hand's nonce, derive the deck again and check
  * that the commitment shown before the hand is SHA-256 of the seed and that every card he was
  * dealt sits where the deck says.

@@ -4,8 +4,8 @@
  * fairness check done by this browser (fairness.ts) from GET /hands/{id}/fairness.
  *
  * Every card drawn here comes from the lobby's answers for this player, which are redacted
- * for him (RULES.md): his own cards (never a folded hand's down cards), everyone's up cards
- * and the hands shown at the showdown; every other card is a back. The deck the fairness
+ * for him (docs/rules.md §2.12): his own cards (never a folded hand's down cards), everyone's
+ * up cards and the hands shown at the showdown; every other card is a back. The deck the fairness
  * check derives holds every player's cards, so only his own positions are ever shown.
  */
 

@@ -121,7 +121,7 @@ function seatElement(snapshot: TableSnapshot, seat: Seat, deadline: number | und
     cards.append(...shown.map((card) => cardElement(card)));
     cards.classList.add("shown");
   } else {
-    // Folded cards are never shown (RULES.md), not even his own once he has folded them.
+    // Folded cards are never shown (docs/rules.md §2.12), not even his own once he has folded them.
     const down = seat.folded ? [] : seat.downCards;
     cards.append(...dealtOrder(down, Math.max(seat.downCardCount, seat.downCards.length), seat.upCards));
   }
@@ -270,7 +270,7 @@ function renderPots(snapshot: TableSnapshot): void {
   parts.replaceChildren(...joined);
 }
 
-/** The seed pair dealing this table (FAIRNESS.md): what the player can check later. */
+/** The seed pair dealing this table (docs/fairness.md §3): what the player can check later. */
 function renderFairness(snapshot: TableSnapshot): void {
   const seed = snapshot.seed;
   const box = byId("fairness");
@@ -354,6 +354,9 @@ export function describeEvent(snapshot: TableSnapshot, event: TableEvent): strin
     }
     case "potAwarded":
       return (kind.value.pot?.awards ?? []).map((w) => `${name(w.seat)} wins ${chips(w.amount)}`).join("; ");
+    case "turnExtended":
+      // The server was stalled while his clock ran: he gets that time back.
+      return `${name(kind.value.seat)} gets ${(Number(kind.value.addedMs) / 1000).toFixed(1)} s back on the clock (the server paused)`;
     case "handCancelled":
       return `Hand cancelled: ${kind.value.reason}`;
     case "playerJoined":

@@ -1,6 +1,6 @@
 /**
  * The notice a seed rotation calls for. Rotating the seed pair reveals the dealer seed the table
- * dealt from so far (FAIRNESS.md): from then on anyone can recompute the decks of the hands it
+ * dealt from so far (docs/fairness.md §3): from then on anyone can recompute the decks of the hands it
  * dealt — every player's down cards, folded ones included. The lobby lists each rotation with the
  * hands it made public (GET /tables/{id}: seed_reveals); the page shows the player those that
  * opened up hands of his, as soon as the engine's stream says the seed rotated (between hands,

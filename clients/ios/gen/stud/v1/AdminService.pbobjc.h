@@ -117,8 +117,9 @@ GPB_FINAL @interface STUDCreateTableRequest : GPBMessage
 @property(nonatomic, readwrite, copy, null_resettable) NSString *profile;
 
 /**
- * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
- * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+ * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+ * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+ * "rake": {"none": true}}).
  **/
 @property(nonatomic, readwrite, strong, null_resettable) GPBStruct *ruleOverrides;
 /** Test to see if @c ruleOverrides has been set. */
@@ -138,7 +139,7 @@ GPB_FINAL @interface STUDCreateTableRequest : GPBMessage
 /** See min_buy_in. */
 @property(nonatomic, readwrite) int64_t maxBuyIn;
 
-/** The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]). */
+/** The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]). */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *clientSeed;
 
 /** The player who opened the table, if any. */
@@ -541,6 +542,7 @@ typedef GPB_ENUM(STUDRemovePlayerRequest_FieldNumber) {
   STUDRemovePlayerRequest_FieldNumber_Table = 1,
   STUDRemovePlayerRequest_FieldNumber_SeatSessionId = 2,
   STUDRemovePlayerRequest_FieldNumber_Reason = 3,
+  STUDRemovePlayerRequest_FieldNumber_ByPlayer = 4,
 };
 
 /**
@@ -556,6 +558,13 @@ GPB_FINAL @interface STUDRemovePlayerRequest : GPBMessage
 
 /** Why (kept with the session). */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *reason;
+
+/**
+ * The player asked to leave (the lobby relays his own leave): his session closes as
+ * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+ * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+ **/
+@property(nonatomic, readwrite) BOOL byPlayer;
 
 @end
 

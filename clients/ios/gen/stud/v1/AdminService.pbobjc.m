@@ -1243,6 +1243,7 @@ typedef struct STUDCancelHandResponse__storage_ {
 @dynamic table;
 @dynamic seatSessionId;
 @dynamic reason;
+@dynamic byPlayer;
 
 typedef struct STUDRemovePlayerRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -1283,6 +1284,15 @@ typedef struct STUDRemovePlayerRequest__storage_ {
         .offset = (uint32_t)offsetof(STUDRemovePlayerRequest__storage_, reason),
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "byPlayer",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDRemovePlayerRequest_FieldNumber_ByPlayer,
+        .hasIndex = 3,
+        .offset = 4,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
       },
     };
     GPBDescriptor *localDescriptor =

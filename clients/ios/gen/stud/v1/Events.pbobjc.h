@@ -59,6 +59,7 @@ CF_EXTERN_C_BEGIN
 @class STUDStreetStarted;
 @class STUDStubReshuffled;
 @class STUDTableStatusChanged;
+@class STUDTurnExtended;
 @class STUDTurnStarted;
 @class STUDUncalledBetReturned;
 GPB_ENUM_FWD_DECLARE(STUDActionKind);
@@ -105,6 +106,7 @@ typedef GPB_ENUM(STUDEvent_FieldNumber) {
   STUDEvent_FieldNumber_PotAwarded = 24,
   STUDEvent_FieldNumber_HandEnded = 25,
   STUDEvent_FieldNumber_HandCancelled = 26,
+  STUDEvent_FieldNumber_TurnExtended = 27,
   STUDEvent_FieldNumber_PlayerJoined = 40,
   STUDEvent_FieldNumber_PlayerLeft = 41,
   STUDEvent_FieldNumber_PlayerLeaving = 42,
@@ -135,6 +137,7 @@ typedef GPB_ENUM(STUDEvent_Kind_OneOfCase) {
   STUDEvent_Kind_OneOfCase_PotAwarded = 24,
   STUDEvent_Kind_OneOfCase_HandEnded = 25,
   STUDEvent_Kind_OneOfCase_HandCancelled = 26,
+  STUDEvent_Kind_OneOfCase_TurnExtended = 27,
   STUDEvent_Kind_OneOfCase_PlayerJoined = 40,
   STUDEvent_Kind_OneOfCase_PlayerLeft = 41,
   STUDEvent_Kind_OneOfCase_PlayerLeaving = 42,
@@ -219,6 +222,13 @@ GPB_FINAL @interface STUDEvent : GPBMessage
 
 /** The hand was cancelled and every chip put in went back. */
 @property(nonatomic, readwrite, strong, null_resettable) STUDHandCancelled *handCancelled;
+
+/**
+ * The player to act got more time: the engine itself was stalled (its process stopped
+ * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+ * "Freezes and stalls").
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDTurnExtended *turnExtended;
 
 /** A player sat down. */
 @property(nonatomic, readwrite, strong, null_resettable) STUDPlayerJoined *playerJoined;
@@ -554,6 +564,32 @@ GPB_FINAL @interface STUDTurnStarted : GPBMessage
 @property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *deadline;
 /** Test to see if @c deadline has been set. */
 @property(nonatomic, readwrite) BOOL hasDeadline;
+
+@end
+
+#pragma mark - STUDTurnExtended
+
+typedef GPB_ENUM(STUDTurnExtended_FieldNumber) {
+  STUDTurnExtended_FieldNumber_Seat = 1,
+  STUDTurnExtended_FieldNumber_Deadline = 2,
+  STUDTurnExtended_FieldNumber_AddedMs = 3,
+};
+
+/**
+ * The turn's clock was moved on by the time the engine was stalled while it ran.
+ **/
+GPB_FINAL @interface STUDTurnExtended : GPBMessage
+
+/** The seat to act. */
+@property(nonatomic, readwrite) int32_t seat;
+
+/** When his clock runs out now (TableSnapshot.turn_deadline says the same). */
+@property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *deadline;
+/** Test to see if @c deadline has been set. */
+@property(nonatomic, readwrite) BOOL hasDeadline;
+
+/** The time added, in milliseconds. */
+@property(nonatomic, readwrite) int64_t addedMs;
 
 @end
 

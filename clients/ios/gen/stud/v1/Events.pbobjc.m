@@ -60,6 +60,7 @@ GPBObjCClassDeclaration(STUDStakes);
 GPBObjCClassDeclaration(STUDStreetStarted);
 GPBObjCClassDeclaration(STUDStubReshuffled);
 GPBObjCClassDeclaration(STUDTableStatusChanged);
+GPBObjCClassDeclaration(STUDTurnExtended);
 GPBObjCClassDeclaration(STUDTurnStarted);
 GPBObjCClassDeclaration(STUDUncalledBetReturned);
 
@@ -111,6 +112,7 @@ static GPBFileDescriptor *STUDEventsRoot_FileDescriptor(void) {
 @dynamic potAwarded;
 @dynamic handEnded;
 @dynamic handCancelled;
+@dynamic turnExtended;
 @dynamic playerJoined;
 @dynamic playerLeft;
 @dynamic playerLeaving;
@@ -141,6 +143,7 @@ typedef struct STUDEvent__storage_ {
   STUDPotAwarded *potAwarded;
   STUDHandEnded *handEnded;
   STUDHandCancelled *handCancelled;
+  STUDTurnExtended *turnExtended;
   STUDPlayerJoined *playerJoined;
   STUDPlayerLeft *playerLeft;
   STUDPlayerLeaving *playerLeaving;
@@ -327,6 +330,15 @@ typedef struct STUDEvent__storage_ {
         .number = STUDEvent_FieldNumber_HandCancelled,
         .hasIndex = -1,
         .offset = (uint32_t)offsetof(STUDEvent__storage_, handCancelled),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "turnExtended",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTurnExtended),
+        .number = STUDEvent_FieldNumber_TurnExtended,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, turnExtended),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
@@ -1124,6 +1136,73 @@ typedef struct STUDTurnStarted__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDTurnStarted__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTurnExtended
+
+@implementation STUDTurnExtended
+
+@dynamic seat;
+@dynamic hasDeadline, deadline;
+@dynamic addedMs;
+
+typedef struct STUDTurnExtended__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t seat;
+  GPBTimestamp *deadline;
+  int64_t addedMs;
+} STUDTurnExtended__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "seat",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTurnExtended_FieldNumber_Seat,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTurnExtended__storage_, seat),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "deadline",
+        .dataTypeSpecific.clazz = GPBObjCClass(GPBTimestamp),
+        .number = STUDTurnExtended_FieldNumber_Deadline,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDTurnExtended__storage_, deadline),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "addedMs",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTurnExtended_FieldNumber_AddedMs,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDTurnExtended__storage_, addedMs),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTurnExtended class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTurnExtended__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");

@@ -233,7 +233,7 @@ typedef GPB_ENUM(STUDShortDeckRule) {
   /** The burns are shuffled back into the stub; if still too few, one community card. */
   STUDShortDeckRule_ShortDeckRuleMemaid = 3,
 
-  /** Casinos Austria's burn and community-card rule (RULES.md §2). */
+  /** Casinos Austria's burn and community-card rule (docs/rules.md §2.10). */
   STUDShortDeckRule_ShortDeckRuleCasinosAustria = 4,
 };
 
@@ -281,7 +281,7 @@ GPB_FINAL @interface STUDTableSettings : GPBMessage
 
 /**
  * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
- * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+ * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
  **/
 @property(nonatomic, readwrite, copy, null_resettable) NSString *profile;
 
@@ -291,7 +291,7 @@ GPB_FINAL @interface STUDTableSettings : GPBMessage
 @property(nonatomic, readwrite) BOOL hasRules;
 
 /**
- * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+ * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
  * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
  **/
 @property(nonatomic, readwrite, strong, null_resettable) GPBStruct *ruleOverrides;
@@ -327,7 +327,7 @@ typedef GPB_ENUM(STUDStakes_FieldNumber) {
 };
 
 /**
- * Fixed-limit stakes (RULES.md §1 "Table").
+ * Fixed-limit stakes (docs/rules.md §2.2).
  **/
 GPB_FINAL @interface STUDStakes : GPBMessage
 
@@ -367,7 +367,7 @@ typedef GPB_ENUM(STUDRules_FieldNumber) {
 };
 
 /**
- * The effective value of every setting of RULES.md §4, plus the live-table settings no single
+ * The effective value of every setting of docs/rules.md §1, plus the live-table settings no single
  * hand needs. In views every field is set.
  **/
 GPB_FINAL @interface STUDRules : GPBMessage
@@ -509,7 +509,7 @@ typedef GPB_ENUM(STUDRake_Kind_OneOfCase) {
 };
 
 /**
- * The house's rake (setting `rake`; HAND_SCRIPT.md's rake object).
+ * The house's rake (setting `rake`; the rake object of docs/hand-scripts.md §2).
  **/
 GPB_FINAL @interface STUDRake : GPBMessage
 
@@ -606,7 +606,7 @@ typedef GPB_ENUM(STUDRakeByPlayers_FieldNumber) {
 
 /**
  * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
- * table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+ * table by limit, players and final pot; docs/rules.md §2.11): the bracket holding that count
  * gives the schedule.
  **/
 GPB_FINAL @interface STUDRakeByPlayers : GPBMessage

@@ -292,10 +292,13 @@ typedef GPB_ENUM(STUDSeatSessionCloseReason) {
   /** Still open. */
   STUDSeatSessionCloseReason_SeatSessionCloseReasonUnspecified = 0,
 
-  /** The player left (TableService.Leave). */
+  /**
+   * The player left (TableService.Leave, or AdminService.RemovePlayer with by_player: his
+   * leave relayed by the lobby).
+   **/
   STUDSeatSessionCloseReason_SeatSessionCloseReasonLeft = 1,
 
-  /** Ops or the lobby removed him (AdminService.RemovePlayer). */
+  /** Ops or the lobby removed him (AdminService.RemovePlayer without by_player). */
   STUDSeatSessionCloseReason_SeatSessionCloseReasonRemoved = 2,
 
   /** The table closed (AdminService.CloseTable). */
@@ -434,8 +437,8 @@ GPB_FINAL @interface STUDTableSnapshot : GPBMessage
 @property(nonatomic, readonly) NSUInteger communityCardsArray_Count;
 
 /**
- * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
- * table deals with it; it is set only once the table has closed.
+ * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+ * while the table deals with it; it is set only once the table has closed.
  **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDSeedPair *seed;
 /** Test to see if @c seed has been set. */
@@ -684,7 +687,7 @@ typedef GPB_ENUM(STUDSeedPair_FieldNumber) {
 };
 
 /**
- * A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md).
+ * A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1).
  **/
 GPB_FINAL @interface STUDSeedPair : GPBMessage
 
@@ -1036,6 +1039,7 @@ typedef GPB_ENUM(STUDSeatSession_FieldNumber) {
   STUDSeatSession_FieldNumber_CloseReason = 8,
   STUDSeatSession_FieldNumber_OpenTime = 9,
   STUDSeatSession_FieldNumber_CloseTime = 10,
+  STUDSeatSession_FieldNumber_DisplayName = 11,
 };
 
 /**
@@ -1081,6 +1085,12 @@ GPB_FINAL @interface STUDSeatSession : GPBMessage
 @property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *closeTime;
 /** Test to see if @c closeTime has been set. */
 @property(nonatomic, readwrite) BOOL hasCloseTime;
+
+/**
+ * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+ * when none was given), for ops' views.
+ **/
+@property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
 
 @end
 

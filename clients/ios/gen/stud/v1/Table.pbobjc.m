@@ -1851,6 +1851,7 @@ void SetSTUDTable_Status_RawValue(STUDTable *message, int32_t value) {
 @dynamic closeReason;
 @dynamic hasOpenTime, openTime;
 @dynamic hasCloseTime, closeTime;
+@dynamic displayName;
 
 typedef struct STUDSeatSession__storage_ {
   uint32_t _has_storage_[1];
@@ -1862,6 +1863,7 @@ typedef struct STUDSeatSession__storage_ {
   NSString *playerId;
   GPBTimestamp *openTime;
   GPBTimestamp *closeTime;
+  NSString *displayName;
   int64_t chipsIn;
   int64_t stack;
 } STUDSeatSession__storage_;
@@ -1961,6 +1963,15 @@ typedef struct STUDSeatSession__storage_ {
         .offset = (uint32_t)offsetof(STUDSeatSession__storage_, closeTime),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "displayName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSeatSession_FieldNumber_DisplayName,
+        .hasIndex = 10,
+        .offset = (uint32_t)offsetof(STUDSeatSession__storage_, displayName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
       },
     };
     GPBDescriptor *localDescriptor =

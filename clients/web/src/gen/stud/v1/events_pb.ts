@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/events.proto.
  */
 export const file_stud_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSK2CgoFRXZlbnQSKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaGFuZF9udW1iZXIYAiABKAMSLAoMaGFuZF9zdGFydGVkGAogASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEiwKDGFudGVzX3Bvc3RlZBgLIAEoCzIULnN0dWQudjEuQW50ZXNQb3N0ZWRIABIwCg5zdHJlZXRfc3RhcnRlZBgMIAEoCzIWLnN0dWQudjEuU3RyZWV0U3RhcnRlZEgAEioKC2NhcmRfYnVybmVkGA0gASgLMhMuc3R1ZC52MS5DYXJkQnVybmVkSAASMgoPc3R1Yl9yZXNodWZmbGVkGA4gASgLMhcuc3R1ZC52MS5TdHViUmVzaHVmZmxlZEgAEioKC2NhcmRzX2RlYWx0GA8gASgLMhMuc3R1ZC52MS5DYXJkc0RlYWx0SAASMQoPYnJpbmdfaW5fcG9zdGVkGBAgASgLMhYuc3R1ZC52MS5CcmluZ0luUG9zdGVkSAASLAoMdHVybl9zdGFydGVkGBEgASgLMhQuc3R1ZC52MS5UdXJuU3RhcnRlZEgAEiwKDGFjdGlvbl90YWtlbhgSIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW5IABIzChBhbGxfaW5fcHJvdGVjdGVkGBMgASgLMhcuc3R1ZC52MS5BbGxJblByb3RlY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgUIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEioKC2NhcmRzX3Nob3duGBUgASgLMhMuc3R1ZC52MS5DYXJkc1Nob3duSAASLAoMY2FyZHNfbXVja2VkGBYgASgLMhQuc3R1ZC52MS5DYXJkc011Y2tlZEgAEigKCnJha2VfdGFrZW4YFyABKAsyEi5zdHVkLnYxLlJha2VUYWtlbkgAEioKC3BvdF9hd2FyZGVkGBggASgLMhMuc3R1ZC52MS5Qb3RBd2FyZGVkSAASKAoKaGFuZF9lbmRlZBgZIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASMAoOaGFuZF9jYW5jZWxsZWQYGiABKAsyFi5zdHVkLnYxLkhhbmRDYW5jZWxsZWRIABIuCg1wbGF5ZXJfam9pbmVkGCggASgLMhUuc3R1ZC52MS5QbGF5ZXJKb2luZWRIABIqCgtwbGF5ZXJfbGVmdBgpIAEoCzITLnN0dWQudjEuUGxheWVyTGVmdEgAEjAKDnBsYXllcl9sZWF2aW5nGCogASgLMhYuc3R1ZC52MS5QbGF5ZXJMZWF2aW5nSAASLwoOcGxheWVyX3NhdF9vdXQYKyABKAsyFS5zdHVkLnYxLlBsYXllclNhdE91dEgAEi0KDXBsYXllcl9zYXRfaW4YLCABKAsyFC5zdHVkLnYxLlBsYXllclNhdEluSAASOAoSY29ubmVjdGlvbl9jaGFuZ2VkGC0gASgLMhouc3R1ZC52MS5Db25uZWN0aW9uQ2hhbmdlZEgAEioKC2NoaXBzX2FkZGVkGC4gASgLMhMuc3R1ZC52MS5DaGlwc0FkZGVkSAASOwoUdGFibGVfc3RhdHVzX2NoYW5nZWQYPCABKAsyGy5zdHVkLnYxLlRhYmxlU3RhdHVzQ2hhbmdlZEgAEiwKDHNlZWRfcm90YXRlZBg9IAEoCzIULnN0dWQudjEuU2VlZFJvdGF0ZWRIAEIGCgRraW5kIpcBCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoAxINCgVub25jZRgCIAEoAxIfCgRzZWVkGAMgASgLMhEuc3R1ZC52MS5TZWVkUGFpchITCgtidXR0b25fc2VhdBgEIAEoBRINCgVzZWF0cxgFIAMoBRIfCgZzdGFrZXMYBiABKAsyDy5zdHVkLnYxLlN0YWtlcyIxCgtBbnRlc1Bvc3RlZBIiCgVhbnRlcxgBIAMoCzITLnN0dWQudjEuQW50ZVBvc3RlZCI6CgpBbnRlUG9zdGVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEg4KBmFsbF9pbhgDIAEoCCJLCg1TdHJlZXRTdGFydGVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EhkKEWZpcnN0X3RvX2FjdF9zZWF0GAIgASgFIi0KCkNhcmRCdXJuZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQiRAoOU3R1YlJlc2h1ZmZsZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSEQoJc3R1Yl9zaXplGAIgASgFImkKCkNhcmRzRGVhbHQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSIgoFZGVhbHMYAiADKAsyEy5zdHVkLnYxLkRlYWx0Q2FyZHMSFgoOY29tbXVuaXR5X2NhcmQYAyABKAkiWQoKRGVhbHRDYXJkcxIMCgRzZWF0GAEgASgFEhAKCHVwX2NhcmRzGAIgAygJEhcKD2Rvd25fY2FyZF9jb3VudBgDIAEoBRISCgpkb3duX2NhcmRzGAQgAygJIlAKDUJyaW5nSW5Qb3N0ZWQSDAoEc2VhdBgBIAEoBRIRCglkb29yX2NhcmQYAiABKAkSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJJCgtUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKTAQoLQWN0aW9uVGFrZW4SDAoEc2VhdBgBIAEoBRIhCgRraW5kGAIgASgOMhMuc3R1ZC52MS5BY3Rpb25LaW5kEg4KBmFtb3VudBgDIAEoAxINCgVjaGlwcxgEIAEoAxIOCgZhbGxfaW4YBSABKAgSEQoJdGltZWRfb3V0GAYgASgIEhEKCWFjdGlvbl9pZBgHIAEoCSIeCg5BbGxJblByb3RlY3RlZBIMCgRzZWF0GAEgASgFIjMKE1VuY2FsbGVkQmV0UmV0dXJuZWQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMiQQoKQ2FyZHNTaG93bhIgCgRoYW5kGAEgASgLMhIuc3R1ZC52MS5TaG93bkhhbmQSEQoJdm9sdW50YXJ5GAIgASgIIhsKC0NhcmRzTXVja2VkEgwKBHNlYXQYASABKAUiGwoJUmFrZVRha2VuEg4KBmFtb3VudBgBIAEoAyI8CgpQb3RBd2FyZGVkEg0KBWluZGV4GAEgASgFEh8KA3BvdBgCIAEoCzISLnN0dWQudjEuUG90UmVzdWx0IjAKCUhhbmRFbmRlZBIjCgZyZXN1bHQYASABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiRAoNSGFuZENhbmNlbGxlZBIOCgZyZWFzb24YASABKAkSIwoGcmVzdWx0GAIgASgLMhMuc3R1ZC52MS5IYW5kUmVzdWx0IisKDFBsYXllckpvaW5lZBIbCgRzZWF0GAEgASgLMg0uc3R1ZC52MS5TZWF0IokBCgpQbGF5ZXJMZWZ0EgwKBHNlYXQYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRITCgtmaW5hbF9zdGFjaxgEIAEoAxIvCgZyZWFzb24YBSABKA4yHy5zdHVkLnYxLlNlYXRTZXNzaW9uQ2xvc2VSZWFzb24iHQoNUGxheWVyTGVhdmluZxIMCgRzZWF0GAEgASgFIhwKDFBsYXllclNhdE91dBIMCgRzZWF0GAEgASgFIhsKC1BsYXllclNhdEluEgwKBHNlYXQYASABKAUiNAoRQ29ubmVjdGlvbkNoYW5nZWQSDAoEc2VhdBgBIAEoBRIRCgljb25uZWN0ZWQYAiABKAgiOQoKQ2hpcHNBZGRlZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxINCgVzdGFjaxgDIAEoAyJKChJUYWJsZVN0YXR1c0NoYW5nZWQSJAoGc3RhdHVzGAEgASgOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxIOCgZyZWFzb24YAiABKAkibwoLU2VlZFJvdGF0ZWQSIwoIcmV2ZWFsZWQYASABKAsyES5zdHVkLnYxLlNlZWRQYWlyEiIKB2N1cnJlbnQYAiABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhcKD25leHRfY29tbWl0bWVudBgDIAEoCUIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSLmCgoFRXZlbnQSKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaGFuZF9udW1iZXIYAiABKAMSLAoMaGFuZF9zdGFydGVkGAogASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEiwKDGFudGVzX3Bvc3RlZBgLIAEoCzIULnN0dWQudjEuQW50ZXNQb3N0ZWRIABIwCg5zdHJlZXRfc3RhcnRlZBgMIAEoCzIWLnN0dWQudjEuU3RyZWV0U3RhcnRlZEgAEioKC2NhcmRfYnVybmVkGA0gASgLMhMuc3R1ZC52MS5DYXJkQnVybmVkSAASMgoPc3R1Yl9yZXNodWZmbGVkGA4gASgLMhcuc3R1ZC52MS5TdHViUmVzaHVmZmxlZEgAEioKC2NhcmRzX2RlYWx0GA8gASgLMhMuc3R1ZC52MS5DYXJkc0RlYWx0SAASMQoPYnJpbmdfaW5fcG9zdGVkGBAgASgLMhYuc3R1ZC52MS5CcmluZ0luUG9zdGVkSAASLAoMdHVybl9zdGFydGVkGBEgASgLMhQuc3R1ZC52MS5UdXJuU3RhcnRlZEgAEiwKDGFjdGlvbl90YWtlbhgSIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW5IABIzChBhbGxfaW5fcHJvdGVjdGVkGBMgASgLMhcuc3R1ZC52MS5BbGxJblByb3RlY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgUIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEioKC2NhcmRzX3Nob3duGBUgASgLMhMuc3R1ZC52MS5DYXJkc1Nob3duSAASLAoMY2FyZHNfbXVja2VkGBYgASgLMhQuc3R1ZC52MS5DYXJkc011Y2tlZEgAEigKCnJha2VfdGFrZW4YFyABKAsyEi5zdHVkLnYxLlJha2VUYWtlbkgAEioKC3BvdF9hd2FyZGVkGBggASgLMhMuc3R1ZC52MS5Qb3RBd2FyZGVkSAASKAoKaGFuZF9lbmRlZBgZIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASMAoOaGFuZF9jYW5jZWxsZWQYGiABKAsyFi5zdHVkLnYxLkhhbmRDYW5jZWxsZWRIABIuCg10dXJuX2V4dGVuZGVkGBsgASgLMhUuc3R1ZC52MS5UdXJuRXh0ZW5kZWRIABIuCg1wbGF5ZXJfam9pbmVkGCggASgLMhUuc3R1ZC52MS5QbGF5ZXJKb2luZWRIABIqCgtwbGF5ZXJfbGVmdBgpIAEoCzITLnN0dWQudjEuUGxheWVyTGVmdEgAEjAKDnBsYXllcl9sZWF2aW5nGCogASgLMhYuc3R1ZC52MS5QbGF5ZXJMZWF2aW5nSAASLwoOcGxheWVyX3NhdF9vdXQYKyABKAsyFS5zdHVkLnYxLlBsYXllclNhdE91dEgAEi0KDXBsYXllcl9zYXRfaW4YLCABKAsyFC5zdHVkLnYxLlBsYXllclNhdEluSAASOAoSY29ubmVjdGlvbl9jaGFuZ2VkGC0gASgLMhouc3R1ZC52MS5Db25uZWN0aW9uQ2hhbmdlZEgAEioKC2NoaXBzX2FkZGVkGC4gASgLMhMuc3R1ZC52MS5DaGlwc0FkZGVkSAASOwoUdGFibGVfc3RhdHVzX2NoYW5nZWQYPCABKAsyGy5zdHVkLnYxLlRhYmxlU3RhdHVzQ2hhbmdlZEgAEiwKDHNlZWRfcm90YXRlZBg9IAEoCzIULnN0dWQudjEuU2VlZFJvdGF0ZWRIAEIGCgRraW5kIpcBCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoAxINCgVub25jZRgCIAEoAxIfCgRzZWVkGAMgASgLMhEuc3R1ZC52MS5TZWVkUGFpchITCgtidXR0b25fc2VhdBgEIAEoBRINCgVzZWF0cxgFIAMoBRIfCgZzdGFrZXMYBiABKAsyDy5zdHVkLnYxLlN0YWtlcyIxCgtBbnRlc1Bvc3RlZBIiCgVhbnRlcxgBIAMoCzITLnN0dWQudjEuQW50ZVBvc3RlZCI6CgpBbnRlUG9zdGVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEg4KBmFsbF9pbhgDIAEoCCJLCg1TdHJlZXRTdGFydGVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EhkKEWZpcnN0X3RvX2FjdF9zZWF0GAIgASgFIi0KCkNhcmRCdXJuZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQiRAoOU3R1YlJlc2h1ZmZsZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSEQoJc3R1Yl9zaXplGAIgASgFImkKCkNhcmRzRGVhbHQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSIgoFZGVhbHMYAiADKAsyEy5zdHVkLnYxLkRlYWx0Q2FyZHMSFgoOY29tbXVuaXR5X2NhcmQYAyABKAkiWQoKRGVhbHRDYXJkcxIMCgRzZWF0GAEgASgFEhAKCHVwX2NhcmRzGAIgAygJEhcKD2Rvd25fY2FyZF9jb3VudBgDIAEoBRISCgpkb3duX2NhcmRzGAQgAygJIlAKDUJyaW5nSW5Qb3N0ZWQSDAoEc2VhdBgBIAEoBRIRCglkb29yX2NhcmQYAiABKAkSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJJCgtUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJcCgxUdXJuRXh0ZW5kZWQSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIYWRkZWRfbXMYAyABKAMikwEKC0FjdGlvblRha2VuEgwKBHNlYXQYASABKAUSIQoEa2luZBgCIAEoDjITLnN0dWQudjEuQWN0aW9uS2luZBIOCgZhbW91bnQYAyABKAMSDQoFY2hpcHMYBCABKAMSDgoGYWxsX2luGAUgASgIEhEKCXRpbWVkX291dBgGIAEoCBIRCglhY3Rpb25faWQYByABKAkiHgoOQWxsSW5Qcm90ZWN0ZWQSDAoEc2VhdBgBIAEoBSIzChNVbmNhbGxlZEJldFJldHVybmVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDIkEKCkNhcmRzU2hvd24SIAoEaGFuZBgBIAEoCzISLnN0dWQudjEuU2hvd25IYW5kEhEKCXZvbHVudGFyeRgCIAEoCCIbCgtDYXJkc011Y2tlZBIMCgRzZWF0GAEgASgFIhsKCVJha2VUYWtlbhIOCgZhbW91bnQYASABKAMiPAoKUG90QXdhcmRlZBINCgVpbmRleBgBIAEoBRIfCgNwb3QYAiABKAsyEi5zdHVkLnYxLlBvdFJlc3VsdCIwCglIYW5kRW5kZWQSIwoGcmVzdWx0GAEgASgLMhMuc3R1ZC52MS5IYW5kUmVzdWx0IkQKDUhhbmRDYW5jZWxsZWQSDgoGcmVhc29uGAEgASgJEiMKBnJlc3VsdBgCIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCIrCgxQbGF5ZXJKb2luZWQSGwoEc2VhdBgBIAEoCzINLnN0dWQudjEuU2VhdCKJAQoKUGxheWVyTGVmdBIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEwoLZmluYWxfc3RhY2sYBCABKAMSLwoGcmVhc29uGAUgASgOMh8uc3R1ZC52MS5TZWF0U2Vzc2lvbkNsb3NlUmVhc29uIh0KDVBsYXllckxlYXZpbmcSDAoEc2VhdBgBIAEoBSIcCgxQbGF5ZXJTYXRPdXQSDAoEc2VhdBgBIAEoBSIbCgtQbGF5ZXJTYXRJbhIMCgRzZWF0GAEgASgFIjQKEUNvbm5lY3Rpb25DaGFuZ2VkEgwKBHNlYXQYASABKAUSEQoJY29ubmVjdGVkGAIgASgIIjkKCkNoaXBzQWRkZWQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSDQoFc3RhY2sYAyABKAMiSgoSVGFibGVTdGF0dXNDaGFuZ2VkEiQKBnN0YXR1cxgBIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXMSDgoGcmVhc29uGAIgASgJIm8KC1NlZWRSb3RhdGVkEiMKCHJldmVhbGVkGAEgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIiCgdjdXJyZW50GAIgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYAyABKAlCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * One change at a table, as one seat may see it. Events are redacted per viewer exactly like
@@ -182,6 +182,16 @@ export type Event = Message<"stud.v1.Event"> & {
      */
     value: HandCancelled;
     case: "handCancelled";
+  } | {
+    /**
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     *
+     * @generated from field: stud.v1.TurnExtended turn_extended = 27;
+     */
+    value: TurnExtended;
+    case: "turnExtended";
   } | {
     /**
      * A player sat down.
@@ -606,6 +616,41 @@ export const TurnStartedSchema: GenMessage<TurnStarted> = /*@__PURE__*/
   messageDesc(file_stud_v1_events, 10);
 
 /**
+ * The turn's clock was moved on by the time the engine was stalled while it ran.
+ *
+ * @generated from message stud.v1.TurnExtended
+ */
+export type TurnExtended = Message<"stud.v1.TurnExtended"> & {
+  /**
+   * The seat to act.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * When his clock runs out now (TableSnapshot.turn_deadline says the same).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 2;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * The time added, in milliseconds.
+   *
+   * @generated from field: int64 added_ms = 3;
+   */
+  addedMs: bigint;
+};
+
+/**
+ * Describes the message stud.v1.TurnExtended.
+ * Use `create(TurnExtendedSchema)` to create a new message.
+ */
+export const TurnExtendedSchema: GenMessage<TurnExtended> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 11);
+
+/**
  * A player acted (or his clock acted for him). Also the answer to Act.
  *
  * @generated from message stud.v1.ActionTaken
@@ -667,7 +712,7 @@ export type ActionTaken = Message<"stud.v1.ActionTaken"> & {
  * Use `create(ActionTakenSchema)` to create a new message.
  */
 export const ActionTakenSchema: GenMessage<ActionTaken> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 11);
+  messageDesc(file_stud_v1_events, 12);
 
 /**
  * A timed-out player was put under all-in protection (multipoker, memaid).
@@ -688,7 +733,7 @@ export type AllInProtected = Message<"stud.v1.AllInProtected"> & {
  * Use `create(AllInProtectedSchema)` to create a new message.
  */
 export const AllInProtectedSchema: GenMessage<AllInProtected> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 12);
+  messageDesc(file_stud_v1_events, 13);
 
 /**
  * An uncalled bet went back.
@@ -716,7 +761,7 @@ export type UncalledBetReturned = Message<"stud.v1.UncalledBetReturned"> & {
  * Use `create(UncalledBetReturnedSchema)` to create a new message.
  */
 export const UncalledBetReturnedSchema: GenMessage<UncalledBetReturned> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 13);
+  messageDesc(file_stud_v1_events, 14);
 
 /**
  * A hand was turned over.
@@ -744,7 +789,7 @@ export type CardsShown = Message<"stud.v1.CardsShown"> & {
  * Use `create(CardsShownSchema)` to create a new message.
  */
 export const CardsShownSchema: GenMessage<CardsShown> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 14);
+  messageDesc(file_stud_v1_events, 15);
 
 /**
  * A hand was mucked (never revealed).
@@ -765,7 +810,7 @@ export type CardsMucked = Message<"stud.v1.CardsMucked"> & {
  * Use `create(CardsMuckedSchema)` to create a new message.
  */
 export const CardsMuckedSchema: GenMessage<CardsMucked> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 15);
+  messageDesc(file_stud_v1_events, 16);
 
 /**
  * The house took its rake (from the pots, before they are awarded).
@@ -786,7 +831,7 @@ export type RakeTaken = Message<"stud.v1.RakeTaken"> & {
  * Use `create(RakeTakenSchema)` to create a new message.
  */
 export const RakeTakenSchema: GenMessage<RakeTaken> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 16);
+  messageDesc(file_stud_v1_events, 17);
 
 /**
  * A pot was awarded.
@@ -814,7 +859,7 @@ export type PotAwarded = Message<"stud.v1.PotAwarded"> & {
  * Use `create(PotAwardedSchema)` to create a new message.
  */
 export const PotAwardedSchema: GenMessage<PotAwarded> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 17);
+  messageDesc(file_stud_v1_events, 18);
 
 /**
  * The hand ended.
@@ -835,7 +880,7 @@ export type HandEnded = Message<"stud.v1.HandEnded"> & {
  * Use `create(HandEndedSchema)` to create a new message.
  */
 export const HandEndedSchema: GenMessage<HandEnded> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 18);
+  messageDesc(file_stud_v1_events, 19);
 
 /**
  * The hand was cancelled.
@@ -863,7 +908,7 @@ export type HandCancelled = Message<"stud.v1.HandCancelled"> & {
  * Use `create(HandCancelledSchema)` to create a new message.
  */
 export const HandCancelledSchema: GenMessage<HandCancelled> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 19);
+  messageDesc(file_stud_v1_events, 20);
 
 /**
  * A player sat down.
@@ -884,7 +929,7 @@ export type PlayerJoined = Message<"stud.v1.PlayerJoined"> & {
  * Use `create(PlayerJoinedSchema)` to create a new message.
  */
 export const PlayerJoinedSchema: GenMessage<PlayerJoined> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 20);
+  messageDesc(file_stud_v1_events, 21);
 
 /**
  * A player left and was paid out.
@@ -933,7 +978,7 @@ export type PlayerLeft = Message<"stud.v1.PlayerLeft"> & {
  * Use `create(PlayerLeftSchema)` to create a new message.
  */
 export const PlayerLeftSchema: GenMessage<PlayerLeft> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 21);
+  messageDesc(file_stud_v1_events, 22);
 
 /**
  * A player will leave when the running hand ends.
@@ -954,7 +999,7 @@ export type PlayerLeaving = Message<"stud.v1.PlayerLeaving"> & {
  * Use `create(PlayerLeavingSchema)` to create a new message.
  */
 export const PlayerLeavingSchema: GenMessage<PlayerLeaving> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 22);
+  messageDesc(file_stud_v1_events, 23);
 
 /**
  * A player sits out from the next hand.
@@ -975,7 +1020,7 @@ export type PlayerSatOut = Message<"stud.v1.PlayerSatOut"> & {
  * Use `create(PlayerSatOutSchema)` to create a new message.
  */
 export const PlayerSatOutSchema: GenMessage<PlayerSatOut> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 23);
+  messageDesc(file_stud_v1_events, 24);
 
 /**
  * A player sits in from the next hand.
@@ -996,7 +1041,7 @@ export type PlayerSatIn = Message<"stud.v1.PlayerSatIn"> & {
  * Use `create(PlayerSatInSchema)` to create a new message.
  */
 export const PlayerSatInSchema: GenMessage<PlayerSatIn> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 24);
+  messageDesc(file_stud_v1_events, 25);
 
 /**
  * A player's connection changed.
@@ -1024,7 +1069,7 @@ export type ConnectionChanged = Message<"stud.v1.ConnectionChanged"> & {
  * Use `create(ConnectionChangedSchema)` to create a new message.
  */
 export const ConnectionChangedSchema: GenMessage<ConnectionChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 25);
+  messageDesc(file_stud_v1_events, 26);
 
 /**
  * A player added chips (between hands).
@@ -1059,7 +1104,7 @@ export type ChipsAdded = Message<"stud.v1.ChipsAdded"> & {
  * Use `create(ChipsAddedSchema)` to create a new message.
  */
 export const ChipsAddedSchema: GenMessage<ChipsAdded> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 26);
+  messageDesc(file_stud_v1_events, 27);
 
 /**
  * The table's status changed.
@@ -1087,7 +1132,7 @@ export type TableStatusChanged = Message<"stud.v1.TableStatusChanged"> & {
  * Use `create(TableStatusChangedSchema)` to create a new message.
  */
 export const TableStatusChangedSchema: GenMessage<TableStatusChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 27);
+  messageDesc(file_stud_v1_events, 28);
 
 /**
  * The seed pair was rotated between hands.
@@ -1122,5 +1167,5 @@ export type SeedRotated = Message<"stud.v1.SeedRotated"> & {
  * Use `create(SeedRotatedSchema)` to create a new message.
  */
 export const SeedRotatedSchema: GenMessage<SeedRotated> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 28);
+  messageDesc(file_stud_v1_events, 29);
 

@@ -23,7 +23,7 @@ export const file_stud_v1_settings: GenFile = /*@__PURE__*/
 export type TableSettings = Message<"stud.v1.TableSettings"> & {
   /**
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    *
    * @generated from field: string profile = 1;
    */
@@ -37,7 +37,7 @@ export type TableSettings = Message<"stud.v1.TableSettings"> & {
   rules?: Rules | undefined;
 
   /**
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    *
    * @generated from field: google.protobuf.Struct rule_overrides = 3;
@@ -82,7 +82,7 @@ export const TableSettingsSchema: GenMessage<TableSettings> = /*@__PURE__*/
   messageDesc(file_stud_v1_settings, 0);
 
 /**
- * Fixed-limit stakes (RULES.md §1 "Table").
+ * Fixed-limit stakes (docs/rules.md §2.2).
  *
  * @generated from message stud.v1.Stakes
  */
@@ -124,7 +124,7 @@ export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
   messageDesc(file_stud_v1_settings, 1);
 
 /**
- * The effective value of every setting of RULES.md §4, plus the live-table settings no single
+ * The effective value of every setting of docs/rules.md §1, plus the live-table settings no single
  * hand needs. In views every field is set.
  *
  * @generated from message stud.v1.Rules
@@ -253,7 +253,7 @@ export const RulesSchema: GenMessage<Rules> = /*@__PURE__*/
   messageDesc(file_stud_v1_settings, 2);
 
 /**
- * The house's rake (setting `rake`; HAND_SCRIPT.md's rake object).
+ * The house's rake (setting `rake`; the rake object of docs/hand-scripts.md §2).
  *
  * @generated from message stud.v1.Rake
  */
@@ -384,7 +384,7 @@ export const RakeStepSchema: GenMessage<RakeStep> = /*@__PURE__*/
 
 /**
  * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
- * table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+ * table by limit, players and final pot; docs/rules.md §2.11): the bracket holding that count
  * gives the schedule.
  *
  * @generated from message stud.v1.RakeByPlayers
@@ -699,7 +699,7 @@ export enum ShortDeckRule {
   MEMAID = 3,
 
   /**
-   * Casinos Austria's burn and community-card rule (RULES.md §2).
+   * Casinos Austria's burn and community-card rule (docs/rules.md §2.10).
    *
    * @generated from enum value: SHORT_DECK_RULE_CASINOS_AUSTRIA = 4;
    */

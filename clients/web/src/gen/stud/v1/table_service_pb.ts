@@ -123,7 +123,7 @@ export type ActRequest = Message<"stud.v1.ActRequest"> & {
   kind: ActionKind;
 
   /**
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount < max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    *

@@ -194,7 +194,7 @@ public  final class ActRequest extends
   private long amount_;
   /**
    * <pre>
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    * </pre>
@@ -208,7 +208,7 @@ public  final class ActRequest extends
   }
   /**
    * <pre>
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    * </pre>
@@ -222,7 +222,7 @@ public  final class ActRequest extends
   }
   /**
    * <pre>
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    * </pre>
@@ -236,7 +236,7 @@ public  final class ActRequest extends
   }
   /**
    * <pre>
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    * </pre>
@@ -599,7 +599,7 @@ public  final class ActRequest extends
 
     /**
      * <pre>
-     * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+     * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
      * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
      * otherwise leave it unset.
      * </pre>
@@ -613,7 +613,7 @@ public  final class ActRequest extends
     }
     /**
      * <pre>
-     * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+     * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
      * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
      * otherwise leave it unset.
      * </pre>
@@ -627,7 +627,7 @@ public  final class ActRequest extends
     }
     /**
      * <pre>
-     * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+     * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
      * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
      * otherwise leave it unset.
      * </pre>
@@ -643,7 +643,7 @@ public  final class ActRequest extends
     }
     /**
      * <pre>
-     * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+     * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
      * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
      * otherwise leave it unset.
      * </pre>

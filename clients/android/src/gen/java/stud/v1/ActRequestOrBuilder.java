@@ -59,7 +59,7 @@ public interface ActRequestOrBuilder extends
 
   /**
    * <pre>
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    * </pre>
@@ -70,7 +70,7 @@ public interface ActRequestOrBuilder extends
   boolean hasAmount();
   /**
    * <pre>
-   * The total the player's bet on this street becomes ("to"; RULES.md): required when the
+   * The total the player's bet on this street becomes ("to"; docs/rules.md §2.6): required when the
    * legal action's min_amount &lt; max_amount, and then within min..max (or one of `amounts`);
    * otherwise leave it unset.
    * </pre>

@@ -655,11 +655,13 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-     * into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-     * seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-     * it was then) and changes nothing, however late; another reason fails with
-     * IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-     * session with this id at this table, e.g. he left by himself).
+     * into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+     * closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+     * Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+     * answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+     * reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+     * Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+     * e.g. he left by himself).
      * </pre>
      */
     public void removePlayer(stud.v1.RemovePlayerRequest request,
@@ -983,11 +985,13 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-     * into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-     * seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-     * it was then) and changes nothing, however late; another reason fails with
-     * IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-     * session with this id at this table, e.g. he left by himself).
+     * into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+     * closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+     * Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+     * answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+     * reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+     * Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+     * e.g. he left by himself).
      * </pre>
      */
     public void removePlayer(stud.v1.RemovePlayerRequest request,
@@ -1204,11 +1208,13 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-     * into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-     * seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-     * it was then) and changes nothing, however late; another reason fails with
-     * IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-     * session with this id at this table, e.g. he left by himself).
+     * into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+     * closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+     * Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+     * answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+     * reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+     * Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+     * e.g. he left by himself).
      * </pre>
      */
     public stud.v1.RemovePlayerResponse removePlayer(stud.v1.RemovePlayerRequest request) {
@@ -1429,11 +1435,13 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Removes a player. Like Leave: between hands he is paid out at once; in a hand he is dealt
-     * into, he plays it out (his clock acts for him) and is paid out when it ends. Idempotent by
-     * seat_session_id: a retry with the same reason gets the first answer (CLOSED, or CLOSING as
-     * it was then) and changes nothing, however late; another reason fails with
-     * IDEMPOTENCY_KEY_REUSED (field "reason"). Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open
-     * session with this id at this table, e.g. he left by himself).
+     * into, he plays it out (his clock acts for him) and is paid out when it ends. The session
+     * closes as REMOVED, or as LEFT when the request relays the player's own leave (by_player).
+     * Idempotent by seat_session_id: a retry with the same reason and by_player gets the first
+     * answer (CLOSED, or CLOSING as it was then) and changes nothing, however late; another
+     * reason or by_player fails with IDEMPOTENCY_KEY_REUSED (field "reason" or "by_player").
+     * Errors: SEAT_SESSION_NOT_FOUND (NOT_FOUND: no open session with this id at this table,
+     * e.g. he left by himself).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<stud.v1.RemovePlayerResponse> removePlayer(

@@ -227,8 +227,9 @@ public  final class CreateTableRequest extends
   private com.google.protobuf.Struct ruleOverrides_;
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -239,8 +240,9 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -251,8 +253,9 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -264,8 +267,9 @@ public  final class CreateTableRequest extends
     }
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -284,8 +288,9 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -478,7 +483,7 @@ public  final class CreateTableRequest extends
   private java.lang.String clientSeed_;
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>
@@ -490,7 +495,7 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>
@@ -503,7 +508,7 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>
@@ -517,7 +522,7 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>
@@ -528,7 +533,7 @@ public  final class CreateTableRequest extends
   }
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>
@@ -1029,8 +1034,9 @@ public  final class CreateTableRequest extends
 
     /**
      * <pre>
-     * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-     * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+     * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+     * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+     * "rake": {"none": true}}).
      * </pre>
      *
      * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -1041,8 +1047,9 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-     * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+     * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+     * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+     * "rake": {"none": true}}).
      * </pre>
      *
      * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -1053,8 +1060,9 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-     * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+     * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+     * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+     * "rake": {"none": true}}).
      * </pre>
      *
      * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -1066,8 +1074,9 @@ public  final class CreateTableRequest extends
       }
     /**
      * <pre>
-     * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-     * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+     * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+     * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+     * "rake": {"none": true}}).
      * </pre>
      *
      * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -1080,8 +1089,9 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-     * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+     * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+     * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+     * "rake": {"none": true}}).
      * </pre>
      *
      * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -1093,8 +1103,9 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-     * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+     * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+     * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+     * "rake": {"none": true}}).
      * </pre>
      *
      * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -1297,7 +1308,7 @@ public  final class CreateTableRequest extends
 
     /**
      * <pre>
-     * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+     * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
      * </pre>
      *
      * <code>string client_seed = 9;</code>
@@ -1309,7 +1320,7 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+     * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
      * </pre>
      *
      * <code>string client_seed = 9;</code>
@@ -1322,7 +1333,7 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+     * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
      * </pre>
      *
      * <code>string client_seed = 9;</code>
@@ -1337,7 +1348,7 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+     * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
      * </pre>
      *
      * <code>string client_seed = 9;</code>
@@ -1350,7 +1361,7 @@ public  final class CreateTableRequest extends
     }
     /**
      * <pre>
-     * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+     * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
      * </pre>
      *
      * <code>string client_seed = 9;</code>

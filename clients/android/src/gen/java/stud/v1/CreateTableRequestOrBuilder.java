@@ -69,8 +69,9 @@ public interface CreateTableRequestOrBuilder extends
 
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -79,8 +80,9 @@ public interface CreateTableRequestOrBuilder extends
   boolean hasRuleOverrides();
   /**
    * <pre>
-   * Settings that override the profile, by the names of RULES.md §4 with JSON values as in
-   * HAND_SCRIPT.md (e.g. {"action_seconds": 20, "burns": ["fourth"], "rake": {"none": true}}).
+   * Settings that override the profile, by the names of docs/rules.md §1 with JSON values as
+   * in docs/hand-scripts.md §2 (e.g. {"action_seconds": 20, "burns": ["fourth"],
+   * "rake": {"none": true}}).
    * </pre>
    *
    * <code>.google.protobuf.Struct rule_overrides = 4;</code>
@@ -139,7 +141,7 @@ public interface CreateTableRequestOrBuilder extends
 
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>
@@ -148,7 +150,7 @@ public interface CreateTableRequestOrBuilder extends
   java.lang.String getClientSeed();
   /**
    * <pre>
-   * The opener's client seed (FAIRNESS.md: 1-64 characters of [A-Za-z0-9_-]).
+   * The opener's client seed (docs/fairness.md §1: 1-64 characters of [A-Za-z0-9_-]).
    * </pre>
    *
    * <code>string client_seed = 9;</code>

@@ -38,6 +38,7 @@ public  final class Event extends
     POT_AWARDED(24),
     HAND_ENDED(25),
     HAND_CANCELLED(26),
+    TURN_EXTENDED(27),
     PLAYER_JOINED(40),
     PLAYER_LEFT(41),
     PLAYER_LEAVING(42),
@@ -79,6 +80,7 @@ public  final class Event extends
         case 24: return POT_AWARDED;
         case 25: return HAND_ENDED;
         case 26: return HAND_CANCELLED;
+        case 27: return TURN_EXTENDED;
         case 40: return PLAYER_JOINED;
         case 41: return PLAYER_LEFT;
         case 42: return PLAYER_LEAVING;
@@ -1403,6 +1405,86 @@ public  final class Event extends
    */
   private void clearHandCancelled() {
     if (kindCase_ == 26) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int TURN_EXTENDED_FIELD_NUMBER = 27;
+  /**
+   * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   */
+  @java.lang.Override
+  public boolean hasTurnExtended() {
+    return kindCase_ == 27;
+  }
+  /**
+   * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TurnExtended getTurnExtended() {
+    if (kindCase_ == 27) {
+       return (stud.v1.TurnExtended) kind_;
+    }
+    return stud.v1.TurnExtended.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   */
+  private void setTurnExtended(stud.v1.TurnExtended value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 27;
+  }
+  /**
+   * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   */
+  private void mergeTurnExtended(stud.v1.TurnExtended value) {
+    value.getClass();
+  if (kindCase_ == 27 &&
+        kind_ != stud.v1.TurnExtended.getDefaultInstance()) {
+      kind_ = stud.v1.TurnExtended.newBuilder((stud.v1.TurnExtended) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 27;
+  }
+  /**
+   * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   */
+  private void clearTurnExtended() {
+    if (kindCase_ == 27) {
       kindCase_ = 0;
       kind_ = null;
     }
@@ -3493,6 +3575,90 @@ public  final class Event extends
 
     /**
      * <pre>
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     * </pre>
+     *
+     * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+     */
+    @java.lang.Override
+    public boolean hasTurnExtended() {
+      return instance.hasTurnExtended();
+    }
+    /**
+     * <pre>
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     * </pre>
+     *
+     * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TurnExtended getTurnExtended() {
+      return instance.getTurnExtended();
+    }
+    /**
+     * <pre>
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     * </pre>
+     *
+     * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+     */
+    public Builder setTurnExtended(stud.v1.TurnExtended value) {
+      copyOnWrite();
+      instance.setTurnExtended(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     * </pre>
+     *
+     * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+     */
+    public Builder setTurnExtended(
+        stud.v1.TurnExtended.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTurnExtended(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     * </pre>
+     *
+     * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+     */
+    public Builder mergeTurnExtended(stud.v1.TurnExtended value) {
+      copyOnWrite();
+      instance.mergeTurnExtended(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The player to act got more time: the engine itself was stalled (its process stopped
+     * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+     * "Freezes and stalls").
+     * </pre>
+     *
+     * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+     */
+    public Builder clearTurnExtended() {
+      copyOnWrite();
+      instance.clearTurnExtended();
+      return this;
+    }
+
+    /**
+     * <pre>
      * A player sat down.
      * </pre>
      *
@@ -4176,6 +4342,7 @@ public  final class Event extends
             stud.v1.PotAwarded.class,
             stud.v1.HandEnded.class,
             stud.v1.HandCancelled.class,
+            stud.v1.TurnExtended.class,
             stud.v1.PlayerJoined.class,
             stud.v1.PlayerLeft.class,
             stud.v1.PlayerLeaving.class,
@@ -4187,11 +4354,11 @@ public  final class Event extends
             stud.v1.SeedRotated.class,
           };
           java.lang.String info =
-              "\u0000\u001c\u0001\u0000\u0001=\u001c\u0000\u0000\u0000\u0001\t\u0002\u0002\n<\u0000" +
+              "\u0000\u001d\u0001\u0000\u0001=\u001d\u0000\u0000\u0000\u0001\t\u0002\u0002\n<\u0000" +
               "\u000b<\u0000\f<\u0000\r<\u0000\u000e<\u0000\u000f<\u0000\u0010<\u0000\u0011<\u0000" +
               "\u0012<\u0000\u0013<\u0000\u0014<\u0000\u0015<\u0000\u0016<\u0000\u0017<\u0000\u0018" +
-              "<\u0000\u0019<\u0000\u001a<\u0000(<\u0000)<\u0000*<\u0000+<\u0000,<\u0000-<\u0000" +
-              ".<\u0000<<\u0000=<\u0000";
+              "<\u0000\u0019<\u0000\u001a<\u0000\u001b<\u0000(<\u0000)<\u0000*<\u0000+<\u0000,<" +
+              "\u0000-<\u0000.<\u0000<<\u0000=<\u0000";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -363,6 +363,29 @@ public interface EventOrBuilder extends
 
   /**
    * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   * @return Whether the turnExtended field is set.
+   */
+  boolean hasTurnExtended();
+  /**
+   * <pre>
+   * The player to act got more time: the engine itself was stalled (its process stopped
+   * or blocked) while his clock ran, and he gets that time back (docs/operations.md,
+   * "Freezes and stalls").
+   * </pre>
+   *
+   * <code>.stud.v1.TurnExtended turn_extended = 27;</code>
+   * @return The turnExtended.
+   */
+  stud.v1.TurnExtended getTurnExtended();
+
+  /**
+   * <pre>
    * A player sat down.
    * </pre>
    *

@@ -5,7 +5,7 @@ package stud.v1;
 
 /**
  * <pre>
- * The house's rake (setting `rake`; HAND_SCRIPT.md's rake object).
+ * The house's rake (setting `rake`; the rake object of docs/hand-scripts.md §2).
  * </pre>
  *
  * Protobuf type {@code stud.v1.Rake}
@@ -355,7 +355,7 @@ public  final class Rake extends
 
   /**
    * <pre>
-   * The house's rake (setting `rake`; HAND_SCRIPT.md's rake object).
+   * The house's rake (setting `rake`; the rake object of docs/hand-scripts.md §2).
    * </pre>
    *
    * Protobuf type {@code stud.v1.Rake}

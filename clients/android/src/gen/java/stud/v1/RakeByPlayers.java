@@ -6,7 +6,7 @@ package stud.v1;
 /**
  * <pre>
  * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
- * table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+ * table by limit, players and final pot; docs/rules.md §2.11): the bracket holding that count
  * gives the schedule.
  * </pre>
  *
@@ -253,7 +253,7 @@ public  final class RakeByPlayers extends
   /**
    * <pre>
    * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
-   * table by limit, players and final pot; RULES.md §2 "Rake"): the bracket holding that count
+   * table by limit, players and final pot; docs/rules.md §2.11): the bracket holding that count
    * gives the schedule.
    * </pre>
    *

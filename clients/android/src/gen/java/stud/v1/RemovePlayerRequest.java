@@ -221,6 +221,50 @@ public  final class RemovePlayerRequest extends
     
   }
 
+  public static final int BY_PLAYER_FIELD_NUMBER = 4;
+  private boolean byPlayer_;
+  /**
+   * <pre>
+   * The player asked to leave (the lobby relays his own leave): his session closes as
+   * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+   * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+   * </pre>
+   *
+   * <code>bool by_player = 4;</code>
+   * @return The byPlayer.
+   */
+  @java.lang.Override
+  public boolean getByPlayer() {
+    return byPlayer_;
+  }
+  /**
+   * <pre>
+   * The player asked to leave (the lobby relays his own leave): his session closes as
+   * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+   * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+   * </pre>
+   *
+   * <code>bool by_player = 4;</code>
+   * @param value The byPlayer to set.
+   */
+  private void setByPlayer(boolean value) {
+    
+    byPlayer_ = value;
+  }
+  /**
+   * <pre>
+   * The player asked to leave (the lobby relays his own leave): his session closes as
+   * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+   * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+   * </pre>
+   *
+   * <code>bool by_player = 4;</code>
+   */
+  private void clearByPlayer() {
+    
+    byPlayer_ = false;
+  }
+
   public static stud.v1.RemovePlayerRequest parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -527,6 +571,52 @@ public  final class RemovePlayerRequest extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The player asked to leave (the lobby relays his own leave): his session closes as
+     * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+     * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+     * </pre>
+     *
+     * <code>bool by_player = 4;</code>
+     * @return The byPlayer.
+     */
+    @java.lang.Override
+    public boolean getByPlayer() {
+      return instance.getByPlayer();
+    }
+    /**
+     * <pre>
+     * The player asked to leave (the lobby relays his own leave): his session closes as
+     * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+     * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+     * </pre>
+     *
+     * <code>bool by_player = 4;</code>
+     * @param value The byPlayer to set.
+     * @return This builder for chaining.
+     */
+    public Builder setByPlayer(boolean value) {
+      copyOnWrite();
+      instance.setByPlayer(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The player asked to leave (the lobby relays his own leave): his session closes as
+     * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+     * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+     * </pre>
+     *
+     * <code>bool by_player = 4;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearByPlayer() {
+      copyOnWrite();
+      instance.clearByPlayer();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.RemovePlayerRequest)
   }
   @java.lang.Override
@@ -546,10 +636,11 @@ public  final class RemovePlayerRequest extends
             "table_",
             "seatSessionId_",
             "reason_",
+            "byPlayer_",
           };
           java.lang.String info =
-              "\u0000\u0003\u0000\u0000\u0001\u0003\u0003\u0000\u0000\u0000\u0001\u0208\u0002\u0208" +
-              "\u0003\u0208";
+              "\u0000\u0004\u0000\u0000\u0001\u0004\u0004\u0000\u0000\u0000\u0001\u0208\u0002\u0208" +
+              "\u0003\u0208\u0004\u0007";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

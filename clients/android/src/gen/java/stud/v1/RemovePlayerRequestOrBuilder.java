@@ -66,4 +66,16 @@ public interface RemovePlayerRequestOrBuilder extends
    */
   com.google.protobuf.ByteString
       getReasonBytes();
+
+  /**
+   * <pre>
+   * The player asked to leave (the lobby relays his own leave): his session closes as
+   * SEAT_SESSION_CLOSE_REASON_LEFT, as TableService.Leave closes it, and the table is told he
+   * left. False (ops' or the lobby's own removal): SEAT_SESSION_CLOSE_REASON_REMOVED.
+   * </pre>
+   *
+   * <code>bool by_player = 4;</code>
+   * @return The byPlayer.
+   */
+  boolean getByPlayer();
 }

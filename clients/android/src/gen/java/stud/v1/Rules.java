@@ -5,7 +5,7 @@ package stud.v1;
 
 /**
  * <pre>
- * The effective value of every setting of RULES.md §4, plus the live-table settings no single
+ * The effective value of every setting of docs/rules.md §1, plus the live-table settings no single
  * hand needs. In views every field is set.
  * </pre>
  *
@@ -1005,7 +1005,7 @@ public  final class Rules extends
 
   /**
    * <pre>
-   * The effective value of every setting of RULES.md §4, plus the live-table settings no single
+   * The effective value of every setting of docs/rules.md §1, plus the live-table settings no single
    * hand needs. In views every field is set.
    * </pre>
    *

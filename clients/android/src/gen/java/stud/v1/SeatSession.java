@@ -21,6 +21,7 @@ public  final class SeatSession extends
     seatSessionId_ = "";
     table_ = "";
     playerId_ = "";
+    displayName_ = "";
   }
   public static final int SEAT_SESSION_ID_FIELD_NUMBER = 1;
   private java.lang.String seatSessionId_;
@@ -593,6 +594,78 @@ public  final class SeatSession extends
    * <code>.google.protobuf.Timestamp close_time = 10;</code>
    */
   private void clearCloseTime() {  closeTime_ = null;
+    
+  }
+
+  public static final int DISPLAY_NAME_FIELD_NUMBER = 11;
+  private java.lang.String displayName_;
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   * @return The displayName.
+   */
+  @java.lang.Override
+  public java.lang.String getDisplayName() {
+    return displayName_;
+  }
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   * @return The bytes for displayName.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getDisplayNameBytes() {
+    return com.google.protobuf.ByteString.copyFromUtf8(displayName_);
+  }
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   * @param value The displayName to set.
+   */
+  private void setDisplayName(
+      java.lang.String value) {
+    java.lang.Class<?> valueClass = value.getClass();
+  
+    displayName_ = value;
+  }
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   */
+  private void clearDisplayName() {
+    
+    displayName_ = getDefaultInstance().getDisplayName();
+  }
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   * @param value The bytes for displayName to set.
+   */
+  private void setDisplayNameBytes(
+      com.google.protobuf.ByteString value) {
+    checkByteStringIsUtf8(value);
+    displayName_ = value.toStringUtf8();
     
   }
 
@@ -1301,6 +1374,80 @@ public  final class SeatSession extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+     * when none was given), for ops' views.
+     * </pre>
+     *
+     * <code>string display_name = 11;</code>
+     * @return The displayName.
+     */
+    @java.lang.Override
+    public java.lang.String getDisplayName() {
+      return instance.getDisplayName();
+    }
+    /**
+     * <pre>
+     * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+     * when none was given), for ops' views.
+     * </pre>
+     *
+     * <code>string display_name = 11;</code>
+     * @return The bytes for displayName.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString
+        getDisplayNameBytes() {
+      return instance.getDisplayNameBytes();
+    }
+    /**
+     * <pre>
+     * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+     * when none was given), for ops' views.
+     * </pre>
+     *
+     * <code>string display_name = 11;</code>
+     * @param value The displayName to set.
+     * @return This builder for chaining.
+     */
+    public Builder setDisplayName(
+        java.lang.String value) {
+      copyOnWrite();
+      instance.setDisplayName(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+     * when none was given), for ops' views.
+     * </pre>
+     *
+     * <code>string display_name = 11;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearDisplayName() {
+      copyOnWrite();
+      instance.clearDisplayName();
+      return this;
+    }
+    /**
+     * <pre>
+     * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+     * when none was given), for ops' views.
+     * </pre>
+     *
+     * <code>string display_name = 11;</code>
+     * @param value The bytes for displayName to set.
+     * @return This builder for chaining.
+     */
+    public Builder setDisplayNameBytes(
+        com.google.protobuf.ByteString value) {
+      copyOnWrite();
+      instance.setDisplayNameBytes(value);
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.SeatSession)
   }
   @java.lang.Override
@@ -1327,10 +1474,12 @@ public  final class SeatSession extends
             "closeReason_",
             "openTime_",
             "closeTime_",
+            "displayName_",
           };
           java.lang.String info =
-              "\u0000\n\u0000\u0000\u0001\n\n\u0000\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
-              "\u0004\u0004\u0005\f\u0006\u0002\u0007\u0002\b\f\t\t\n\t";
+              "\u0000\u000b\u0000\u0000\u0001\u000b\u000b\u0000\u0000\u0000\u0001\u0208\u0002\u0208" +
+              "\u0003\u0208\u0004\u0004\u0005\f\u0006\u0002\u0007\u0002\b\f\t\t\n\t\u000b\u0208" +
+              "";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

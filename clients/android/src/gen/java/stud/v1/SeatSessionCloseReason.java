@@ -22,7 +22,8 @@ public enum SeatSessionCloseReason
   SEAT_SESSION_CLOSE_REASON_UNSPECIFIED(0),
   /**
    * <pre>
-   * The player left (TableService.Leave).
+   * The player left (TableService.Leave, or AdminService.RemovePlayer with by_player: his
+   * leave relayed by the lobby).
    * </pre>
    *
    * <code>SEAT_SESSION_CLOSE_REASON_LEFT = 1;</code>
@@ -30,7 +31,7 @@ public enum SeatSessionCloseReason
   SEAT_SESSION_CLOSE_REASON_LEFT(1),
   /**
    * <pre>
-   * Ops or the lobby removed him (AdminService.RemovePlayer).
+   * Ops or the lobby removed him (AdminService.RemovePlayer without by_player).
    * </pre>
    *
    * <code>SEAT_SESSION_CLOSE_REASON_REMOVED = 2;</code>
@@ -57,7 +58,8 @@ public enum SeatSessionCloseReason
   public static final int SEAT_SESSION_CLOSE_REASON_UNSPECIFIED_VALUE = 0;
   /**
    * <pre>
-   * The player left (TableService.Leave).
+   * The player left (TableService.Leave, or AdminService.RemovePlayer with by_player: his
+   * leave relayed by the lobby).
    * </pre>
    *
    * <code>SEAT_SESSION_CLOSE_REASON_LEFT = 1;</code>
@@ -65,7 +67,7 @@ public enum SeatSessionCloseReason
   public static final int SEAT_SESSION_CLOSE_REASON_LEFT_VALUE = 1;
   /**
    * <pre>
-   * Ops or the lobby removed him (AdminService.RemovePlayer).
+   * Ops or the lobby removed him (AdminService.RemovePlayer without by_player).
    * </pre>
    *
    * <code>SEAT_SESSION_CLOSE_REASON_REMOVED = 2;</code>

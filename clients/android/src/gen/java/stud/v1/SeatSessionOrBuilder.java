@@ -173,4 +173,26 @@ public interface SeatSessionOrBuilder extends
    * @return The closeTime.
    */
   com.google.protobuf.Timestamp getCloseTime();
+
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   * @return The displayName.
+   */
+  java.lang.String getDisplayName();
+  /**
+   * <pre>
+   * The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
+   * when none was given), for ops' views.
+   * </pre>
+   *
+   * <code>string display_name = 11;</code>
+   * @return The bytes for displayName.
+   */
+  com.google.protobuf.ByteString
+      getDisplayNameBytes();
 }

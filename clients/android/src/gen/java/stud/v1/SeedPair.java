@@ -5,7 +5,7 @@ package stud.v1;
 
 /**
  * <pre>
- * A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md).
+ * A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1).
  * </pre>
  *
  * Protobuf type {@code stud.v1.SeedPair}
@@ -347,7 +347,7 @@ public  final class SeedPair extends
 
   /**
    * <pre>
-   * A dealer-seed commitment and the client seed it is paired with (FAIRNESS.md).
+   * A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1).
    * </pre>
    *
    * Protobuf type {@code stud.v1.SeedPair}

@@ -46,7 +46,7 @@ public enum ShortDeckRule
   SHORT_DECK_RULE_MEMAID(3),
   /**
    * <pre>
-   * Casinos Austria's burn and community-card rule (RULES.md §2).
+   * Casinos Austria's burn and community-card rule (docs/rules.md §2.10).
    * </pre>
    *
    * <code>SHORT_DECK_RULE_CASINOS_AUSTRIA = 4;</code>
@@ -89,7 +89,7 @@ public enum ShortDeckRule
   public static final int SHORT_DECK_RULE_MEMAID_VALUE = 3;
   /**
    * <pre>
-   * Casinos Austria's burn and community-card rule (RULES.md §2).
+   * Casinos Austria's burn and community-card rule (docs/rules.md §2.10).
    * </pre>
    *
    * <code>SHORT_DECK_RULE_CASINOS_AUSTRIA = 4;</code>

@@ -5,7 +5,7 @@ package stud.v1;
 
 /**
  * <pre>
- * Fixed-limit stakes (RULES.md §1 "Table").
+ * Fixed-limit stakes (docs/rules.md §2.2).
  * </pre>
  *
  * Protobuf type {@code stud.v1.Stakes}
@@ -252,7 +252,7 @@ public  final class Stakes extends
 
   /**
    * <pre>
-   * Fixed-limit stakes (RULES.md §1 "Table").
+   * Fixed-limit stakes (docs/rules.md §2.2).
    * </pre>
    *
    * Protobuf type {@code stud.v1.Stakes}

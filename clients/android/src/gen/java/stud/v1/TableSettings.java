@@ -24,7 +24,7 @@ public  final class TableSettings extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -37,7 +37,7 @@ public  final class TableSettings extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -51,7 +51,7 @@ public  final class TableSettings extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -66,7 +66,7 @@ public  final class TableSettings extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -78,7 +78,7 @@ public  final class TableSettings extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -161,7 +161,7 @@ public  final class TableSettings extends
   private com.google.protobuf.Struct ruleOverrides_;
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *
@@ -173,7 +173,7 @@ public  final class TableSettings extends
   }
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *
@@ -185,7 +185,7 @@ public  final class TableSettings extends
   }
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *
@@ -198,7 +198,7 @@ public  final class TableSettings extends
     }
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *
@@ -218,7 +218,7 @@ public  final class TableSettings extends
   }
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *
@@ -514,7 +514,7 @@ public  final class TableSettings extends
     /**
      * <pre>
      * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-     * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+     * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
      * </pre>
      *
      * <code>string profile = 1;</code>
@@ -527,7 +527,7 @@ public  final class TableSettings extends
     /**
      * <pre>
      * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-     * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+     * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
      * </pre>
      *
      * <code>string profile = 1;</code>
@@ -541,7 +541,7 @@ public  final class TableSettings extends
     /**
      * <pre>
      * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-     * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+     * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
      * </pre>
      *
      * <code>string profile = 1;</code>
@@ -557,7 +557,7 @@ public  final class TableSettings extends
     /**
      * <pre>
      * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-     * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+     * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
      * </pre>
      *
      * <code>string profile = 1;</code>
@@ -571,7 +571,7 @@ public  final class TableSettings extends
     /**
      * <pre>
      * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-     * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+     * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
      * </pre>
      *
      * <code>string profile = 1;</code>
@@ -658,7 +658,7 @@ public  final class TableSettings extends
 
     /**
      * <pre>
-     * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+     * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
      * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
      * </pre>
      *
@@ -670,7 +670,7 @@ public  final class TableSettings extends
     }
     /**
      * <pre>
-     * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+     * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
      * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
      * </pre>
      *
@@ -682,7 +682,7 @@ public  final class TableSettings extends
     }
     /**
      * <pre>
-     * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+     * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
      * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
      * </pre>
      *
@@ -695,7 +695,7 @@ public  final class TableSettings extends
       }
     /**
      * <pre>
-     * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+     * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
      * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
      * </pre>
      *
@@ -709,7 +709,7 @@ public  final class TableSettings extends
     }
     /**
      * <pre>
-     * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+     * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
      * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
      * </pre>
      *
@@ -722,7 +722,7 @@ public  final class TableSettings extends
     }
     /**
      * <pre>
-     * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+     * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
      * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
      * </pre>
      *

@@ -10,7 +10,7 @@ public interface TableSettingsOrBuilder extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -20,7 +20,7 @@ public interface TableSettingsOrBuilder extends
   /**
    * <pre>
    * The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
-   * "casinos_austria", "casinos_austria_hilo" or "swedish" (RULES.md §2).
+   * "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
    * </pre>
    *
    * <code>string profile = 1;</code>
@@ -50,7 +50,7 @@ public interface TableSettingsOrBuilder extends
 
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *
@@ -60,7 +60,7 @@ public interface TableSettingsOrBuilder extends
   boolean hasRuleOverrides();
   /**
    * <pre>
-   * The overrides the table was created with, by the setting names of RULES.md §4 (e.g.
+   * The overrides the table was created with, by the setting names of docs/rules.md §1 (e.g.
    * {"action_seconds": 20, "burns": []}); empty when the table plays its profile unchanged.
    * </pre>
    *

@@ -1228,8 +1228,8 @@ public  final class TableSnapshot extends
   private stud.v1.SeedPair seed_;
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -1240,8 +1240,8 @@ public  final class TableSnapshot extends
   }
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -1252,8 +1252,8 @@ public  final class TableSnapshot extends
   }
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -1265,8 +1265,8 @@ public  final class TableSnapshot extends
     }
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -1285,8 +1285,8 @@ public  final class TableSnapshot extends
   }
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -2913,8 +2913,8 @@ public  final class TableSnapshot extends
 
     /**
      * <pre>
-     * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-     * table deals with it; it is set only once the table has closed.
+     * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+     * while the table deals with it; it is set only once the table has closed.
      * </pre>
      *
      * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -2925,8 +2925,8 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-     * table deals with it; it is set only once the table has closed.
+     * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+     * while the table deals with it; it is set only once the table has closed.
      * </pre>
      *
      * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -2937,8 +2937,8 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-     * table deals with it; it is set only once the table has closed.
+     * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+     * while the table deals with it; it is set only once the table has closed.
      * </pre>
      *
      * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -2950,8 +2950,8 @@ public  final class TableSnapshot extends
       }
     /**
      * <pre>
-     * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-     * table deals with it; it is set only once the table has closed.
+     * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+     * while the table deals with it; it is set only once the table has closed.
      * </pre>
      *
      * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -2964,8 +2964,8 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-     * table deals with it; it is set only once the table has closed.
+     * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+     * while the table deals with it; it is set only once the table has closed.
      * </pre>
      *
      * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -2977,8 +2977,8 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-     * table deals with it; it is set only once the table has closed.
+     * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+     * while the table deals with it; it is set only once the table has closed.
      * </pre>
      *
      * <code>.stud.v1.SeedPair seed = 17;</code>

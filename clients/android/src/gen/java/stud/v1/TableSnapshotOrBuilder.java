@@ -313,8 +313,8 @@ public interface TableSnapshotOrBuilder extends
 
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
@@ -323,8 +323,8 @@ public interface TableSnapshotOrBuilder extends
   boolean hasSeed();
   /**
    * <pre>
-   * The seed pair dealing this table's hands (FAIRNESS.md). Its dealer_seed is unset while the
-   * table deals with it; it is set only once the table has closed.
+   * The seed pair dealing this table's hands (docs/fairness.md §3). Its dealer_seed is unset
+   * while the table deals with it; it is set only once the table has closed.
    * </pre>
    *
    * <code>.stud.v1.SeedPair seed = 17;</code>
