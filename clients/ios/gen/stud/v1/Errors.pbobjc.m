@@ -42,22 +42,23 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "orReasonTableNotFound\000ErrorReasonTableCl"
         "osed\000ErrorReasonTableFull\000ErrorReasonDra"
         "ining\000ErrorReasonTableState\000ErrorReasonT"
-        "ableOnOtherNode\000ErrorReasonSeatTaken\000Err"
-        "orReasonInvalidSeat\000ErrorReasonAlreadySe"
-        "ated\000ErrorReasonSeatSessionNotFound\000Erro"
-        "rReasonSeatSessionClosed\000ErrorReasonBuyI"
-        "nOutOfRange\000ErrorReasonNotYourTurn\000Error"
-        "ReasonIllegalAction\000ErrorReasonStaleHand"
-        "\000ErrorReasonHandInProgress\000ErrorReasonNo"
-        "HandInProgress\000ErrorReasonShowNotAllowed"
-        "\000ErrorReasonAmountInvalid\000ErrorReasonIde"
-        "mpotencyKeyReused\000ErrorReasonInvalidArgu"
-        "ment\000ErrorReasonUnknownProfile\000ErrorReas"
-        "onInvalidSetting\000ErrorReasonInvalidPageT"
-        "oken\000ErrorReasonMessageTooLarge\000ErrorRea"
-        "sonMalformedRequest\000ErrorReasonWatchRepl"
-        "aced\000ErrorReasonSlowConsumer\000ErrorReason"
-        "TableMoved\000";
+        "ableOnOtherNode\000ErrorReasonNotATournamen"
+        "tTable\000ErrorReasonTournamentTable\000ErrorR"
+        "easonSeatTaken\000ErrorReasonInvalidSeat\000Er"
+        "rorReasonAlreadySeated\000ErrorReasonSeatSe"
+        "ssionNotFound\000ErrorReasonSeatSessionClos"
+        "ed\000ErrorReasonBuyInOutOfRange\000ErrorReaso"
+        "nNotYourTurn\000ErrorReasonIllegalAction\000Er"
+        "rorReasonStaleHand\000ErrorReasonHandInProg"
+        "ress\000ErrorReasonNoHandInProgress\000ErrorRe"
+        "asonShowNotAllowed\000ErrorReasonAmountInva"
+        "lid\000ErrorReasonIdempotencyKeyReused\000Erro"
+        "rReasonInvalidArgument\000ErrorReasonUnknow"
+        "nProfile\000ErrorReasonInvalidSetting\000Error"
+        "ReasonInvalidPageToken\000ErrorReasonMessag"
+        "eTooLarge\000ErrorReasonMalformedRequest\000Er"
+        "rorReasonWatchReplaced\000ErrorReasonSlowCo"
+        "nsumer\000ErrorReasonTableMoved\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -70,6 +71,8 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonDraining,
         STUDErrorReason_ErrorReasonTableState,
         STUDErrorReason_ErrorReasonTableOnOtherNode,
+        STUDErrorReason_ErrorReasonNotATournamentTable,
+        STUDErrorReason_ErrorReasonTournamentTable,
         STUDErrorReason_ErrorReasonSeatTaken,
         STUDErrorReason_ErrorReasonInvalidSeat,
         STUDErrorReason_ErrorReasonAlreadySeated,
@@ -121,6 +124,8 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonDraining:
     case STUDErrorReason_ErrorReasonTableState:
     case STUDErrorReason_ErrorReasonTableOnOtherNode:
+    case STUDErrorReason_ErrorReasonNotATournamentTable:
+    case STUDErrorReason_ErrorReasonTournamentTable:
     case STUDErrorReason_ErrorReasonSeatTaken:
     case STUDErrorReason_ErrorReasonInvalidSeat:
     case STUDErrorReason_ErrorReasonAlreadySeated:

@@ -596,6 +596,85 @@ public  final class SeatSession extends
     
   }
 
+  public static final int BUSTED_HAND_NUMBER_FIELD_NUMBER = 11;
+  private long bustedHandNumber_;
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 11;</code>
+   * @return The bustedHandNumber.
+   */
+  @java.lang.Override
+  public long getBustedHandNumber() {
+    return bustedHandNumber_;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 11;</code>
+   * @param value The bustedHandNumber to set.
+   */
+  private void setBustedHandNumber(long value) {
+    
+    bustedHandNumber_ = value;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 11;</code>
+   */
+  private void clearBustedHandNumber() {
+    
+    bustedHandNumber_ = 0L;
+  }
+
+  public static final int BUSTED_START_STACK_FIELD_NUMBER = 12;
+  private long bustedStartStack_;
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 12;</code>
+   * @return The bustedStartStack.
+   */
+  @java.lang.Override
+  public long getBustedStartStack() {
+    return bustedStartStack_;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 12;</code>
+   * @param value The bustedStartStack to set.
+   */
+  private void setBustedStartStack(long value) {
+    
+    bustedStartStack_ = value;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 12;</code>
+   */
+  private void clearBustedStartStack() {
+    
+    bustedStartStack_ = 0L;
+  }
+
   public static stud.v1.SeatSession parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -1301,6 +1380,89 @@ public  final class SeatSession extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+     * </pre>
+     *
+     * <code>int64 busted_hand_number = 11;</code>
+     * @return The bustedHandNumber.
+     */
+    @java.lang.Override
+    public long getBustedHandNumber() {
+      return instance.getBustedHandNumber();
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+     * </pre>
+     *
+     * <code>int64 busted_hand_number = 11;</code>
+     * @param value The bustedHandNumber to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBustedHandNumber(long value) {
+      copyOnWrite();
+      instance.setBustedHandNumber(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+     * </pre>
+     *
+     * <code>int64 busted_hand_number = 11;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBustedHandNumber() {
+      copyOnWrite();
+      instance.clearBustedHandNumber();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+     * chips at its start places higher; equal chips share the places).
+     * </pre>
+     *
+     * <code>int64 busted_start_stack = 12;</code>
+     * @return The bustedStartStack.
+     */
+    @java.lang.Override
+    public long getBustedStartStack() {
+      return instance.getBustedStartStack();
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+     * chips at its start places higher; equal chips share the places).
+     * </pre>
+     *
+     * <code>int64 busted_start_stack = 12;</code>
+     * @param value The bustedStartStack to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBustedStartStack(long value) {
+      copyOnWrite();
+      instance.setBustedStartStack(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+     * chips at its start places higher; equal chips share the places).
+     * </pre>
+     *
+     * <code>int64 busted_start_stack = 12;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBustedStartStack() {
+      copyOnWrite();
+      instance.clearBustedStartStack();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.SeatSession)
   }
   @java.lang.Override
@@ -1327,10 +1489,12 @@ public  final class SeatSession extends
             "closeReason_",
             "openTime_",
             "closeTime_",
+            "bustedHandNumber_",
+            "bustedStartStack_",
           };
           java.lang.String info =
-              "\u0000\n\u0000\u0000\u0001\n\n\u0000\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
-              "\u0004\u0004\u0005\f\u0006\u0002\u0007\u0002\b\f\t\t\n\t";
+              "\u0000\f\u0000\u0000\u0001\f\f\u0000\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
+              "\u0004\u0004\u0005\f\u0006\u0002\u0007\u0002\b\f\t\t\n\t\u000b\u0002\f\u0002";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -173,4 +173,25 @@ public interface SeatSessionOrBuilder extends
    * @return The closeTime.
    */
   com.google.protobuf.Timestamp getCloseTime();
+
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 11;</code>
+   * @return The bustedHandNumber.
+   */
+  long getBustedHandNumber();
+
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 12;</code>
+   * @return The bustedStartStack.
+   */
+  long getBustedStartStack();
 }
