@@ -245,7 +245,7 @@ class Tables:
                     created_at=now,
                     tournament=None
                     if asked is None
-                    else {**asked, "level": 0, "stakes": None, "hand_held": False},
+                    else {**asked, "level": 1, "stakes": None, "hand_held": False},
                     **wanted,
                 )
                 current.table_id = upcoming.table_id = table.id
