@@ -477,7 +477,7 @@ class TournamentState(_message.Message):
     INFO_FIELD_NUMBER: _builtins.int
     level: _builtins.int
     """The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-    hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+    hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
     """
     next_level: _builtins.int
     """Set when SetStakes came during a hand: the level the next hand is dealt at (its stakes in

@@ -535,7 +535,7 @@ GPB_FINAL @interface STUDTournamentState : GPBMessage
 
 /**
  * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
- * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+ * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
  **/
 @property(nonatomic, readwrite) int32_t level;
 

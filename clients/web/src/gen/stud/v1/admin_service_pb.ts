@@ -1579,8 +1579,9 @@ export const AdminService: GenService<{
    * these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
    * that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
    * with the destination and its engine addresses (as everyone's does), then ends cleanly.
-   * Idempotent by request_id: a retry gets the first answer (CLOSING as it was then, or CLOSED
-   * with the chips) whenever it comes, and moves nothing again; the same request_id for
+   * Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+   * out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+   * director may poll with it until CLOSED); the same request_id for
    * another session or destination, or a second move of the same session under another
    * request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
    * SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).

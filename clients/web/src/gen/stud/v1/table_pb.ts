@@ -216,7 +216,7 @@ export const TableSnapshotSchema: GenMessage<TableSnapshot> = /*@__PURE__*/
 export type TournamentState = Message<"stud.v1.TournamentState"> & {
   /**
    * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-   * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+   * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
    *
    * @generated from field: int32 level = 1;
    */

@@ -22,7 +22,7 @@ public  final class TournamentState extends
   /**
    * <pre>
    * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-   * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+   * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
    * </pre>
    *
    * <code>int32 level = 1;</code>
@@ -35,7 +35,7 @@ public  final class TournamentState extends
   /**
    * <pre>
    * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-   * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+   * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
    * </pre>
    *
    * <code>int32 level = 1;</code>
@@ -48,7 +48,7 @@ public  final class TournamentState extends
   /**
    * <pre>
    * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-   * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+   * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
    * </pre>
    *
    * <code>int32 level = 1;</code>
@@ -374,7 +374,7 @@ public  final class TournamentState extends
     /**
      * <pre>
      * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-     * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+     * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
      * </pre>
      *
      * <code>int32 level = 1;</code>
@@ -387,7 +387,7 @@ public  final class TournamentState extends
     /**
      * <pre>
      * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-     * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+     * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
      * </pre>
      *
      * <code>int32 level = 1;</code>
@@ -402,7 +402,7 @@ public  final class TournamentState extends
     /**
      * <pre>
      * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-     * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+     * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
      * </pre>
      *
      * <code>int32 level = 1;</code>

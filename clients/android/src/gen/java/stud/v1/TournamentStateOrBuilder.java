@@ -10,7 +10,7 @@ public interface TournamentStateOrBuilder extends
   /**
    * <pre>
    * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
-   * hands, is dealt at (1 for the first level; 0 until SetStakes names one).
+   * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
    * </pre>
    *
    * <code>int32 level = 1;</code>
