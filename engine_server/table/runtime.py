@@ -306,6 +306,11 @@ class TableRuntime:
         recovery cancelled): no hand is running now, so they are paid out at once."""
         for seat in [s for s in self.state.seats.values() if s.leaving]:
             seat.leaving = False
+            if seat.move_to is not None:
+                # A tournament player moved after that hand: he goes with the chips he has.
+                await self._store.close_session(seat.session_id, seat.stack, "moved")
+                self._broadcast.publish(tournament.moved(self.state, seat, seat.move_to))
+                continue
             await self._leave(seat, seat.leave_reason)
 
     # ------------------------------------------------------------ views and watchers
