@@ -583,6 +583,8 @@ def _fill_event(m: events_pb2.Event, e: object) -> None:
         m.hand_started.seed.hands_dealt = e.nonce
         m.hand_started.button_seat = e.button
         m.hand_started.seats.extend(e.seats)
+        if e.stakes is not None:
+            m.hand_started.stakes.CopyFrom(stakes_message(e.stakes))
     elif isinstance(e, hand_events.AntePosted):
         m.antes_posted.antes.add(seat=e.seat, amount=e.amount, all_in=e.all_in)
     elif isinstance(e, hand_events.StreetStarted):

@@ -48,6 +48,8 @@ class HandBegan:
     client_seed: str
     button: int
     seats: tuple[int, ...]
+    #: the stakes it is dealt at (a tournament table's change with its levels)
+    stakes: Stakes | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -362,6 +362,7 @@ async def test_stakes_change_between_hands_never_during_one(engine: Engine) -> N
         assert during.table.tournament.next_stakes.ante == 5
         second = await watcher.wait_for(is_event("antes_posted", 2), timeout=20)
         assert antes(second) == [5, 5]
+        assert event_of(second, "hand_started").hand_started.stakes.ante == 5
         assert second.snapshot.tournament.level == 3
         assert second.snapshot.settings.stakes.ante == 5
         assert len(watcher.events("stakes_changed")) == 2
