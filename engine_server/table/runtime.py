@@ -845,8 +845,10 @@ class TableRuntime:
         self, session_id: str, request_id: str, destination: Destination
     ) -> SessionSnapshot:
         state = self.state
-        tournament.check_tournament(state)
-        # Idempotent by request_id: a retry gets the session as it is now and moves nothing.
+        if state.config.tournament is None:
+            tournament.check_tournament(state)  # NOT_A_TOURNAMENT_TABLE
+        # Idempotent by request_id: a retry gets the session as it is now and moves nothing,
+        # however late it comes (the table closed since included).
         earlier = await self._store.recorded_move(request_id)
         if earlier is not None:
             if (earlier.session_id, earlier.destination) != (session_id, destination):
@@ -857,6 +859,7 @@ class TableRuntime:
                 )
             seat = state.seat_of_session(session_id)
             return earlier.session if seat is None else seating.session(state, seat)
+        tournament.check_tournament(state)
         seat = seating.seat_of_session(state, session_id)
         tournament.check_move(state, seat)
         order = MoveOrder(request_id, destination)
