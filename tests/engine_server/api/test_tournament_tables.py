@@ -520,6 +520,12 @@ async def test_a_move_between_hands_hands_his_chips_over_exactly_once(engine: En
         everyone = await sessions(engine, "tt-from") + await sessions(engine, "tt-to")
         in_play = [s.stack for s in everyone if s.state == K.SEAT_SESSION_STATE_OPEN]
         assert sorted(in_play) == [900, 900, 1234]
+        # Broken (closed) since, the table still answers a retry of the move as it did.
+        await engine.admin.CloseTable(
+            A.CloseTableRequest(name="tables/tt-from", reason="broken"), metadata=engine.admin_md
+        )
+        late = await move(engine, "tt-from", mover, request_id, "tt-to")
+        assert late.session == answer.session
     finally:
         await player.close()
 
