@@ -562,3 +562,61 @@ async def test_a_move_during_his_hand_waits_for_its_end(engine: Engine) -> None:
     finally:
         await player.close()
         await other.close()
+
+
+async def test_a_move_asked_during_a_cancelled_hand_goes_with_his_start_stack(
+    engine: Engine,
+) -> None:
+    await tournament_table(engine, "tt-cancel", number=5, clock=30)
+    mover = await seat(engine, "tt-cancel", "x1", 400, 1)
+    await seat(engine, "tt-cancel", "x2", 400, 2)
+    await hold(engine, "tt-cancel", False)
+
+    async def running() -> Any:
+        now = await table(engine, "tt-cancel")
+        return now if now.hand_in_progress else None
+
+    hand = (await running() or await until(running)).hand_number
+    await hold(engine, "tt-cancel", True)
+    request_id = _id("move")
+    closing = await move(engine, "tt-cancel", mover, request_id, "tt-dest")
+    assert closing.session.state == K.SEAT_SESSION_STATE_CLOSING
+    await engine.admin.CancelHand(
+        A.CancelHandRequest(name="tables/tt-cancel", hand_number=hand, reason="misdeal"),
+        metadata=engine.admin_md,
+    )
+    # The hand gave every chip back; he is moved with what he began it with, at once.
+    done = await move(engine, "tt-cancel", mover, request_id, "tt-dest")
+    assert done.session.state == K.SEAT_SESSION_STATE_CLOSED
+    assert done.session.close_reason == K.SEAT_SESSION_CLOSE_REASON_MOVED
+    assert done.session.stack == 400
+    assert sorted(s.stack for s in await sessions(engine, "tt-cancel")) == [400, 400]
+
+
+async def test_a_cash_player_leaving_during_a_cancelled_hand_is_paid_out_at_once(
+    engine: Engine,
+) -> None:
+    # (The cancelled hand's leavers were dropped from the table but left CLOSING in the store
+    # until a restart: their money waited.)
+    await engine.create_table("cash-cancel")
+    await engine.seat("cash-cancel", "y1", buy_in=100, seat=1)
+    await engine.seat("cash-cancel", "y2", buy_in=100, seat=2)
+
+    async def running() -> Any:
+        now = await table(engine, "cash-cancel")
+        return now if now.hand_in_progress else None
+
+    hand = (await until(running)).hand_number
+    left = await engine.tables.Leave(
+        table_service_pb2.LeaveRequest(table="tables/cash-cancel"),
+        metadata=engine.player_md("y1"),
+    )
+    assert not left.left and left.session.state == K.SEAT_SESSION_STATE_CLOSING
+    await engine.admin.CancelHand(
+        A.CancelHandRequest(name="tables/cash-cancel", hand_number=hand, reason="misdeal"),
+        metadata=engine.admin_md,
+    )
+    (gone,) = [s for s in await sessions(engine, "cash-cancel") if s.player_id == "y1"]
+    assert gone.state == K.SEAT_SESSION_STATE_CLOSED
+    assert gone.close_reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
+    assert gone.stack == 100
