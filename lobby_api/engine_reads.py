@@ -21,11 +21,13 @@ seat sessions
     :func:`running_hand_of`
 hands
     :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
-    :func:`player_hands_at_table`
+    :func:`player_hands_at_table`, :func:`hand_outcomes_since` (a tournament director's view
+    of each hand's end: stacks at its start and end, busts)
 seed pairs
     :func:`seed_pair`, :func:`seed_pairs_of`, :func:`rotated_pairs`
 tables
-    :func:`closed_table`, :func:`table_owner`
+    :func:`closed_table`, :func:`table_owner`, :func:`tournament_tables` (a tournament's tables:
+    level, hold, whether a hand runs)
 engine nodes
     :func:`least_loaded_live_node`, :func:`node`
 """
@@ -59,17 +61,21 @@ from engine_server.store.types import utc_now
 
 __all__ = [
     "ID_LENGTH",
+    "BustedSeat",
     "ClosedTable",
     "EndedHand",
     "EngineNode",
+    "HandOutcome",
     "HandRecord",
     "HandSeat",
     "RotatedPair",
     "SeatSession",
     "SeedPair",
+    "TournamentTable",
     "closed_table",
     "dealt_hand",
     "display_names",
+    "hand_outcomes_since",
     "hands_ended_since",
     "least_loaded_live_node",
     "node",
@@ -82,6 +88,7 @@ __all__ = [
     "seed_pair",
     "seed_pairs_of",
     "table_owner",
+    "tournament_tables",
 ]
 
 # ------------------------------------------------------------------------ the answers
@@ -178,6 +185,51 @@ class HandSeat:
     start_stack: int
     #: None until the hand is over.
     final_stack: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class BustedSeat:
+    """A tournament player out in a hand: his seat session closed BUSTED."""
+
+    seat_session_id: str
+    player_id: str
+    seat: int
+    #: his chips at the hand's start (two out in one hand: more chips places higher)
+    start_stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """One hand's end as the tournament director needs it, without a stream."""
+
+    hand_id: str
+    hand_number: int
+    #: cancelled (CancelHand, an engine restart): every stack is back to its start
+    is_cancelled: bool
+    ended_at: datetime | None
+    #: every seat dealt in, by seat: its stack at the start and the end of the hand
+    seats: tuple[HandSeat, ...]
+    #: the seats whose players busted in it, by seat
+    busted: tuple[BustedSeat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTable:
+    """One table of a tournament as the engine keeps it."""
+
+    table_id: str
+    tournament_id: str
+    table_number: int
+    #: the level the next hand (or the running one) is dealt at
+    level: int
+    #: hand-for-hand: no new hand starts until the director releases it
+    hand_held: bool
+    hands_started: int
+    #: a hand is running (the director waits for none before releasing hand-for-hand)
+    hand_running: bool
+    is_closed: bool
+    #: the seats taken (open or closing sessions)
+    players: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +455,58 @@ async def player_hands_at_table(
     return [_hand(row) for row in rows]
 
 
+async def hand_outcomes_since(
+    session: AsyncSession, table_id: str, after_number: int
+) -> list[HandOutcome]:
+    """The table's hands numbered above ``after_number`` that have ended, in order, up to
+    (not including) the first one still running: each with its seats' stacks at its start
+    and end and who busted in it. The director remembers the last number it handled and
+    asks again from there: every hand's end is seen once, in order, by whichever replica
+    asks."""
+    ended = await hands_ended_since(session, table_id, after_number)
+    if not ended:
+        return []
+    ids = [hand.id for hand in ended]
+    hands = {
+        row.id: row
+        for row in (await session.exec(select(HandRow).where(col(HandRow.id).in_(ids)))).all()
+    }
+    seats: dict[str, list[HandSeat]] = {hand_id: [] for hand_id in ids}
+    dealt = await session.exec(
+        select(HandPlayerRow)
+        .where(col(HandPlayerRow.hand_id).in_(ids))
+        .order_by(col(HandPlayerRow.seat))
+    )
+    for row in dealt.all():
+        seats[row.hand_id].append(_hand_seat(row))
+    numbers = [hand.hand_number for hand in ended]
+    busted: dict[int, list[BustedSeat]] = {number: [] for number in numbers}
+    out = await session.exec(
+        select(SeatSessionRow)
+        .where(
+            SeatSessionRow.table_id == table_id,
+            col(SeatSessionRow.busted_hand_number).in_(numbers),
+        )
+        .order_by(col(SeatSessionRow.seat))
+    )
+    for gone in out.all():
+        assert gone.busted_hand_number is not None
+        busted[gone.busted_hand_number].append(
+            BustedSeat(gone.id, gone.player_id, gone.seat, gone.busted_start_stack or 0)
+        )
+    return [
+        HandOutcome(
+            hand_id=hand.id,
+            hand_number=hand.hand_number,
+            is_cancelled=hands[hand.id].state == HandState.CANCELLED.value,
+            ended_at=hands[hand.id].ended_at,
+            seats=tuple(seats[hand.id]),
+            busted=tuple(busted[hand.hand_number]),
+        )
+        for hand in ended
+    ]
+
+
 # ------------------------------------------------------------------------- seed pairs
 
 
@@ -482,6 +586,53 @@ async def closed_table(session: AsyncSession, table_id: str) -> ClosedTable | No
     if row is None or row.status != TableStatus.CLOSED.value:
         return None
     return ClosedTable(hands_started=row.hands_started, closed_at=row.closed_at)
+
+
+async def tournament_tables(session: AsyncSession, tournament_id: str) -> list[TournamentTable]:
+    """The tournament's tables (closed ones too), by table number."""
+    tables = (
+        await session.exec(select(TableRow).where(TableRow.tournament_id == tournament_id))
+    ).all()
+    if not tables:
+        return []
+    ids = [t.id for t in tables]
+    running = set(
+        (
+            await session.exec(
+                select(HandRow.table_id).where(
+                    col(HandRow.table_id).in_(ids), HandRow.state == HandState.RUNNING.value
+                )
+            )
+        ).all()
+    )
+    seated = (
+        await session.exec(
+            select(SeatSessionRow.table_id, sa.func.count())
+            .where(
+                col(SeatSessionRow.table_id).in_(ids),
+                SeatSessionRow.state != SeatSessionState.CLOSED.value,
+            )
+            .group_by(col(SeatSessionRow.table_id))
+        )
+    ).all()
+    players = {table_id: int(count) for table_id, count in seated}
+    answer = []
+    for row in tables:
+        kept = row.tournament or {}
+        answer.append(
+            TournamentTable(
+                table_id=row.id,
+                tournament_id=tournament_id,
+                table_number=int(kept.get("table_number", 0)),
+                level=int(kept.get("level", 1)),
+                hand_held=bool(kept.get("hand_held")),
+                hands_started=row.hands_started,
+                hand_running=row.id in running,
+                is_closed=row.status == TableStatus.CLOSED.value,
+                players=players.get(row.id, 0),
+            )
+        )
+    return sorted(answer, key=lambda t: (t.table_number, t.table_id))
 
 
 async def table_owner(session: AsyncSession, table_id: str) -> str | None:

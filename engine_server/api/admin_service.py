@@ -18,14 +18,22 @@ from engine_server.api.convert import (
     snapshot_message,
     table_status_message,
     timestamp,
+    tournament_info_from_message,
+    tournament_state_message,
 )
 from engine_server.api.errors import ErrorObserver, abort, invalid
 from engine_server.api.table_service import _grpc_headers, authenticate, parse_table_name
 from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
 from engine_server.table.errors import TableError
-from engine_server.table.manager import TableManager, TableSpec, build_config, check_client_seed
-from engine_server.table.model import Removal, TableStatus
+from engine_server.table.manager import (
+    TableManager,
+    TableSpec,
+    build_config,
+    check_client_seed,
+    check_stakes,
+)
+from engine_server.table.model import Destination, Removal, TableStatus, TournamentTable
 from engine_server.table.ports import NodeDirectory, NodeEntry
 from engine_server.table.runtime import TableRuntime
 
@@ -45,6 +53,12 @@ LOBBY_METHODS = frozenset(
         "RotateSeed",
         "CloseTable",
         "ListSeatSessions",
+        # The tournament director (the lobby) steers its tables.
+        "SetStakes",
+        "MovePlayer",
+        "SetHandHold",
+        "SetTournamentInfo",
+        "AwardPlace",
     }
 )
 
@@ -94,7 +108,10 @@ def table_message(runtime: TableRuntime) -> table_pb2.Table:
             hands_dealt=runtime.seed.next_nonce,
         ),
         next_commitment=runtime.seed.next_commitment,
+        watchers=view.watchers,
     )
+    if view.tournament is not None:
+        message.tournament.CopyFrom(tournament_state_message(view.tournament))
     if runtime.status is TableStatus.CLOSED:
         # Closing revealed the pair that was dealing (table.proto: set once closed).
         message.seed.dealer_seed = runtime.seed.dealer_seed
@@ -196,6 +213,15 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
             request_id = _id(request.request_id, "request_id")
             table_id = request.table_id or request_id.lower()
             stakes = request.stakes
+            tournament = (
+                TournamentTable(
+                    request.tournament.tournament_id,
+                    request.tournament.table_name,
+                    request.tournament.table_number,
+                )
+                if request.HasField("tournament")
+                else None
+            )
             config = build_config(
                 table_id=table_id,
                 profile=request.profile or "house",
@@ -206,6 +232,7 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 max_buy_in=request.max_buy_in,
                 opener_player_id=request.opener_player_id or None,
                 labels=dict(request.labels),
+                tournament=tournament,
             )
             client_seed = check_client_seed(request.client_seed or table_id.replace("-", "_"))
             runtime = await self.manager.create_table(TableSpec(request_id, config, client_seed))
@@ -376,3 +403,75 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
             )
 
         return await self._run("ListSeatSessions", context, body)
+
+    # ---------------------------------------------------------- the tournament director
+
+    async def SetStakes(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = await self._table(request.name)
+            given = request.stakes
+            stakes = check_stakes(
+                Stakes(given.ante, given.bring_in, given.small_bet, given.big_bet)
+            )
+            first = await runtime.set_stakes(request.level, stakes)
+            return admin_service_pb2.SetStakesResponse(
+                table=table_message(runtime), from_hand_number=first
+            )
+
+        return await self._run("SetStakes", context, body)
+
+    async def MovePlayer(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = await self._table(request.table, "table")
+            destination = Destination(
+                f"tables/{parse_table_name(request.destination_table, 'destination_table')}",
+                _text(request.grpc_address, "grpc_address"),
+                _text(request.web_url, "web_url"),
+            )
+            if destination.table == runtime.config.name:
+                raise invalid("destination_table", "a player is moved to another table")
+            session = await runtime.move_player(
+                _id(request.seat_session_id, "seat_session_id"),
+                _id(request.request_id, "request_id"),
+                destination,
+            )
+            log.info(
+                "tables/%s: seat session %s moved to %s by %s",
+                runtime.table_id,
+                session.session_id,
+                destination.table,
+                identity.subject,
+            )
+            return admin_service_pb2.MovePlayerResponse(session=session_message(session))
+
+        return await self._run("MovePlayer", context, body)
+
+    async def SetHandHold(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = await self._table(request.name)
+            await runtime.set_hand_hold(request.held)
+            return admin_service_pb2.SetHandHoldResponse(table=table_message(runtime))
+
+        return await self._run("SetHandHold", context, body)
+
+    async def SetTournamentInfo(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = await self._table(request.name)
+            await runtime.set_tournament_info(tournament_info_from_message(request.info))
+            return admin_service_pb2.SetTournamentInfoResponse(table=table_message(runtime))
+
+        return await self._run("SetTournamentInfo", context, body)
+
+    async def AwardPlace(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            runtime = await self._table(request.name)
+            player_id = _id(request.player_id, "player_id")
+            await runtime.award_place(
+                player_id,
+                _id(request.display_name or player_id, "display_name"),
+                request.place,
+                request.prize,
+            )
+            return admin_service_pb2.AwardPlaceResponse()
+
+        return await self._run("AwardPlace", context, body)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from google.protobuf import struct_pb2, timestamp_pb2
 from stud.v1 import events_pb2, settings_pb2, table_pb2
@@ -30,6 +30,8 @@ from engine_server.table.model import (
     TableConfig,
     TableStatus,
     TableView,
+    TournamentInfo,
+    TournamentView,
 )
 
 __all__ = [
@@ -46,6 +48,8 @@ __all__ = [
     "snapshot_message",
     "table_status_message",
     "timestamp",
+    "tournament_info_from_message",
+    "tournament_state_message",
 ]
 
 ACTION_TO_PROTO = {
@@ -89,6 +93,8 @@ CLOSE_REASON_TO_PROTO: dict[str, Any] = {
     "left": table_pb2.SEAT_SESSION_CLOSE_REASON_LEFT,
     "removed": table_pb2.SEAT_SESSION_CLOSE_REASON_REMOVED,
     "table_closed": table_pb2.SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED,
+    "busted": table_pb2.SEAT_SESSION_CLOSE_REASON_BUSTED,
+    "moved": table_pb2.SEAT_SESSION_CLOSE_REASON_MOVED,
 }
 
 
@@ -293,7 +299,71 @@ def settings_message(config: TableConfig) -> settings_pb2.TableSettings:
         private=config.private,
         min_buy_in=config.min_buy_in,
         max_buy_in=config.max_buy_in,
+        tournament=None
+        if config.tournament is None
+        else settings_pb2.TournamentTable(
+            tournament_id=config.tournament.tournament_id,
+            table_name=config.tournament.table_name,
+            table_number=config.tournament.table_number,
+        ),
     )
+
+
+def tournament_info_message(info: TournamentInfo) -> table_pb2.TournamentInfo:
+    message = table_pb2.TournamentInfo(
+        level=info.level,
+        hands_to_next_level=info.hands_to_next_level,
+        players_left=info.players_left,
+        entrants=info.entrants,
+        average_stack=info.average_stack,
+        prize_pool=info.prize_pool,
+        hand_for_hand=info.hand_for_hand,
+        places_paid=info.places_paid,
+    )
+    if info.stakes is not None:
+        message.stakes.CopyFrom(stakes_message(info.stakes))
+    if info.next_stakes is not None:
+        message.next_stakes.CopyFrom(stakes_message(info.next_stakes))
+    if info.next_level_time is not None:
+        message.next_level_time.CopyFrom(timestamp(info.next_level_time))
+    return message
+
+
+def tournament_info_from_message(message: table_pb2.TournamentInfo) -> TournamentInfo:
+    """SetTournamentInfo's info as the table keeps it (unset messages: None)."""
+
+    def stakes(field: Literal["stakes", "next_stakes"]) -> Stakes | None:
+        if not message.HasField(field):
+            return None
+        value = getattr(message, field)
+        return Stakes(value.ante, value.bring_in, value.small_bet, value.big_bet)
+
+    return TournamentInfo(
+        level=message.level,
+        stakes=stakes("stakes"),
+        next_level_time=message.next_level_time.ToDatetime(tzinfo=UTC)
+        if message.HasField("next_level_time")
+        else None,
+        hands_to_next_level=message.hands_to_next_level,
+        next_stakes=stakes("next_stakes"),
+        players_left=message.players_left,
+        entrants=message.entrants,
+        average_stack=message.average_stack,
+        prize_pool=message.prize_pool,
+        hand_for_hand=message.hand_for_hand,
+        places_paid=message.places_paid,
+    )
+
+
+def tournament_state_message(view: TournamentView) -> table_pb2.TournamentState:
+    message = table_pb2.TournamentState(
+        level=view.level, next_level=view.next_level, hand_held=view.hand_held
+    )
+    if view.next_stakes is not None:
+        message.next_stakes.CopyFrom(stakes_message(view.next_stakes))
+    if view.info is not None:
+        message.info.CopyFrom(tournament_info_message(view.info))
+    return message
 
 
 def legal_action_message(
@@ -436,7 +506,10 @@ def snapshot_message(view: TableView, *, seats: bool = True) -> table_pb2.TableS
         next_commitment=view.next_commitment,
         server_time=timestamp(view.server_time),
         pot_total=sum(a for a, _ in view.pots) + sum(s.bet for s in view.seats),
+        watchers=view.watchers,
     )
+    if view.tournament is not None:
+        snapshot.tournament.CopyFrom(tournament_state_message(view.tournament))
     if view.turn_deadline is not None:
         snapshot.turn_deadline.CopyFrom(timestamp(view.turn_deadline))
     if view.last_hand is not None:
@@ -478,6 +551,8 @@ def session_message(session: SessionSnapshot) -> table_pb2.SeatSession:
         ),
         chips_in=session.chips_in,
         stack=session.stack,
+        busted_hand_number=session.busted_hand_number,
+        busted_start_stack=session.busted_start_stack,
     )
     if session.close_reason:
         message.close_reason = CLOSE_REASON_TO_PROTO.get(session.close_reason, 0)
@@ -510,6 +585,8 @@ def _fill_event(m: events_pb2.Event, e: object) -> None:
         m.hand_started.seed.hands_dealt = e.nonce
         m.hand_started.button_seat = e.button
         m.hand_started.seats.extend(e.seats)
+        if e.stakes is not None:
+            m.hand_started.stakes.CopyFrom(stakes_message(e.stakes))
     elif isinstance(e, hand_events.AntePosted):
         m.antes_posted.antes.add(seat=e.seat, amount=e.amount, all_in=e.all_in)
     elif isinstance(e, hand_events.StreetStarted):
@@ -617,6 +694,37 @@ def _fill_event(m: events_pb2.Event, e: object) -> None:
     elif isinstance(e, table_events.TableStatusChanged):
         m.table_status_changed.status = STATUS_TO_PROTO[e.status]
         m.table_status_changed.reason = e.reason
+    elif isinstance(e, table_events.PlayerBusted):
+        busted = m.player_busted
+        busted.seat = e.seat
+        busted.player_id = e.player_id
+        busted.display_name = e.display_name
+        busted.hand_number = e.hand_number
+        busted.start_stack = e.start_stack
+    elif isinstance(e, table_events.PlayerMoved):
+        moved = m.player_moved
+        moved.seat = e.seat
+        moved.player_id = e.player_id
+        moved.display_name = e.display_name
+        moved.stack = e.stack
+        moved.destination.table = e.destination.table
+        moved.destination.grpc_address = e.destination.grpc_address
+        moved.destination.web_url = e.destination.web_url
+    elif isinstance(e, table_events.TournamentPlaced):
+        m.tournament_placed.player_id = e.player_id
+        m.tournament_placed.display_name = e.display_name
+        m.tournament_placed.place = e.place
+        m.tournament_placed.prize = e.prize
+    elif isinstance(e, table_events.StakesChanged):
+        m.stakes_changed.level = e.level
+        m.stakes_changed.stakes.CopyFrom(stakes_message(e.stakes))
+        m.stakes_changed.from_hand_number = e.from_hand_number
+    elif isinstance(e, table_events.HandHoldChanged):
+        m.hand_hold_changed.held = e.held
+    elif isinstance(e, table_events.TournamentInfoChanged):
+        m.tournament_info_changed.info.CopyFrom(tournament_info_message(e.info))
+    elif isinstance(e, table_events.WatchersChanged):
+        m.watchers_changed.watchers = e.watchers
     elif isinstance(e, table_events.SeedRotated):
         revealed = m.seed_rotated.revealed
         revealed.commitment = e.revealed_commitment

@@ -114,13 +114,25 @@ class TableServiceCore:
             "NOT_SEATED", f"player {identity.subject} has no seat at {runtime.config.name}"
         )
 
+    @classmethod
+    def _seat_or_rail(cls, runtime: TableRuntime, identity: Identity) -> int | None:
+        """The caller's seat, or None: he watches from the rail (a signed-in player without
+        a seat, at a public or tournament table; a private quick game stays private)."""
+        if identity.has(Scope.PLAYER) and not any(
+            s.player_id == identity.subject for s in list(runtime.seats.values())
+        ):
+            config = runtime.config
+            if not config.private or config.tournament is not None:
+                return None
+        return cls._seat(runtime, identity)
+
     async def watch(
         self, request: table_service_pb2.WatchTableRequest, identity: Identity
     ) -> AsyncIterator[Update]:
         """The caller's updates, for the transport to convert (:func:`response_of` or
-        :func:`response_bytes`)."""
+        :func:`response_bytes`); a railbird's are the public view only."""
         runtime = self._runtime(request.table)
-        seat = self._seat(runtime, identity)
+        seat = self._seat_or_rail(runtime, identity)
         watcher = await runtime.watch(seat)
         try:
             while True:

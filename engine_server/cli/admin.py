@@ -408,6 +408,20 @@ def _table(client: _Client, args: argparse.Namespace) -> None:
         facts.append(("dealer seed", t.seed.dealer_seed))
     if t.labels:
         facts.append(("labels", ",".join(f"{k}={v}" for k, v in sorted(t.labels.items()))))
+    if settings.HasField("tournament"):
+        tour, state = settings.tournament, t.tournament
+        level = f"level {state.level}"
+        if state.next_level:
+            level += f" (level {state.next_level}, {_stakes(state.next_stakes)}, next hand)"
+        facts.append(
+            (
+                "tournament",
+                f"{tour.tournament_id}, {tour.table_name} (#{tour.table_number}), {level}"
+                + (", hand-for-hand: next hand held" if state.hand_held else ""),
+            )
+        )
+    if t.watchers:
+        facts.append(("railbirds", str(t.watchers)))
     width = max(len(k) for k, _ in facts)
     for key, value in facts:
         print(f"{key.ljust(width)}  {value}")

@@ -25,10 +25,12 @@ from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
 from engine_server.store.nodes import WriteFence
 from engine_server.store.repository import EngineStore
+from engine_server.store.sessions import Move
 from engine_server.store.tables import OpenTable
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import LoadedTable, TableSpec, normalize_overrides
 from engine_server.table.model import (
+    Destination,
     DrainHold,
     Removal,
     SeatState,
@@ -36,8 +38,16 @@ from engine_server.table.model import (
     SessionSnapshot,
     TableConfig,
     TableStatus,
+    TournamentTable,
 )
-from engine_server.table.ports import HandRecord, RevealedPair, StartedHand
+from engine_server.table.ports import (
+    HandRecord,
+    MoveOrder,
+    RecordedMove,
+    RevealedPair,
+    StartedHand,
+)
+from engine_server.table.rules.tournament import info_from_json, stakes_from_json
 
 __all__ = ["RECOVERY_REASON", "StoreTables", "open_store"]
 
@@ -102,6 +112,24 @@ def _session(row: SeatSessionRow) -> SessionSnapshot:
         close_reason=row.close_reason,
         closing=row.state == "closing",
         display_name=row.display_name,
+        busted_hand_number=row.busted_hand_number or 0,
+        busted_start_stack=row.busted_start_stack or 0,
+    )
+
+
+def _destination(value: dict[str, str]) -> Destination:
+    return Destination(
+        value.get("table", ""), value.get("grpc_address", ""), value.get("web_url", "")
+    )
+
+
+def _move(order: MoveOrder | None) -> Move | None:
+    if order is None:
+        return None
+    d = order.destination
+    return Move(
+        order.request_id,
+        {"table": d.table, "grpc_address": d.grpc_address, "web_url": d.web_url},
     )
 
 
@@ -131,10 +159,19 @@ def _config(row: TableRow) -> TableConfig:
         settings = apply_overrides(PROFILES[row.profile], overrides)
     except (KeyError, ProfileError):
         settings = PROFILES["house"]
+    stakes = Stakes(row.ante, row.bring_in, row.small_bet, row.big_bet)
+    tournament = None
+    if row.tournament_id is not None:
+        kept = row.tournament or {}
+        tournament = TournamentTable(
+            row.tournament_id, str(kept.get("table_name", "")), int(kept.get("table_number", 1))
+        )
+        # The next hand's stakes: the level SetStakes set last, else the first level's.
+        stakes = stakes_from_json(kept.get("stakes")) or stakes
     return TableConfig(
         table_id=row.id,
         settings=settings,
-        stakes=Stakes(row.ante, row.bring_in, row.small_bet, row.big_bet),
+        stakes=stakes,
         rule_overrides=dict(row.rule_overrides),
         private=row.private,
         min_buy_in=row.min_buy_in,
@@ -142,10 +179,28 @@ def _config(row: TableRow) -> TableConfig:
         opener_player_id=row.opener_player_id,
         labels=dict(row.labels),
         action_seconds=live_clock or float(settings.action_seconds),
+        tournament=tournament,
     )
 
 
-def _seat(row: SeatSessionRow, removed: frozenset[str]) -> SeatState:
+def _tournament_state(row: TableRow) -> dict[str, Any]:
+    """LoadedTable's tournament fields from the row (none for a cash table)."""
+    kept = row.tournament
+    if row.tournament_id is None or kept is None:
+        return {}
+    places = kept.get("places") or {}
+    return {
+        "level": int(kept.get("level") or 0),
+        "hand_held": bool(kept.get("hand_held")),
+        "tournament_info": info_from_json(kept.get("info")),
+        "places": {pid: (int(v[0]), int(v[1])) for pid, v in places.items()},
+    }
+
+
+def _seat(
+    row: SeatSessionRow, removed: frozenset[str], moves: dict[str, dict[str, str]] | None = None
+) -> SeatState:
+    move = (moves or {}).get(row.id)
     return SeatState(
         seat=row.seat,
         player_id=row.player_id,
@@ -155,7 +210,8 @@ def _seat(row: SeatSessionRow, removed: frozenset[str]) -> SeatState:
         chips_in=row.chips_in,
         sitting_out=row.stack == 0,
         leaving=row.state == "closing",
-        leave_reason="removed" if row.id in removed else "left",
+        leave_reason="moved" if move else "removed" if row.id in removed else "left",
+        move_to=_destination(move) if move else None,
     )
 
 
@@ -166,9 +222,11 @@ def _rebuilt_deal(
     hand = running.hand
     config = _config(running.table)
     deck, stream = deck_stream(running.seed_pair.dealer_seed, hand.client_seed, hand.nonce)
+    # The stakes the hand was dealt at (a tournament table's may have changed since).
+    stakes = stakes_from_json((hand.settings or {}).get("stakes")) or config.stakes
     dealt = Hand(
         config.settings,
-        config.stakes,
+        stakes,
         [(p.seat, p.start_stack) for p in running.players],
         hand.button_seat,
         deck,
@@ -226,6 +284,13 @@ class StoreTables:
                 private=c.private,
                 opener_player_id=c.opener_player_id,
                 labels=c.labels,
+                tournament_id=None if c.tournament is None else c.tournament.tournament_id,
+                tournament=None
+                if c.tournament is None
+                else {
+                    "table_name": c.tournament.table_name,
+                    "table_number": c.tournament.table_number,
+                },
             )
             current = await self.store.seeds.current_seed_pair(row.id)
             following = await self.store.seeds.next_seed_pair(row.id)
@@ -236,6 +301,7 @@ class StoreTables:
                 status=TableStatus(row.status),
                 hands_started=row.hands_started,
                 button=row.button_seat,
+                **_tournament_state(row),
             ),
             True,
         )
@@ -264,7 +330,8 @@ class StoreTables:
                     status=TableStatus(row.status),
                     hands_started=row.hands_started,
                     button=row.button_seat,
-                    seats=[_seat(s, item.removed) for s in item.sessions],
+                    seats=[_seat(s, item.removed, item.moves) for s in item.sessions],
+                    **_tournament_state(row),
                 )
             )
         return loaded
@@ -472,21 +539,29 @@ class StoreTables:
             )
 
     async def mark_closing(
-        self, session_id: str, removal: Removal | None = None
+        self, session_id: str, removal: Removal | None = None, move: MoveOrder | None = None
     ) -> SessionSnapshot:
-        async with self._writes, _translated(), _reused("reason"):
+        field = "request_id" if move is not None else "reason"
+        async with self._writes, _translated(), _reused(field):
             return _session(
                 await self.store.sessions.mark_closing(
                     session_id,
                     removal=None if removal is None else removal.reason,
                     by_player=removal is not None and removal.by_player,
+                    move=_move(move),
                 )
             )
 
     async def close_session(
-        self, session_id: str, final_stack: int, reason: str, removal: Removal | None = None
+        self,
+        session_id: str,
+        final_stack: int,
+        reason: str,
+        removal: Removal | None = None,
+        move: MoveOrder | None = None,
     ) -> SessionSnapshot:
-        async with self._writes, _translated(), _reused("reason"):
+        field = "request_id" if move is not None else "reason"
+        async with self._writes, _translated(), _reused(field):
             return _session(
                 await self.store.sessions.close_session(
                     session_id,
@@ -494,8 +569,21 @@ class StoreTables:
                     reason,
                     removal=None if removal is None else removal.reason,
                     by_player=removal is not None and removal.by_player,
+                    move=_move(move),
                 )
             )
+
+    async def recorded_move(self, request_id: str) -> RecordedMove | None:
+        async with _translated():
+            found = await self.store.sessions.move(request_id)
+        if found is None:
+            return None
+        record, row = found
+        return RecordedMove(row.id, _destination(record.destination or {}), _session(row))
+
+    async def update_tournament(self, table_id: str, changes: dict[str, Any]) -> None:
+        async with self._writes, _translated():
+            await self.store.tables.update_tournament(table_id, changes)
 
     async def set_table_status(
         self, table_id: str, status: TableStatus, drain_hold: DrainHold | None = None

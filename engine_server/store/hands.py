@@ -340,6 +340,11 @@ class Hands:
                     raise InvalidRecord(f"seat session {sid} is not at table {hand.table_id}")
                 if row.state != SeatSessionState.CLOSED.value:
                     close_row(row, reason, now)
+                    if reason is CloseReason.BUSTED:
+                        # Out of the tournament in this hand, with these chips at its start.
+                        dealt_in = by_session.get(sid)
+                        row.busted_hand_number = hand.hand_number
+                        row.busted_start_stack = 0 if dealt_in is None else dealt_in.start_stack
                     session.add(row)
             table.button_seat = button_seat if button_seat is not None else hand.button_seat
             session.add(table)

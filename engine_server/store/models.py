@@ -120,6 +120,10 @@ class CloseReason(StrEnum):
     LEFT = "left"
     REMOVED = "removed"
     TABLE_CLOSED = "table_closed"
+    #: Tournament table: no chips left after a hand (nothing is paid out: chips are not money).
+    BUSTED = "busted"
+    #: Tournament table: moved to another table with his stack (MovePlayer).
+    MOVED = "moved"
 
 
 class HandState(StrEnum):
@@ -181,7 +185,12 @@ class TableRow(SQLModel, table=True):
     __table_args__ = (
         sa.CheckConstraint(_one_of("status", TableStatus), name="status"),
         sa.CheckConstraint("hands_started >= 0", name="hands_started"),
-        sa.CheckConstraint("min_buy_in > 0 AND max_buy_in >= min_buy_in", name="buy_in"),
+        # A tournament table has no buy-in range (the director gives each player his chips).
+        sa.CheckConstraint(
+            "(min_buy_in > 0 AND max_buy_in >= min_buy_in)"
+            " OR (tournament_id IS NOT NULL AND min_buy_in = 0 AND max_buy_in = 0)",
+            name="buy_in",
+        ),
         sa.CheckConstraint(
             f"drain_hold IS NULL OR ({_one_of('drain_hold', DrainHold)}"
             " AND status IN ('pausing', 'paused'))",
@@ -229,6 +238,13 @@ class TableRow(SQLModel, table=True):
     current_seed_pair_id: str = Field(max_length=ID_LENGTH)
     created_at: datetime = Field(sa_type=UTCDateTime)
     closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    #: The lobby's tournament, for a tournament table (None: a cash table).
+    tournament_id: str | None = Field(default=None, max_length=ID_LENGTH, index=True)
+    #: A tournament table's own state, kept so a restart goes on where it was:
+    #: ``{"table_name", "table_number", "level", "stakes" (the next hand's: the running
+    #: level's, or one SetStakes set during the last hand), "hand_held", "info" (the
+    #: director's last SetTournamentInfo), "places" ({player_id: [place, prize]})}``.
+    tournament: dict[str, Any] | None = Field(default=None, sa_type=sa.JSON(none_as_null=True))
 
 
 class SeedPairRow(SQLModel, table=True):
@@ -316,6 +332,10 @@ class SeatSessionRow(SQLModel, table=True):
     close_reason: str | None = Field(default=None, max_length=16)
     opened_at: datetime = Field(sa_type=UTCDateTime)
     closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    #: Closed "busted" (tournament): the hand he lost his last chip in, and his chips at its
+    #: start (the director places two players out in one hand by them).
+    busted_hand_number: int | None = Field(default=None, sa_type=sa.BigInteger)
+    busted_start_stack: int | None = Field(default=None, sa_type=sa.BigInteger)
 
 
 class ChipAdditionRow(SQLModel, table=True):
@@ -360,6 +380,10 @@ class SeatSessionRemovalRow(SQLModel, table=True):
     stack: int = Field(sa_type=sa.BigInteger)
     close_reason: str | None = Field(default=None, max_length=16)
     created_at: datetime = Field(sa_type=UTCDateTime)
+    #: A MovePlayer (tournament): the director's request_id, and where he goes
+    #: (``{"table", "grpc_address", "web_url"}``); None for a RemovePlayer.
+    request_id: str | None = Field(default=None, max_length=ID_LENGTH, unique=True)
+    destination: dict[str, str] | None = Field(default=None, sa_type=sa.JSON(none_as_null=True))
 
 
 class HandRow(SQLModel, table=True):

@@ -20,6 +20,7 @@ transaction that applies it.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
@@ -57,6 +58,7 @@ __all__ = [
     "DEFAULT_SESSION_PAGE",
     "MAX_SESSION_PAGE",
     "OCCUPYING",
+    "Move",
     "SeatSessions",
     "close_row",
     "occupied",
@@ -75,6 +77,33 @@ async def occupied(session: AsyncSession, table_id: str) -> list[SeatSessionRow]
         SeatSessionRow.table_id == table_id, col(SeatSessionRow.state).in_(OCCUPYING)
     )
     return list((await session.exec(query.order_by(col(SeatSessionRow.seat)))).all())
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A MovePlayer (tournament): the director's request_id and where the player goes
+    (``{"table", "grpc_address", "web_url"}``)."""
+
+    request_id: str
+    destination: dict[str, str]
+
+
+async def _earlier_move(
+    session: AsyncSession, seat_session_id: str, move: Move | None
+) -> SeatSessionRemovalRow | None:
+    """The move recorded for the session (None: none, or ``move`` is None); another
+    request's (or a RemovePlayer's) raises ``IdempotencyKeyReused``."""
+    if move is None:
+        return None
+    earlier = await session.get(SeatSessionRemovalRow, seat_session_id)
+    if earlier is not None and (earlier.request_id, earlier.destination) != (
+        move.request_id,
+        move.destination,
+    ):
+        raise IdempotencyKeyReused(
+            f"seat session {seat_session_id} was moved or removed by another request"
+        )
+    return earlier
 
 
 def close_row(row: SeatSessionRow, reason: CloseReason, now: datetime) -> None:
@@ -197,7 +226,11 @@ class SeatSessions:
                 return existing
             if table.status in {TableStatus.CLOSING.value, TableStatus.CLOSED.value}:
                 raise TableClosed(f"table {table_id} is {table.status}")
-            if not table.min_buy_in <= buy_in <= table.max_buy_in:
+            if table.tournament_id is not None:
+                # Tournament chips, as the director gives them: no range.
+                if buy_in <= 0:
+                    raise BuyInOutOfRange(f"tournament chips must be positive, not {buy_in}")
+            elif not table.min_buy_in <= buy_in <= table.max_buy_in:
                 raise BuyInOutOfRange(
                     f"buy-in {buy_in} is outside {table.min_buy_in}..{table.max_buy_in}"
                 )
@@ -292,6 +325,20 @@ class SeatSessions:
             assert row is not None  # a foreign key
             return _as_answered(row, done)
 
+    async def move(self, request_id: str) -> tuple[SeatSessionRemovalRow, SeatSessionRow] | None:
+        """The MovePlayer recorded under ``request_id`` and its session as it is now (None:
+        no move has this id)."""
+        async with self._tx.read() as session:
+            query = select(SeatSessionRemovalRow).where(
+                SeatSessionRemovalRow.request_id == request_id
+            )
+            record = (await session.exec(query)).first()
+            if record is None:
+                return None
+            row = await session.get(SeatSessionRow, record.seat_session_id)
+            assert row is not None  # a foreign key
+            return record, row
+
     async def removal(self, seat_session_id: str) -> SeatSessionRemovalRow | None:
         """The RemovePlayer recorded for the session (None: it was never removed)."""
         async with self._tx.read() as session:
@@ -338,16 +385,23 @@ class SeatSessions:
             return record
 
     def _add_removal(
-        self, session: AsyncSession, row: SeatSessionRow, reason: str | None, by_player: bool
+        self,
+        session: AsyncSession,
+        row: SeatSessionRow,
+        reason: str | None,
+        by_player: bool = False,
+        move: Move | None = None,
     ) -> None:
-        """Record a RemovePlayer answered with ``row`` as it is now (in the caller's
-        transaction: the change and the answer a retry gets are written together)."""
-        if reason is None:
+        """Record a RemovePlayer (or a MovePlayer) answered with ``row`` as it is now (in the
+        caller's transaction: the change and the answer a retry gets are written together)."""
+        if reason is None and move is None:
             return
         session.add(
             SeatSessionRemovalRow(
                 seat_session_id=row.id,
-                reason=reason,
+                request_id=None if move is None else move.request_id,
+                destination=None if move is None else dict(move.destination),
+                reason=f"moved to {move.destination.get('table')}" if move else str(reason),
                 by_player=by_player,
                 state=row.state,
                 chips_in=row.chips_in,
@@ -358,7 +412,12 @@ class SeatSessions:
         )
 
     async def mark_closing(
-        self, seat_session_id: str, *, removal: str | None = None, by_player: bool = False
+        self,
+        seat_session_id: str,
+        *,
+        removal: str | None = None,
+        by_player: bool = False,
+        move: Move | None = None,
     ) -> SeatSessionRow:
         """Record that the player is leaving once the running hand ends (idempotent).
 
@@ -367,17 +426,18 @@ class SeatSessions:
         with its answer (this closing session) and ``by_player`` (it relays his own leave) in
         the same transaction; a removal already recorded with that reason changes nothing and
         is not recorded again (another reason or ``by_player``: ``IdempotencyKeyReused``,
-        nothing written).
+        nothing written). ``move``: a MovePlayer's, recorded the same way.
         """
         async with self._tx.write() as session:
             _, row = await _locked(session, seat_session_id)
             earlier = await _earlier_removal(session, seat_session_id, removal, by_player)
+            earlier = earlier or await _earlier_move(session, seat_session_id, move)
             if row.state == SeatSessionState.CLOSED.value:
                 raise SeatSessionClosed(f"seat session {seat_session_id} is closed")
             row.state = SeatSessionState.CLOSING.value
             session.add(row)
             if earlier is None:
-                self._add_removal(session, row, removal, by_player)
+                self._add_removal(session, row, removal, by_player, move)
             return row
 
     async def close_session(
@@ -388,8 +448,10 @@ class SeatSessions:
         *,
         removal: str | None = None,
         by_player: bool = False,
+        move: Move | None = None,
     ) -> SeatSessionRow:
-        """Close a session between hands: its stack becomes final, due to the player.
+        """Close a session between hands: its stack becomes final, due to the player (at a
+        tournament table: the chips he takes to his next table, ``move``).
 
         ``final_stack`` must equal the stored stack (None: take it) — stacks only change
         through finished hands and chip additions, so a different figure is a bug and is
@@ -403,6 +465,7 @@ class SeatSessions:
         async with self._tx.write() as session:
             _, row = await _locked(session, seat_session_id)
             earlier = await _earlier_removal(session, seat_session_id, removal, by_player)
+            earlier = earlier or await _earlier_move(session, seat_session_id, move)
             if final_stack is not None and final_stack != row.stack:
                 raise InvalidRecord(
                     f"seat session {seat_session_id} has {row.stack} chips, not {final_stack}"
@@ -413,14 +476,14 @@ class SeatSessions:
                         f"seat session {seat_session_id} closed already ({row.close_reason})"
                     )
                 if earlier is None:
-                    self._add_removal(session, row, removal, by_player)
+                    self._add_removal(session, row, removal, by_player, move)
                 return row
             if await _in_running_hand(session, seat_session_id):
                 raise HandInProgress(f"seat session {seat_session_id} is in the running hand")
             close_row(row, why, self._tx.clock())
             session.add(row)
             if earlier is None:
-                self._add_removal(session, row, removal, by_player)
+                self._add_removal(session, row, removal, by_player, move)
             return row
 
     async def list_sessions(

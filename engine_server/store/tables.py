@@ -9,7 +9,7 @@ returns the table the first call created, the same key with other parameters rai
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
@@ -77,6 +77,8 @@ class OpenTable:
     #: Those of ``sessions`` ops' RemovePlayer marked closing (paid out as removed, not left;
     #: a removal relaying the player's own leave is not one of them).
     removed: frozenset[str] = frozenset()
+    #: Those of ``sessions`` a MovePlayer marked closing, with where they go.
+    moves: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,7 @@ async def _same_create(
     wanted: Mapping[str, Any],
     client_seed: str,
     node_id: str,
+    tournament: Mapping[str, Any] | None = None,
 ) -> TableRow | None:
     table = (
         await session.exec(select(TableRow).where(TableRow.create_request_id == request_id))
@@ -124,6 +127,12 @@ async def _same_create(
         )
     ).one()
     differs = [name for name, value in wanted.items() if getattr(table, name) != value]
+    # A tournament table's JSON changes as it plays: only its name and number were asked for.
+    kept = table.tournament or {}
+    if (tournament or None) != (
+        {k: kept[k] for k in ("table_name", "table_number")} if kept else None
+    ):
+        differs.append("tournament")
     if table_id is not None and table_id != table.id:
         differs.append("table_id")
     if first_pair.client_seed != client_seed:
@@ -166,6 +175,8 @@ class Tables:
         opener_player_id: str | None = None,
         labels: Mapping[str, str] | None = None,
         node_id: str = DEFAULT_NODE_ID,
+        tournament_id: str | None = None,
+        tournament: Mapping[str, Any] | None = None,
     ) -> TableRow:
         """Create a table owned by ``node_id`` with its current and next seed pairs
         (idempotent by ``request_id``).
@@ -175,6 +186,9 @@ class Tables:
         another node than the one that created it ``TableOnOtherNode``, and a ``table_id``
         another request created raises ``TableExists``. Settings are stored as given:
         validating them against the rules is the runtime's job.
+
+        ``tournament_id`` (with ``tournament``: ``{"table_name", "table_number"}``) makes a
+        tournament table: no buy-in range (both limits 0).
         """
         check_id("request_id", request_id)
         if table_id is not None:
@@ -186,7 +200,11 @@ class Tables:
         for name, amount in (("small_bet", small_bet), ("big_bet", big_bet)):
             if amount <= 0:
                 raise StoreError(f"{name} must be positive, not {amount}")
-        if not 0 < min_buy_in <= max_buy_in:
+        if tournament_id is not None:
+            check_id("tournament_id", tournament_id)
+            if min_buy_in or max_buy_in:
+                raise StoreError("a tournament table has no buy-in range (both limits 0)")
+        elif not 0 < min_buy_in <= max_buy_in:
             raise StoreError(
                 f"buy-in limits must satisfy 0 < min <= max, not {min_buy_in}..{max_buy_in}"
             )
@@ -202,11 +220,13 @@ class Tables:
             "max_buy_in": max_buy_in,
             "opener_player_id": opener_player_id,
             "labels": dict(labels or {}),
+            "tournament_id": tournament_id,
         }
+        asked = dict(tournament or {}) if tournament_id is not None else None
         try:
             async with self._tx.write() as session:
                 existing = await _same_create(
-                    session, request_id, table_id, wanted, client_seed, node_id
+                    session, request_id, table_id, wanted, client_seed, node_id, asked
                 )
                 if existing is not None:
                     return existing
@@ -224,6 +244,9 @@ class Tables:
                     status=TableStatus.WAITING.value,
                     current_seed_pair_id=current.id,
                     created_at=now,
+                    tournament=None
+                    if asked is None
+                    else {**asked, "level": 1, "stakes": None, "hand_held": False},
                     **wanted,
                 )
                 current.table_id = upcoming.table_id = table.id
@@ -235,13 +258,27 @@ class Tables:
             # A concurrent first call with this request_id (or table_id) committed first.
             async with self._tx.read() as session:
                 existing = await _same_create(
-                    session, request_id, table_id, wanted, client_seed, node_id
+                    session, request_id, table_id, wanted, client_seed, node_id, asked
                 )
                 if existing is not None:
                     return existing
                 if table_id is not None and await session.get(TableRow, table_id) is not None:
                     raise TableExists(f"table {table_id} already exists") from None
             raise
+
+    async def update_tournament(self, table_id: str, changes: Mapping[str, Any]) -> TableRow:
+        """Store a tournament table's changed state (keys of ``TableRow.tournament``: level,
+        stakes, hand_held, info, places) in one write. ``TableClosed`` once it has closed."""
+        async with self._tx.write() as session:
+            table = await table_row(session, table_id, lock=True)
+            if table.tournament is None:
+                raise StoreError(f"table {table_id} is not a tournament table")
+            if table.status == TableStatus.CLOSED.value:
+                raise TableClosed(f"table {table_id} is closed")
+            # A new dict: the JSON column is not mutable-tracked.
+            table.tournament = {**table.tournament, **changes}
+            session.add(table)
+            return table
 
     async def table_owner(self, table_id: str) -> str | None:
         """The node that owns the table (None when there is no such table)."""
@@ -420,19 +457,28 @@ class Tables:
                 )
             ).all()
             closing = [s.id for s in sessions if s.state == SeatSessionState.CLOSING.value]
-            removed = set(
+            removals = (
                 (
                     await session.exec(
-                        select(SeatSessionRemovalRow.seat_session_id).where(
-                            col(SeatSessionRemovalRow.seat_session_id).in_(closing),
-                            # a relayed leave closes as left, as a Leave does
-                            sa.not_(col(SeatSessionRemovalRow.by_player)),
+                        select(SeatSessionRemovalRow).where(
+                            col(SeatSessionRemovalRow.seat_session_id).in_(closing)
                         )
                     )
                 ).all()
                 if closing
                 else ()
             )
+            # a relayed leave (by_player) closes as left, as a Leave does; a move is no removal
+            removed = {
+                r.seat_session_id
+                for r in removals
+                if r.destination is None and not r.by_player
+            }
+            moves = {
+                r.seat_session_id: dict(r.destination)
+                for r in removals
+                if r.destination is not None
+            }
         seated: dict[str, list[SeatSessionRow]] = {t: [] for t in ids}
         for row in sessions:
             seated[row.table_id].append(row)
@@ -444,6 +490,7 @@ class Tables:
                 current_pair=live[(t.id, SeedPairState.CURRENT.value)],
                 next_pair=live[(t.id, SeedPairState.NEXT.value)],
                 removed=frozenset(s.id for s in seated[t.id] if s.id in removed),
+                moves={s.id: moves[s.id] for s in seated[t.id] if s.id in moves},
             )
             for t in tables
         ]

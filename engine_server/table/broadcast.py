@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine_server.table.errors import ErrorKind, TableError
-from engine_server.table.events import UpdateEvent
+from engine_server.table.events import UpdateEvent, WatchersChanged
 from engine_server.table.model import OwnPart, TableView
 from engine_server.table.state import TableState
 from engine_server.table.views import MAY_HIDE, own_parts, redacted, table_view
@@ -85,17 +85,29 @@ class Broadcaster:
         self.sequence = 0
         #: the next change's number and the action id it carries (an act's own change)
         self.acting: tuple[int, str] | None = None
+        #: the railbird count the streams were last told (WatchersChanged)
+        self._shown_watchers = 0
 
     def open_streams(self) -> tuple[int, int]:
         """How many streams watch this table: players' and ops' (for metrics)."""
         admins = sum(1 for w in self.watchers if w.admin)
         return len(self.watchers) - admins, admins
 
+    def _count_railbirds(self) -> bool:
+        """Count the railbirds (streams with no seat, not ops') into the state; whether the
+        count changed."""
+        count = sum(1 for w in self.watchers if w.seat is None and not w.admin)
+        changed = count != self._state.watchers
+        self._state.watchers = count
+        return changed
+
     def attach(self, seat: int | None, admin: bool) -> Watcher:
-        """A new stream for ``seat``: its first update is the whole view as it may see it."""
+        """A new stream for ``seat`` (None and not ``admin``: a railbird's): its first update
+        is the whole view as it may see it."""
         state = self._state
         watcher = Watcher(seat, asyncio.Queue(maxsize=self._backlog), admin)
         self.watchers.append(watcher)
+        self._count_railbirds()
         watcher.queue.put_nowait(
             Update(
                 self.sequence,
@@ -113,12 +125,31 @@ class Broadcaster:
             self.watchers.remove(watcher)
         watcher.closed = True
         seat = watcher.seat
+        self._count_railbirds()
         return seat is not None and not any(w.seat == seat for w in self.watchers)
+
+    def railbirds_changed(self) -> list[UpdateEvent]:
+        """The railbird count, if it changed since the last :meth:`railbirds_changed`."""
+        count = self._state.watchers
+        if count == self._shown_watchers:
+            return []
+        self._shown_watchers = count
+        return [WatchersChanged(count)]
+
+    def to_rail(self, seats: Iterable[int]) -> None:
+        """The players of ``seats`` are out of the game (busted): their streams go on as
+        railbirds', with the public view only."""
+        gone = set(seats)
+        for watcher in self.watchers:
+            if watcher.seat in gone and not watcher.admin:
+                watcher.seat = None
+        self._count_railbirds()
 
     def end(self, watcher: Watcher, reason: TableError | None) -> None:
         """End ``watcher``'s stream: ``reason`` (None: it ends cleanly) is its last message."""
         if watcher in self.watchers:
             self.watchers.remove(watcher)
+            self._count_railbirds()
         watcher.closed = True
         with contextlib.suppress(asyncio.QueueFull):
             watcher.queue.put_nowait(reason)
@@ -147,6 +178,8 @@ class Broadcaster:
         """
         if not events:
             return
+        # Every change tells the streams of a new railbird count (the views show it anyway).
+        events = [*events, *self.railbirds_changed()]
         self.sequence += 1
         sequence = self.sequence
         if not self.watchers:

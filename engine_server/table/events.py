@@ -11,25 +11,33 @@ from datetime import datetime
 
 from engine_server.game.cards import Card
 from engine_server.game.events import Event as HandEvent
+from engine_server.game.profiles import Stakes
 from engine_server.game.views import HiddenCardDealt
-from engine_server.table.model import SeedPair, TableStatus
+from engine_server.table.model import Destination, SeedPair, TableStatus, TournamentInfo
 
 __all__ = [
     "CardsShownAfter",
     "ChipsAdded",
     "ConnectionChanged",
     "HandBegan",
+    "HandHoldChanged",
+    "PlayerBusted",
     "PlayerJoined",
     "PlayerLeaving",
     "PlayerLeft",
+    "PlayerMoved",
     "PlayerSatIn",
     "PlayerSatOut",
     "SeedRotated",
+    "StakesChanged",
     "TableEvent",
     "TableStatusChanged",
+    "TournamentInfoChanged",
+    "TournamentPlaced",
     "TurnExtended",
     "TurnStarted",
     "UpdateEvent",
+    "WatchersChanged",
 ]
 
 
@@ -41,6 +49,8 @@ class HandBegan:
     client_seed: str
     button: int
     seats: tuple[int, ...]
+    #: the stakes it is dealt at (a tournament table's change with its levels)
+    stakes: Stakes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +134,62 @@ class CardsShownAfter:
     cards: tuple[Card, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerBusted:
+    """A tournament player has no chips left after the hand: he is out, his seat frees."""
+
+    seat: int
+    player_id: str
+    display_name: str
+    hand_number: int
+    start_stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMoved:
+    """A tournament player was moved to another table with his chips; his seat frees."""
+
+    seat: int
+    player_id: str
+    display_name: str
+    stack: int
+    destination: Destination
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPlaced:
+    """The director told a player his final place and prize."""
+
+    player_id: str
+    display_name: str
+    place: int
+    prize: int
+
+
+@dataclass(frozen=True, slots=True)
+class StakesChanged:
+    """A tournament level's stakes, from hand ``from_hand_number`` on."""
+
+    level: int
+    stakes: Stakes
+    from_hand_number: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandHoldChanged:
+    held: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfoChanged:
+    info: TournamentInfo
+
+
+@dataclass(frozen=True, slots=True)
+class WatchersChanged:
+    watchers: int
+
+
 TableEvent = (
     HandBegan
     | TurnStarted
@@ -138,6 +204,13 @@ TableEvent = (
     | TableStatusChanged
     | SeedRotated
     | CardsShownAfter
+    | PlayerBusted
+    | PlayerMoved
+    | TournamentPlaced
+    | StakesChanged
+    | HandHoldChanged
+    | TournamentInfoChanged
+    | WatchersChanged
 )
 
 UpdateEvent = TableEvent | HandEvent | HiddenCardDealt

@@ -23,6 +23,8 @@ from engine_server.table.model import (
     SessionSnapshot,
     TableConfig,
     TableStatus,
+    TournamentInfo,
+    TournamentTable,
 )
 from engine_server.table.ports import TableStore
 from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
@@ -34,6 +36,7 @@ __all__ = [
     "TableManager",
     "TableSpec",
     "TableSummary",
+    "check_stakes",
     "normalize_overrides",
 ]
 
@@ -62,6 +65,11 @@ class LoadedTable:
     hands_started: int
     button: int | None
     seats: list[SeatState] = field(default_factory=list)
+    #: a tournament table's own state (see TableRow.tournament)
+    level: int = 0
+    hand_held: bool = False
+    tournament_info: TournamentInfo | None = None
+    places: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +137,7 @@ def build_config(
     max_buy_in: int,
     opener_player_id: str | None,
     labels: dict[str, str],
+    tournament: TournamentTable | None = None,
 ) -> TableConfig:
     """Check a table's settings and build its :class:`TableConfig` (raises :class:`TableError`)."""
     if not TABLE_ID.match(table_id):
@@ -168,7 +177,15 @@ def build_config(
             "stakes need small_bet >= 1 and big_bet >= small_bet",
             field="stakes",
         )
-    if min_buy_in < 0 or max_buy_in < 0 or (max_buy_in and max_buy_in < min_buy_in):
+    if tournament is not None:
+        _check_tournament(tournament)
+        if min_buy_in or max_buy_in:
+            raise TableError.invalid(
+                "INVALID_ARGUMENT",
+                "a tournament table has no buy-in range: leave min_buy_in and max_buy_in 0",
+                field="min_buy_in" if min_buy_in else "max_buy_in",
+            )
+    elif min_buy_in < 0 or max_buy_in < 0 or (max_buy_in and max_buy_in < min_buy_in):
         raise TableError.invalid(
             "INVALID_ARGUMENT", "the buy-in range is not valid", field="min_buy_in"
         )
@@ -183,7 +200,51 @@ def build_config(
         opener_player_id=opener_player_id,
         labels=labels,
         action_seconds=action_seconds or float(settings.action_seconds),
+        tournament=tournament,
     )
+
+
+def check_stakes(stakes: Stakes, field: str = "stakes") -> Stakes:
+    """Stakes as CreateTable takes them: bring_in and big_bet 0 take RULES.md's defaults
+    (small_bet / 2, 2 × small_bet); refused when negative or out of order."""
+    for name in ("ante", "bring_in", "small_bet", "big_bet"):
+        if getattr(stakes, name) < 0:
+            raise TableError.invalid(
+                "INVALID_ARGUMENT", f"{field}.{name} must not be negative", field=f"{field}.{name}"
+            )
+    stakes = Stakes(
+        stakes.ante,
+        stakes.bring_in or stakes.small_bet // 2,
+        stakes.small_bet,
+        stakes.big_bet or 2 * stakes.small_bet,
+    )
+    if stakes.small_bet < 1 or stakes.big_bet < stakes.small_bet:
+        raise TableError.invalid(
+            "INVALID_ARGUMENT", f"{field} need small_bet >= 1 and big_bet >= small_bet", field=field
+        )
+    return stakes
+
+
+def _check_tournament(tournament: TournamentTable) -> None:
+    tid = tournament.tournament_id
+    if not tid or len(tid) > 64 or not tid.isprintable():
+        raise TableError.invalid(
+            "INVALID_ARGUMENT",
+            "tournament.tournament_id must be 1-64 printable characters",
+            field="tournament.tournament_id",
+        )
+    if len(tournament.table_name) > 64 or not tournament.table_name.isprintable():
+        raise TableError.invalid(
+            "INVALID_ARGUMENT",
+            "tournament.table_name must be at most 64 printable characters",
+            field="tournament.table_name",
+        )
+    if tournament.table_number < 1:
+        raise TableError.invalid(
+            "INVALID_ARGUMENT",
+            "tournament.table_number must be 1 or more",
+            field="tournament.table_number",
+        )
 
 
 def check_client_seed(seed: str) -> str:
@@ -259,6 +320,10 @@ class TableManager:
             button=loaded.button,
             timing=self._timing,
             hooks=self._hooks,
+            level=loaded.level,
+            hand_held=loaded.hand_held,
+            tournament_info=loaded.tournament_info,
+            places=loaded.places,
         )
 
     def _start(self, loaded: LoadedTable) -> TableRuntime:
@@ -273,6 +338,10 @@ class TableManager:
             timing=self._timing,
             hooks=self._hooks,
             stalls=self.stalls,
+            level=loaded.level,
+            hand_held=loaded.hand_held,
+            tournament_info=loaded.tournament_info,
+            places=loaded.places,
         )
         runtime.draining = self.draining
         self._tables[loaded.config.table_id] = runtime

@@ -13,6 +13,7 @@ from engine_server.game.hand import HandResult
 from engine_server.game.profiles import RuleSettings, Stakes, Street
 
 __all__ = [
+    "Destination",
     "DrainHold",
     "LastHand",
     "OwnPart",
@@ -25,6 +26,9 @@ __all__ = [
     "TableConfig",
     "TableStatus",
     "TableView",
+    "TournamentInfo",
+    "TournamentTable",
+    "TournamentView",
 ]
 
 
@@ -51,6 +55,48 @@ class SeatStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentTable:
+    """What makes a table one of a tournament's (CreateTable's ``tournament``)."""
+
+    tournament_id: str
+    table_name: str
+    table_number: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tournament_id": self.tournament_id,
+            "table_name": self.table_name,
+            "table_number": self.table_number,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    """The tournament as the director pushed it to a table (shown as given)."""
+
+    level: int = 0
+    stakes: Stakes | None = None
+    next_level_time: datetime | None = None
+    hands_to_next_level: int = 0
+    next_stakes: Stakes | None = None
+    players_left: int = 0
+    entrants: int = 0
+    average_stack: int = 0
+    prize_pool: int = 0
+    hand_for_hand: bool = False
+    places_paid: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Destination:
+    """Where a moved tournament player goes: a table and the engine that serves it."""
+
+    table: str
+    grpc_address: str
+    web_url: str
+
+
+@dataclass(frozen=True, slots=True)
 class TableConfig:
     table_id: str
     settings: RuleSettings
@@ -63,6 +109,8 @@ class TableConfig:
     labels: dict[str, str] = field(default_factory=dict)
     #: the clock per decision; a live table may run a finer clock than whole seconds
     action_seconds: float = 30.0
+    #: set on a tournament table (no buy-in range, no top-ups or cash-outs, busts)
+    tournament: TournamentTable | None = None
 
     @property
     def name(self) -> str:
@@ -94,6 +142,8 @@ class SeatState:
     pending_sit_out: bool | None = None
     leaving: bool = False
     leave_reason: str = "left"
+    #: a tournament player moved when the running hand ends: where he goes
+    move_to: Destination | None = None
     connected: bool = False
     #: multipoker: the extra time on reconnecting is given once per hand
     reconnect_bonus_used: bool = False
@@ -121,6 +171,10 @@ class SessionSnapshot:
     closing: bool = False
     #: the name the lobby seated him under (ops' views show it beside the id)
     display_name: str = ""
+    #: closed "busted" (tournament): the hand he lost his last chip in, and his chips at its
+    #: start
+    busted_hand_number: int = 0
+    busted_start_stack: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +230,18 @@ class SeatInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentView:
+    """A tournament table's own state as every viewer sees it."""
+
+    level: int
+    #: set when the next hand plays another level than the running one
+    next_level: int
+    next_stakes: Stakes | None
+    hand_held: bool
+    info: TournamentInfo | None
+
+
+@dataclass(frozen=True, slots=True)
 class TableView:
     """A table as one seat (or a spectator, or ops) may see it."""
 
@@ -202,6 +268,9 @@ class TableView:
     next_commitment: str
     last_hand: LastHand | None
     server_time: datetime
+    #: railbirds watching without a seat
+    watchers: int = 0
+    tournament: TournamentView | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from engine_server.table.model import DrainHold, Removal, SeedPair, SessionSnapshot, TableStatus
+from engine_server.table.model import (
+    Destination,
+    DrainHold,
+    Removal,
+    SeedPair,
+    SessionSnapshot,
+    TableStatus,
+)
 
 __all__ = [
     "HandRecord",
+    "MoveOrder",
     "NodeDirectory",
     "NodeEntry",
+    "RecordedMove",
     "RevealedPair",
     "StartedHand",
     "TableStore",
@@ -38,6 +47,24 @@ class HandRecord:
     rake: int
     result: dict[str, Any]
     phh: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOrder:
+    """A MovePlayer (tournament): the director's request_id and where the player goes."""
+
+    request_id: str
+    destination: Destination
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMove:
+    """A MovePlayer the store recorded: its session and where he went, and the session as
+    it is now (closing while he plays out his hand, then closed)."""
+
+    session_id: str
+    destination: Destination
+    session: SessionSnapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,20 +136,36 @@ class TableStore(Protocol):
         ...
 
     async def mark_closing(
-        self, session_id: str, removal: Removal | None = None
+        self, session_id: str, removal: Removal | None = None, move: MoveOrder | None = None
     ) -> SessionSnapshot:
         """Record that the player leaves when the running hand ends (survives a restart).
 
         ``removal``: the RemovePlayer doing it, recorded with this answer in the same
         transaction (a retry after a crash gets it; nothing is half written; a restart closes
-        the session as the removal says: removed, or left when it relayed his own leave).
+        the session as the removal says: removed, or left when it relayed his own leave);
+        ``move``: the MovePlayer doing it, likewise.
         """
         ...
 
     async def close_session(
-        self, session_id: str, final_stack: int, reason: str, removal: Removal | None = None
+        self,
+        session_id: str,
+        final_stack: int,
+        reason: str,
+        removal: Removal | None = None,
+        move: MoveOrder | None = None,
     ) -> SessionSnapshot:
-        """Pay the player out between hands (``removal`` as for :meth:`mark_closing`)."""
+        """Pay the player out between hands (``removal``, ``move`` as for
+        :meth:`mark_closing`)."""
+        ...
+
+    async def recorded_move(self, request_id: str) -> RecordedMove | None:
+        """The MovePlayer recorded under ``request_id`` (None: none was)."""
+        ...
+
+    async def update_tournament(self, table_id: str, changes: dict[str, Any]) -> None:
+        """Store a tournament table's changed state (level, stakes, hand_held, info,
+        places: JSON values)."""
         ...
 
     async def set_table_status(

@@ -26,6 +26,7 @@ from engine_server.game.actions import ActionKind, ActionRefused
 from engine_server.game.cards import Card
 from engine_server.game.events import HandStarted
 from engine_server.game.hand import Phase
+from engine_server.game.profiles import Stakes
 from engine_server.game.replay import hand_trail
 from engine_server.table import views
 from engine_server.table.actor import TableActor
@@ -42,6 +43,7 @@ from engine_server.table.broadcast import Broadcaster, Update, Watcher
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.events import TurnExtended, TurnStarted, UpdateEvent
 from engine_server.table.model import (
+    Destination,
     LastHand,
     Removal,
     SeatState,
@@ -50,10 +52,20 @@ from engine_server.table.model import (
     TableConfig,
     TableStatus,
     TableView,
+    TournamentInfo,
 )
-from engine_server.table.ports import RevealedPair, TableStore
+from engine_server.table.ports import MoveOrder, RevealedPair, TableStore
 from engine_server.table.records import hand_record
-from engine_server.table.rules import CASH_RULES, TableRules, chips, hands, ops, seating, seeds
+from engine_server.table.rules import (
+    TableRules,
+    chips,
+    hands,
+    ops,
+    rules_for,
+    seating,
+    seeds,
+    tournament,
+)
 from engine_server.table.rules.ops import StatusChange
 from engine_server.table.stalls import StallWatch
 from engine_server.table.state import OPEN_STATUSES, TableState
@@ -111,8 +123,12 @@ class TableRuntime:
         seats: list[SeatState] | None = None,
         timing: Timing | None = None,
         hooks: RuntimeHooks | None = None,
-        rules: TableRules = CASH_RULES,
+        rules: TableRules | None = None,
         stalls: StallWatch | None = None,
+        level: int = 0,
+        hand_held: bool = False,
+        tournament_info: TournamentInfo | None = None,
+        places: dict[str, tuple[int, int]] | None = None,
     ) -> None:
         self.state = TableState(
             config,
@@ -122,10 +138,14 @@ class TableRuntime:
             button=button,
             seats={s.seat: s for s in seats or []},
             hand_number=hands_started,
+            level=level,
+            hand_held=hand_held,
+            tournament_info=tournament_info,
+            places=dict(places or {}),
         )
         self.timing = timing or Timing()
         self.hooks = hooks or RuntimeHooks()
-        self.rules = rules
+        self.rules = rules or rules_for(config)
         self._store = store
         self._actor = TableActor(config.table_id, self, inline=status is TableStatus.CLOSED)
         self._broadcast = Broadcaster(
@@ -299,6 +319,11 @@ class TableRuntime:
         recovery cancelled): no hand is running now, so they are paid out at once."""
         for seat in [s for s in self.state.seats.values() if s.leaving]:
             seat.leaving = False
+            if seat.move_to is not None:
+                # A tournament player moved after that hand: he goes with the chips he has.
+                await self._store.close_session(seat.session_id, seat.stack, "moved")
+                self._broadcast.publish(tournament.moved(self.state, seat, seat.move_to))
+                continue
             await self._leave(seat, seat.leave_reason)
 
     # ------------------------------------------------------------ views and watchers
@@ -314,11 +339,17 @@ class TableRuntime:
         return views.table_view(self.state, viewer, reveal_all=reveal_all, sessions=sessions)
 
     async def watch(self, seat: int | None, *, admin: bool = False) -> Watcher:
-        """Open a stream for ``seat``: a fresh snapshot first, then every update."""
+        """Open a stream for ``seat`` (None: a railbird's, or ops' with ``admin``): a fresh
+        snapshot first, then every update."""
         return await self._actor.call("watch", self._watch, seat, admin)
 
     async def _watch(self, seat: int | None, admin: bool) -> Watcher:
         seating.check_may_watch(self.state, seat)
+        if seat is None:
+            watcher = self._broadcast.attach(None, admin)
+            # Everyone's view counts the railbirds.
+            self._broadcast.publish(self._broadcast.railbirds_changed())
+            return watcher
         if seat is not None:
             broadcast = self._broadcast
             for old in [w for w in broadcast.watchers if w.seat == seat]:
@@ -347,6 +378,7 @@ class TableRuntime:
     async def _unwatch(self, watcher: Watcher) -> None:
         if self._broadcast.detach(watcher) and watcher.seat is not None:
             await self._set_connected(watcher.seat, False)
+        self._broadcast.publish(self._broadcast.railbirds_changed())
 
     async def _set_connected(self, seat: int, connected: bool) -> None:
         # A stall not yet given back is owed before the clock is set anew.
@@ -493,12 +525,20 @@ class TableRuntime:
         self._turn_ends_at = None
         state.turn_deadline = None
         final = hands.final_stacks(hand, cancelled)
+        # A tournament player with no chips left is out: closed with the hand, in its write.
+        busted = [] if cancelled else self.rules.busted(state, final)
         leaving = hands.leaving(state)
         if cancelled:
             # What was dealt and done before the cancel is kept for the audit (no chip moves).
             await self._store.cancel_hand(
                 state.hand_id, state.cancel_reason, hand_record(state, hand)
             )
+            # No hand runs now: those leaving after it leave with the stacks they began it
+            # with (a move's or removal's record was written when it was asked).
+            for seat in leaving:
+                await self._store.close_session(
+                    seat.session_id, final.get(seat.seat, seat.stack), seat.leave_reason
+                )
         else:
             record = hand_record(state, hand)
             await self._store.finish_hand(
@@ -527,13 +567,17 @@ class TableRuntime:
         if self.hooks.on_hand_finished:
             self.hooks.on_hand_finished(self.table_id, cancelled)
         events = list(hand_events)
-        events.extend(seating.remove_leavers(state, leaving))
+        starts = {p.seat: p.start_stack for p in hand.players}
+        events.extend(seating.remove_leavers(state, leaving, starts))
         events.extend(self.rules.after_hand(state))
         state.hand_seats = {}
+        # A busted player's stream goes on as a railbird's (his place is told there); the
+        # others' end with their seats (below).
+        self._broadcast.to_rail(s.seat for s in busted)
         self._broadcast.publish(events, last.hand_number)
         # A leaver's stream ends with his seat, as when he leaves between hands: left open,
         # it would show the seat's next occupant's down cards to him.
-        self._broadcast.end_seats(s.seat for s in leaving)
+        self._broadcast.end_seats(s.seat for s in leaving if s not in busted)
         self._next_hand_at = asyncio.get_running_loop().time() + self.timing.between_hands_seconds
         self._idle.set()
         if state.status is TableStatus.PAUSING:
@@ -590,6 +634,7 @@ class TableRuntime:
         return await self._actor.call("leave", self._leave_seat, seat, reason)
 
     async def _leave_seat(self, seat: int, reason: str) -> SessionSnapshot:
+        self.rules.check_player_choice(self.state, "Leave")
         return await self._leave(seating.seated_at(self.state, seat), reason)
 
     async def _leave(
@@ -617,6 +662,8 @@ class TableRuntime:
         return await self._actor.call("sit_out", self._sit_out, seat, out)
 
     async def _sit_out(self, seat: int, out: bool) -> tuple[SeatState, int]:
+        if out:
+            self.rules.check_player_choice(self.state, "SitOut")
         state, events = seating.sit_out(self.state, seat, out)
         self._broadcast.publish(events)
         return state, self.state.hands_started + 1
@@ -669,6 +716,7 @@ class TableRuntime:
         )
         if earlier is not None:
             return chips.repeated_addition(state, earlier, request_id)
+        self.rules.check_player_choice(state, "AddChips")
         seat = chips.addition_seat(state, session_id, amount)
         snapshot = await self._store.add_chips(session_id, request_id, amount)
         if chips.above_maximum(state.config, seat, snapshot):
@@ -795,3 +843,88 @@ class TableRuntime:
         revealed, current = await self._store.rotate_seed(self.table_id, client_seed)
         self._broadcast.publish([seeds.rotated(self.state, revealed, current)])
         return revealed, current
+
+    # -------------------------------------------------------------- tournaments
+
+    async def set_stakes(self, level: int, stakes: Stakes) -> int:
+        """SetStakes: ``level``'s stakes from the next hand on; returns that hand's number."""
+        return await self._actor.call("set_stakes", self._set_stakes, level, stakes)
+
+    async def _set_stakes(self, level: int, stakes: Stakes) -> int:
+        first, events, stored = tournament.set_stakes(self.state, level, stakes)
+        if stored:
+            await self._store.update_tournament(self.table_id, stored)
+        self._broadcast.publish(events)
+        return first
+
+    async def set_hand_hold(self, held: bool) -> None:
+        """SetHandHold: hold the next hand (hand-for-hand), or release it."""
+        await self._actor.call("set_hand_hold", self._set_hand_hold, held)
+
+    async def _set_hand_hold(self, held: bool) -> None:
+        events, stored = tournament.set_hold(self.state, held)
+        if stored:
+            await self._store.update_tournament(self.table_id, stored)
+        if events and not held:
+            # Released: the tables of a hand-for-hand round start together, now.
+            self._next_hand_at = asyncio.get_running_loop().time()
+        self._broadcast.publish(events)
+
+    async def set_tournament_info(self, info: TournamentInfo) -> None:
+        await self._actor.call("set_tournament_info", self._set_tournament_info, info)
+
+    async def _set_tournament_info(self, info: TournamentInfo) -> None:
+        events, stored = tournament.set_info(self.state, info)
+        if stored:
+            await self._store.update_tournament(self.table_id, stored)
+        self._broadcast.publish(events)
+
+    async def award_place(self, player_id: str, display_name: str, place: int, prize: int) -> None:
+        await self._actor.call(
+            "award_place", self._award_place, player_id, display_name, place, prize
+        )
+
+    async def _award_place(self, player_id: str, display_name: str, place: int, prize: int) -> None:
+        events, stored = tournament.award_place(self.state, player_id, display_name, place, prize)
+        if stored:
+            await self._store.update_tournament(self.table_id, stored)
+        self._broadcast.publish(events)
+
+    async def move_player(
+        self, session_id: str, request_id: str, destination: Destination
+    ) -> SessionSnapshot:
+        """MovePlayer: off this table for a seat elsewhere, now or when his hand ends."""
+        return await self._actor.call(
+            "move_player", self._move_player, session_id, request_id, destination
+        )
+
+    async def _move_player(
+        self, session_id: str, request_id: str, destination: Destination
+    ) -> SessionSnapshot:
+        state = self.state
+        if state.config.tournament is None:
+            tournament.check_tournament(state)  # NOT_A_TOURNAMENT_TABLE
+        # Idempotent by request_id: a retry gets the session as it is now and moves nothing,
+        # however late it comes (the table closed since included).
+        earlier = await self._store.recorded_move(request_id)
+        if earlier is not None:
+            if (earlier.session_id, earlier.destination) != (session_id, destination):
+                raise TableError.invalid(
+                    "IDEMPOTENCY_KEY_REUSED",
+                    f"request_id {request_id!r} moved another session or elsewhere",
+                    field="request_id",
+                )
+            seat = state.seat_of_session(session_id)
+            return earlier.session if seat is None else seating.session(state, seat)
+        tournament.check_tournament(state)
+        seat = seating.seat_of_session(state, session_id)
+        tournament.check_move(state, seat)
+        order = MoveOrder(request_id, destination)
+        if state.in_running_hand(seat):
+            await self._store.mark_closing(seat.session_id, move=order)
+            self._broadcast.publish(tournament.move_after_hand(seat, destination))
+            return seating.session(state, seat)
+        closed = await self._store.close_session(seat.session_id, seat.stack, "moved", move=order)
+        self._broadcast.publish(tournament.moved(state, seat, destination))
+        self._broadcast.end_seats([seat.seat])
+        return closed

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine_server.game.hand import Hand
+from engine_server.game.profiles import Stakes
 from engine_server.table.model import (
     DrainHold,
     LastHand,
@@ -19,6 +20,7 @@ from engine_server.table.model import (
     SeedPair,
     TableConfig,
     TableStatus,
+    TournamentInfo,
 )
 
 __all__ = ["OPEN_STATUSES", "TableState"]
@@ -43,6 +45,19 @@ class TableState:
     draining: bool = False
     #: paused by a drain (not by ops), and which one (stored with the status)
     held_by_drain: DrainHold | None = None
+    #: railbirds watching without a seat (the broadcaster keeps it)
+    watchers: int = 0
+
+    # A tournament table's own state (see rules/tournament.py); the running level's stakes
+    # are ``config.stakes``.
+    level: int = 0
+    #: SetStakes during a hand: the level and stakes the next hand is dealt at
+    next_level: tuple[int, Stakes] | None = None
+    #: hand-for-hand: no hand starts until the director releases the table
+    hand_held: bool = False
+    tournament_info: TournamentInfo | None = None
+    #: AwardPlace: each player's place and prize, as first told
+    places: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     # The running hand (``hand`` None between hands).
     hand: Hand | None = None

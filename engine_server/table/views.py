@@ -14,7 +14,7 @@ from engine_server.game.events import CardBurned, CardDealt
 from engine_server.game.hand import Phase, PlayerState
 from engine_server.game.views import visible_event
 from engine_server.table.events import UpdateEvent
-from engine_server.table.model import OwnPart, SeatInfo, SeatState, TableView
+from engine_server.table.model import OwnPart, SeatInfo, SeatState, TableView, TournamentView
 from engine_server.table.state import TableState
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "seat_in_hand",
     "seat_out_of_hand",
     "table_view",
+    "tournament_view",
 ]
 
 #: the only events that may read differently from seat to seat (a card dealt face down, a
@@ -146,6 +147,22 @@ def table_view(
         next_commitment=seed.next_commitment,
         last_hand=state.last_hand,
         server_time=datetime.now(UTC),
+        watchers=state.watchers,
+        tournament=tournament_view(state),
+    )
+
+
+def tournament_view(state: TableState) -> TournamentView | None:
+    """A tournament table's level, hold and info as everyone sees them (None: cash table)."""
+    if state.config.tournament is None:
+        return None
+    upcoming = state.next_level
+    return TournamentView(
+        level=state.level,
+        next_level=upcoming[0] if upcoming is not None else 0,
+        next_stakes=upcoming[1] if upcoming is not None else None,
+        hand_held=state.hand_held,
+        info=state.tournament_info,
     )
 
 

@@ -11,9 +11,25 @@ change, and publishes the events. So each is tested on a state built by hand.
 - :mod:`.ops`: the table's status (pause, resume, drain, close);
 - :mod:`.seeds`: the seed pair's rotation;
 - :mod:`.hands`: dealing a hand in, cancelling it, what its end leaves, showing after it;
-- :mod:`.cash`: what a cash table decides where a tournament table would differ.
+- :mod:`.cash`: what a cash table and a tournament table decide differently;
+- :mod:`.tournament`: the director's commands at a tournament table (stakes, moves, the
+  hand-for-hand hold, tournament info, places).
 """
 
-from engine_server.table.rules.cash import CASH_RULES, CashRules, TableRules
+from engine_server.table.rules.cash import (
+    CASH_RULES,
+    TOURNAMENT_RULES,
+    CashRules,
+    TableRules,
+    TournamentRules,
+    rules_for,
+)
 
-__all__ = ["CASH_RULES", "CashRules", "TableRules"]
+__all__ = [
+    "CASH_RULES",
+    "TOURNAMENT_RULES",
+    "CashRules",
+    "TableRules",
+    "TournamentRules",
+    "rules_for",
+]

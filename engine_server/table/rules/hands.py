@@ -52,7 +52,7 @@ def begin(
         stream=stream,
     )
     return HandBegan(
-        hand_number, started.nonce, seed.commitment, seed.client_seed, button, tuple(ready)
+        hand_number, started.nonce, seed.commitment, seed.client_seed, button, tuple(ready), stakes
     )
 
 

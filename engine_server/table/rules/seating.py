@@ -10,9 +10,11 @@ from __future__ import annotations
 from engine_server.table.errors import TableError
 from engine_server.table.events import (
     ConnectionChanged,
+    PlayerBusted,
     PlayerJoined,
     PlayerLeaving,
     PlayerLeft,
+    PlayerMoved,
     PlayerSatIn,
     PlayerSatOut,
     UpdateEvent,
@@ -189,14 +191,30 @@ def left(state: TableState, seat: SeatState, reason: str) -> list[UpdateEvent]:
     return [PlayerLeft(seat.seat, seat.player_id, seat.display_name, seat.stack, reason)]
 
 
-def remove_leavers(state: TableState, leaving: list[SeatState]) -> list[UpdateEvent]:
-    """The hand is over: those leaving after it leave, with the stacks it left them."""
+def remove_leavers(
+    state: TableState, leaving: list[SeatState], start_stacks: dict[int, int] | None = None
+) -> list[UpdateEvent]:
+    """The hand is over: those leaving after it leave, with the stacks it left them (at a
+    tournament table: those moved go to their next table, those busted are out;
+    ``start_stacks``: each seat's chips at the hand's start)."""
     events: list[UpdateEvent] = []
     for seat in leaving:
         state.seats.pop(seat.seat, None)
-        events.append(
-            PlayerLeft(seat.seat, seat.player_id, seat.display_name, seat.stack, seat.leave_reason)
-        )
+        if seat.leave_reason == "busted":
+            start = (start_stacks or {}).get(seat.seat, 0)
+            events.append(
+                PlayerBusted(seat.seat, seat.player_id, seat.display_name, state.hand_number, start)
+            )
+        elif seat.move_to is not None:
+            events.append(
+                PlayerMoved(seat.seat, seat.player_id, seat.display_name, seat.stack, seat.move_to)
+            )
+        else:
+            events.append(
+                PlayerLeft(
+                    seat.seat, seat.player_id, seat.display_name, seat.stack, seat.leave_reason
+                )
+            )
     return events
 
 

@@ -180,13 +180,17 @@ async def test_a_player_has_no_say_at_a_table_where_he_does_not_sit(engine: Engi
         lambda: engine.tables.ShowCards(
             table_service_pb2.ShowCardsRequest(table=name, hand_number=1), metadata=md
         ),
-        lambda: first_message(
-            engine.tables.WatchTable(table_service_pb2.WatchTableRequest(table=name), metadata=md)
-        ),
     ]
     for call in calls:
         await refused(call(), grpc.StatusCode.PERMISSION_DENIED, "NOT_SEATED")
     assert await table_state(engine, table_id) == before
+    # He may watch this public table from the rail: the public view, no seat, no cards.
+    # (tests/engine_server/api/test_railbirds.py: a private table stays private.)
+    rail = await first_message(
+        engine.tables.WatchTable(table_service_pb2.WatchTableRequest(table=name), metadata=md)
+    )
+    assert rail.snapshot.viewer_seat == 0 and not rail.snapshot.legal_actions
+    assert all(not seat.down_cards for seat in rail.snapshot.seats)
 
 
 @pytest.mark.parametrize("scope", [Scope.LOBBY, Scope.ADMIN])
@@ -352,6 +356,18 @@ def _admin_requests(table: str, session_id: str, hand_number: int) -> dict[str, 
         "RotateSeed": a.RotateSeedRequest(name=table),
         "Drain": a.DrainRequest(),
         "ListSeatSessions": a.ListSeatSessionsRequest(table=table),
+        "SetStakes": a.SetStakesRequest(
+            name=table, level=2, stakes=settings_pb2.Stakes(ante=2, small_bet=4)
+        ),
+        "MovePlayer": a.MovePlayerRequest(
+            table=table,
+            seat_session_id=session_id,
+            request_id=new_id("move"),
+            destination_table="tables/elsewhere",
+        ),
+        "SetHandHold": a.SetHandHoldRequest(name=table, held=True),
+        "SetTournamentInfo": a.SetTournamentInfoRequest(name=table),
+        "AwardPlace": a.AwardPlaceRequest(name=table, player_id="lee", place=1),
         "ListNodes": a.ListNodesRequest(),
     }
 
@@ -363,13 +379,18 @@ ADMIN_METHODS = sorted(
 ADMIN_ONLY = ["CancelHand", "Drain", "GetTable", "ListNodes", "PauseTable", "ResumeTable"]
 LOBBY_ALLOWED = [
     "AddChips",
+    "AwardPlace",
     "CloseTable",
     "CreateTable",
     "ListSeatSessions",
     "ListTables",
+    "MovePlayer",
     "RemovePlayer",
     "RotateSeed",
     "SeatPlayer",
+    "SetHandHold",
+    "SetStakes",
+    "SetTournamentInfo",
 ]
 
 

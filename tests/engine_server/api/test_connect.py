@@ -453,3 +453,34 @@ async def test_malformed_bytes_on_the_web_port_carry_their_error_info(engine: En
     info = error_details_pb2.ErrorInfo()
     assert detail.Unpack(info)
     assert info.reason == "MALFORMED_REQUEST"
+
+
+@pytest.mark.parametrize("protocol", BROWSERS, ids=["connect", "grpc-web"])
+async def test_a_browser_railbird_sees_the_public_view_only(
+    engine: Engine, protocol: ProtocolType
+) -> None:
+    table_id = await open_table(engine, ["cy", "di"], resume=False)
+    async with TableServiceClient(engine.web_url, protocol=protocol) as client:
+        stream = client.watch_table(
+            table_service_pb2.WatchTableRequest(table=f"tables/{table_id}"),
+            headers=headers(engine, "rail-fan"),
+        )
+        seen: list[table_service_pb2.WatchTableResponse] = []
+        async with asyncio.timeout(20):
+            async for message in stream:
+                seen.append(message)
+                if len(seen) == 1:
+                    await resume_table(engine, table_id)  # his first view is in: deal
+                if has_event(message, "cards_dealt") and message.snapshot.turn_seat:
+                    break
+        with contextlib.suppress(Exception):
+            await stream.aclose()  # type: ignore[attr-defined]
+    assert seen[0].snapshot.watchers == 1
+    dealt = [d for m in seen for e in m.events for d in e.cards_dealt.deals]
+    assert {d.seat for d in dealt} == {1, 2} and all(
+        d.down_card_count for d in dealt if not d.up_cards
+    )
+    for message in seen:
+        assert message.snapshot.viewer_seat == 0 and not message.snapshot.legal_actions
+        assert all(not seat.down_cards for seat in message.snapshot.seats)
+        assert all(not d.down_cards for e in message.events for d in e.cards_dealt.deals)

@@ -18,6 +18,7 @@ from tests.engine_server.api.players import (
     Decide,
     Player,
     StreamPlayer,
+    act_request,
     action,
     at_sequence,
     bettor,
@@ -411,11 +412,18 @@ async def test_leaving_mid_hand_plays_the_hand_out_then_pays_out_and_frees_the_s
         assert closed.stack == final
         assert sum(s.stack for s in sessions.sessions) == 300
 
-        # He is gone: his stream ends, and he cannot watch or act there any more.
+        # He is gone: his stream ends, and he cannot act there any more; watching again, he
+        # is a railbird of this public table (the public view: no seat, no cards).
         await asyncio.wait_for(leaver.wait_until_ended(), 5)
         assert leaver.ended == grpc.StatusCode.OK
+        left_seat = leaver.seat
+        rail = await leaver.connect()
+        assert rail.snapshot.viewer_seat == 0 and rail.snapshot.watchers == 1
         with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await leaver.connect()
+            await leaver.stub.Act(
+                act_request(hand, K.ACTION_KIND_FOLD, table=leaver.table),
+                metadata=leaver.metadata,
+            )
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         assert error_info(refused.value).reason == "NOT_SEATED"
 
@@ -423,12 +431,12 @@ async def test_leaving_mid_hand_plays_the_hand_out_then_pays_out_and_frees_the_s
         # is dealt in before he opens his stream: none of his cards reach the one who left.
         started = await first.wait_for(is_event("hand_started", hand + 1), timeout=10)
         assert list(event_of(started, "hand_started").hand_started.seats) == [1, 2]
-        await engine.seat("leave", "p9", buy_in=100, seat=leaver.seat)
+        await engine.seat("leave", "p9", buy_in=100, seat=left_seat)
         dealt = await first.wait_for(
             lambda m: has_event(m, "street_started") and m.snapshot.hand_number == hand + 2,
             timeout=20,
         )
-        assert seat_of(dealt.snapshot, leaver.seat).player_id == "p9"
+        assert seat_of(dealt.snapshot, left_seat).player_id == "p9"
         newcomer = Player("p9", engine.grpc_address, leaver.table, engine.player_md("p9"), caller)
         await newcomer.connect()
         await newcomer.wait_for(is_event("hand_ended", hand + 2), timeout=20)

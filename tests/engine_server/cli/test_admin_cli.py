@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from stud.v1 import admin_service_pb2, table_pb2, table_service_pb2
+from stud.v1 import admin_service_pb2, settings_pb2, table_pb2, table_service_pb2
 
 from engine_server.auth import Scope, mint_token, verify_token
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
@@ -474,3 +474,40 @@ async def test_commands_find_the_engine_and_secret_in_the_environment(
     # The token minted for the command names the local user in the audit log.
     [audit] = [r for r in caplog.records if r.name == "stud.audit" and table_id in r.getMessage()]
     assert audit.caller.startswith("ops:")  # type: ignore[attr-defined]
+
+
+async def test_table_shows_a_tournament_tables_level_hold_and_railbirds(engine: Engine) -> None:
+    table_id = new_id("tour")
+    name = f"tables/{table_id}"
+    await engine.admin.CreateTable(
+        a.CreateTableRequest(
+            request_id=f"create-{table_id}",
+            table_id=table_id,
+            stakes=settings_pb2.Stakes(ante=1, bring_in=1, small_bet=2, big_bet=4),
+            client_seed="cli",
+            tournament=settings_pb2.TournamentTable(
+                tournament_id="tour-cli", table_name="Final table", table_number=3
+            ),
+        ),
+        metadata=engine.admin_md,
+    )
+    await engine.admin.SetStakes(
+        a.SetStakesRequest(name=name, level=4, stakes=settings_pb2.Stakes(ante=5, small_bet=10)),
+        metadata=engine.admin_md,
+    )
+    await engine.admin.SetHandHold(
+        a.SetHandHoldRequest(name=name, held=True), metadata=engine.admin_md
+    )
+    rail = engine.tables.WatchTable(
+        table_service_pb2.WatchTableRequest(table=name), metadata=engine.player_md("fan")
+    )
+    await rail.read()
+    try:
+        looked = await stud_admin("table", name, "--reason", "floor", engine=engine)
+    finally:
+        rail.cancel()
+    assert looked.code == 0, looked
+    facts = looked.out.split("\n\n")[0]
+    assert "tournament  tour-cli, Final table (#3), level 4, hand-for-hand: next hand held" in facts
+    assert "stakes 5/5/10/20, buy-in 0..-" in facts
+    assert "railbirds   1" in facts

@@ -33,7 +33,7 @@ def test_a_hand_begins_with_the_next_number_and_the_seed_pairs_next_nonce() -> N
     assert ready == [1, 2]
     assert hands.players(state, ready) == [(1, "ss1", "p1", 100), (2, "ss2", "p2", 100)]
     began = hands.begin(state, StartedHand("h7", 41), ready, 1, CASH_RULES.stakes(state))
-    assert began == HandBegan(7, 41, "c" * 64, "client", 1, (1, 2))
+    assert began == HandBegan(7, 41, "c" * 64, "client", 1, (1, 2), state.config.stakes)
     assert (state.hands_started, state.hand_number, state.nonce, state.hand_id) == (7, 7, 41, "h7")
     assert state.seed.next_nonce == 42 and state.button == 1
     assert list(state.hand_seats) == [1, 2]

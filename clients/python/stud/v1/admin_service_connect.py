@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .admin_service_pb2 import AddChipsRequest, AddChipsResponse, CancelHandRequest, CancelHandResponse, CloseTableRequest, CloseTableResponse, CreateTableRequest, CreateTableResponse, DrainRequest, DrainResponse, GetTableRequest, GetTableResponse, ListNodesRequest, ListNodesResponse, ListSeatSessionsRequest, ListSeatSessionsResponse, ListTablesRequest, ListTablesResponse, PauseTableRequest, PauseTableResponse, RemovePlayerRequest, RemovePlayerResponse, ResumeTableRequest, ResumeTableResponse, RotateSeedRequest, RotateSeedResponse, SeatPlayerRequest, SeatPlayerResponse
+from .admin_service_pb2 import AddChipsRequest, AddChipsResponse, AwardPlaceRequest, AwardPlaceResponse, CancelHandRequest, CancelHandResponse, CloseTableRequest, CloseTableResponse, CreateTableRequest, CreateTableResponse, DrainRequest, DrainResponse, GetTableRequest, GetTableResponse, ListNodesRequest, ListNodesResponse, ListSeatSessionsRequest, ListSeatSessionsResponse, ListTablesRequest, ListTablesResponse, MovePlayerRequest, MovePlayerResponse, PauseTableRequest, PauseTableResponse, RemovePlayerRequest, RemovePlayerResponse, ResumeTableRequest, ResumeTableResponse, RotateSeedRequest, RotateSeedResponse, SeatPlayerRequest, SeatPlayerResponse, SetHandHoldRequest, SetHandHoldResponse, SetStakesRequest, SetStakesResponse, SetTournamentInfoRequest, SetTournamentInfoResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -43,7 +43,8 @@ class AdminService(Protocol):
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -64,6 +65,15 @@ class AdminService(Protocol):
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
     async def create_table(self, request: CreateTableRequest, ctx: RequestContext[CreateTableRequest, CreateTableResponse], /) -> CreateTableResponse:
         """
@@ -75,8 +85,10 @@ class AdminService(Protocol):
 
     async def seat_player(self, request: SeatPlayerRequest, ctx: RequestContext[SeatPlayerRequest, SeatPlayerResponse], /) -> SeatPlayerResponse:
         """
-        Seats a player whose buy-in the lobby has already moved to the table's escrow.
-        Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+        Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+        tournament table: with the tournament chips the director gives him, any positive amount;
+        between hands or during one, he is dealt in from the next hand). Idempotent by
+        seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
         TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
@@ -89,7 +101,8 @@ class AdminService(Protocol):
         with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
         "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+        no top-ups in a tournament).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -186,6 +199,72 @@ class AdminService(Protocol):
         Lists the engine nodes of the registry this node shares with the others (every node on
         the same database), by id: where each is reached, its state and lease, and its open
         tables. Any node answers for all of them.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def set_stakes(self, request: SetStakesRequest, ctx: RequestContext[SetStakesRequest, SetStakesResponse], /) -> SetStakesResponse:
+        """
+        Tournament table: sets the stakes of a level, from the next hand on (never the running
+        one): between hands at once, during a hand when it ends (TournamentState.next_level and
+        next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+        TournamentState.level show the level once it plays. The stakes are stored with the table:
+        a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+        the table already has (or will have from the next hand) changes nothing and sends nothing.
+        Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+        NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def move_player(self, request: MovePlayerRequest, ctx: RequestContext[MovePlayerRequest, MovePlayerResponse], /) -> MovePlayerResponse:
+        """
+        Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+        Between hands, or when he is not dealt into the running hand, at once; else when the hand
+        ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+        MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+        these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+        that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+        with the destination and its engine addresses (as everyone's does), then ends cleanly.
+        Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+        out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+        director may poll with it until CLOSED); the same request_id for
+        another session or destination, or a second move of the same session under another
+        request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+        SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def set_hand_hold(self, request: SetHandHoldRequest, ctx: RequestContext[SetHandHoldRequest, SetHandHoldResponse], /) -> SetHandHoldResponse:
+        """
+        Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+        out; no new hand starts until released), false releases it (the next hand starts at once
+        when at least two players can play). Idempotent: holding a held table or releasing a free
+        one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+        HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+        hand still runs (hand_in_progress): the director releases every table of the tournament
+        together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def set_tournament_info(self, request: SetTournamentInfoRequest, ctx: RequestContext[SetTournamentInfoRequest, SetTournamentInfoResponse], /) -> SetTournamentInfoResponse:
+        """
+        Tournament table: pushes the tournament's state (level, time or hands to the next level,
+        players left, average stack, entrants, prize pool) to every stream of the table
+        (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+        computes none of it); stored with the table. Pushing the same info again sends nothing.
+        Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+        (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def award_place(self, request: AwardPlaceRequest, ctx: RequestContext[AwardPlaceRequest, AwardPlaceResponse], /) -> AwardPlaceResponse:
+        """
+        Tournament table: tells a player his final place and prize, when he busts (at the table he
+        busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+        gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+        another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+        Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -357,6 +436,61 @@ class AdminServiceASGIApplication(ConnectASGIApplication[AdminService]):
                     ),
                     function=svc.list_nodes,
                 ),
+                "/stud.v1.AdminService/SetStakes": Endpoint.unary(
+                    method=MethodInfo(
+                        name="SetStakes",
+                        service_name="stud.v1.AdminService",
+                        input=SetStakesRequest,
+                        output=SetStakesResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.set_stakes,
+                ),
+                "/stud.v1.AdminService/MovePlayer": Endpoint.unary(
+                    method=MethodInfo(
+                        name="MovePlayer",
+                        service_name="stud.v1.AdminService",
+                        input=MovePlayerRequest,
+                        output=MovePlayerResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.move_player,
+                ),
+                "/stud.v1.AdminService/SetHandHold": Endpoint.unary(
+                    method=MethodInfo(
+                        name="SetHandHold",
+                        service_name="stud.v1.AdminService",
+                        input=SetHandHoldRequest,
+                        output=SetHandHoldResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.set_hand_hold,
+                ),
+                "/stud.v1.AdminService/SetTournamentInfo": Endpoint.unary(
+                    method=MethodInfo(
+                        name="SetTournamentInfo",
+                        service_name="stud.v1.AdminService",
+                        input=SetTournamentInfoRequest,
+                        output=SetTournamentInfoResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.set_tournament_info,
+                ),
+                "/stud.v1.AdminService/AwardPlace": Endpoint.unary(
+                    method=MethodInfo(
+                        name="AwardPlace",
+                        service_name="stud.v1.AdminService",
+                        input=AwardPlaceRequest,
+                        output=AwardPlaceResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.award_place,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -376,7 +510,8 @@ class AdminServiceClient(ConnectClient):
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -397,6 +532,15 @@ class AdminServiceClient(ConnectClient):
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
     def __init__(
         self,
@@ -455,8 +599,10 @@ class AdminServiceClient(ConnectClient):
         timeout_ms: int | None = None,
     ) -> SeatPlayerResponse:
         """
-        Seats a player whose buy-in the lobby has already moved to the table's escrow.
-        Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+        Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+        tournament table: with the tournament chips the director gives him, any positive amount;
+        between hands or during one, he is dealt in from the next hand). Idempotent by
+        seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
         TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
         return await self.execute_unary(
@@ -486,7 +632,8 @@ class AdminServiceClient(ConnectClient):
         with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
         "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+        no top-ups in a tournament).
         """
         return await self.execute_unary(
             request=request,
@@ -790,6 +937,157 @@ class AdminServiceClient(ConnectClient):
             timeout_ms=timeout_ms,
             use_get=use_get,
         )
+    async def set_stakes(
+        self,
+        request: SetStakesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> SetStakesResponse:
+        """
+        Tournament table: sets the stakes of a level, from the next hand on (never the running
+        one): between hands at once, during a hand when it ends (TournamentState.next_level and
+        next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+        TournamentState.level show the level once it plays. The stakes are stored with the table:
+        a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+        the table already has (or will have from the next hand) changes nothing and sends nothing.
+        Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+        NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="SetStakes",
+                service_name="stud.v1.AdminService",
+                input=SetStakesRequest,
+                output=SetStakesResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def move_player(
+        self,
+        request: MovePlayerRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> MovePlayerResponse:
+        """
+        Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+        Between hands, or when he is not dealt into the running hand, at once; else when the hand
+        ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+        MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+        these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+        that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+        with the destination and its engine addresses (as everyone's does), then ends cleanly.
+        Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+        out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+        director may poll with it until CLOSED); the same request_id for
+        another session or destination, or a second move of the same session under another
+        request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+        SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="MovePlayer",
+                service_name="stud.v1.AdminService",
+                input=MovePlayerRequest,
+                output=MovePlayerResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def set_hand_hold(
+        self,
+        request: SetHandHoldRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> SetHandHoldResponse:
+        """
+        Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+        out; no new hand starts until released), false releases it (the next hand starts at once
+        when at least two players can play). Idempotent: holding a held table or releasing a free
+        one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+        HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+        hand still runs (hand_in_progress): the director releases every table of the tournament
+        together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="SetHandHold",
+                service_name="stud.v1.AdminService",
+                input=SetHandHoldRequest,
+                output=SetHandHoldResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def set_tournament_info(
+        self,
+        request: SetTournamentInfoRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> SetTournamentInfoResponse:
+        """
+        Tournament table: pushes the tournament's state (level, time or hands to the next level,
+        players left, average stack, entrants, prize pool) to every stream of the table
+        (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+        computes none of it); stored with the table. Pushing the same info again sends nothing.
+        Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+        (FAILED_PRECONDITION).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="SetTournamentInfo",
+                service_name="stud.v1.AdminService",
+                input=SetTournamentInfoRequest,
+                output=SetTournamentInfoResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def award_place(
+        self,
+        request: AwardPlaceRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AwardPlaceResponse:
+        """
+        Tournament table: tells a player his final place and prize, when he busts (at the table he
+        busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+        gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+        another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+        Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="AwardPlace",
+                service_name="stud.v1.AdminService",
+                input=AwardPlaceRequest,
+                output=AwardPlaceResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class AdminServiceSync(Protocol):
     """
@@ -797,7 +1095,8 @@ class AdminServiceSync(Protocol):
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -818,6 +1117,15 @@ class AdminServiceSync(Protocol):
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
     def create_table(self, request: CreateTableRequest, ctx: RequestContext[CreateTableRequest, CreateTableResponse], /) -> CreateTableResponse:
         """
@@ -829,8 +1137,10 @@ class AdminServiceSync(Protocol):
 
     def seat_player(self, request: SeatPlayerRequest, ctx: RequestContext[SeatPlayerRequest, SeatPlayerResponse], /) -> SeatPlayerResponse:
         """
-        Seats a player whose buy-in the lobby has already moved to the table's escrow.
-        Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+        Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+        tournament table: with the tournament chips the director gives him, any positive amount;
+        between hands or during one, he is dealt in from the next hand). Idempotent by
+        seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
         TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
@@ -843,7 +1153,8 @@ class AdminServiceSync(Protocol):
         with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
         "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+        no top-ups in a tournament).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -940,6 +1251,72 @@ class AdminServiceSync(Protocol):
         Lists the engine nodes of the registry this node shares with the others (every node on
         the same database), by id: where each is reached, its state and lease, and its open
         tables. Any node answers for all of them.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def set_stakes(self, request: SetStakesRequest, ctx: RequestContext[SetStakesRequest, SetStakesResponse], /) -> SetStakesResponse:
+        """
+        Tournament table: sets the stakes of a level, from the next hand on (never the running
+        one): between hands at once, during a hand when it ends (TournamentState.next_level and
+        next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+        TournamentState.level show the level once it plays. The stakes are stored with the table:
+        a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+        the table already has (or will have from the next hand) changes nothing and sends nothing.
+        Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+        NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def move_player(self, request: MovePlayerRequest, ctx: RequestContext[MovePlayerRequest, MovePlayerResponse], /) -> MovePlayerResponse:
+        """
+        Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+        Between hands, or when he is not dealt into the running hand, at once; else when the hand
+        ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+        MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+        these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+        that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+        with the destination and its engine addresses (as everyone's does), then ends cleanly.
+        Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+        out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+        director may poll with it until CLOSED); the same request_id for
+        another session or destination, or a second move of the same session under another
+        request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+        SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def set_hand_hold(self, request: SetHandHoldRequest, ctx: RequestContext[SetHandHoldRequest, SetHandHoldResponse], /) -> SetHandHoldResponse:
+        """
+        Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+        out; no new hand starts until released), false releases it (the next hand starts at once
+        when at least two players can play). Idempotent: holding a held table or releasing a free
+        one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+        HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+        hand still runs (hand_in_progress): the director releases every table of the tournament
+        together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def set_tournament_info(self, request: SetTournamentInfoRequest, ctx: RequestContext[SetTournamentInfoRequest, SetTournamentInfoResponse], /) -> SetTournamentInfoResponse:
+        """
+        Tournament table: pushes the tournament's state (level, time or hands to the next level,
+        players left, average stack, entrants, prize pool) to every stream of the table
+        (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+        computes none of it); stored with the table. Pushing the same info again sends nothing.
+        Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+        (FAILED_PRECONDITION).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def award_place(self, request: AwardPlaceRequest, ctx: RequestContext[AwardPlaceRequest, AwardPlaceResponse], /) -> AwardPlaceResponse:
+        """
+        Tournament table: tells a player his final place and prize, when he busts (at the table he
+        busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+        gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+        another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+        Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1109,6 +1486,61 @@ class AdminServiceWSGIApplication(ConnectWSGIApplication):
                     ),
                     function=service.list_nodes,
                 ),
+                "/stud.v1.AdminService/SetStakes": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="SetStakes",
+                        service_name="stud.v1.AdminService",
+                        input=SetStakesRequest,
+                        output=SetStakesResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.set_stakes,
+                ),
+                "/stud.v1.AdminService/MovePlayer": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="MovePlayer",
+                        service_name="stud.v1.AdminService",
+                        input=MovePlayerRequest,
+                        output=MovePlayerResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.move_player,
+                ),
+                "/stud.v1.AdminService/SetHandHold": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="SetHandHold",
+                        service_name="stud.v1.AdminService",
+                        input=SetHandHoldRequest,
+                        output=SetHandHoldResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.set_hand_hold,
+                ),
+                "/stud.v1.AdminService/SetTournamentInfo": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="SetTournamentInfo",
+                        service_name="stud.v1.AdminService",
+                        input=SetTournamentInfoRequest,
+                        output=SetTournamentInfoResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.set_tournament_info,
+                ),
+                "/stud.v1.AdminService/AwardPlace": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="AwardPlace",
+                        service_name="stud.v1.AdminService",
+                        input=AwardPlaceRequest,
+                        output=AwardPlaceResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.award_place,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -1128,7 +1560,8 @@ class AdminServiceClientSync(ConnectClientSync):
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -1149,6 +1582,15 @@ class AdminServiceClientSync(ConnectClientSync):
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
     def __init__(
         self,
@@ -1207,8 +1649,10 @@ class AdminServiceClientSync(ConnectClientSync):
         timeout_ms: int | None = None,
     ) -> SeatPlayerResponse:
         """
-        Seats a player whose buy-in the lobby has already moved to the table's escrow.
-        Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+        Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+        tournament table: with the tournament chips the director gives him, any positive amount;
+        between hands or during one, he is dealt in from the next hand). Idempotent by
+        seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
         TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
         return self.execute_unary(
@@ -1238,7 +1682,8 @@ class AdminServiceClientSync(ConnectClientSync):
         with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
         "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+        no top-ups in a tournament).
         """
         return self.execute_unary(
             request=request,
@@ -1541,4 +1986,155 @@ class AdminServiceClientSync(ConnectClientSync):
             headers=headers,
             timeout_ms=timeout_ms,
             use_get=use_get,
+        )
+    def set_stakes(
+        self,
+        request: SetStakesRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> SetStakesResponse:
+        """
+        Tournament table: sets the stakes of a level, from the next hand on (never the running
+        one): between hands at once, during a hand when it ends (TournamentState.next_level and
+        next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+        TournamentState.level show the level once it plays. The stakes are stored with the table:
+        a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+        the table already has (or will have from the next hand) changes nothing and sends nothing.
+        Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+        NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="SetStakes",
+                service_name="stud.v1.AdminService",
+                input=SetStakesRequest,
+                output=SetStakesResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def move_player(
+        self,
+        request: MovePlayerRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> MovePlayerResponse:
+        """
+        Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+        Between hands, or when he is not dealt into the running hand, at once; else when the hand
+        ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+        MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+        these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+        that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+        with the destination and its engine addresses (as everyone's does), then ends cleanly.
+        Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+        out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+        director may poll with it until CLOSED); the same request_id for
+        another session or destination, or a second move of the same session under another
+        request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+        SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="MovePlayer",
+                service_name="stud.v1.AdminService",
+                input=MovePlayerRequest,
+                output=MovePlayerResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def set_hand_hold(
+        self,
+        request: SetHandHoldRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> SetHandHoldResponse:
+        """
+        Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+        out; no new hand starts until released), false releases it (the next hand starts at once
+        when at least two players can play). Idempotent: holding a held table or releasing a free
+        one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+        HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+        hand still runs (hand_in_progress): the director releases every table of the tournament
+        together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="SetHandHold",
+                service_name="stud.v1.AdminService",
+                input=SetHandHoldRequest,
+                output=SetHandHoldResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def set_tournament_info(
+        self,
+        request: SetTournamentInfoRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> SetTournamentInfoResponse:
+        """
+        Tournament table: pushes the tournament's state (level, time or hands to the next level,
+        players left, average stack, entrants, prize pool) to every stream of the table
+        (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+        computes none of it); stored with the table. Pushing the same info again sends nothing.
+        Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+        (FAILED_PRECONDITION).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="SetTournamentInfo",
+                service_name="stud.v1.AdminService",
+                input=SetTournamentInfoRequest,
+                output=SetTournamentInfoResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def award_place(
+        self,
+        request: AwardPlaceRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> AwardPlaceResponse:
+        """
+        Tournament table: tells a player his final place and prize, when he busts (at the table he
+        busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+        gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+        another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+        Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="AwardPlace",
+                service_name="stud.v1.AdminService",
+                input=AwardPlaceRequest,
+                output=AwardPlaceResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
         )

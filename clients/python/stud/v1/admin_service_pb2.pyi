@@ -92,6 +92,7 @@ class CreateTableRequest(_message.Message):
     CLIENT_SEED_FIELD_NUMBER: _builtins.int
     OPENER_PLAYER_ID_FIELD_NUMBER: _builtins.int
     LABELS_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """The lobby's id for this request (1-64 characters); the idempotency key."""
     table_id: _builtins.str
@@ -123,6 +124,13 @@ class CreateTableRequest(_message.Message):
     def labels(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Free-form labels (e.g. "city", "stake_level") returned with the table and filterable."""
 
+    @_builtins.property
+    def tournament(self) -> _settings_pb2.TournamentTable:
+        """Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+        min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+        tournament, table name and number.
+        """
+
     def __init__(
         self,
         *,
@@ -137,10 +145,11 @@ class CreateTableRequest(_message.Message):
         client_seed: _builtins.str = ...,
         opener_player_id: _builtins.str = ...,
         labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        tournament: _settings_pb2.TournamentTable | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_overrides", b"rule_overrides", "stakes", b"stakes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_overrides", b"rule_overrides", "stakes", b"stakes", "tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seed", b"client_seed", "labels", b"labels", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "opener_player_id", b"opener_player_id", "private", b"private", "profile", b"profile", "request_id", b"request_id", "rule_overrides", b"rule_overrides", "stakes", b"stakes", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seed", b"client_seed", "labels", b"labels", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "opener_player_id", b"opener_player_id", "private", b"private", "profile", b"profile", "request_id", b"request_id", "rule_overrides", b"rule_overrides", "stakes", b"stakes", "table_id", b"table_id", "tournament", b"tournament"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -195,7 +204,9 @@ class SeatPlayerRequest(_message.Message):
     seat: _builtins.int
     """The seat wanted; 0: any free seat."""
     buy_in: _builtins.int
-    """The chips he sits down with (within the table's buy-in limits)."""
+    """The chips he sits down with (within the table's buy-in limits; at a tournament table any
+    positive amount: his tournament chips).
+    """
     def __init__(
         self,
         *,
@@ -992,3 +1003,289 @@ class EngineNode(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EngineNode: _TypeAlias = EngineNode  # noqa: Y015
+
+@_typing.final
+class SetStakesRequest(_message.Message):
+    """SetStakes' request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STAKES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The table, "tables/{table_id}"."""
+    level: _builtins.int
+    """The level (>= 1)."""
+    @_builtins.property
+    def stakes(self) -> _settings_pb2.Stakes:
+        """Its stakes (bring_in and big_bet default to small_bet / 2 and 2 × small_bet when 0)."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        level: _builtins.int = ...,
+        stakes: _settings_pb2.Stakes | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stakes", b"stakes"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "name", b"name", "stakes", b"stakes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetStakesRequest: _TypeAlias = SetStakesRequest  # noqa: Y015
+
+@_typing.final
+class SetStakesResponse(_message.Message):
+    """SetStakes' response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    FROM_HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    from_hand_number: _builtins.int
+    """The first hand dealt at these stakes."""
+    @_builtins.property
+    def table(self) -> _table_pb2.Table:
+        """The table (its settings show the level once it plays)."""
+
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.Table | None = ...,
+        from_hand_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_hand_number", b"from_hand_number", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetStakesResponse: _TypeAlias = SetStakesResponse  # noqa: Y015
+
+@_typing.final
+class MovePlayerRequest(_message.Message):
+    """MovePlayer's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    SEAT_SESSION_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    DESTINATION_TABLE_FIELD_NUMBER: _builtins.int
+    GRPC_ADDRESS_FIELD_NUMBER: _builtins.int
+    WEB_URL_FIELD_NUMBER: _builtins.int
+    table: _builtins.str
+    """The table he leaves, "tables/{table_id}"."""
+    seat_session_id: _builtins.str
+    """His seat session there."""
+    request_id: _builtins.str
+    """The director's id for this move (1-64 characters): the idempotency key."""
+    destination_table: _builtins.str
+    """The table he goes to, "tables/{table_id}" (told to him; it may be on another node)."""
+    grpc_address: _builtins.str
+    """That table's engine gRPC address (host:port), told to his client."""
+    web_url: _builtins.str
+    """That table's engine Connect / gRPC-Web URL, told to his client."""
+    def __init__(
+        self,
+        *,
+        table: _builtins.str = ...,
+        seat_session_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+        destination_table: _builtins.str = ...,
+        grpc_address: _builtins.str = ...,
+        web_url: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["destination_table", b"destination_table", "grpc_address", b"grpc_address", "request_id", b"request_id", "seat_session_id", b"seat_session_id", "table", b"table", "web_url", b"web_url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MovePlayerRequest: _TypeAlias = MovePlayerRequest  # noqa: Y015
+
+@_typing.final
+class MovePlayerResponse(_message.Message):
+    """MovePlayer's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def session(self) -> _table_pb2.SeatSession:
+        """His session: CLOSED (reason MOVED, `stack` the chips to seat him with; or BUSTED, stack 0)
+        when he is off the table, CLOSING while he plays out the running hand (ask again, or read
+        ListSeatSessions, once it ends).
+        """
+
+    def __init__(
+        self,
+        *,
+        session: _table_pb2.SeatSession | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MovePlayerResponse: _TypeAlias = MovePlayerResponse  # noqa: Y015
+
+@_typing.final
+class SetHandHoldRequest(_message.Message):
+    """SetHandHold's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    HELD_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The table, "tables/{table_id}"."""
+    held: _builtins.bool
+    """true: hold the next hand; false: release it."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        held: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["held", b"held", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetHandHoldRequest: _TypeAlias = SetHandHoldRequest  # noqa: Y015
+
+@_typing.final
+class SetHandHoldResponse(_message.Message):
+    """SetHandHold's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> _table_pb2.Table:
+        """The table (tournament.hand_held, hand_in_progress)."""
+
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.Table | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetHandHoldResponse: _TypeAlias = SetHandHoldResponse  # noqa: Y015
+
+@_typing.final
+class SetTournamentInfoRequest(_message.Message):
+    """SetTournamentInfo's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    INFO_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The table, "tables/{table_id}"."""
+    @_builtins.property
+    def info(self) -> _table_pb2.TournamentInfo:
+        """The tournament as the director sees it now."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        info: _table_pb2.TournamentInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["info", b"info", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetTournamentInfoRequest: _TypeAlias = SetTournamentInfoRequest  # noqa: Y015
+
+@_typing.final
+class SetTournamentInfoResponse(_message.Message):
+    """SetTournamentInfo's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> _table_pb2.Table:
+        """The table."""
+
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.Table | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetTournamentInfoResponse: _TypeAlias = SetTournamentInfoResponse  # noqa: Y015
+
+@_typing.final
+class AwardPlaceRequest(_message.Message):
+    """AwardPlace's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    PLACE_FIELD_NUMBER: _builtins.int
+    PRIZE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The table, "tables/{table_id}"."""
+    player_id: _builtins.str
+    """The player."""
+    display_name: _builtins.str
+    """His display name (empty: the player id)."""
+    place: _builtins.int
+    """His place (1: the winner)."""
+    prize: _builtins.int
+    """His prize in money (0: out of the money)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        player_id: _builtins.str = ...,
+        display_name: _builtins.str = ...,
+        place: _builtins.int = ...,
+        prize: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "name", b"name", "place", b"place", "player_id", b"player_id", "prize", b"prize"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AwardPlaceRequest: _TypeAlias = AwardPlaceRequest  # noqa: Y015
+
+@_typing.final
+class AwardPlaceResponse(_message.Message):
+    """AwardPlace's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AwardPlaceResponse: _TypeAlias = AwardPlaceResponse  # noqa: Y015

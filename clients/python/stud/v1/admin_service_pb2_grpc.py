@@ -30,7 +30,8 @@ class AdminServiceStub:
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-    ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+    ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+    methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
     token, which may also call every method above. Otherwise PERMISSION_DENIED /
     ADMIN_REQUIRED.
@@ -51,6 +52,15 @@ class AdminServiceStub:
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
 
     def __init__(self, channel):
@@ -129,6 +139,31 @@ class AdminServiceStub:
                 request_serializer=stud_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
                 _registered_method=True)
+        self.SetStakes = channel.unary_unary(
+                '/stud.v1.AdminService/SetStakes',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.SetStakesRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.SetStakesResponse.FromString,
+                _registered_method=True)
+        self.MovePlayer = channel.unary_unary(
+                '/stud.v1.AdminService/MovePlayer',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.MovePlayerRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.MovePlayerResponse.FromString,
+                _registered_method=True)
+        self.SetHandHold = channel.unary_unary(
+                '/stud.v1.AdminService/SetHandHold',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.SetHandHoldRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.SetHandHoldResponse.FromString,
+                _registered_method=True)
+        self.SetTournamentInfo = channel.unary_unary(
+                '/stud.v1.AdminService/SetTournamentInfo',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.SetTournamentInfoRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.SetTournamentInfoResponse.FromString,
+                _registered_method=True)
+        self.AwardPlace = channel.unary_unary(
+                '/stud.v1.AdminService/AwardPlace',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.AwardPlaceRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.AwardPlaceResponse.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -136,7 +171,8 @@ class AdminServiceServicer:
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-    ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+    ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+    methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
     token, which may also call every method above. Otherwise PERMISSION_DENIED /
     ADMIN_REQUIRED.
@@ -157,6 +193,15 @@ class AdminServiceServicer:
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
 
     def CreateTable(self, request, context):
@@ -169,8 +214,10 @@ class AdminServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SeatPlayer(self, request, context):
-        """Seats a player whose buy-in the lobby has already moved to the table's escrow.
-        Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+        """Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+        tournament table: with the tournament chips the director gives him, any positive amount;
+        between hands or during one, he is dealt in from the next hand). Idempotent by
+        seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
         TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -184,7 +231,8 @@ class AdminServiceServicer:
         with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
         "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+        no top-ups in a tournament).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -297,6 +345,77 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetStakes(self, request, context):
+        """Tournament table: sets the stakes of a level, from the next hand on (never the running
+        one): between hands at once, during a hand when it ends (TournamentState.next_level and
+        next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+        TournamentState.level show the level once it plays. The stakes are stored with the table:
+        a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+        the table already has (or will have from the next hand) changes nothing and sends nothing.
+        Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+        NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MovePlayer(self, request, context):
+        """Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+        Between hands, or when he is not dealt into the running hand, at once; else when the hand
+        ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+        MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+        these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+        that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+        with the destination and its engine addresses (as everyone's does), then ends cleanly.
+        Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+        out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+        director may poll with it until CLOSED); the same request_id for
+        another session or destination, or a second move of the same session under another
+        request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+        SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetHandHold(self, request, context):
+        """Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+        out; no new hand starts until released), false releases it (the next hand starts at once
+        when at least two players can play). Idempotent: holding a held table or releasing a free
+        one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+        HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+        hand still runs (hand_in_progress): the director releases every table of the tournament
+        together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetTournamentInfo(self, request, context):
+        """Tournament table: pushes the tournament's state (level, time or hands to the next level,
+        players left, average stack, entrants, prize pool) to every stream of the table
+        (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+        computes none of it); stored with the table. Pushing the same info again sends nothing.
+        Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+        (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AwardPlace(self, request, context):
+        """Tournament table: tells a player his final place and prize, when he busts (at the table he
+        busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+        gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+        another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+        Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -370,6 +489,31 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     request_deserializer=stud_dot_v1_dot_admin__service__pb2.ListNodesRequest.FromString,
                     response_serializer=stud_dot_v1_dot_admin__service__pb2.ListNodesResponse.SerializeToString,
             ),
+            'SetStakes': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetStakes,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.SetStakesRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.SetStakesResponse.SerializeToString,
+            ),
+            'MovePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.MovePlayer,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.MovePlayerRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.MovePlayerResponse.SerializeToString,
+            ),
+            'SetHandHold': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetHandHold,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.SetHandHoldRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.SetHandHoldResponse.SerializeToString,
+            ),
+            'SetTournamentInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetTournamentInfo,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.SetTournamentInfoRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.SetTournamentInfoResponse.SerializeToString,
+            ),
+            'AwardPlace': grpc.unary_unary_rpc_method_handler(
+                    servicer.AwardPlace,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.AwardPlaceRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.AwardPlaceResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'stud.v1.AdminService', rpc_method_handlers)
@@ -383,7 +527,8 @@ class AdminService:
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-    ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+    ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+    methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
     token, which may also call every method above. Otherwise PERMISSION_DENIED /
     ADMIN_REQUIRED.
@@ -404,6 +549,15 @@ class AdminService:
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
 
     @staticmethod
@@ -774,6 +928,141 @@ class AdminService:
             '/stud.v1.AdminService/ListNodes',
             stud_dot_v1_dot_admin__service__pb2.ListNodesRequest.SerializeToString,
             stud_dot_v1_dot_admin__service__pb2.ListNodesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetStakes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/SetStakes',
+            stud_dot_v1_dot_admin__service__pb2.SetStakesRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.SetStakesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MovePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/MovePlayer',
+            stud_dot_v1_dot_admin__service__pb2.MovePlayerRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.MovePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetHandHold(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/SetHandHold',
+            stud_dot_v1_dot_admin__service__pb2.SetHandHoldRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.SetHandHoldResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetTournamentInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/SetTournamentInfo',
+            stud_dot_v1_dot_admin__service__pb2.SetTournamentInfoRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.SetTournamentInfoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AwardPlace(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/AwardPlace',
+            stud_dot_v1_dot_admin__service__pb2.AwardPlaceRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.AwardPlaceResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -31,7 +31,8 @@ class AdminServiceStub:
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -52,6 +53,15 @@ class AdminServiceStub:
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
 
     @_typing.overload
@@ -64,8 +74,10 @@ class AdminServiceStub:
     (FAILED_PRECONDITION).
     """
     SeatPlayer: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SeatPlayerRequest, _admin_service_pb2.SeatPlayerResponse]
-    """Seats a player whose buy-in the lobby has already moved to the table's escrow.
-    Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+    """Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+    tournament table: with the tournament chips the director gives him, any positive amount;
+    between hands or during one, he is dealt in from the next hand). Idempotent by
+    seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
     TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
     """
     AddChips: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.AddChipsRequest, _admin_service_pb2.AddChipsResponse]
@@ -75,7 +87,8 @@ class AdminServiceStub:
     with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
     "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
     SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-    (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+    (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+    no top-ups in a tournament).
     """
     ListTables: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListTablesRequest, _admin_service_pb2.ListTablesResponse]
     """Lists tables, newest first, one page at a time."""
@@ -137,6 +150,57 @@ class AdminServiceStub:
     the same database), by id: where each is reached, its state and lease, and its open
     tables. Any node answers for all of them.
     """
+    SetStakes: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetStakesRequest, _admin_service_pb2.SetStakesResponse]
+    """Tournament table: sets the stakes of a level, from the next hand on (never the running
+    one): between hands at once, during a hand when it ends (TournamentState.next_level and
+    next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+    TournamentState.level show the level once it plays. The stakes are stored with the table:
+    a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+    the table already has (or will have from the next hand) changes nothing and sends nothing.
+    Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+    NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+    """
+    MovePlayer: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.MovePlayerRequest, _admin_service_pb2.MovePlayerResponse]
+    """Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+    Between hands, or when he is not dealt into the running hand, at once; else when the hand
+    ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+    MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+    these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+    that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+    with the destination and its engine addresses (as everyone's does), then ends cleanly.
+    Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+    out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+    director may poll with it until CLOSED); the same request_id for
+    another session or destination, or a second move of the same session under another
+    request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+    SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+    """
+    SetHandHold: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetHandHoldRequest, _admin_service_pb2.SetHandHoldResponse]
+    """Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+    out; no new hand starts until released), false releases it (the next hand starts at once
+    when at least two players can play). Idempotent: holding a held table or releasing a free
+    one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+    HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+    hand still runs (hand_in_progress): the director releases every table of the tournament
+    together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+    TABLE_CLOSED (FAILED_PRECONDITION).
+    """
+    SetTournamentInfo: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.SetTournamentInfoRequest, _admin_service_pb2.SetTournamentInfoResponse]
+    """Tournament table: pushes the tournament's state (level, time or hands to the next level,
+    players left, average stack, entrants, prize pool) to every stream of the table
+    (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+    computes none of it); stored with the table. Pushing the same info again sends nothing.
+    Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+    (FAILED_PRECONDITION).
+    """
+    AwardPlace: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.AwardPlaceRequest, _admin_service_pb2.AwardPlaceResponse]
+    """Tournament table: tells a player his final place and prize, when he busts (at the table he
+    busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+    gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+    another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+    Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+    TABLE_CLOSED (FAILED_PRECONDITION).
+    """
 
 @_typing.type_check_only
 class AdminServiceAsyncStub(AdminServiceStub):
@@ -144,7 +208,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -165,6 +230,15 @@ class AdminServiceAsyncStub(AdminServiceStub):
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -174,8 +248,10 @@ class AdminServiceAsyncStub(AdminServiceStub):
     (FAILED_PRECONDITION).
     """
     SeatPlayer: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SeatPlayerRequest, _admin_service_pb2.SeatPlayerResponse]  # type: ignore[assignment]
-    """Seats a player whose buy-in the lobby has already moved to the table's escrow.
-    Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+    """Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+    tournament table: with the tournament chips the director gives him, any positive amount;
+    between hands or during one, he is dealt in from the next hand). Idempotent by
+    seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
     TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
     """
     AddChips: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.AddChipsRequest, _admin_service_pb2.AddChipsResponse]  # type: ignore[assignment]
@@ -185,7 +261,8 @@ class AdminServiceAsyncStub(AdminServiceStub):
     with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
     "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
     SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-    (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+    (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+    no top-ups in a tournament).
     """
     ListTables: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListTablesRequest, _admin_service_pb2.ListTablesResponse]  # type: ignore[assignment]
     """Lists tables, newest first, one page at a time."""
@@ -247,13 +324,65 @@ class AdminServiceAsyncStub(AdminServiceStub):
     the same database), by id: where each is reached, its state and lease, and its open
     tables. Any node answers for all of them.
     """
+    SetStakes: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetStakesRequest, _admin_service_pb2.SetStakesResponse]  # type: ignore[assignment]
+    """Tournament table: sets the stakes of a level, from the next hand on (never the running
+    one): between hands at once, during a hand when it ends (TournamentState.next_level and
+    next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+    TournamentState.level show the level once it plays. The stakes are stored with the table:
+    a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+    the table already has (or will have from the next hand) changes nothing and sends nothing.
+    Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+    NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+    """
+    MovePlayer: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.MovePlayerRequest, _admin_service_pb2.MovePlayerResponse]  # type: ignore[assignment]
+    """Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+    Between hands, or when he is not dealt into the running hand, at once; else when the hand
+    ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+    MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+    these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+    that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+    with the destination and its engine addresses (as everyone's does), then ends cleanly.
+    Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+    out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+    director may poll with it until CLOSED); the same request_id for
+    another session or destination, or a second move of the same session under another
+    request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+    SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+    """
+    SetHandHold: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetHandHoldRequest, _admin_service_pb2.SetHandHoldResponse]  # type: ignore[assignment]
+    """Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+    out; no new hand starts until released), false releases it (the next hand starts at once
+    when at least two players can play). Idempotent: holding a held table or releasing a free
+    one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+    HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+    hand still runs (hand_in_progress): the director releases every table of the tournament
+    together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+    TABLE_CLOSED (FAILED_PRECONDITION).
+    """
+    SetTournamentInfo: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.SetTournamentInfoRequest, _admin_service_pb2.SetTournamentInfoResponse]  # type: ignore[assignment]
+    """Tournament table: pushes the tournament's state (level, time or hands to the next level,
+    players left, average stack, entrants, prize pool) to every stream of the table
+    (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+    computes none of it); stored with the table. Pushing the same info again sends nothing.
+    Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+    (FAILED_PRECONDITION).
+    """
+    AwardPlace: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.AwardPlaceRequest, _admin_service_pb2.AwardPlaceResponse]  # type: ignore[assignment]
+    """Tournament table: tells a player his final place and prize, when he busts (at the table he
+    busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+    gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+    another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+    Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+    TABLE_CLOSED (FAILED_PRECONDITION).
+    """
 
 class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     """AdminService is called by the lobby (to open tables and seat players) and by ops.
 
     Authentication: `authorization: Bearer <token>`.
     - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+      ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+      methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
     - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
       token, which may also call every method above. Otherwise PERMISSION_DENIED /
       ADMIN_REQUIRED.
@@ -274,6 +403,15 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
     first answer whenever it comes (after later hands, the session's close, an engine restart).
     Reusing an id with different parameters fails with INVALID_ARGUMENT /
     IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+
+    Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+    CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+    each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+    the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+    pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+    hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+    closed BUSTED), without a stream. Tournament methods on a cash table fail with
+    FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
     """
 
     @_abc_1.abstractmethod
@@ -293,8 +431,10 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _admin_service_pb2.SeatPlayerRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.SeatPlayerResponse, _abc.Awaitable[_admin_service_pb2.SeatPlayerResponse]]:
-        """Seats a player whose buy-in the lobby has already moved to the table's escrow.
-        Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+        """Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+        tournament table: with the tournament chips the director gives him, any positive amount;
+        between hands or during one, he is dealt in from the next hand). Idempotent by
+        seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
         TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
         """
 
@@ -310,7 +450,8 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
         "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
         SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+        (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+        no top-ups in a tournament).
         """
 
     @_abc_1.abstractmethod
@@ -437,6 +578,87 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         """Lists the engine nodes of the registry this node shares with the others (every node on
         the same database), by id: where each is reached, its state and lease, and its open
         tables. Any node answers for all of them.
+        """
+
+    @_abc_1.abstractmethod
+    def SetStakes(
+        self,
+        request: _admin_service_pb2.SetStakesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.SetStakesResponse, _abc.Awaitable[_admin_service_pb2.SetStakesResponse]]:
+        """Tournament table: sets the stakes of a level, from the next hand on (never the running
+        one): between hands at once, during a hand when it ends (TournamentState.next_level and
+        next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+        TournamentState.level show the level once it plays. The stakes are stored with the table:
+        a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+        the table already has (or will have from the next hand) changes nothing and sends nothing.
+        Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+        NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+
+    @_abc_1.abstractmethod
+    def MovePlayer(
+        self,
+        request: _admin_service_pb2.MovePlayerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.MovePlayerResponse, _abc.Awaitable[_admin_service_pb2.MovePlayerResponse]]:
+        """Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+        Between hands, or when he is not dealt into the running hand, at once; else when the hand
+        ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+        MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+        these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+        that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+        with the destination and its engine addresses (as everyone's does), then ends cleanly.
+        Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+        out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+        director may poll with it until CLOSED); the same request_id for
+        another session or destination, or a second move of the same session under another
+        request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+        SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+        """
+
+    @_abc_1.abstractmethod
+    def SetHandHold(
+        self,
+        request: _admin_service_pb2.SetHandHoldRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.SetHandHoldResponse, _abc.Awaitable[_admin_service_pb2.SetHandHoldResponse]]:
+        """Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+        out; no new hand starts until released), false releases it (the next hand starts at once
+        when at least two players can play). Idempotent: holding a held table or releasing a free
+        one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+        HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+        hand still runs (hand_in_progress): the director releases every table of the tournament
+        together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
+        """
+
+    @_abc_1.abstractmethod
+    def SetTournamentInfo(
+        self,
+        request: _admin_service_pb2.SetTournamentInfoRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.SetTournamentInfoResponse, _abc.Awaitable[_admin_service_pb2.SetTournamentInfoResponse]]:
+        """Tournament table: pushes the tournament's state (level, time or hands to the next level,
+        players left, average stack, entrants, prize pool) to every stream of the table
+        (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+        computes none of it); stored with the table. Pushing the same info again sends nothing.
+        Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+        (FAILED_PRECONDITION).
+        """
+
+    @_abc_1.abstractmethod
+    def AwardPlace(
+        self,
+        request: _admin_service_pb2.AwardPlaceRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.AwardPlaceResponse, _abc.Awaitable[_admin_service_pb2.AwardPlaceResponse]]:
+        """Tournament table: tells a player his final place and prize, when he busts (at the table he
+        busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+        gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+        another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+        Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+        TABLE_CLOSED (FAILED_PRECONDITION).
         """
 
 def add_AdminServiceServicer_to_server(servicer: AdminServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

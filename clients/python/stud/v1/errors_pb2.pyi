@@ -69,6 +69,15 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     serves (metadata "table", and "node": the owner's node id); call that node (the lobby
     finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
     """
+    ERROR_REASON_NOT_A_TOURNAMENT_TABLE: _ErrorReason.ValueType  # 16
+    """FAILED_PRECONDITION: a tournament method (SetStakes, MovePlayer, SetHandHold,
+    SetTournamentInfo, AwardPlace) names a cash table.
+    """
+    ERROR_REASON_TOURNAMENT_TABLE: _ErrorReason.ValueType  # 17
+    """FAILED_PRECONDITION: what a cash table allows and a tournament table does not: AddChips,
+    Leave (a tournament player cannot cash out; the director moves him or he busts) and
+    SitOut (an away player keeps being dealt in; his clock acts for him).
+    """
     ERROR_REASON_SEAT_TAKEN: _ErrorReason.ValueType  # 20
     """--- Seats and seat sessions ----------------------------------------------------------------
 
@@ -254,6 +263,15 @@ ERROR_REASON_TABLE_ON_OTHER_NODE: ErrorReason.ValueType  # 15
 """FAILED_PRECONDITION: an AdminService call names a table another engine node owns and
 serves (metadata "table", and "node": the owner's node id); call that node (the lobby
 finds its address in the node registry). TableService answers TABLE_NOT_FOUND instead.
+"""
+ERROR_REASON_NOT_A_TOURNAMENT_TABLE: ErrorReason.ValueType  # 16
+"""FAILED_PRECONDITION: a tournament method (SetStakes, MovePlayer, SetHandHold,
+SetTournamentInfo, AwardPlace) names a cash table.
+"""
+ERROR_REASON_TOURNAMENT_TABLE: ErrorReason.ValueType  # 17
+"""FAILED_PRECONDITION: what a cash table allows and a tournament table does not: AddChips,
+Leave (a tournament player cannot cash out; the director moves him or he busts) and
+SitOut (an away player keeps being dealt in; his clock acts for him).
 """
 ERROR_REASON_SEAT_TAKEN: ErrorReason.ValueType  # 20
 """--- Seats and seat sessions ----------------------------------------------------------------

@@ -56,8 +56,15 @@ class Event(_message.Message):
     PLAYER_SAT_IN_FIELD_NUMBER: _builtins.int
     CONNECTION_CHANGED_FIELD_NUMBER: _builtins.int
     CHIPS_ADDED_FIELD_NUMBER: _builtins.int
+    PLAYER_BUSTED_FIELD_NUMBER: _builtins.int
+    PLAYER_MOVED_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_PLACED_FIELD_NUMBER: _builtins.int
     TABLE_STATUS_CHANGED_FIELD_NUMBER: _builtins.int
     SEED_ROTATED_FIELD_NUMBER: _builtins.int
+    STAKES_CHANGED_FIELD_NUMBER: _builtins.int
+    HAND_HOLD_CHANGED_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_INFO_CHANGED_FIELD_NUMBER: _builtins.int
+    WATCHERS_CHANGED_FIELD_NUMBER: _builtins.int
     hand_number: _builtins.int
     """The hand it belongs to (0 for changes between hands that belong to none)."""
     @_builtins.property
@@ -170,12 +177,42 @@ class Event(_message.Message):
         """A player added chips between hands."""
 
     @_builtins.property
+    def player_busted(self) -> Global___PlayerBusted:
+        """Tournament table: a player had no chips left after the hand and is out; his seat frees."""
+
+    @_builtins.property
+    def player_moved(self) -> Global___PlayerMoved:
+        """Tournament table: a player was moved to another table; his seat frees."""
+
+    @_builtins.property
+    def tournament_placed(self) -> Global___TournamentPlaced:
+        """Tournament table: a player's final place and prize (pushed by the director when he
+        busts or wins).
+        """
+
+    @_builtins.property
     def table_status_changed(self) -> Global___TableStatusChanged:
         """The table's status changed (paused, resumed, closing, closed, ...)."""
 
     @_builtins.property
     def seed_rotated(self) -> Global___SeedRotated:
         """The seed pair was rotated and the old dealer seed revealed."""
+
+    @_builtins.property
+    def stakes_changed(self) -> Global___StakesChanged:
+        """Tournament table: the stakes of a new level, from the hand named on."""
+
+    @_builtins.property
+    def hand_hold_changed(self) -> Global___HandHoldChanged:
+        """Tournament table: hand-for-hand hold set or released."""
+
+    @_builtins.property
+    def tournament_info_changed(self) -> Global___TournamentInfoChanged:
+        """Tournament table: the director pushed new tournament info."""
+
+    @_builtins.property
+    def watchers_changed(self) -> Global___WatchersChanged:
+        """The number of railbirds watching changed."""
 
     def __init__(
         self,
@@ -207,14 +244,21 @@ class Event(_message.Message):
         player_sat_in: Global___PlayerSatIn | None = ...,
         connection_changed: Global___ConnectionChanged | None = ...,
         chips_added: Global___ChipsAdded | None = ...,
+        player_busted: Global___PlayerBusted | None = ...,
+        player_moved: Global___PlayerMoved | None = ...,
+        tournament_placed: Global___TournamentPlaced | None = ...,
         table_status_changed: Global___TableStatusChanged | None = ...,
         seed_rotated: Global___SeedRotated | None = ...,
+        stakes_changed: Global___StakesChanged | None = ...,
+        hand_hold_changed: Global___HandHoldChanged | None = ...,
+        tournament_info_changed: Global___TournamentInfoChanged | None = ...,
+        watchers_changed: Global___WatchersChanged | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_hold_changed", b"hand_hold_changed", "hand_started", b"hand_started", "kind", b"kind", "player_busted", b"player_busted", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_moved", b"player_moved", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "stakes_changed", b"stakes_changed", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "tournament_info_changed", b"tournament_info_changed", "tournament_placed", b"tournament_placed", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned", "watchers_changed", b"watchers_changed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_hold_changed", b"hand_hold_changed", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_busted", b"player_busted", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_moved", b"player_moved", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "stakes_changed", b"stakes_changed", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "tournament_info_changed", b"tournament_info_changed", "tournament_placed", b"tournament_placed", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned", "watchers_changed", b"watchers_changed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "turn_extended", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "table_status_changed", "seed_rotated"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "turn_extended", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "player_busted", "player_moved", "tournament_placed", "table_status_changed", "seed_rotated", "stakes_changed", "hand_hold_changed", "tournament_info_changed", "watchers_changed"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1059,3 +1103,255 @@ class SeedRotated(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SeedRotated: _TypeAlias = SeedRotated  # noqa: Y015
+
+@_typing.final
+class PlayerBusted(_message.Message):
+    """A tournament player had no chips left after a hand: he is out (his seat session closed
+    BUSTED) and his seat is free. His own stream stays open as a railbird's (public view only),
+    so that it still receives his TournamentPlaced.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    START_STACK_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat he had."""
+    player_id: _builtins.str
+    """The player."""
+    display_name: _builtins.str
+    """His display name."""
+    hand_number: _builtins.int
+    """The hand he lost his last chip in."""
+    start_stack: _builtins.int
+    """His chips at that hand's start (the director places two players out in one hand by it)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        player_id: _builtins.str = ...,
+        display_name: _builtins.str = ...,
+        hand_number: _builtins.int = ...,
+        start_stack: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "hand_number", b"hand_number", "player_id", b"player_id", "seat", b"seat", "start_stack", b"start_stack"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerBusted: _TypeAlias = PlayerBusted  # noqa: Y015
+
+@_typing.final
+class TableDestination(_message.Message):
+    """Where a moved player goes next."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    GRPC_ADDRESS_FIELD_NUMBER: _builtins.int
+    WEB_URL_FIELD_NUMBER: _builtins.int
+    table: _builtins.str
+    """The table, "tables/{table_id}"."""
+    grpc_address: _builtins.str
+    """The gRPC address of the engine node that serves it (host:port)."""
+    web_url: _builtins.str
+    """Its Connect / gRPC-Web URL (browsers)."""
+    def __init__(
+        self,
+        *,
+        table: _builtins.str = ...,
+        grpc_address: _builtins.str = ...,
+        web_url: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["grpc_address", b"grpc_address", "table", b"table", "web_url", b"web_url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TableDestination: _TypeAlias = TableDestination  # noqa: Y015
+
+@_typing.final
+class PlayerMoved(_message.Message):
+    """A tournament player was moved to another table (AdminService.MovePlayer): his seat is free
+    and his session closed MOVED with his chips. His stream ends cleanly after this message: the
+    client follows him with WatchTable at `destination`, where the director seats him with the
+    same chips.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    STACK_FIELD_NUMBER: _builtins.int
+    DESTINATION_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat he had."""
+    player_id: _builtins.str
+    """The player."""
+    display_name: _builtins.str
+    """His display name."""
+    stack: _builtins.int
+    """The chips he takes with him."""
+    @_builtins.property
+    def destination(self) -> Global___TableDestination:
+        """Where he goes."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        player_id: _builtins.str = ...,
+        display_name: _builtins.str = ...,
+        stack: _builtins.int = ...,
+        destination: Global___TableDestination | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["destination", b"destination"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["destination", b"destination", "display_name", b"display_name", "player_id", b"player_id", "seat", b"seat", "stack", b"stack"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerMoved: _TypeAlias = PlayerMoved  # noqa: Y015
+
+@_typing.final
+class TournamentPlaced(_message.Message):
+    """A tournament player's final place and prize, as the director pushed it (AdminService.
+    AwardPlace). Sent to every stream of the table: his own (a busted player's stream stays open
+    as a railbird's until the table closes), and everyone's.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    PLACE_FIELD_NUMBER: _builtins.int
+    PRIZE_FIELD_NUMBER: _builtins.int
+    player_id: _builtins.str
+    """The player."""
+    display_name: _builtins.str
+    """His display name."""
+    place: _builtins.int
+    """His place (1: the winner)."""
+    prize: _builtins.int
+    """His prize in money (0: out of the money)."""
+    def __init__(
+        self,
+        *,
+        player_id: _builtins.str = ...,
+        display_name: _builtins.str = ...,
+        place: _builtins.int = ...,
+        prize: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "place", b"place", "player_id", b"player_id", "prize", b"prize"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentPlaced: _TypeAlias = TournamentPlaced  # noqa: Y015
+
+@_typing.final
+class StakesChanged(_message.Message):
+    """The stakes of a new tournament level (AdminService.SetStakes)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STAKES_FIELD_NUMBER: _builtins.int
+    FROM_HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    level: _builtins.int
+    """The level."""
+    from_hand_number: _builtins.int
+    """The first hand dealt at them (the next hand: never the running one)."""
+    @_builtins.property
+    def stakes(self) -> _settings_pb2.Stakes:
+        """Its stakes."""
+
+    def __init__(
+        self,
+        *,
+        level: _builtins.int = ...,
+        stakes: _settings_pb2.Stakes | None = ...,
+        from_hand_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["stakes", b"stakes"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_hand_number", b"from_hand_number", "level", b"level", "stakes", b"stakes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StakesChanged: _TypeAlias = StakesChanged  # noqa: Y015
+
+@_typing.final
+class HandHoldChanged(_message.Message):
+    """Hand-for-hand: the table's next hand is held or released (AdminService.SetHandHold)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HELD_FIELD_NUMBER: _builtins.int
+    held: _builtins.bool
+    """true: no new hand starts until released; false: hands are dealt again."""
+    def __init__(
+        self,
+        *,
+        held: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["held", b"held"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandHoldChanged: _TypeAlias = HandHoldChanged  # noqa: Y015
+
+@_typing.final
+class TournamentInfoChanged(_message.Message):
+    """The director pushed tournament info (AdminService.SetTournamentInfo)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INFO_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def info(self) -> _table_pb2.TournamentInfo:
+        """The info, also in TableSnapshot.tournament.info."""
+
+    def __init__(
+        self,
+        *,
+        info: _table_pb2.TournamentInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["info", b"info"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentInfoChanged: _TypeAlias = TournamentInfoChanged  # noqa: Y015
+
+@_typing.final
+class WatchersChanged(_message.Message):
+    """The number of railbirds watching the table changed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WATCHERS_FIELD_NUMBER: _builtins.int
+    watchers: _builtins.int
+    """Railbirds watching now (also TableSnapshot.watchers)."""
+    def __init__(
+        self,
+        *,
+        watchers: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["watchers", b"watchers"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchersChanged: _TypeAlias = WatchersChanged  # noqa: Y015

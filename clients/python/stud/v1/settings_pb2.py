@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16stud/v1/settings.proto\x12\x07stud.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xca\x01\n\rTableSettings\x12\x0f\n\x07profile\x18\x01 \x01(\t\x12\x1d\n\x05rules\x18\x02 \x01(\x0b\x32\x0e.stud.v1.Rules\x12/\n\x0erule_overrides\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1f\n\x06stakes\x18\x04 \x01(\x0b\x32\x0f.stud.v1.Stakes\x12\x0f\n\x07private\x18\x05 \x01(\x08\x12\x12\n\nmin_buy_in\x18\x06 \x01(\x03\x12\x12\n\nmax_buy_in\x18\x07 \x01(\x03\"L\n\x06Stakes\x12\x0c\n\x04\x61nte\x18\x01 \x01(\x03\x12\x10\n\x08\x62ring_in\x18\x02 \x01(\x03\x12\x11\n\tsmall_bet\x18\x03 \x01(\x03\x12\x0f\n\x07\x62ig_bet\x18\x04 \x01(\x03\"\xf1\x03\n\x05Rules\x12\x13\n\x0bmax_players\x18\x01 \x01(\x05\x12!\n\x07\x64\x65\x61ling\x18\x02 \x01(\x0e\x32\x10.stud.v1.Dealing\x12\x1e\n\x05\x62urns\x18\x03 \x03(\x0e\x32\x0f.stud.v1.Street\x12&\n\x08\x62ring_in\x18\x04 \x01(\x0e\x32\x14.stud.v1.BringInRule\x12\x1c\n\x14\x62ring_in_last_option\x18\x05 \x01(\x08\x12\x19\n\x11open_pair_big_bet\x18\x06 \x01(\x08\x12\x12\n\nmax_raises\x18\x07 \x01(\x05\x12!\n\x19heads_up_uncapped_seventh\x18\x08 \x01(\x08\x12%\n\x07timeout\x18\t \x01(\x0e\x32\x14.stud.v1.TimeoutRule\x12\'\n\x08showdown\x18\n \x01(\x0e\x32\x15.stud.v1.ShowdownRule\x12*\n\nshort_deck\x18\x0b \x01(\x0e\x32\x16.stud.v1.ShortDeckRule\x12\x1b\n\x04rake\x18\x0c \x01(\x0b\x32\r.stud.v1.Rake\x12\r\n\x05hi_lo\x18\r \x01(\x08\x12\x16\n\x0e\x61\x63tion_seconds\x18\x0e \x01(\x05\x12\x1f\n\x17reconnect_extra_seconds\x18\x0f \x01(\x05\x12\x17\n\x0fwinner_may_show\x18\x10 \x01(\x08\"\x90\x01\n\x04Rake\x12\'\n\x07percent\x18\x01 \x01(\x0b\x32\x14.stud.v1.RakePercentH\x00\x12)\n\x08schedule\x18\x02 \x01(\x0b\x32\x15.stud.v1.RakeScheduleH\x00\x12,\n\nby_players\x18\x03 \x01(\x0b\x32\x16.stud.v1.RakeByPlayersH\x00\x42\x06\n\x04kind\"K\n\x0bRakePercent\x12\x0f\n\x07percent\x18\x01 \x01(\x01\x12\x11\n\tper_round\x18\x02 \x01(\x08\x12\x10\n\x03\x63\x61p\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x06\n\x04_cap\"0\n\x0cRakeSchedule\x12 \n\x05steps\x18\x01 \x03(\x0b\x32\x11.stud.v1.RakeStep\".\n\x08RakeStep\x12\x14\n\x0cpot_at_least\x18\x01 \x01(\x03\x12\x0c\n\x04rake\x18\x02 \x01(\x03\"=\n\rRakeByPlayers\x12,\n\x08\x62rackets\x18\x01 \x03(\x0b\x32\x1a.stud.v1.RakePlayerBracket\"f\n\x11RakePlayerBracket\x12\x13\n\x0bmin_players\x18\x01 \x01(\x05\x12\x13\n\x0bmax_players\x18\x02 \x01(\x05\x12\'\n\x08schedule\x18\x03 \x01(\x0b\x32\x15.stud.v1.RakeSchedule*\x92\x01\n\x06Street\x12\x16\n\x12STREET_UNSPECIFIED\x10\x00\x12\x10\n\x0cSTREET_THIRD\x10\x01\x12\x11\n\rSTREET_FOURTH\x10\x02\x12\x10\n\x0cSTREET_FIFTH\x10\x03\x12\x10\n\x0cSTREET_SIXTH\x10\x04\x12\x12\n\x0eSTREET_SEVENTH\x10\x05\x12\x13\n\x0fSTREET_SHOWDOWN\x10\x06*E\n\x07\x44\x65\x61ling\x12\x17\n\x13\x44\x45\x41LING_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x44\x45\x41LING_SLOT\x10\x01\x12\x0f\n\x0b\x44\x45\x41LING_TOP\x10\x02*y\n\x0b\x42ringInRule\x12\x1d\n\x19\x42RING_IN_RULE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x42RING_IN_RULE_FORCED\x10\x01\x12\x18\n\x14\x42RING_IN_RULE_CHOICE\x10\x02\x12\x17\n\x13\x42RING_IN_RULE_RANGE\x10\x03*\xa2\x01\n\x0bTimeoutRule\x12\x1c\n\x18TIMEOUT_RULE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aTIMEOUT_RULE_CHECK_OR_FOLD\x10\x01\x12\x31\n-TIMEOUT_RULE_ALL_IN_PROTECTION_IF_CONTRIBUTED\x10\x02\x12\"\n\x1eTIMEOUT_RULE_ALL_IN_PROTECTION\x10\x03*\x98\x01\n\x0cShowdownRule\x12\x1d\n\x19SHOWDOWN_RULE_UNSPECIFIED\x10\x00\x12\x15\n\x11SHOWDOWN_RULE_ALL\x10\x01\x12 \n\x1cSHOWDOWN_RULE_LAST_AGGRESSOR\x10\x02\x12\x30\n,SHOWDOWN_RULE_LAST_AGGRESSOR_OR_BEST_SHOWING\x10\x03*\xaa\x01\n\rShortDeckRule\x12\x1f\n\x1bSHORT_DECK_RULE_UNSPECIFIED\x10\x00\x12\x18\n\x14SHORT_DECK_RULE_NONE\x10\x01\x12\x1d\n\x19SHORT_DECK_RULE_COMMUNITY\x10\x02\x12\x1a\n\x16SHORT_DECK_RULE_MEMAID\x10\x03\x12#\n\x1fSHORT_DECK_RULE_CASINOS_AUSTRIA\x10\x04\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16stud/v1/settings.proto\x12\x07stud.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xf8\x01\n\rTableSettings\x12\x0f\n\x07profile\x18\x01 \x01(\t\x12\x1d\n\x05rules\x18\x02 \x01(\x0b\x32\x0e.stud.v1.Rules\x12/\n\x0erule_overrides\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x1f\n\x06stakes\x18\x04 \x01(\x0b\x32\x0f.stud.v1.Stakes\x12\x0f\n\x07private\x18\x05 \x01(\x08\x12\x12\n\nmin_buy_in\x18\x06 \x01(\x03\x12\x12\n\nmax_buy_in\x18\x07 \x01(\x03\x12,\n\ntournament\x18\x08 \x01(\x0b\x32\x18.stud.v1.TournamentTable\"R\n\x0fTournamentTable\x12\x15\n\rtournament_id\x18\x01 \x01(\t\x12\x12\n\ntable_name\x18\x02 \x01(\t\x12\x14\n\x0ctable_number\x18\x03 \x01(\x05\"L\n\x06Stakes\x12\x0c\n\x04\x61nte\x18\x01 \x01(\x03\x12\x10\n\x08\x62ring_in\x18\x02 \x01(\x03\x12\x11\n\tsmall_bet\x18\x03 \x01(\x03\x12\x0f\n\x07\x62ig_bet\x18\x04 \x01(\x03\"\xf1\x03\n\x05Rules\x12\x13\n\x0bmax_players\x18\x01 \x01(\x05\x12!\n\x07\x64\x65\x61ling\x18\x02 \x01(\x0e\x32\x10.stud.v1.Dealing\x12\x1e\n\x05\x62urns\x18\x03 \x03(\x0e\x32\x0f.stud.v1.Street\x12&\n\x08\x62ring_in\x18\x04 \x01(\x0e\x32\x14.stud.v1.BringInRule\x12\x1c\n\x14\x62ring_in_last_option\x18\x05 \x01(\x08\x12\x19\n\x11open_pair_big_bet\x18\x06 \x01(\x08\x12\x12\n\nmax_raises\x18\x07 \x01(\x05\x12!\n\x19heads_up_uncapped_seventh\x18\x08 \x01(\x08\x12%\n\x07timeout\x18\t \x01(\x0e\x32\x14.stud.v1.TimeoutRule\x12\'\n\x08showdown\x18\n \x01(\x0e\x32\x15.stud.v1.ShowdownRule\x12*\n\nshort_deck\x18\x0b \x01(\x0e\x32\x16.stud.v1.ShortDeckRule\x12\x1b\n\x04rake\x18\x0c \x01(\x0b\x32\r.stud.v1.Rake\x12\r\n\x05hi_lo\x18\r \x01(\x08\x12\x16\n\x0e\x61\x63tion_seconds\x18\x0e \x01(\x05\x12\x1f\n\x17reconnect_extra_seconds\x18\x0f \x01(\x05\x12\x17\n\x0fwinner_may_show\x18\x10 \x01(\x08\"\x90\x01\n\x04Rake\x12\'\n\x07percent\x18\x01 \x01(\x0b\x32\x14.stud.v1.RakePercentH\x00\x12)\n\x08schedule\x18\x02 \x01(\x0b\x32\x15.stud.v1.RakeScheduleH\x00\x12,\n\nby_players\x18\x03 \x01(\x0b\x32\x16.stud.v1.RakeByPlayersH\x00\x42\x06\n\x04kind\"K\n\x0bRakePercent\x12\x0f\n\x07percent\x18\x01 \x01(\x01\x12\x11\n\tper_round\x18\x02 \x01(\x08\x12\x10\n\x03\x63\x61p\x18\x03 \x01(\x03H\x00\x88\x01\x01\x42\x06\n\x04_cap\"0\n\x0cRakeSchedule\x12 \n\x05steps\x18\x01 \x03(\x0b\x32\x11.stud.v1.RakeStep\".\n\x08RakeStep\x12\x14\n\x0cpot_at_least\x18\x01 \x01(\x03\x12\x0c\n\x04rake\x18\x02 \x01(\x03\"=\n\rRakeByPlayers\x12,\n\x08\x62rackets\x18\x01 \x03(\x0b\x32\x1a.stud.v1.RakePlayerBracket\"f\n\x11RakePlayerBracket\x12\x13\n\x0bmin_players\x18\x01 \x01(\x05\x12\x13\n\x0bmax_players\x18\x02 \x01(\x05\x12\'\n\x08schedule\x18\x03 \x01(\x0b\x32\x15.stud.v1.RakeSchedule*\x92\x01\n\x06Street\x12\x16\n\x12STREET_UNSPECIFIED\x10\x00\x12\x10\n\x0cSTREET_THIRD\x10\x01\x12\x11\n\rSTREET_FOURTH\x10\x02\x12\x10\n\x0cSTREET_FIFTH\x10\x03\x12\x10\n\x0cSTREET_SIXTH\x10\x04\x12\x12\n\x0eSTREET_SEVENTH\x10\x05\x12\x13\n\x0fSTREET_SHOWDOWN\x10\x06*E\n\x07\x44\x65\x61ling\x12\x17\n\x13\x44\x45\x41LING_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x44\x45\x41LING_SLOT\x10\x01\x12\x0f\n\x0b\x44\x45\x41LING_TOP\x10\x02*y\n\x0b\x42ringInRule\x12\x1d\n\x19\x42RING_IN_RULE_UNSPECIFIED\x10\x00\x12\x18\n\x14\x42RING_IN_RULE_FORCED\x10\x01\x12\x18\n\x14\x42RING_IN_RULE_CHOICE\x10\x02\x12\x17\n\x13\x42RING_IN_RULE_RANGE\x10\x03*\xa2\x01\n\x0bTimeoutRule\x12\x1c\n\x18TIMEOUT_RULE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aTIMEOUT_RULE_CHECK_OR_FOLD\x10\x01\x12\x31\n-TIMEOUT_RULE_ALL_IN_PROTECTION_IF_CONTRIBUTED\x10\x02\x12\"\n\x1eTIMEOUT_RULE_ALL_IN_PROTECTION\x10\x03*\x98\x01\n\x0cShowdownRule\x12\x1d\n\x19SHOWDOWN_RULE_UNSPECIFIED\x10\x00\x12\x15\n\x11SHOWDOWN_RULE_ALL\x10\x01\x12 \n\x1cSHOWDOWN_RULE_LAST_AGGRESSOR\x10\x02\x12\x30\n,SHOWDOWN_RULE_LAST_AGGRESSOR_OR_BEST_SHOWING\x10\x03*\xaa\x01\n\rShortDeckRule\x12\x1f\n\x1bSHORT_DECK_RULE_UNSPECIFIED\x10\x00\x12\x18\n\x14SHORT_DECK_RULE_NONE\x10\x01\x12\x1d\n\x19SHORT_DECK_RULE_COMMUNITY\x10\x02\x12\x1a\n\x16SHORT_DECK_RULE_MEMAID\x10\x03\x12#\n\x1fSHORT_DECK_RULE_CASINOS_AUSTRIA\x10\x04\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,34 +33,36 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'stud.v1.settings_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'P\001\242\002\004STUD'
-  _globals['_STREET']._serialized_start=1338
-  _globals['_STREET']._serialized_end=1484
-  _globals['_DEALING']._serialized_start=1486
-  _globals['_DEALING']._serialized_end=1555
-  _globals['_BRINGINRULE']._serialized_start=1557
-  _globals['_BRINGINRULE']._serialized_end=1678
-  _globals['_TIMEOUTRULE']._serialized_start=1681
-  _globals['_TIMEOUTRULE']._serialized_end=1843
-  _globals['_SHOWDOWNRULE']._serialized_start=1846
-  _globals['_SHOWDOWNRULE']._serialized_end=1998
-  _globals['_SHORTDECKRULE']._serialized_start=2001
-  _globals['_SHORTDECKRULE']._serialized_end=2171
+  _globals['_STREET']._serialized_start=1468
+  _globals['_STREET']._serialized_end=1614
+  _globals['_DEALING']._serialized_start=1616
+  _globals['_DEALING']._serialized_end=1685
+  _globals['_BRINGINRULE']._serialized_start=1687
+  _globals['_BRINGINRULE']._serialized_end=1808
+  _globals['_TIMEOUTRULE']._serialized_start=1811
+  _globals['_TIMEOUTRULE']._serialized_end=1973
+  _globals['_SHOWDOWNRULE']._serialized_start=1976
+  _globals['_SHOWDOWNRULE']._serialized_end=2128
+  _globals['_SHORTDECKRULE']._serialized_start=2131
+  _globals['_SHORTDECKRULE']._serialized_end=2301
   _globals['_TABLESETTINGS']._serialized_start=66
-  _globals['_TABLESETTINGS']._serialized_end=268
-  _globals['_STAKES']._serialized_start=270
-  _globals['_STAKES']._serialized_end=346
-  _globals['_RULES']._serialized_start=349
-  _globals['_RULES']._serialized_end=846
-  _globals['_RAKE']._serialized_start=849
-  _globals['_RAKE']._serialized_end=993
-  _globals['_RAKEPERCENT']._serialized_start=995
-  _globals['_RAKEPERCENT']._serialized_end=1070
-  _globals['_RAKESCHEDULE']._serialized_start=1072
-  _globals['_RAKESCHEDULE']._serialized_end=1120
-  _globals['_RAKESTEP']._serialized_start=1122
-  _globals['_RAKESTEP']._serialized_end=1168
-  _globals['_RAKEBYPLAYERS']._serialized_start=1170
-  _globals['_RAKEBYPLAYERS']._serialized_end=1231
-  _globals['_RAKEPLAYERBRACKET']._serialized_start=1233
-  _globals['_RAKEPLAYERBRACKET']._serialized_end=1335
+  _globals['_TABLESETTINGS']._serialized_end=314
+  _globals['_TOURNAMENTTABLE']._serialized_start=316
+  _globals['_TOURNAMENTTABLE']._serialized_end=398
+  _globals['_STAKES']._serialized_start=400
+  _globals['_STAKES']._serialized_end=476
+  _globals['_RULES']._serialized_start=479
+  _globals['_RULES']._serialized_end=976
+  _globals['_RAKE']._serialized_start=979
+  _globals['_RAKE']._serialized_end=1123
+  _globals['_RAKEPERCENT']._serialized_start=1125
+  _globals['_RAKEPERCENT']._serialized_end=1200
+  _globals['_RAKESCHEDULE']._serialized_start=1202
+  _globals['_RAKESCHEDULE']._serialized_end=1250
+  _globals['_RAKESTEP']._serialized_start=1252
+  _globals['_RAKESTEP']._serialized_end=1298
+  _globals['_RAKEBYPLAYERS']._serialized_start=1300
+  _globals['_RAKEBYPLAYERS']._serialized_end=1361
+  _globals['_RAKEPLAYERBRACKET']._serialized_start=1363
+  _globals['_RAKEPLAYERBRACKET']._serialized_end=1465
 # @@protoc_insertion_point(module_scope)

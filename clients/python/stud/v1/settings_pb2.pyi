@@ -232,6 +232,7 @@ class TableSettings(_message.Message):
     PRIVATE_FIELD_NUMBER: _builtins.int
     MIN_BUY_IN_FIELD_NUMBER: _builtins.int
     MAX_BUY_IN_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
     profile: _builtins.str
     """The rule profile: "house" (the product's rules, the default), "multipoker", "memaid",
     "casinos_austria", "casinos_austria_hilo" or "swedish" (docs/rules.md §1).
@@ -258,6 +259,14 @@ class TableSettings(_message.Message):
     def stakes(self) -> Global___Stakes:
         """The fixed-limit stakes."""
 
+    @_builtins.property
+    def tournament(self) -> Global___TournamentTable:
+        """Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+        max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+        or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+        (AdminService.SetStakes changes them between hands).
+        """
+
     def __init__(
         self,
         *,
@@ -268,14 +277,45 @@ class TableSettings(_message.Message):
         private: _builtins.bool = ...,
         min_buy_in: _builtins.int = ...,
         max_buy_in: _builtins.int = ...,
+        tournament: Global___TournamentTable | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_overrides", b"rule_overrides", "rules", b"rules", "stakes", b"stakes"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_overrides", b"rule_overrides", "rules", b"rules", "stakes", b"stakes", "tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "private", b"private", "profile", b"profile", "rule_overrides", b"rule_overrides", "rules", b"rules", "stakes", b"stakes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "private", b"private", "profile", b"profile", "rule_overrides", b"rule_overrides", "rules", b"rules", "stakes", b"stakes", "tournament", b"tournament"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TableSettings: _TypeAlias = TableSettings  # noqa: Y015
+
+@_typing.final
+class TournamentTable(_message.Message):
+    """What makes a table one of a tournament's: the lobby's tournament and the table's name in it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOURNAMENT_ID_FIELD_NUMBER: _builtins.int
+    TABLE_NAME_FIELD_NUMBER: _builtins.int
+    TABLE_NUMBER_FIELD_NUMBER: _builtins.int
+    tournament_id: _builtins.str
+    """The lobby's tournament id (1-64 characters)."""
+    table_name: _builtins.str
+    """The table's name shown to players, e.g. "Table 3" (at most 64 characters)."""
+    table_number: _builtins.int
+    """The table's number in the tournament (>= 1)."""
+    def __init__(
+        self,
+        *,
+        tournament_id: _builtins.str = ...,
+        table_name: _builtins.str = ...,
+        table_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_name", b"table_name", "table_number", b"table_number", "tournament_id", b"tournament_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentTable: _TypeAlias = TournamentTable  # noqa: Y015
 
 @_typing.final
 class Stakes(_message.Message):

@@ -273,6 +273,14 @@ class _SeatSessionCloseReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper
     """Ops or the lobby removed him (AdminService.RemovePlayer without by_player)."""
     SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED: _SeatSessionCloseReason.ValueType  # 3
     """The table closed (AdminService.CloseTable)."""
+    SEAT_SESSION_CLOSE_REASON_BUSTED: _SeatSessionCloseReason.ValueType  # 4
+    """Tournament table: he had no chips left after a hand (`stack` 0; see busted_hand_number and
+    busted_start_stack). The session is not money: nothing is paid out.
+    """
+    SEAT_SESSION_CLOSE_REASON_MOVED: _SeatSessionCloseReason.ValueType  # 5
+    """Tournament table: the director moved him to another table (AdminService.MovePlayer);
+    `stack` is the chips he takes there, seated again by SeatPlayer with exactly them.
+    """
 
 class SeatSessionCloseReason(_SeatSessionCloseReason, metaclass=_SeatSessionCloseReasonEnumTypeWrapper):
     """Why a seat session closed."""
@@ -287,6 +295,14 @@ SEAT_SESSION_CLOSE_REASON_REMOVED: SeatSessionCloseReason.ValueType  # 2
 """Ops or the lobby removed him (AdminService.RemovePlayer without by_player)."""
 SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED: SeatSessionCloseReason.ValueType  # 3
 """The table closed (AdminService.CloseTable)."""
+SEAT_SESSION_CLOSE_REASON_BUSTED: SeatSessionCloseReason.ValueType  # 4
+"""Tournament table: he had no chips left after a hand (`stack` 0; see busted_hand_number and
+busted_start_stack). The session is not money: nothing is paid out.
+"""
+SEAT_SESSION_CLOSE_REASON_MOVED: SeatSessionCloseReason.ValueType  # 5
+"""Tournament table: the director moved him to another table (AdminService.MovePlayer);
+`stack` is the chips he takes there, seated again by SeatPlayer with exactly them.
+"""
 Global___SeatSessionCloseReason: _TypeAlias = SeatSessionCloseReason  # noqa: Y015
 
 @_typing.final
@@ -330,6 +346,8 @@ class TableSnapshot(_message.Message):
     NEXT_COMMITMENT_FIELD_NUMBER: _builtins.int
     LAST_HAND_FIELD_NUMBER: _builtins.int
     SERVER_TIME_FIELD_NUMBER: _builtins.int
+    WATCHERS_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
     table: _builtins.str
     """The table's resource name, "tables/{table_id}"."""
     status: Global___TableStatus.ValueType
@@ -358,6 +376,11 @@ class TableSnapshot(_message.Message):
     """The nonce of the running hand (or of the last one when between hands) on `seed`."""
     next_commitment: _builtins.str
     """The commitment of the dealer seed that RotateSeed will switch to next."""
+    watchers: _builtins.int
+    """How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+    has no seat here; public and tournament tables only). Players' and ops' streams are not
+    counted.
+    """
     @_builtins.property
     def settings(self) -> _settings_pb2.TableSettings:
         """The table's settings (profile, rules, stakes, clock, buy-in limits)."""
@@ -404,6 +427,12 @@ class TableSnapshot(_message.Message):
     def server_time(self) -> _timestamp_pb2.Timestamp:
         """The server's clock when this snapshot was made."""
 
+    @_builtins.property
+    def tournament(self) -> Global___TournamentState:
+        """The tournament's side of the table: its level, the hand-for-hand hold and what the
+        director last pushed (unset at a cash table).
+        """
+
     def __init__(
         self,
         *,
@@ -429,14 +458,136 @@ class TableSnapshot(_message.Message):
         next_commitment: _builtins.str = ...,
         last_hand: Global___HandResult | None = ...,
         server_time: _timestamp_pb2.Timestamp | None = ...,
+        watchers: _builtins.int = ...,
+        tournament: Global___TournamentState | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["last_hand", b"last_hand", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "turn_deadline", b"turn_deadline"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_hand", b"last_hand", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "tournament", b"tournament", "turn_deadline", b"turn_deadline"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bring_in_seat", b"bring_in_seat", "button_seat", b"button_seat", "community_cards", b"community_cards", "hand_in_progress", b"hand_in_progress", "hand_number", b"hand_number", "last_hand", b"last_hand", "legal_actions", b"legal_actions", "next_commitment", b"next_commitment", "nonce", b"nonce", "pot_total", b"pot_total", "pots", b"pots", "seats", b"seats", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "status", b"status", "street", b"street", "street_bet", b"street_bet", "table", b"table", "turn_deadline", b"turn_deadline", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bring_in_seat", b"bring_in_seat", "button_seat", b"button_seat", "community_cards", b"community_cards", "hand_in_progress", b"hand_in_progress", "hand_number", b"hand_number", "last_hand", b"last_hand", "legal_actions", b"legal_actions", "next_commitment", b"next_commitment", "nonce", b"nonce", "pot_total", b"pot_total", "pots", b"pots", "seats", b"seats", "seed", b"seed", "server_time", b"server_time", "settings", b"settings", "status", b"status", "street", b"street", "street_bet", b"street_bet", "table", b"table", "tournament", b"tournament", "turn_deadline", b"turn_deadline", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat", "watchers", b"watchers"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TableSnapshot: _TypeAlias = TableSnapshot  # noqa: Y015
+
+@_typing.final
+class TournamentState(_message.Message):
+    """A tournament table's state as every viewer sees it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEVEL_FIELD_NUMBER: _builtins.int
+    NEXT_LEVEL_FIELD_NUMBER: _builtins.int
+    NEXT_STAKES_FIELD_NUMBER: _builtins.int
+    HAND_HELD_FIELD_NUMBER: _builtins.int
+    INFO_FIELD_NUMBER: _builtins.int
+    level: _builtins.int
+    """The level whose stakes (TableSettings.stakes) the running hand, or the next one between
+    hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
+    """
+    next_level: _builtins.int
+    """Set when SetStakes came during a hand: the level the next hand is dealt at (its stakes in
+    next_stakes); 0 when the next hand plays the current level.
+    """
+    hand_held: _builtins.bool
+    """Hand-for-hand: the next hand waits until the director releases it (SetHandHold). The
+    running hand, if any, plays out.
+    """
+    @_builtins.property
+    def next_stakes(self) -> _settings_pb2.Stakes:
+        """The next level's stakes, when next_level is set."""
+
+    @_builtins.property
+    def info(self) -> Global___TournamentInfo:
+        """What the director last pushed (SetTournamentInfo); unset before the first push."""
+
+    def __init__(
+        self,
+        *,
+        level: _builtins.int = ...,
+        next_level: _builtins.int = ...,
+        next_stakes: _settings_pb2.Stakes | None = ...,
+        hand_held: _builtins.bool = ...,
+        info: Global___TournamentInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["info", b"info", "next_stakes", b"next_stakes"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hand_held", b"hand_held", "info", b"info", "level", b"level", "next_level", b"next_level", "next_stakes", b"next_stakes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentState: _TypeAlias = TournamentState  # noqa: Y015
+
+@_typing.final
+class TournamentInfo(_message.Message):
+    """The tournament as a whole, pushed by the director to each of its tables (SetTournamentInfo)
+    and shown in every seat's view as it was pushed (the engine does not compute it).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STAKES_FIELD_NUMBER: _builtins.int
+    NEXT_LEVEL_TIME_FIELD_NUMBER: _builtins.int
+    HANDS_TO_NEXT_LEVEL_FIELD_NUMBER: _builtins.int
+    NEXT_STAKES_FIELD_NUMBER: _builtins.int
+    PLAYERS_LEFT_FIELD_NUMBER: _builtins.int
+    ENTRANTS_FIELD_NUMBER: _builtins.int
+    AVERAGE_STACK_FIELD_NUMBER: _builtins.int
+    PRIZE_POOL_FIELD_NUMBER: _builtins.int
+    HAND_FOR_HAND_FIELD_NUMBER: _builtins.int
+    PLACES_PAID_FIELD_NUMBER: _builtins.int
+    level: _builtins.int
+    """The running level (1 for the first)."""
+    hands_to_next_level: _builtins.int
+    """Hands left in the level, for levels that last a number of hands (0 otherwise)."""
+    players_left: _builtins.int
+    """Players still in the tournament."""
+    entrants: _builtins.int
+    """Players who entered."""
+    average_stack: _builtins.int
+    """The average stack of the players left, in tournament chips."""
+    prize_pool: _builtins.int
+    """The prize pool (money, in the wallet's units)."""
+    hand_for_hand: _builtins.bool
+    """Playing hand-for-hand (near the money): every table starts its next hand together."""
+    places_paid: _builtins.int
+    """Places paid."""
+    @_builtins.property
+    def stakes(self) -> _settings_pb2.Stakes:
+        """The running level's stakes."""
+
+    @_builtins.property
+    def next_level_time(self) -> _timestamp_pb2.Timestamp:
+        """When the next level starts, for levels that last a time (unset otherwise). Compare with
+        TableSnapshot.server_time rather than the device's clock.
+        """
+
+    @_builtins.property
+    def next_stakes(self) -> _settings_pb2.Stakes:
+        """The next level's stakes (unset at the last level)."""
+
+    def __init__(
+        self,
+        *,
+        level: _builtins.int = ...,
+        stakes: _settings_pb2.Stakes | None = ...,
+        next_level_time: _timestamp_pb2.Timestamp | None = ...,
+        hands_to_next_level: _builtins.int = ...,
+        next_stakes: _settings_pb2.Stakes | None = ...,
+        players_left: _builtins.int = ...,
+        entrants: _builtins.int = ...,
+        average_stack: _builtins.int = ...,
+        prize_pool: _builtins.int = ...,
+        hand_for_hand: _builtins.bool = ...,
+        places_paid: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["next_level_time", b"next_level_time", "next_stakes", b"next_stakes", "stakes", b"stakes"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["average_stack", b"average_stack", "entrants", b"entrants", "hand_for_hand", b"hand_for_hand", "hands_to_next_level", b"hands_to_next_level", "level", b"level", "next_level_time", b"next_level_time", "next_stakes", b"next_stakes", "places_paid", b"places_paid", "players_left", b"players_left", "prize_pool", b"prize_pool", "stakes", b"stakes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TournamentInfo: _TypeAlias = TournamentInfo  # noqa: Y015
 
 @_typing.final
 class Seat(_message.Message):
@@ -971,6 +1122,8 @@ class Table(_message.Message):
     NEXT_COMMITMENT_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     CLOSE_TIME_FIELD_NUMBER: _builtins.int
+    TOURNAMENT_FIELD_NUMBER: _builtins.int
+    WATCHERS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """"tables/{table_id}"."""
     status: Global___TableStatus.ValueType
@@ -983,6 +1136,8 @@ class Table(_message.Message):
     """Whether a hand is running."""
     next_commitment: _builtins.str
     """The commitment of the next dealer seed (shown before it is used)."""
+    watchers: _builtins.int
+    """How many railbirds watch it (see TableSnapshot.watchers)."""
     @_builtins.property
     def settings(self) -> _settings_pb2.TableSettings:
         """The table's settings."""
@@ -1007,6 +1162,10 @@ class Table(_message.Message):
     def close_time(self) -> _timestamp_pb2.Timestamp:
         """When it closed (unset while open)."""
 
+    @_builtins.property
+    def tournament(self) -> Global___TournamentState:
+        """The tournament's side of the table (unset at a cash table)."""
+
     def __init__(
         self,
         *,
@@ -1022,10 +1181,12 @@ class Table(_message.Message):
         next_commitment: _builtins.str = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         close_time: _timestamp_pb2.Timestamp | None = ...,
+        tournament: Global___TournamentState | None = ...,
+        watchers: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["close_time", b"close_time", "create_time", b"create_time", "seed", b"seed", "settings", b"settings"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["close_time", b"close_time", "create_time", b"create_time", "seed", b"seed", "settings", b"settings", "tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["close_time", b"close_time", "create_time", b"create_time", "hand_in_progress", b"hand_in_progress", "hand_number", b"hand_number", "labels", b"labels", "name", b"name", "next_commitment", b"next_commitment", "opener_player_id", b"opener_player_id", "seats", b"seats", "seed", b"seed", "settings", b"settings", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["close_time", b"close_time", "create_time", b"create_time", "hand_in_progress", b"hand_in_progress", "hand_number", b"hand_number", "labels", b"labels", "name", b"name", "next_commitment", b"next_commitment", "opener_player_id", b"opener_player_id", "seats", b"seats", "seed", b"seed", "settings", b"settings", "status", b"status", "tournament", b"tournament", "watchers", b"watchers"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1051,6 +1212,8 @@ class SeatSession(_message.Message):
     OPEN_TIME_FIELD_NUMBER: _builtins.int
     CLOSE_TIME_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    BUSTED_HAND_NUMBER_FIELD_NUMBER: _builtins.int
+    BUSTED_START_STACK_FIELD_NUMBER: _builtins.int
     seat_session_id: _builtins.str
     """The lobby's id for this session (the idempotency key of SeatPlayer)."""
     table: _builtins.str
@@ -1072,6 +1235,12 @@ class SeatSession(_message.Message):
     display_name: _builtins.str
     """The player's name as the lobby gave it at SeatPlayer (its display_name; the player id
     when none was given), for ops' views.
+    """
+    busted_hand_number: _builtins.int
+    """Closed BUSTED: the hand in which he lost his last chip (0 otherwise)."""
+    busted_start_stack: _builtins.int
+    """Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+    chips at its start places higher; equal chips share the places).
     """
     @_builtins.property
     def open_time(self) -> _timestamp_pb2.Timestamp:
@@ -1095,10 +1264,12 @@ class SeatSession(_message.Message):
         open_time: _timestamp_pb2.Timestamp | None = ...,
         close_time: _timestamp_pb2.Timestamp | None = ...,
         display_name: _builtins.str = ...,
+        busted_hand_number: _builtins.int = ...,
+        busted_start_stack: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["close_time", b"close_time", "open_time", b"open_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chips_in", b"chips_in", "close_reason", b"close_reason", "close_time", b"close_time", "display_name", b"display_name", "open_time", b"open_time", "player_id", b"player_id", "seat", b"seat", "seat_session_id", b"seat_session_id", "stack", b"stack", "state", b"state", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["busted_hand_number", b"busted_hand_number", "busted_start_stack", b"busted_start_stack", "chips_in", b"chips_in", "close_reason", b"close_reason", "close_time", b"close_time", "display_name", b"display_name", "open_time", b"open_time", "player_id", b"player_id", "seat", b"seat", "seat_session_id", b"seat_session_id", "stack", b"stack", "state", b"state", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

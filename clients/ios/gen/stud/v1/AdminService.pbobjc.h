@@ -34,6 +34,8 @@ CF_EXTERN_C_BEGIN
 @class STUDStakes;
 @class STUDTable;
 @class STUDTableSnapshot;
+@class STUDTournamentInfo;
+@class STUDTournamentTable;
 
 NS_ASSUME_NONNULL_BEGIN
 
@@ -100,6 +102,7 @@ typedef GPB_ENUM(STUDCreateTableRequest_FieldNumber) {
   STUDCreateTableRequest_FieldNumber_ClientSeed = 9,
   STUDCreateTableRequest_FieldNumber_OpenerPlayerId = 10,
   STUDCreateTableRequest_FieldNumber_Labels = 11,
+  STUDCreateTableRequest_FieldNumber_Tournament = 12,
 };
 
 /**
@@ -149,6 +152,15 @@ GPB_FINAL @interface STUDCreateTableRequest : GPBMessage
 @property(nonatomic, readwrite, strong, null_resettable) NSMutableDictionary<NSString*, NSString*> *labels;
 /** The number of items in @c labels without causing the array to be created. */
 @property(nonatomic, readonly) NSUInteger labels_Count;
+
+/**
+ * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+ * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+ * tournament, table name and number.
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentTable *tournament;
+/** Test to see if @c tournament has been set. */
+@property(nonatomic, readwrite) BOOL hasTournament;
 
 @end
 
@@ -204,7 +216,10 @@ GPB_FINAL @interface STUDSeatPlayerRequest : GPBMessage
 /** The seat wanted; 0: any free seat. */
 @property(nonatomic, readwrite) int32_t seat;
 
-/** The chips he sits down with (within the table's buy-in limits). */
+/**
+ * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+ * positive amount: his tournament chips).
+ **/
 @property(nonatomic, readwrite) int64_t buyIn;
 
 @end
@@ -826,6 +841,231 @@ int32_t STUDEngineNode_State_RawValue(STUDEngineNode *message);
  * was generated.
  **/
 void SetSTUDEngineNode_State_RawValue(STUDEngineNode *message, int32_t value);
+
+#pragma mark - STUDSetStakesRequest
+
+typedef GPB_ENUM(STUDSetStakesRequest_FieldNumber) {
+  STUDSetStakesRequest_FieldNumber_Name = 1,
+  STUDSetStakesRequest_FieldNumber_Level = 2,
+  STUDSetStakesRequest_FieldNumber_Stakes = 3,
+};
+
+/**
+ * SetStakes' request.
+ **/
+GPB_FINAL @interface STUDSetStakesRequest : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *name;
+
+/** The level (>= 1). */
+@property(nonatomic, readwrite) int32_t level;
+
+/** Its stakes (bring_in and big_bet default to small_bet / 2 and 2 × small_bet when 0). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDStakes *stakes;
+/** Test to see if @c stakes has been set. */
+@property(nonatomic, readwrite) BOOL hasStakes;
+
+@end
+
+#pragma mark - STUDSetStakesResponse
+
+typedef GPB_ENUM(STUDSetStakesResponse_FieldNumber) {
+  STUDSetStakesResponse_FieldNumber_Table = 1,
+  STUDSetStakesResponse_FieldNumber_FromHandNumber = 2,
+};
+
+/**
+ * SetStakes' response.
+ **/
+GPB_FINAL @interface STUDSetStakesResponse : GPBMessage
+
+/** The table (its settings show the level once it plays). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTable *table;
+/** Test to see if @c table has been set. */
+@property(nonatomic, readwrite) BOOL hasTable;
+
+/** The first hand dealt at these stakes. */
+@property(nonatomic, readwrite) int64_t fromHandNumber;
+
+@end
+
+#pragma mark - STUDMovePlayerRequest
+
+typedef GPB_ENUM(STUDMovePlayerRequest_FieldNumber) {
+  STUDMovePlayerRequest_FieldNumber_Table = 1,
+  STUDMovePlayerRequest_FieldNumber_SeatSessionId = 2,
+  STUDMovePlayerRequest_FieldNumber_RequestId = 3,
+  STUDMovePlayerRequest_FieldNumber_DestinationTable = 4,
+  STUDMovePlayerRequest_FieldNumber_GrpcAddress = 5,
+  STUDMovePlayerRequest_FieldNumber_WebURL = 6,
+};
+
+/**
+ * MovePlayer's request.
+ **/
+GPB_FINAL @interface STUDMovePlayerRequest : GPBMessage
+
+/** The table he leaves, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *table;
+
+/** His seat session there. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *seatSessionId;
+
+/** The director's id for this move (1-64 characters): the idempotency key. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *requestId;
+
+/** The table he goes to, "tables/{table_id}" (told to him; it may be on another node). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *destinationTable;
+
+/** That table's engine gRPC address (host:port), told to his client. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *grpcAddress;
+
+/** That table's engine Connect / gRPC-Web URL, told to his client. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *webURL;
+
+@end
+
+#pragma mark - STUDMovePlayerResponse
+
+typedef GPB_ENUM(STUDMovePlayerResponse_FieldNumber) {
+  STUDMovePlayerResponse_FieldNumber_Session = 1,
+};
+
+/**
+ * MovePlayer's response.
+ **/
+GPB_FINAL @interface STUDMovePlayerResponse : GPBMessage
+
+/**
+ * His session: CLOSED (reason MOVED, `stack` the chips to seat him with; or BUSTED, stack 0)
+ * when he is off the table, CLOSING while he plays out the running hand (ask again, or read
+ * ListSeatSessions, once it ends).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDSeatSession *session;
+/** Test to see if @c session has been set. */
+@property(nonatomic, readwrite) BOOL hasSession;
+
+@end
+
+#pragma mark - STUDSetHandHoldRequest
+
+typedef GPB_ENUM(STUDSetHandHoldRequest_FieldNumber) {
+  STUDSetHandHoldRequest_FieldNumber_Name = 1,
+  STUDSetHandHoldRequest_FieldNumber_Held = 2,
+};
+
+/**
+ * SetHandHold's request.
+ **/
+GPB_FINAL @interface STUDSetHandHoldRequest : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *name;
+
+/** true: hold the next hand; false: release it. */
+@property(nonatomic, readwrite) BOOL held;
+
+@end
+
+#pragma mark - STUDSetHandHoldResponse
+
+typedef GPB_ENUM(STUDSetHandHoldResponse_FieldNumber) {
+  STUDSetHandHoldResponse_FieldNumber_Table = 1,
+};
+
+/**
+ * SetHandHold's response.
+ **/
+GPB_FINAL @interface STUDSetHandHoldResponse : GPBMessage
+
+/** The table (tournament.hand_held, hand_in_progress). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTable *table;
+/** Test to see if @c table has been set. */
+@property(nonatomic, readwrite) BOOL hasTable;
+
+@end
+
+#pragma mark - STUDSetTournamentInfoRequest
+
+typedef GPB_ENUM(STUDSetTournamentInfoRequest_FieldNumber) {
+  STUDSetTournamentInfoRequest_FieldNumber_Name = 1,
+  STUDSetTournamentInfoRequest_FieldNumber_Info = 2,
+};
+
+/**
+ * SetTournamentInfo's request.
+ **/
+GPB_FINAL @interface STUDSetTournamentInfoRequest : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *name;
+
+/** The tournament as the director sees it now. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentInfo *info;
+/** Test to see if @c info has been set. */
+@property(nonatomic, readwrite) BOOL hasInfo;
+
+@end
+
+#pragma mark - STUDSetTournamentInfoResponse
+
+typedef GPB_ENUM(STUDSetTournamentInfoResponse_FieldNumber) {
+  STUDSetTournamentInfoResponse_FieldNumber_Table = 1,
+};
+
+/**
+ * SetTournamentInfo's response.
+ **/
+GPB_FINAL @interface STUDSetTournamentInfoResponse : GPBMessage
+
+/** The table. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTable *table;
+/** Test to see if @c table has been set. */
+@property(nonatomic, readwrite) BOOL hasTable;
+
+@end
+
+#pragma mark - STUDAwardPlaceRequest
+
+typedef GPB_ENUM(STUDAwardPlaceRequest_FieldNumber) {
+  STUDAwardPlaceRequest_FieldNumber_Name = 1,
+  STUDAwardPlaceRequest_FieldNumber_PlayerId = 2,
+  STUDAwardPlaceRequest_FieldNumber_DisplayName = 3,
+  STUDAwardPlaceRequest_FieldNumber_Place = 4,
+  STUDAwardPlaceRequest_FieldNumber_Prize = 5,
+};
+
+/**
+ * AwardPlace's request.
+ **/
+GPB_FINAL @interface STUDAwardPlaceRequest : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *name;
+
+/** The player. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *playerId;
+
+/** His display name (empty: the player id). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
+
+/** His place (1: the winner). */
+@property(nonatomic, readwrite) int32_t place;
+
+/** His prize in money (0: out of the money). */
+@property(nonatomic, readwrite) int64_t prize;
+
+@end
+
+#pragma mark - STUDAwardPlaceResponse
+
+/**
+ * AwardPlace's response.
+ **/
+GPB_FINAL @interface STUDAwardPlaceResponse : GPBMessage
+
+@end
 
 NS_ASSUME_NONNULL_END
 

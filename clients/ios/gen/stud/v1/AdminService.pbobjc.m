@@ -39,6 +39,8 @@ GPBObjCClassDeclaration(STUDSeedPair);
 GPBObjCClassDeclaration(STUDStakes);
 GPBObjCClassDeclaration(STUDTable);
 GPBObjCClassDeclaration(STUDTableSnapshot);
+GPBObjCClassDeclaration(STUDTournamentInfo);
+GPBObjCClassDeclaration(STUDTournamentTable);
 
 #pragma mark - STUDAdminServiceRoot
 
@@ -123,6 +125,7 @@ BOOL STUDEngineNodeState_IsValidValue(int32_t value__) {
 @dynamic clientSeed;
 @dynamic openerPlayerId;
 @dynamic labels, labels_Count;
+@dynamic hasTournament, tournament;
 
 typedef struct STUDCreateTableRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -134,6 +137,7 @@ typedef struct STUDCreateTableRequest__storage_ {
   NSString *clientSeed;
   NSString *openerPlayerId;
   NSMutableDictionary *labels;
+  STUDTournamentTable *tournament;
   int64_t minBuyIn;
   int64_t maxBuyIn;
 } STUDCreateTableRequest__storage_;
@@ -242,6 +246,15 @@ typedef struct STUDCreateTableRequest__storage_ {
         .offset = (uint32_t)offsetof(STUDCreateTableRequest__storage_, labels),
         .flags = GPBFieldMapKeyString,
         .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "tournament",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentTable),
+        .number = STUDCreateTableRequest_FieldNumber_Tournament,
+        .hasIndex = 11,
+        .offset = (uint32_t)offsetof(STUDCreateTableRequest__storage_, tournament),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
       },
     };
     GPBDescriptor *localDescriptor =
@@ -1961,6 +1974,601 @@ void SetSTUDEngineNode_State_RawValue(STUDEngineNode *message, int32_t value) {
   GPBFieldDescriptor *field = [descriptor fieldWithNumber:STUDEngineNode_FieldNumber_State];
   GPBSetMessageRawEnumField(message, field, value);
 }
+
+#pragma mark - STUDSetStakesRequest
+
+@implementation STUDSetStakesRequest
+
+@dynamic name;
+@dynamic level;
+@dynamic hasStakes, stakes;
+
+typedef struct STUDSetStakesRequest__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t level;
+  NSString *name;
+  STUDStakes *stakes;
+} STUDSetStakesRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "name",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSetStakesRequest_FieldNumber_Name,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDSetStakesRequest__storage_, name),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "level",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSetStakesRequest_FieldNumber_Level,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDSetStakesRequest__storage_, level),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "stakes",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDStakes),
+        .number = STUDSetStakesRequest_FieldNumber_Stakes,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDSetStakesRequest__storage_, stakes),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDSetStakesRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDSetStakesRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDSetStakesResponse
+
+@implementation STUDSetStakesResponse
+
+@dynamic hasTable, table;
+@dynamic fromHandNumber;
+
+typedef struct STUDSetStakesResponse__storage_ {
+  uint32_t _has_storage_[1];
+  STUDTable *table;
+  int64_t fromHandNumber;
+} STUDSetStakesResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "table",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTable),
+        .number = STUDSetStakesResponse_FieldNumber_Table,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDSetStakesResponse__storage_, table),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "fromHandNumber",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSetStakesResponse_FieldNumber_FromHandNumber,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDSetStakesResponse__storage_, fromHandNumber),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDSetStakesResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDSetStakesResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDMovePlayerRequest
+
+@implementation STUDMovePlayerRequest
+
+@dynamic table;
+@dynamic seatSessionId;
+@dynamic requestId;
+@dynamic destinationTable;
+@dynamic grpcAddress;
+@dynamic webURL;
+
+typedef struct STUDMovePlayerRequest__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *table;
+  NSString *seatSessionId;
+  NSString *requestId;
+  NSString *destinationTable;
+  NSString *grpcAddress;
+  NSString *webURL;
+} STUDMovePlayerRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "table",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMovePlayerRequest_FieldNumber_Table,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDMovePlayerRequest__storage_, table),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "seatSessionId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMovePlayerRequest_FieldNumber_SeatSessionId,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDMovePlayerRequest__storage_, seatSessionId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "requestId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMovePlayerRequest_FieldNumber_RequestId,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDMovePlayerRequest__storage_, requestId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "destinationTable",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMovePlayerRequest_FieldNumber_DestinationTable,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDMovePlayerRequest__storage_, destinationTable),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "grpcAddress",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMovePlayerRequest_FieldNumber_GrpcAddress,
+        .hasIndex = 4,
+        .offset = (uint32_t)offsetof(STUDMovePlayerRequest__storage_, grpcAddress),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "webURL",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMovePlayerRequest_FieldNumber_WebURL,
+        .hasIndex = 5,
+        .offset = (uint32_t)offsetof(STUDMovePlayerRequest__storage_, webURL),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldTextFormatNameCustom | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDMovePlayerRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDMovePlayerRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+#if !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    static const char *extraTextFormatInfo =
+        "\001\006\003\241!!\000";
+    [localDescriptor setupExtraTextInfo:extraTextFormatInfo];
+#endif  // !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDMovePlayerResponse
+
+@implementation STUDMovePlayerResponse
+
+@dynamic hasSession, session;
+
+typedef struct STUDMovePlayerResponse__storage_ {
+  uint32_t _has_storage_[1];
+  STUDSeatSession *session;
+} STUDMovePlayerResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "session",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDSeatSession),
+        .number = STUDMovePlayerResponse_FieldNumber_Session,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDMovePlayerResponse__storage_, session),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDMovePlayerResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDMovePlayerResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDSetHandHoldRequest
+
+@implementation STUDSetHandHoldRequest
+
+@dynamic name;
+@dynamic held;
+
+typedef struct STUDSetHandHoldRequest__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *name;
+} STUDSetHandHoldRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "name",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSetHandHoldRequest_FieldNumber_Name,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDSetHandHoldRequest__storage_, name),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "held",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSetHandHoldRequest_FieldNumber_Held,
+        .hasIndex = 1,
+        .offset = 2,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDSetHandHoldRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDSetHandHoldRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDSetHandHoldResponse
+
+@implementation STUDSetHandHoldResponse
+
+@dynamic hasTable, table;
+
+typedef struct STUDSetHandHoldResponse__storage_ {
+  uint32_t _has_storage_[1];
+  STUDTable *table;
+} STUDSetHandHoldResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "table",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTable),
+        .number = STUDSetHandHoldResponse_FieldNumber_Table,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDSetHandHoldResponse__storage_, table),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDSetHandHoldResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDSetHandHoldResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDSetTournamentInfoRequest
+
+@implementation STUDSetTournamentInfoRequest
+
+@dynamic name;
+@dynamic hasInfo, info;
+
+typedef struct STUDSetTournamentInfoRequest__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *name;
+  STUDTournamentInfo *info;
+} STUDSetTournamentInfoRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "name",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSetTournamentInfoRequest_FieldNumber_Name,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDSetTournamentInfoRequest__storage_, name),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "info",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentInfo),
+        .number = STUDSetTournamentInfoRequest_FieldNumber_Info,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDSetTournamentInfoRequest__storage_, info),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDSetTournamentInfoRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDSetTournamentInfoRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDSetTournamentInfoResponse
+
+@implementation STUDSetTournamentInfoResponse
+
+@dynamic hasTable, table;
+
+typedef struct STUDSetTournamentInfoResponse__storage_ {
+  uint32_t _has_storage_[1];
+  STUDTable *table;
+} STUDSetTournamentInfoResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "table",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTable),
+        .number = STUDSetTournamentInfoResponse_FieldNumber_Table,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDSetTournamentInfoResponse__storage_, table),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDSetTournamentInfoResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDSetTournamentInfoResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDAwardPlaceRequest
+
+@implementation STUDAwardPlaceRequest
+
+@dynamic name;
+@dynamic playerId;
+@dynamic displayName;
+@dynamic place;
+@dynamic prize;
+
+typedef struct STUDAwardPlaceRequest__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t place;
+  NSString *name;
+  NSString *playerId;
+  NSString *displayName;
+  int64_t prize;
+} STUDAwardPlaceRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "name",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDAwardPlaceRequest_FieldNumber_Name,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDAwardPlaceRequest__storage_, name),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "playerId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDAwardPlaceRequest_FieldNumber_PlayerId,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDAwardPlaceRequest__storage_, playerId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "displayName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDAwardPlaceRequest_FieldNumber_DisplayName,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDAwardPlaceRequest__storage_, displayName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "place",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDAwardPlaceRequest_FieldNumber_Place,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDAwardPlaceRequest__storage_, place),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "prize",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDAwardPlaceRequest_FieldNumber_Prize,
+        .hasIndex = 4,
+        .offset = (uint32_t)offsetof(STUDAwardPlaceRequest__storage_, prize),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDAwardPlaceRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDAwardPlaceRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDAwardPlaceResponse
+
+@implementation STUDAwardPlaceResponse
+
+
+typedef struct STUDAwardPlaceResponse__storage_ {
+  uint32_t _has_storage_[1];
+} STUDAwardPlaceResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDAwardPlaceResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:NULL
+                                    fieldCount:0
+                                   storageSize:sizeof(STUDAwardPlaceResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
 
 
 #pragma clang diagnostic pop

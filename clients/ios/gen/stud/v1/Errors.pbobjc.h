@@ -145,6 +145,19 @@ typedef GPB_ENUM(STUDErrorReason) {
    **/
   STUDErrorReason_ErrorReasonTableOnOtherNode = 15,
 
+  /**
+   * FAILED_PRECONDITION: a tournament method (SetStakes, MovePlayer, SetHandHold,
+   * SetTournamentInfo, AwardPlace) names a cash table.
+   **/
+  STUDErrorReason_ErrorReasonNotATournamentTable = 16,
+
+  /**
+   * FAILED_PRECONDITION: what a cash table allows and a tournament table does not: AddChips,
+   * Leave (a tournament player cannot cash out; the director moves him or he busts) and
+   * SitOut (an away player keeps being dealt in; his clock acts for him).
+   **/
+  STUDErrorReason_ErrorReasonTournamentTable = 17,
+
   /** FAILED_PRECONDITION: the requested seat is occupied. */
   STUDErrorReason_ErrorReasonSeatTaken = 20,
 

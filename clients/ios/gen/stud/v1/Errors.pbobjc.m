@@ -43,21 +43,23 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "Found\000ErrorReasonTableClosed\000ErrorReason"
         "TableFull\000ErrorReasonDraining\000ErrorReaso"
         "nTableState\000ErrorReasonTableOnOtherNode\000"
-        "ErrorReasonSeatTaken\000ErrorReasonInvalidS"
-        "eat\000ErrorReasonAlreadySeated\000ErrorReason"
-        "SeatSessionNotFound\000ErrorReasonSeatSessi"
-        "onClosed\000ErrorReasonBuyInOutOfRange\000Erro"
-        "rReasonNotYourTurn\000ErrorReasonIllegalAct"
-        "ion\000ErrorReasonStaleHand\000ErrorReasonHand"
-        "InProgress\000ErrorReasonNoHandInProgress\000E"
-        "rrorReasonShowNotAllowed\000ErrorReasonAmou"
-        "ntInvalid\000ErrorReasonIdempotencyKeyReuse"
-        "d\000ErrorReasonInvalidArgument\000ErrorReason"
-        "UnknownProfile\000ErrorReasonInvalidSetting"
-        "\000ErrorReasonInvalidPageToken\000ErrorReason"
-        "MessageTooLarge\000ErrorReasonMalformedRequ"
-        "est\000ErrorReasonWatchReplaced\000ErrorReason"
-        "SlowConsumer\000ErrorReasonTableMoved\000";
+        "ErrorReasonNotATournamentTable\000ErrorReas"
+        "onTournamentTable\000ErrorReasonSeatTaken\000E"
+        "rrorReasonInvalidSeat\000ErrorReasonAlready"
+        "Seated\000ErrorReasonSeatSessionNotFound\000Er"
+        "rorReasonSeatSessionClosed\000ErrorReasonBu"
+        "yInOutOfRange\000ErrorReasonNotYourTurn\000Err"
+        "orReasonIllegalAction\000ErrorReasonStaleHa"
+        "nd\000ErrorReasonHandInProgress\000ErrorReason"
+        "NoHandInProgress\000ErrorReasonShowNotAllow"
+        "ed\000ErrorReasonAmountInvalid\000ErrorReasonI"
+        "dempotencyKeyReused\000ErrorReasonInvalidAr"
+        "gument\000ErrorReasonUnknownProfile\000ErrorRe"
+        "asonInvalidSetting\000ErrorReasonInvalidPag"
+        "eToken\000ErrorReasonMessageTooLarge\000ErrorR"
+        "easonMalformedRequest\000ErrorReasonWatchRe"
+        "placed\000ErrorReasonSlowConsumer\000ErrorReas"
+        "onTableMoved\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -71,6 +73,8 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonDraining,
         STUDErrorReason_ErrorReasonTableState,
         STUDErrorReason_ErrorReasonTableOnOtherNode,
+        STUDErrorReason_ErrorReasonNotATournamentTable,
+        STUDErrorReason_ErrorReasonTournamentTable,
         STUDErrorReason_ErrorReasonSeatTaken,
         STUDErrorReason_ErrorReasonInvalidSeat,
         STUDErrorReason_ErrorReasonAlreadySeated,
@@ -123,6 +127,8 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonDraining:
     case STUDErrorReason_ErrorReasonTableState:
     case STUDErrorReason_ErrorReasonTableOnOtherNode:
+    case STUDErrorReason_ErrorReasonNotATournamentTable:
+    case STUDErrorReason_ErrorReasonTournamentTable:
     case STUDErrorReason_ErrorReasonSeatTaken:
     case STUDErrorReason_ErrorReasonInvalidSeat:
     case STUDErrorReason_ErrorReasonAlreadySeated:

@@ -41,11 +41,14 @@ CF_EXTERN_C_BEGIN
 @class STUDDealtCards;
 @class STUDHandCancelled;
 @class STUDHandEnded;
+@class STUDHandHoldChanged;
 @class STUDHandResult;
 @class STUDHandStarted;
+@class STUDPlayerBusted;
 @class STUDPlayerJoined;
 @class STUDPlayerLeaving;
 @class STUDPlayerLeft;
+@class STUDPlayerMoved;
 @class STUDPlayerSatIn;
 @class STUDPlayerSatOut;
 @class STUDPotAwarded;
@@ -56,12 +59,18 @@ CF_EXTERN_C_BEGIN
 @class STUDSeedRotated;
 @class STUDShownHand;
 @class STUDStakes;
+@class STUDStakesChanged;
 @class STUDStreetStarted;
 @class STUDStubReshuffled;
+@class STUDTableDestination;
 @class STUDTableStatusChanged;
+@class STUDTournamentInfo;
+@class STUDTournamentInfoChanged;
+@class STUDTournamentPlaced;
 @class STUDTurnExtended;
 @class STUDTurnStarted;
 @class STUDUncalledBetReturned;
+@class STUDWatchersChanged;
 GPB_ENUM_FWD_DECLARE(STUDActionKind);
 GPB_ENUM_FWD_DECLARE(STUDSeatSessionCloseReason);
 GPB_ENUM_FWD_DECLARE(STUDStreet);
@@ -114,8 +123,15 @@ typedef GPB_ENUM(STUDEvent_FieldNumber) {
   STUDEvent_FieldNumber_PlayerSatIn = 44,
   STUDEvent_FieldNumber_ConnectionChanged = 45,
   STUDEvent_FieldNumber_ChipsAdded = 46,
+  STUDEvent_FieldNumber_PlayerBusted = 47,
+  STUDEvent_FieldNumber_PlayerMoved = 48,
+  STUDEvent_FieldNumber_TournamentPlaced = 49,
   STUDEvent_FieldNumber_TableStatusChanged = 60,
   STUDEvent_FieldNumber_SeedRotated = 61,
+  STUDEvent_FieldNumber_StakesChanged = 62,
+  STUDEvent_FieldNumber_HandHoldChanged = 63,
+  STUDEvent_FieldNumber_TournamentInfoChanged = 64,
+  STUDEvent_FieldNumber_WatchersChanged = 65,
 };
 
 typedef GPB_ENUM(STUDEvent_Kind_OneOfCase) {
@@ -145,8 +161,15 @@ typedef GPB_ENUM(STUDEvent_Kind_OneOfCase) {
   STUDEvent_Kind_OneOfCase_PlayerSatIn = 44,
   STUDEvent_Kind_OneOfCase_ConnectionChanged = 45,
   STUDEvent_Kind_OneOfCase_ChipsAdded = 46,
+  STUDEvent_Kind_OneOfCase_PlayerBusted = 47,
+  STUDEvent_Kind_OneOfCase_PlayerMoved = 48,
+  STUDEvent_Kind_OneOfCase_TournamentPlaced = 49,
   STUDEvent_Kind_OneOfCase_TableStatusChanged = 60,
   STUDEvent_Kind_OneOfCase_SeedRotated = 61,
+  STUDEvent_Kind_OneOfCase_StakesChanged = 62,
+  STUDEvent_Kind_OneOfCase_HandHoldChanged = 63,
+  STUDEvent_Kind_OneOfCase_TournamentInfoChanged = 64,
+  STUDEvent_Kind_OneOfCase_WatchersChanged = 65,
 };
 
 /**
@@ -251,11 +274,35 @@ GPB_FINAL @interface STUDEvent : GPBMessage
 /** A player added chips between hands. */
 @property(nonatomic, readwrite, strong, null_resettable) STUDChipsAdded *chipsAdded;
 
+/** Tournament table: a player had no chips left after the hand and is out; his seat frees. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDPlayerBusted *playerBusted;
+
+/** Tournament table: a player was moved to another table; his seat frees. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDPlayerMoved *playerMoved;
+
+/**
+ * Tournament table: a player's final place and prize (pushed by the director when he
+ * busts or wins).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentPlaced *tournamentPlaced;
+
 /** The table's status changed (paused, resumed, closing, closed, ...). */
 @property(nonatomic, readwrite, strong, null_resettable) STUDTableStatusChanged *tableStatusChanged;
 
 /** The seed pair was rotated and the old dealer seed revealed. */
 @property(nonatomic, readwrite, strong, null_resettable) STUDSeedRotated *seedRotated;
+
+/** Tournament table: the stakes of a new level, from the hand named on. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDStakesChanged *stakesChanged;
+
+/** Tournament table: hand-for-hand hold set or released. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDHandHoldChanged *handHoldChanged;
+
+/** Tournament table: the director pushed new tournament info. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentInfoChanged *tournamentInfoChanged;
+
+/** The number of railbirds watching changed. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDWatchersChanged *watchersChanged;
 
 @end
 
@@ -1011,6 +1058,207 @@ GPB_FINAL @interface STUDSeedRotated : GPBMessage
 
 /** The commitment of the seed after that. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *nextCommitment;
+
+@end
+
+#pragma mark - STUDPlayerBusted
+
+typedef GPB_ENUM(STUDPlayerBusted_FieldNumber) {
+  STUDPlayerBusted_FieldNumber_Seat = 1,
+  STUDPlayerBusted_FieldNumber_PlayerId = 2,
+  STUDPlayerBusted_FieldNumber_DisplayName = 3,
+  STUDPlayerBusted_FieldNumber_HandNumber = 4,
+  STUDPlayerBusted_FieldNumber_StartStack = 5,
+};
+
+/**
+ * A tournament player had no chips left after a hand: he is out (his seat session closed
+ * BUSTED) and his seat is free. His own stream stays open as a railbird's (public view only),
+ * so that it still receives his TournamentPlaced.
+ **/
+GPB_FINAL @interface STUDPlayerBusted : GPBMessage
+
+/** The seat he had. */
+@property(nonatomic, readwrite) int32_t seat;
+
+/** The player. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *playerId;
+
+/** His display name. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
+
+/** The hand he lost his last chip in. */
+@property(nonatomic, readwrite) int64_t handNumber;
+
+/** His chips at that hand's start (the director places two players out in one hand by it). */
+@property(nonatomic, readwrite) int64_t startStack;
+
+@end
+
+#pragma mark - STUDTableDestination
+
+typedef GPB_ENUM(STUDTableDestination_FieldNumber) {
+  STUDTableDestination_FieldNumber_Table = 1,
+  STUDTableDestination_FieldNumber_GrpcAddress = 2,
+  STUDTableDestination_FieldNumber_WebURL = 3,
+};
+
+/**
+ * Where a moved player goes next.
+ **/
+GPB_FINAL @interface STUDTableDestination : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *table;
+
+/** The gRPC address of the engine node that serves it (host:port). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *grpcAddress;
+
+/** Its Connect / gRPC-Web URL (browsers). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *webURL;
+
+@end
+
+#pragma mark - STUDPlayerMoved
+
+typedef GPB_ENUM(STUDPlayerMoved_FieldNumber) {
+  STUDPlayerMoved_FieldNumber_Seat = 1,
+  STUDPlayerMoved_FieldNumber_PlayerId = 2,
+  STUDPlayerMoved_FieldNumber_DisplayName = 3,
+  STUDPlayerMoved_FieldNumber_Stack = 4,
+  STUDPlayerMoved_FieldNumber_Destination = 5,
+};
+
+/**
+ * A tournament player was moved to another table (AdminService.MovePlayer): his seat is free
+ * and his session closed MOVED with his chips. His stream ends cleanly after this message: the
+ * client follows him with WatchTable at `destination`, where the director seats him with the
+ * same chips.
+ **/
+GPB_FINAL @interface STUDPlayerMoved : GPBMessage
+
+/** The seat he had. */
+@property(nonatomic, readwrite) int32_t seat;
+
+/** The player. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *playerId;
+
+/** His display name. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
+
+/** The chips he takes with him. */
+@property(nonatomic, readwrite) int64_t stack;
+
+/** Where he goes. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTableDestination *destination;
+/** Test to see if @c destination has been set. */
+@property(nonatomic, readwrite) BOOL hasDestination;
+
+@end
+
+#pragma mark - STUDTournamentPlaced
+
+typedef GPB_ENUM(STUDTournamentPlaced_FieldNumber) {
+  STUDTournamentPlaced_FieldNumber_PlayerId = 1,
+  STUDTournamentPlaced_FieldNumber_DisplayName = 2,
+  STUDTournamentPlaced_FieldNumber_Place = 3,
+  STUDTournamentPlaced_FieldNumber_Prize = 4,
+};
+
+/**
+ * A tournament player's final place and prize, as the director pushed it (AdminService.
+ * AwardPlace). Sent to every stream of the table: his own (a busted player's stream stays open
+ * as a railbird's until the table closes), and everyone's.
+ **/
+GPB_FINAL @interface STUDTournamentPlaced : GPBMessage
+
+/** The player. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *playerId;
+
+/** His display name. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
+
+/** His place (1: the winner). */
+@property(nonatomic, readwrite) int32_t place;
+
+/** His prize in money (0: out of the money). */
+@property(nonatomic, readwrite) int64_t prize;
+
+@end
+
+#pragma mark - STUDStakesChanged
+
+typedef GPB_ENUM(STUDStakesChanged_FieldNumber) {
+  STUDStakesChanged_FieldNumber_Level = 1,
+  STUDStakesChanged_FieldNumber_Stakes = 2,
+  STUDStakesChanged_FieldNumber_FromHandNumber = 3,
+};
+
+/**
+ * The stakes of a new tournament level (AdminService.SetStakes).
+ **/
+GPB_FINAL @interface STUDStakesChanged : GPBMessage
+
+/** The level. */
+@property(nonatomic, readwrite) int32_t level;
+
+/** Its stakes. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDStakes *stakes;
+/** Test to see if @c stakes has been set. */
+@property(nonatomic, readwrite) BOOL hasStakes;
+
+/** The first hand dealt at them (the next hand: never the running one). */
+@property(nonatomic, readwrite) int64_t fromHandNumber;
+
+@end
+
+#pragma mark - STUDHandHoldChanged
+
+typedef GPB_ENUM(STUDHandHoldChanged_FieldNumber) {
+  STUDHandHoldChanged_FieldNumber_Held = 1,
+};
+
+/**
+ * Hand-for-hand: the table's next hand is held or released (AdminService.SetHandHold).
+ **/
+GPB_FINAL @interface STUDHandHoldChanged : GPBMessage
+
+/** true: no new hand starts until released; false: hands are dealt again. */
+@property(nonatomic, readwrite) BOOL held;
+
+@end
+
+#pragma mark - STUDTournamentInfoChanged
+
+typedef GPB_ENUM(STUDTournamentInfoChanged_FieldNumber) {
+  STUDTournamentInfoChanged_FieldNumber_Info = 1,
+};
+
+/**
+ * The director pushed tournament info (AdminService.SetTournamentInfo).
+ **/
+GPB_FINAL @interface STUDTournamentInfoChanged : GPBMessage
+
+/** The info, also in TableSnapshot.tournament.info. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentInfo *info;
+/** Test to see if @c info has been set. */
+@property(nonatomic, readwrite) BOOL hasInfo;
+
+@end
+
+#pragma mark - STUDWatchersChanged
+
+typedef GPB_ENUM(STUDWatchersChanged_FieldNumber) {
+  STUDWatchersChanged_FieldNumber_Watchers = 1,
+};
+
+/**
+ * The number of railbirds watching the table changed.
+ **/
+GPB_FINAL @interface STUDWatchersChanged : GPBMessage
+
+/** Railbirds watching now (also TableSnapshot.watchers). */
+@property(nonatomic, readwrite) int32_t watchers;
 
 @end
 

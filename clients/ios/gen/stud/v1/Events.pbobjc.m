@@ -42,11 +42,14 @@ GPBObjCClassDeclaration(STUDConnectionChanged);
 GPBObjCClassDeclaration(STUDDealtCards);
 GPBObjCClassDeclaration(STUDHandCancelled);
 GPBObjCClassDeclaration(STUDHandEnded);
+GPBObjCClassDeclaration(STUDHandHoldChanged);
 GPBObjCClassDeclaration(STUDHandResult);
 GPBObjCClassDeclaration(STUDHandStarted);
+GPBObjCClassDeclaration(STUDPlayerBusted);
 GPBObjCClassDeclaration(STUDPlayerJoined);
 GPBObjCClassDeclaration(STUDPlayerLeaving);
 GPBObjCClassDeclaration(STUDPlayerLeft);
+GPBObjCClassDeclaration(STUDPlayerMoved);
 GPBObjCClassDeclaration(STUDPlayerSatIn);
 GPBObjCClassDeclaration(STUDPlayerSatOut);
 GPBObjCClassDeclaration(STUDPotAwarded);
@@ -57,12 +60,18 @@ GPBObjCClassDeclaration(STUDSeedPair);
 GPBObjCClassDeclaration(STUDSeedRotated);
 GPBObjCClassDeclaration(STUDShownHand);
 GPBObjCClassDeclaration(STUDStakes);
+GPBObjCClassDeclaration(STUDStakesChanged);
 GPBObjCClassDeclaration(STUDStreetStarted);
 GPBObjCClassDeclaration(STUDStubReshuffled);
+GPBObjCClassDeclaration(STUDTableDestination);
 GPBObjCClassDeclaration(STUDTableStatusChanged);
+GPBObjCClassDeclaration(STUDTournamentInfo);
+GPBObjCClassDeclaration(STUDTournamentInfoChanged);
+GPBObjCClassDeclaration(STUDTournamentPlaced);
 GPBObjCClassDeclaration(STUDTurnExtended);
 GPBObjCClassDeclaration(STUDTurnStarted);
 GPBObjCClassDeclaration(STUDUncalledBetReturned);
+GPBObjCClassDeclaration(STUDWatchersChanged);
 
 #pragma mark - STUDEventsRoot
 
@@ -120,8 +129,15 @@ static GPBFileDescriptor *STUDEventsRoot_FileDescriptor(void) {
 @dynamic playerSatIn;
 @dynamic connectionChanged;
 @dynamic chipsAdded;
+@dynamic playerBusted;
+@dynamic playerMoved;
+@dynamic tournamentPlaced;
 @dynamic tableStatusChanged;
 @dynamic seedRotated;
+@dynamic stakesChanged;
+@dynamic handHoldChanged;
+@dynamic tournamentInfoChanged;
+@dynamic watchersChanged;
 
 typedef struct STUDEvent__storage_ {
   uint32_t _has_storage_[2];
@@ -151,8 +167,15 @@ typedef struct STUDEvent__storage_ {
   STUDPlayerSatIn *playerSatIn;
   STUDConnectionChanged *connectionChanged;
   STUDChipsAdded *chipsAdded;
+  STUDPlayerBusted *playerBusted;
+  STUDPlayerMoved *playerMoved;
+  STUDTournamentPlaced *tournamentPlaced;
   STUDTableStatusChanged *tableStatusChanged;
   STUDSeedRotated *seedRotated;
+  STUDStakesChanged *stakesChanged;
+  STUDHandHoldChanged *handHoldChanged;
+  STUDTournamentInfoChanged *tournamentInfoChanged;
+  STUDWatchersChanged *watchersChanged;
   int64_t handNumber;
 } STUDEvent__storage_;
 
@@ -406,6 +429,33 @@ typedef struct STUDEvent__storage_ {
         .dataType = GPBDataTypeMessage,
       },
       {
+        .name = "playerBusted",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDPlayerBusted),
+        .number = STUDEvent_FieldNumber_PlayerBusted,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, playerBusted),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "playerMoved",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDPlayerMoved),
+        .number = STUDEvent_FieldNumber_PlayerMoved,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, playerMoved),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "tournamentPlaced",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentPlaced),
+        .number = STUDEvent_FieldNumber_TournamentPlaced,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, tournamentPlaced),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
         .name = "tableStatusChanged",
         .dataTypeSpecific.clazz = GPBObjCClass(STUDTableStatusChanged),
         .number = STUDEvent_FieldNumber_TableStatusChanged,
@@ -420,6 +470,42 @@ typedef struct STUDEvent__storage_ {
         .number = STUDEvent_FieldNumber_SeedRotated,
         .hasIndex = -1,
         .offset = (uint32_t)offsetof(STUDEvent__storage_, seedRotated),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "stakesChanged",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDStakesChanged),
+        .number = STUDEvent_FieldNumber_StakesChanged,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, stakesChanged),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "handHoldChanged",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDHandHoldChanged),
+        .number = STUDEvent_FieldNumber_HandHoldChanged,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, handHoldChanged),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "tournamentInfoChanged",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentInfoChanged),
+        .number = STUDEvent_FieldNumber_TournamentInfoChanged,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, tournamentInfoChanged),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "watchersChanged",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDWatchersChanged),
+        .number = STUDEvent_FieldNumber_WatchersChanged,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, watchersChanged),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
@@ -2265,6 +2351,535 @@ typedef struct STUDSeedRotated__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDSeedRotated__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDPlayerBusted
+
+@implementation STUDPlayerBusted
+
+@dynamic seat;
+@dynamic playerId;
+@dynamic displayName;
+@dynamic handNumber;
+@dynamic startStack;
+
+typedef struct STUDPlayerBusted__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t seat;
+  NSString *playerId;
+  NSString *displayName;
+  int64_t handNumber;
+  int64_t startStack;
+} STUDPlayerBusted__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "seat",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerBusted_FieldNumber_Seat,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDPlayerBusted__storage_, seat),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "playerId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerBusted_FieldNumber_PlayerId,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDPlayerBusted__storage_, playerId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "displayName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerBusted_FieldNumber_DisplayName,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDPlayerBusted__storage_, displayName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "handNumber",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerBusted_FieldNumber_HandNumber,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDPlayerBusted__storage_, handNumber),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+      {
+        .name = "startStack",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerBusted_FieldNumber_StartStack,
+        .hasIndex = 4,
+        .offset = (uint32_t)offsetof(STUDPlayerBusted__storage_, startStack),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDPlayerBusted class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDPlayerBusted__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTableDestination
+
+@implementation STUDTableDestination
+
+@dynamic table;
+@dynamic grpcAddress;
+@dynamic webURL;
+
+typedef struct STUDTableDestination__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *table;
+  NSString *grpcAddress;
+  NSString *webURL;
+} STUDTableDestination__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "table",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTableDestination_FieldNumber_Table,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTableDestination__storage_, table),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "grpcAddress",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTableDestination_FieldNumber_GrpcAddress,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDTableDestination__storage_, grpcAddress),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "webURL",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTableDestination_FieldNumber_WebURL,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDTableDestination__storage_, webURL),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldTextFormatNameCustom | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTableDestination class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTableDestination__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+#if !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    static const char *extraTextFormatInfo =
+        "\001\003\003\241!!\000";
+    [localDescriptor setupExtraTextInfo:extraTextFormatInfo];
+#endif  // !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDPlayerMoved
+
+@implementation STUDPlayerMoved
+
+@dynamic seat;
+@dynamic playerId;
+@dynamic displayName;
+@dynamic stack;
+@dynamic hasDestination, destination;
+
+typedef struct STUDPlayerMoved__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t seat;
+  NSString *playerId;
+  NSString *displayName;
+  STUDTableDestination *destination;
+  int64_t stack;
+} STUDPlayerMoved__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "seat",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerMoved_FieldNumber_Seat,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDPlayerMoved__storage_, seat),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "playerId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerMoved_FieldNumber_PlayerId,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDPlayerMoved__storage_, playerId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "displayName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerMoved_FieldNumber_DisplayName,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDPlayerMoved__storage_, displayName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "stack",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDPlayerMoved_FieldNumber_Stack,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDPlayerMoved__storage_, stack),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+      {
+        .name = "destination",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTableDestination),
+        .number = STUDPlayerMoved_FieldNumber_Destination,
+        .hasIndex = 4,
+        .offset = (uint32_t)offsetof(STUDPlayerMoved__storage_, destination),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDPlayerMoved class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDPlayerMoved__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTournamentPlaced
+
+@implementation STUDTournamentPlaced
+
+@dynamic playerId;
+@dynamic displayName;
+@dynamic place;
+@dynamic prize;
+
+typedef struct STUDTournamentPlaced__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t place;
+  NSString *playerId;
+  NSString *displayName;
+  int64_t prize;
+} STUDTournamentPlaced__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "playerId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentPlaced_FieldNumber_PlayerId,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTournamentPlaced__storage_, playerId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "displayName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentPlaced_FieldNumber_DisplayName,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDTournamentPlaced__storage_, displayName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "place",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentPlaced_FieldNumber_Place,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDTournamentPlaced__storage_, place),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "prize",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentPlaced_FieldNumber_Prize,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDTournamentPlaced__storage_, prize),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTournamentPlaced class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTournamentPlaced__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDStakesChanged
+
+@implementation STUDStakesChanged
+
+@dynamic level;
+@dynamic hasStakes, stakes;
+@dynamic fromHandNumber;
+
+typedef struct STUDStakesChanged__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t level;
+  STUDStakes *stakes;
+  int64_t fromHandNumber;
+} STUDStakesChanged__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "level",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDStakesChanged_FieldNumber_Level,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDStakesChanged__storage_, level),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "stakes",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDStakes),
+        .number = STUDStakesChanged_FieldNumber_Stakes,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDStakesChanged__storage_, stakes),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "fromHandNumber",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDStakesChanged_FieldNumber_FromHandNumber,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDStakesChanged__storage_, fromHandNumber),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDStakesChanged class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDStakesChanged__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDHandHoldChanged
+
+@implementation STUDHandHoldChanged
+
+@dynamic held;
+
+typedef struct STUDHandHoldChanged__storage_ {
+  uint32_t _has_storage_[1];
+} STUDHandHoldChanged__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "held",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDHandHoldChanged_FieldNumber_Held,
+        .hasIndex = 0,
+        .offset = 1,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDHandHoldChanged class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDHandHoldChanged__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTournamentInfoChanged
+
+@implementation STUDTournamentInfoChanged
+
+@dynamic hasInfo, info;
+
+typedef struct STUDTournamentInfoChanged__storage_ {
+  uint32_t _has_storage_[1];
+  STUDTournamentInfo *info;
+} STUDTournamentInfoChanged__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "info",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentInfo),
+        .number = STUDTournamentInfoChanged_FieldNumber_Info,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTournamentInfoChanged__storage_, info),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTournamentInfoChanged class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTournamentInfoChanged__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDWatchersChanged
+
+@implementation STUDWatchersChanged
+
+@dynamic watchers;
+
+typedef struct STUDWatchersChanged__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t watchers;
+} STUDWatchersChanged__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "watchers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDWatchersChanged_FieldNumber_Watchers,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDWatchersChanged__storage_, watchers),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDWatchersChanged class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDWatchersChanged__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");

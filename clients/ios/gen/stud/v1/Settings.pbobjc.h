@@ -35,6 +35,7 @@ CF_EXTERN_C_BEGIN
 @class STUDRakeStep;
 @class STUDRules;
 @class STUDStakes;
+@class STUDTournamentTable;
 
 NS_ASSUME_NONNULL_BEGIN
 
@@ -270,6 +271,7 @@ typedef GPB_ENUM(STUDTableSettings_FieldNumber) {
   STUDTableSettings_FieldNumber_Private_p = 5,
   STUDTableSettings_FieldNumber_MinBuyIn = 6,
   STUDTableSettings_FieldNumber_MaxBuyIn = 7,
+  STUDTableSettings_FieldNumber_Tournament = 8,
 };
 
 /**
@@ -314,6 +316,40 @@ GPB_FINAL @interface STUDTableSettings : GPBMessage
 
 /** The largest stack a player may have after sitting down or adding chips. */
 @property(nonatomic, readwrite) int64_t maxBuyIn;
+
+/**
+ * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+ * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+ * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+ * (AdminService.SetStakes changes them between hands).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentTable *tournament;
+/** Test to see if @c tournament has been set. */
+@property(nonatomic, readwrite) BOOL hasTournament;
+
+@end
+
+#pragma mark - STUDTournamentTable
+
+typedef GPB_ENUM(STUDTournamentTable_FieldNumber) {
+  STUDTournamentTable_FieldNumber_TournamentId = 1,
+  STUDTournamentTable_FieldNumber_TableName = 2,
+  STUDTournamentTable_FieldNumber_TableNumber = 3,
+};
+
+/**
+ * What makes a table one of a tournament's: the lobby's tournament and the table's name in it.
+ **/
+GPB_FINAL @interface STUDTournamentTable : GPBMessage
+
+/** The lobby's tournament id (1-64 characters). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *tournamentId;
+
+/** The table's name shown to players, e.g. "Table 3" (at most 64 characters). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *tableName;
+
+/** The table's number in the tournament (>= 1). */
+@property(nonatomic, readwrite) int32_t tableNumber;
 
 @end
 

@@ -36,6 +36,7 @@ GPBObjCClassDeclaration(STUDRakeSchedule);
 GPBObjCClassDeclaration(STUDRakeStep);
 GPBObjCClassDeclaration(STUDRules);
 GPBObjCClassDeclaration(STUDStakes);
+GPBObjCClassDeclaration(STUDTournamentTable);
 
 #pragma mark - STUDSettingsRoot
 
@@ -322,6 +323,7 @@ BOOL STUDShortDeckRule_IsValidValue(int32_t value__) {
 @dynamic private_p;
 @dynamic minBuyIn;
 @dynamic maxBuyIn;
+@dynamic hasTournament, tournament;
 
 typedef struct STUDTableSettings__storage_ {
   uint32_t _has_storage_[1];
@@ -329,6 +331,7 @@ typedef struct STUDTableSettings__storage_ {
   STUDRules *rules;
   GPBStruct *ruleOverrides;
   STUDStakes *stakes;
+  STUDTournamentTable *tournament;
   int64_t minBuyIn;
   int64_t maxBuyIn;
 } STUDTableSettings__storage_;
@@ -402,6 +405,15 @@ typedef struct STUDTableSettings__storage_ {
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeInt64,
       },
+      {
+        .name = "tournament",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentTable),
+        .number = STUDTableSettings_FieldNumber_Tournament,
+        .hasIndex = 8,
+        .offset = (uint32_t)offsetof(STUDTableSettings__storage_, tournament),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDTableSettings class]
@@ -410,6 +422,73 @@ typedef struct STUDTableSettings__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDTableSettings__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTournamentTable
+
+@implementation STUDTournamentTable
+
+@dynamic tournamentId;
+@dynamic tableName;
+@dynamic tableNumber;
+
+typedef struct STUDTournamentTable__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t tableNumber;
+  NSString *tournamentId;
+  NSString *tableName;
+} STUDTournamentTable__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "tournamentId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentTable_FieldNumber_TournamentId,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTournamentTable__storage_, tournamentId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "tableName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentTable_FieldNumber_TableName,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDTournamentTable__storage_, tableName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "tableNumber",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentTable_FieldNumber_TableNumber,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDTournamentTable__storage_, tableNumber),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTournamentTable class]
+                                     rootClass:[STUDSettingsRoot class]
+                                          file:STUDSettingsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTournamentTable__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");

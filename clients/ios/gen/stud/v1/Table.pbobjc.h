@@ -37,7 +37,10 @@ CF_EXTERN_C_BEGIN
 @class STUDSeat;
 @class STUDSeedPair;
 @class STUDShownHand;
+@class STUDStakes;
 @class STUDTableSettings;
+@class STUDTournamentInfo;
+@class STUDTournamentState;
 GPB_ENUM_FWD_DECLARE(STUDStreet);
 
 NS_ASSUME_NONNULL_BEGIN
@@ -303,6 +306,18 @@ typedef GPB_ENUM(STUDSeatSessionCloseReason) {
 
   /** The table closed (AdminService.CloseTable). */
   STUDSeatSessionCloseReason_SeatSessionCloseReasonTableClosed = 3,
+
+  /**
+   * Tournament table: he had no chips left after a hand (`stack` 0; see busted_hand_number and
+   * busted_start_stack). The session is not money: nothing is paid out.
+   **/
+  STUDSeatSessionCloseReason_SeatSessionCloseReasonBusted = 4,
+
+  /**
+   * Tournament table: the director moved him to another table (AdminService.MovePlayer);
+   * `stack` is the chips he takes there, seated again by SeatPlayer with exactly them.
+   **/
+  STUDSeatSessionCloseReason_SeatSessionCloseReasonMoved = 5,
 };
 
 GPBEnumDescriptor *STUDSeatSessionCloseReason_EnumDescriptor(void);
@@ -353,6 +368,8 @@ typedef GPB_ENUM(STUDTableSnapshot_FieldNumber) {
   STUDTableSnapshot_FieldNumber_LastHand = 20,
   STUDTableSnapshot_FieldNumber_ServerTime = 21,
   STUDTableSnapshot_FieldNumber_PotTotal = 22,
+  STUDTableSnapshot_FieldNumber_Watchers = 23,
+  STUDTableSnapshot_FieldNumber_Tournament = 24,
 };
 
 /**
@@ -463,6 +480,21 @@ GPB_FINAL @interface STUDTableSnapshot : GPBMessage
 /** Test to see if @c serverTime has been set. */
 @property(nonatomic, readwrite) BOOL hasServerTime;
 
+/**
+ * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+ * has no seat here; public and tournament tables only). Players' and ops' streams are not
+ * counted.
+ **/
+@property(nonatomic, readwrite) int32_t watchers;
+
+/**
+ * The tournament's side of the table: its level, the hand-for-hand hold and what the
+ * director last pushed (unset at a cash table).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentState *tournament;
+/** Test to see if @c tournament has been set. */
+@property(nonatomic, readwrite) BOOL hasTournament;
+
 @end
 
 /**
@@ -488,6 +520,117 @@ int32_t STUDTableSnapshot_Street_RawValue(STUDTableSnapshot *message);
  * was generated.
  **/
 void SetSTUDTableSnapshot_Street_RawValue(STUDTableSnapshot *message, int32_t value);
+
+#pragma mark - STUDTournamentState
+
+typedef GPB_ENUM(STUDTournamentState_FieldNumber) {
+  STUDTournamentState_FieldNumber_Level = 1,
+  STUDTournamentState_FieldNumber_NextLevel = 2,
+  STUDTournamentState_FieldNumber_NextStakes = 3,
+  STUDTournamentState_FieldNumber_HandHeld = 4,
+  STUDTournamentState_FieldNumber_Info = 5,
+};
+
+/**
+ * A tournament table's state as every viewer sees it.
+ **/
+GPB_FINAL @interface STUDTournamentState : GPBMessage
+
+/**
+ * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
+ * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
+ **/
+@property(nonatomic, readwrite) int32_t level;
+
+/**
+ * Set when SetStakes came during a hand: the level the next hand is dealt at (its stakes in
+ * next_stakes); 0 when the next hand plays the current level.
+ **/
+@property(nonatomic, readwrite) int32_t nextLevel;
+
+/** The next level's stakes, when next_level is set. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDStakes *nextStakes;
+/** Test to see if @c nextStakes has been set. */
+@property(nonatomic, readwrite) BOOL hasNextStakes;
+
+/**
+ * Hand-for-hand: the next hand waits until the director releases it (SetHandHold). The
+ * running hand, if any, plays out.
+ **/
+@property(nonatomic, readwrite) BOOL handHeld;
+
+/** What the director last pushed (SetTournamentInfo); unset before the first push. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentInfo *info;
+/** Test to see if @c info has been set. */
+@property(nonatomic, readwrite) BOOL hasInfo;
+
+@end
+
+#pragma mark - STUDTournamentInfo
+
+typedef GPB_ENUM(STUDTournamentInfo_FieldNumber) {
+  STUDTournamentInfo_FieldNumber_Level = 1,
+  STUDTournamentInfo_FieldNumber_Stakes = 2,
+  STUDTournamentInfo_FieldNumber_NextLevelTime = 3,
+  STUDTournamentInfo_FieldNumber_HandsToNextLevel = 4,
+  STUDTournamentInfo_FieldNumber_NextStakes = 5,
+  STUDTournamentInfo_FieldNumber_PlayersLeft = 6,
+  STUDTournamentInfo_FieldNumber_Entrants = 7,
+  STUDTournamentInfo_FieldNumber_AverageStack = 8,
+  STUDTournamentInfo_FieldNumber_PrizePool = 9,
+  STUDTournamentInfo_FieldNumber_HandForHand = 10,
+  STUDTournamentInfo_FieldNumber_PlacesPaid = 11,
+};
+
+/**
+ * The tournament as a whole, pushed by the director to each of its tables (SetTournamentInfo)
+ * and shown in every seat's view as it was pushed (the engine does not compute it).
+ **/
+GPB_FINAL @interface STUDTournamentInfo : GPBMessage
+
+/** The running level (1 for the first). */
+@property(nonatomic, readwrite) int32_t level;
+
+/** The running level's stakes. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDStakes *stakes;
+/** Test to see if @c stakes has been set. */
+@property(nonatomic, readwrite) BOOL hasStakes;
+
+/**
+ * When the next level starts, for levels that last a time (unset otherwise). Compare with
+ * TableSnapshot.server_time rather than the device's clock.
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) GPBTimestamp *nextLevelTime;
+/** Test to see if @c nextLevelTime has been set. */
+@property(nonatomic, readwrite) BOOL hasNextLevelTime;
+
+/** Hands left in the level, for levels that last a number of hands (0 otherwise). */
+@property(nonatomic, readwrite) int32_t handsToNextLevel;
+
+/** The next level's stakes (unset at the last level). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDStakes *nextStakes;
+/** Test to see if @c nextStakes has been set. */
+@property(nonatomic, readwrite) BOOL hasNextStakes;
+
+/** Players still in the tournament. */
+@property(nonatomic, readwrite) int32_t playersLeft;
+
+/** Players who entered. */
+@property(nonatomic, readwrite) int32_t entrants;
+
+/** The average stack of the players left, in tournament chips. */
+@property(nonatomic, readwrite) int64_t averageStack;
+
+/** The prize pool (money, in the wallet's units). */
+@property(nonatomic, readwrite) int64_t prizePool;
+
+/** Playing hand-for-hand (near the money): every table starts its next hand together. */
+@property(nonatomic, readwrite) BOOL handForHand;
+
+/** Places paid. */
+@property(nonatomic, readwrite) int32_t placesPaid;
+
+@end
 
 #pragma mark - STUDSeat
 
@@ -957,6 +1100,8 @@ typedef GPB_ENUM(STUDTable_FieldNumber) {
   STUDTable_FieldNumber_NextCommitment = 10,
   STUDTable_FieldNumber_CreateTime = 11,
   STUDTable_FieldNumber_CloseTime = 12,
+  STUDTable_FieldNumber_Tournament = 13,
+  STUDTable_FieldNumber_Watchers = 14,
 };
 
 /**
@@ -1012,6 +1157,14 @@ GPB_FINAL @interface STUDTable : GPBMessage
 /** Test to see if @c closeTime has been set. */
 @property(nonatomic, readwrite) BOOL hasCloseTime;
 
+/** The tournament's side of the table (unset at a cash table). */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTournamentState *tournament;
+/** Test to see if @c tournament has been set. */
+@property(nonatomic, readwrite) BOOL hasTournament;
+
+/** How many railbirds watch it (see TableSnapshot.watchers). */
+@property(nonatomic, readwrite) int32_t watchers;
+
 @end
 
 /**
@@ -1040,6 +1193,8 @@ typedef GPB_ENUM(STUDSeatSession_FieldNumber) {
   STUDSeatSession_FieldNumber_OpenTime = 9,
   STUDSeatSession_FieldNumber_CloseTime = 10,
   STUDSeatSession_FieldNumber_DisplayName = 11,
+  STUDSeatSession_FieldNumber_BustedHandNumber = 12,
+  STUDSeatSession_FieldNumber_BustedStartStack = 13,
 };
 
 /**
@@ -1091,6 +1246,15 @@ GPB_FINAL @interface STUDSeatSession : GPBMessage
  * when none was given), for ops' views.
  **/
 @property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
+
+/** Closed BUSTED: the hand in which he lost his last chip (0 otherwise). */
+@property(nonatomic, readwrite) int64_t bustedHandNumber;
+
+/**
+ * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+ * chips at its start places higher; equal chips share the places).
+ **/
+@property(nonatomic, readwrite) int64_t bustedStartStack;
 
 @end
 

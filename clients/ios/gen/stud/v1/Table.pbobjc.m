@@ -38,8 +38,11 @@ GPBObjCClassDeclaration(STUDPotResult);
 GPBObjCClassDeclaration(STUDSeat);
 GPBObjCClassDeclaration(STUDSeedPair);
 GPBObjCClassDeclaration(STUDShownHand);
+GPBObjCClassDeclaration(STUDStakes);
 GPBObjCClassDeclaration(STUDTable);
 GPBObjCClassDeclaration(STUDTableSettings);
+GPBObjCClassDeclaration(STUDTournamentInfo);
+GPBObjCClassDeclaration(STUDTournamentState);
 
 #pragma mark - STUDTableRoot
 
@@ -354,12 +357,15 @@ GPBEnumDescriptor *STUDSeatSessionCloseReason_EnumDescriptor(void) {
         "SeatSessionCloseReasonUnspecified\000SeatSe"
         "ssionCloseReasonLeft\000SeatSessionCloseRea"
         "sonRemoved\000SeatSessionCloseReasonTableCl"
-        "osed\000";
+        "osed\000SeatSessionCloseReasonBusted\000SeatSe"
+        "ssionCloseReasonMoved\000";
     static const int32_t values[] = {
         STUDSeatSessionCloseReason_SeatSessionCloseReasonUnspecified,
         STUDSeatSessionCloseReason_SeatSessionCloseReasonLeft,
         STUDSeatSessionCloseReason_SeatSessionCloseReasonRemoved,
         STUDSeatSessionCloseReason_SeatSessionCloseReasonTableClosed,
+        STUDSeatSessionCloseReason_SeatSessionCloseReasonBusted,
+        STUDSeatSessionCloseReason_SeatSessionCloseReasonMoved,
     };
     GPBEnumDescriptor *worker =
         [GPBEnumDescriptor allocDescriptorForName:GPBNSStringifySymbol(STUDSeatSessionCloseReason)
@@ -381,6 +387,8 @@ BOOL STUDSeatSessionCloseReason_IsValidValue(int32_t value__) {
     case STUDSeatSessionCloseReason_SeatSessionCloseReasonLeft:
     case STUDSeatSessionCloseReason_SeatSessionCloseReasonRemoved:
     case STUDSeatSessionCloseReason_SeatSessionCloseReasonTableClosed:
+    case STUDSeatSessionCloseReason_SeatSessionCloseReasonBusted:
+    case STUDSeatSessionCloseReason_SeatSessionCloseReasonMoved:
       return YES;
     default:
       return NO;
@@ -413,6 +421,8 @@ BOOL STUDSeatSessionCloseReason_IsValidValue(int32_t value__) {
 @dynamic nextCommitment;
 @dynamic hasLastHand, lastHand;
 @dynamic hasServerTime, serverTime;
+@dynamic watchers;
+@dynamic hasTournament, tournament;
 
 typedef struct STUDTableSnapshot__storage_ {
   uint32_t _has_storage_[1];
@@ -422,6 +432,7 @@ typedef struct STUDTableSnapshot__storage_ {
   STUDStreet street;
   int32_t bringInSeat;
   int32_t turnSeat;
+  int32_t watchers;
   NSString *table;
   STUDTableSettings *settings;
   NSMutableArray *seatsArray;
@@ -433,6 +444,7 @@ typedef struct STUDTableSnapshot__storage_ {
   NSString *nextCommitment;
   STUDHandResult *lastHand;
   GPBTimestamp *serverTime;
+  STUDTournamentState *tournament;
   int64_t handNumber;
   int64_t streetBet;
   int64_t nonce;
@@ -643,6 +655,24 @@ typedef struct STUDTableSnapshot__storage_ {
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeInt64,
       },
+      {
+        .name = "watchers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTableSnapshot_FieldNumber_Watchers,
+        .hasIndex = 19,
+        .offset = (uint32_t)offsetof(STUDTableSnapshot__storage_, watchers),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "tournament",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentState),
+        .number = STUDTableSnapshot_FieldNumber_Tournament,
+        .hasIndex = 20,
+        .offset = (uint32_t)offsetof(STUDTableSnapshot__storage_, tournament),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDTableSnapshot class]
@@ -685,6 +715,248 @@ void SetSTUDTableSnapshot_Street_RawValue(STUDTableSnapshot *message, int32_t va
   GPBFieldDescriptor *field = [descriptor fieldWithNumber:STUDTableSnapshot_FieldNumber_Street];
   GPBSetMessageRawEnumField(message, field, value);
 }
+
+#pragma mark - STUDTournamentState
+
+@implementation STUDTournamentState
+
+@dynamic level;
+@dynamic nextLevel;
+@dynamic hasNextStakes, nextStakes;
+@dynamic handHeld;
+@dynamic hasInfo, info;
+
+typedef struct STUDTournamentState__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t level;
+  int32_t nextLevel;
+  STUDStakes *nextStakes;
+  STUDTournamentInfo *info;
+} STUDTournamentState__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "level",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentState_FieldNumber_Level,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTournamentState__storage_, level),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "nextLevel",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentState_FieldNumber_NextLevel,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDTournamentState__storage_, nextLevel),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "nextStakes",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDStakes),
+        .number = STUDTournamentState_FieldNumber_NextStakes,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDTournamentState__storage_, nextStakes),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "handHeld",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentState_FieldNumber_HandHeld,
+        .hasIndex = 3,
+        .offset = 4,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+      {
+        .name = "info",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentInfo),
+        .number = STUDTournamentState_FieldNumber_Info,
+        .hasIndex = 5,
+        .offset = (uint32_t)offsetof(STUDTournamentState__storage_, info),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTournamentState class]
+                                     rootClass:[STUDTableRoot class]
+                                          file:STUDTableRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTournamentState__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTournamentInfo
+
+@implementation STUDTournamentInfo
+
+@dynamic level;
+@dynamic hasStakes, stakes;
+@dynamic hasNextLevelTime, nextLevelTime;
+@dynamic handsToNextLevel;
+@dynamic hasNextStakes, nextStakes;
+@dynamic playersLeft;
+@dynamic entrants;
+@dynamic averageStack;
+@dynamic prizePool;
+@dynamic handForHand;
+@dynamic placesPaid;
+
+typedef struct STUDTournamentInfo__storage_ {
+  uint32_t _has_storage_[1];
+  int32_t level;
+  int32_t handsToNextLevel;
+  int32_t playersLeft;
+  int32_t entrants;
+  int32_t placesPaid;
+  STUDStakes *stakes;
+  GPBTimestamp *nextLevelTime;
+  STUDStakes *nextStakes;
+  int64_t averageStack;
+  int64_t prizePool;
+} STUDTournamentInfo__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "level",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_Level,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, level),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "stakes",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDStakes),
+        .number = STUDTournamentInfo_FieldNumber_Stakes,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, stakes),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "nextLevelTime",
+        .dataTypeSpecific.clazz = GPBObjCClass(GPBTimestamp),
+        .number = STUDTournamentInfo_FieldNumber_NextLevelTime,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, nextLevelTime),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "handsToNextLevel",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_HandsToNextLevel,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, handsToNextLevel),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "nextStakes",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDStakes),
+        .number = STUDTournamentInfo_FieldNumber_NextStakes,
+        .hasIndex = 4,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, nextStakes),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "playersLeft",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_PlayersLeft,
+        .hasIndex = 5,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, playersLeft),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "entrants",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_Entrants,
+        .hasIndex = 6,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, entrants),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "averageStack",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_AverageStack,
+        .hasIndex = 7,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, averageStack),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+      {
+        .name = "prizePool",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_PrizePool,
+        .hasIndex = 8,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, prizePool),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+      {
+        .name = "handForHand",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_HandForHand,
+        .hasIndex = 9,
+        .offset = 10,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+      {
+        .name = "placesPaid",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTournamentInfo_FieldNumber_PlacesPaid,
+        .hasIndex = 11,
+        .offset = (uint32_t)offsetof(STUDTournamentInfo__storage_, placesPaid),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTournamentInfo class]
+                                     rootClass:[STUDTableRoot class]
+                                          file:STUDTableRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTournamentInfo__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
 
 #pragma mark - STUDSeat
 
@@ -1676,10 +1948,13 @@ typedef struct STUDLowHand__storage_ {
 @dynamic nextCommitment;
 @dynamic hasCreateTime, createTime;
 @dynamic hasCloseTime, closeTime;
+@dynamic hasTournament, tournament;
+@dynamic watchers;
 
 typedef struct STUDTable__storage_ {
   uint32_t _has_storage_[1];
   STUDTableStatus status;
+  int32_t watchers;
   NSString *name;
   STUDTableSettings *settings;
   NSMutableDictionary *labels;
@@ -1689,6 +1964,7 @@ typedef struct STUDTable__storage_ {
   NSString *nextCommitment;
   GPBTimestamp *createTime;
   GPBTimestamp *closeTime;
+  STUDTournamentState *tournament;
   int64_t handNumber;
 } STUDTable__storage_;
 
@@ -1806,6 +2082,24 @@ typedef struct STUDTable__storage_ {
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
+      {
+        .name = "tournament",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTournamentState),
+        .number = STUDTable_FieldNumber_Tournament,
+        .hasIndex = 11,
+        .offset = (uint32_t)offsetof(STUDTable__storage_, tournament),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "watchers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTable_FieldNumber_Watchers,
+        .hasIndex = 12,
+        .offset = (uint32_t)offsetof(STUDTable__storage_, watchers),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDTable class]
@@ -1852,6 +2146,8 @@ void SetSTUDTable_Status_RawValue(STUDTable *message, int32_t value) {
 @dynamic hasOpenTime, openTime;
 @dynamic hasCloseTime, closeTime;
 @dynamic displayName;
+@dynamic bustedHandNumber;
+@dynamic bustedStartStack;
 
 typedef struct STUDSeatSession__storage_ {
   uint32_t _has_storage_[1];
@@ -1866,6 +2162,8 @@ typedef struct STUDSeatSession__storage_ {
   NSString *displayName;
   int64_t chipsIn;
   int64_t stack;
+  int64_t bustedHandNumber;
+  int64_t bustedStartStack;
 } STUDSeatSession__storage_;
 
 // This method is threadsafe because it is initially called
@@ -1972,6 +2270,24 @@ typedef struct STUDSeatSession__storage_ {
         .offset = (uint32_t)offsetof(STUDSeatSession__storage_, displayName),
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "bustedHandNumber",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSeatSession_FieldNumber_BustedHandNumber,
+        .hasIndex = 11,
+        .offset = (uint32_t)offsetof(STUDSeatSession__storage_, bustedHandNumber),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+      {
+        .name = "bustedStartStack",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDSeatSession_FieldNumber_BustedStartStack,
+        .hasIndex = 12,
+        .offset = (uint32_t)offsetof(STUDSeatSession__storage_, bustedStartStack),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
       },
     };
     GPBDescriptor *localDescriptor =

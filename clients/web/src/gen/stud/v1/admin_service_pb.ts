@@ -6,9 +6,9 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Stakes } from "./settings_pb.js";
+import type { Stakes, TournamentTable } from "./settings_pb.js";
 import { file_stud_v1_settings } from "./settings_pb.js";
-import type { HandResult, SeatSession, SeatSessionState, SeedPair, Table, TableSnapshot, TableStatus } from "./table_pb.js";
+import type { HandResult, SeatSession, SeatSessionState, SeedPair, Table, TableSnapshot, TableStatus, TournamentInfo } from "./table_pb.js";
 import { file_stud_v1_table } from "./table_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/admin_service.proto.
  */
 export const file_stud_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLJAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJgChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSEQoJYnlfcGxheWVyGAQgASgIIj0KFFJlbW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjYKEVJvdGF0ZVNlZWRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLY2xpZW50X3NlZWQYAiABKAkidgoSUm90YXRlU2VlZFJlc3BvbnNlEiMKCHJldmVhbGVkGAEgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIiCgdjdXJyZW50GAIgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYAyABKAkiDgoMRHJhaW5SZXF1ZXN0IjcKDURyYWluUmVzcG9uc2USDgoGdGFibGVzGAEgASgFEhYKDmhhbmRzX2ZpbmlzaGVkGAIgASgFInoKF0xpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEikKBnN0YXRlcxgCIAMoDjIZLnN0dWQudjEuU2VhdFNlc3Npb25TdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJbChhMaXN0U2VhdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0Tm9kZXNSZXF1ZXN0IkwKEUxpc3ROb2Rlc1Jlc3BvbnNlEiIKBW5vZGVzGAEgAygLMhMuc3R1ZC52MS5FbmdpbmVOb2RlEhMKC2Fuc3dlcmVkX2J5GAIgASgJIsMCCgpFbmdpbmVOb2RlEgoKAmlkGAEgASgJEicKBXN0YXRlGAIgASgOMhguc3R1ZC52MS5FbmdpbmVOb2RlU3RhdGUSDQoFZXBvY2gYAyABKAMSFQoNYWRtaW5fYWRkcmVzcxgEIAEoCRIUCgxncnBjX2FkZHJlc3MYBSABKAkSDwoHd2ViX3VybBgGIAEoCRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxoZWFydGJlYXRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYCiABKAgSEwoLb3Blbl90YWJsZXMYCyABKAUqsgEKD0VuZ2luZU5vZGVTdGF0ZRIhCh1FTkdJTkVfTk9ERV9TVEFURV9VTlNQRUNJRklFRBAAEh4KGkVOR0lORV9OT0RFX1NUQVRFX1NUQVJUSU5HEAESHQoZRU5HSU5FX05PREVfU1RBVEVfU0VSVklORxACEh4KGkVOR0lORV9OT0RFX1NUQVRFX0RSQUlOSU5HEAMSHQoZRU5HSU5FX05PREVfU1RBVEVfU1RPUFBFRBAEMqwICgxBZG1pblNlcnZpY2USTQoLQ3JlYXRlVGFibGUSGy5zdHVkLnYxLkNyZWF0ZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuQ3JlYXRlVGFibGVSZXNwb25zZSIDkAICEkoKClNlYXRQbGF5ZXISGi5zdHVkLnYxLlNlYXRQbGF5ZXJSZXF1ZXN0Ghsuc3R1ZC52MS5TZWF0UGxheWVyUmVzcG9uc2UiA5ACAhJECghBZGRDaGlwcxIYLnN0dWQudjEuQWRkQ2hpcHNSZXF1ZXN0Ghkuc3R1ZC52MS5BZGRDaGlwc1Jlc3BvbnNlIgOQAgISSgoKTGlzdFRhYmxlcxIaLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5zdHVkLnYxLkxpc3RUYWJsZXNSZXNwb25zZSIDkAIBEj8KCEdldFRhYmxlEhguc3R1ZC52MS5HZXRUYWJsZVJlcXVlc3QaGS5zdHVkLnYxLkdldFRhYmxlUmVzcG9uc2USSgoKUGF1c2VUYWJsZRIaLnN0dWQudjEuUGF1c2VUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLlBhdXNlVGFibGVSZXNwb25zZSIDkAICEk0KC1Jlc3VtZVRhYmxlEhsuc3R1ZC52MS5SZXN1bWVUYWJsZVJlcXVlc3QaHC5zdHVkLnYxLlJlc3VtZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDbG9zZVRhYmxlEhouc3R1ZC52MS5DbG9zZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuQ2xvc2VUYWJsZVJlc3BvbnNlIgOQAgISSgoKQ2FuY2VsSGFuZBIaLnN0dWQudjEuQ2FuY2VsSGFuZFJlcXVlc3QaGy5zdHVkLnYxLkNhbmNlbEhhbmRSZXNwb25zZSIDkAICElAKDFJlbW92ZVBsYXllchIcLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVxdWVzdBodLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVzcG9uc2UiA5ACAhJFCgpSb3RhdGVTZWVkEhouc3R1ZC52MS5Sb3RhdGVTZWVkUmVxdWVzdBobLnN0dWQudjEuUm90YXRlU2VlZFJlc3BvbnNlEjsKBURyYWluEhUuc3R1ZC52MS5EcmFpblJlcXVlc3QaFi5zdHVkLnYxLkRyYWluUmVzcG9uc2UiA5ACAhJcChBMaXN0U2VhdFNlc3Npb25zEiAuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVxdWVzdBohLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlIgOQAgESRwoJTGlzdE5vZGVzEhkuc3R1ZC52MS5MaXN0Tm9kZXNSZXF1ZXN0Ghouc3R1ZC52MS5MaXN0Tm9kZXNSZXNwb25zZSIDkAIBQglQAaICBFNUVURiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEimwMKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkSLAoKdG91cm5hbWVudBgMIAEoCzIYLnN0dWQudjEuVG91cm5hbWVudFRhYmxlGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiNAoTQ3JlYXRlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiggEKEVNlYXRQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIRCglwbGF5ZXJfaWQYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEgwKBHNlYXQYBSABKAUSDgoGYnV5X2luGAYgASgDIjsKElNlYXRQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiJdCg9BZGRDaGlwc1JlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGYW1vdW50GAQgASgDIjkKEEFkZENoaXBzUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iyQEKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKCHN0YXR1c2VzGAMgAygOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxI2CgZsYWJlbHMYBCADKAsyJi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiTQoSTGlzdFRhYmxlc1Jlc3BvbnNlEh4KBnRhYmxlcxgBIAMoCzIOLnN0dWQudjEuVGFibGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIi8KD0dldFRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJbChBHZXRUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIoCghzbmFwc2hvdBgCIAEoCzIWLnN0dWQudjEuVGFibGVTbmFwc2hvdCIxChFQYXVzZVRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIzChJQYXVzZVRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlIiIKElJlc3VtZVRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjQKE1Jlc3VtZVRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlIjEKEUNsb3NlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEkNsb3NlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSJgoIc2Vzc2lvbnMYAiADKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIkYKEUNhbmNlbEhhbmRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMSDgoGcmVhc29uGAMgASgJIjkKEkNhbmNlbEhhbmRSZXNwb25zZRIjCgZyZXN1bHQYASABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiYAoTUmVtb3ZlUGxheWVyUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCWJ5X3BsYXllchgEIAEoCCI9ChRSZW1vdmVQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiI2ChFSb3RhdGVTZWVkUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2NsaWVudF9zZWVkGAIgASgJInYKElJvdGF0ZVNlZWRSZXNwb25zZRIjCghyZXZlYWxlZBgBIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISIgoHY3VycmVudBgCIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAMgASgJIg4KDERyYWluUmVxdWVzdCI3Cg1EcmFpblJlc3BvbnNlEg4KBnRhYmxlcxgBIAEoBRIWCg5oYW5kc19maW5pc2hlZBgCIAEoBSJ6ChdMaXN0U2VhdFNlc3Npb25zUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIpCgZzdGF0ZXMYAiADKA4yGS5zdHVkLnYxLlNlYXRTZXNzaW9uU3RhdGUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiWwoYTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdE5vZGVzUmVxdWVzdCJMChFMaXN0Tm9kZXNSZXNwb25zZRIiCgVub2RlcxgBIAMoCzITLnN0dWQudjEuRW5naW5lTm9kZRITCgthbnN3ZXJlZF9ieRgCIAEoCSLDAgoKRW5naW5lTm9kZRIKCgJpZBgBIAEoCRInCgVzdGF0ZRgCIAEoDjIYLnN0dWQudjEuRW5naW5lTm9kZVN0YXRlEg0KBWVwb2NoGAMgASgDEhUKDWFkbWluX2FkZHJlc3MYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMaGVhcnRiZWF0X2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRsaXZlGAogASgIEhMKC29wZW5fdGFibGVzGAsgASgFIlAKEFNldFN0YWtlc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVsZXZlbBgCIAEoBRIfCgZzdGFrZXMYAyABKAsyDy5zdHVkLnYxLlN0YWtlcyJMChFTZXRTdGFrZXNSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyKRAQoRTW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSGQoRZGVzdGluYXRpb25fdGFibGUYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkiOwoSTW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjAKElNldEhhbmRIb2xkUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBGhlbGQYAiABKAgiNAoTU2V0SGFuZEhvbGRSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiTwoYU2V0VG91cm5hbWVudEluZm9SZXF1ZXN0EgwKBG5hbWUYASABKAkSJQoEaW5mbxgCIAEoCzIXLnN0dWQudjEuVG91cm5hbWVudEluZm8iOgoZU2V0VG91cm5hbWVudEluZm9SZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiaAoRQXdhcmRQbGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXBsYWNlGAQgASgFEg0KBXByaXplGAUgASgDIhQKEkF3YXJkUGxhY2VSZXNwb25zZSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyvQsKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICElwKEExpc3RTZWF0U2Vzc2lvbnMSIC5zdHVkLnYxLkxpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0GiEuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVzcG9uc2UiA5ACARJHCglMaXN0Tm9kZXMSGS5zdHVkLnYxLkxpc3ROb2Rlc1JlcXVlc3QaGi5zdHVkLnYxLkxpc3ROb2Rlc1Jlc3BvbnNlIgOQAgESRwoJU2V0U3Rha2VzEhkuc3R1ZC52MS5TZXRTdGFrZXNSZXF1ZXN0Ghouc3R1ZC52MS5TZXRTdGFrZXNSZXNwb25zZSIDkAICEkoKCk1vdmVQbGF5ZXISGi5zdHVkLnYxLk1vdmVQbGF5ZXJSZXF1ZXN0Ghsuc3R1ZC52MS5Nb3ZlUGxheWVyUmVzcG9uc2UiA5ACAhJNCgtTZXRIYW5kSG9sZBIbLnN0dWQudjEuU2V0SGFuZEhvbGRSZXF1ZXN0Ghwuc3R1ZC52MS5TZXRIYW5kSG9sZFJlc3BvbnNlIgOQAgISXwoRU2V0VG91cm5hbWVudEluZm8SIS5zdHVkLnYxLlNldFRvdXJuYW1lbnRJbmZvUmVxdWVzdBoiLnN0dWQudjEuU2V0VG91cm5hbWVudEluZm9SZXNwb25zZSIDkAICEkoKCkF3YXJkUGxhY2USGi5zdHVkLnYxLkF3YXJkUGxhY2VSZXF1ZXN0Ghsuc3R1ZC52MS5Bd2FyZFBsYWNlUmVzcG9uc2UiA5ACAkIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * CreateTable's request.
@@ -102,6 +102,15 @@ export type CreateTableRequest = Message<"stud.v1.CreateTableRequest"> & {
    * @generated from field: map<string, string> labels = 11;
    */
   labels: { [key: string]: string };
+
+  /**
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   *
+   * @generated from field: stud.v1.TournamentTable tournament = 12;
+   */
+  tournament?: TournamentTable | undefined;
 };
 
 /**
@@ -175,7 +184,8 @@ export type SeatPlayerRequest = Message<"stud.v1.SeatPlayerRequest"> & {
   seat: number;
 
   /**
-   * The chips he sits down with (within the table's buy-in limits).
+   * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+   * positive amount: his tournament chips).
    *
    * @generated from field: int64 buy_in = 6;
    */
@@ -982,6 +992,310 @@ export const EngineNodeSchema: GenMessage<EngineNode> = /*@__PURE__*/
   messageDesc(file_stud_v1_admin_service, 28);
 
 /**
+ * SetStakes' request.
+ *
+ * @generated from message stud.v1.SetStakesRequest
+ */
+export type SetStakesRequest = Message<"stud.v1.SetStakesRequest"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The level (>= 1).
+   *
+   * @generated from field: int32 level = 2;
+   */
+  level: number;
+
+  /**
+   * Its stakes (bring_in and big_bet default to small_bet / 2 and 2 × small_bet when 0).
+   *
+   * @generated from field: stud.v1.Stakes stakes = 3;
+   */
+  stakes?: Stakes | undefined;
+};
+
+/**
+ * Describes the message stud.v1.SetStakesRequest.
+ * Use `create(SetStakesRequestSchema)` to create a new message.
+ */
+export const SetStakesRequestSchema: GenMessage<SetStakesRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 29);
+
+/**
+ * SetStakes' response.
+ *
+ * @generated from message stud.v1.SetStakesResponse
+ */
+export type SetStakesResponse = Message<"stud.v1.SetStakesResponse"> & {
+  /**
+   * The table (its settings show the level once it plays).
+   *
+   * @generated from field: stud.v1.Table table = 1;
+   */
+  table?: Table | undefined;
+
+  /**
+   * The first hand dealt at these stakes.
+   *
+   * @generated from field: int64 from_hand_number = 2;
+   */
+  fromHandNumber: bigint;
+};
+
+/**
+ * Describes the message stud.v1.SetStakesResponse.
+ * Use `create(SetStakesResponseSchema)` to create a new message.
+ */
+export const SetStakesResponseSchema: GenMessage<SetStakesResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 30);
+
+/**
+ * MovePlayer's request.
+ *
+ * @generated from message stud.v1.MovePlayerRequest
+ */
+export type MovePlayerRequest = Message<"stud.v1.MovePlayerRequest"> & {
+  /**
+   * The table he leaves, "tables/{table_id}".
+   *
+   * @generated from field: string table = 1;
+   */
+  table: string;
+
+  /**
+   * His seat session there.
+   *
+   * @generated from field: string seat_session_id = 2;
+   */
+  seatSessionId: string;
+
+  /**
+   * The director's id for this move (1-64 characters): the idempotency key.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+
+  /**
+   * The table he goes to, "tables/{table_id}" (told to him; it may be on another node).
+   *
+   * @generated from field: string destination_table = 4;
+   */
+  destinationTable: string;
+
+  /**
+   * That table's engine gRPC address (host:port), told to his client.
+   *
+   * @generated from field: string grpc_address = 5;
+   */
+  grpcAddress: string;
+
+  /**
+   * That table's engine Connect / gRPC-Web URL, told to his client.
+   *
+   * @generated from field: string web_url = 6;
+   */
+  webUrl: string;
+};
+
+/**
+ * Describes the message stud.v1.MovePlayerRequest.
+ * Use `create(MovePlayerRequestSchema)` to create a new message.
+ */
+export const MovePlayerRequestSchema: GenMessage<MovePlayerRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 31);
+
+/**
+ * MovePlayer's response.
+ *
+ * @generated from message stud.v1.MovePlayerResponse
+ */
+export type MovePlayerResponse = Message<"stud.v1.MovePlayerResponse"> & {
+  /**
+   * His session: CLOSED (reason MOVED, `stack` the chips to seat him with; or BUSTED, stack 0)
+   * when he is off the table, CLOSING while he plays out the running hand (ask again, or read
+   * ListSeatSessions, once it ends).
+   *
+   * @generated from field: stud.v1.SeatSession session = 1;
+   */
+  session?: SeatSession | undefined;
+};
+
+/**
+ * Describes the message stud.v1.MovePlayerResponse.
+ * Use `create(MovePlayerResponseSchema)` to create a new message.
+ */
+export const MovePlayerResponseSchema: GenMessage<MovePlayerResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 32);
+
+/**
+ * SetHandHold's request.
+ *
+ * @generated from message stud.v1.SetHandHoldRequest
+ */
+export type SetHandHoldRequest = Message<"stud.v1.SetHandHoldRequest"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * true: hold the next hand; false: release it.
+   *
+   * @generated from field: bool held = 2;
+   */
+  held: boolean;
+};
+
+/**
+ * Describes the message stud.v1.SetHandHoldRequest.
+ * Use `create(SetHandHoldRequestSchema)` to create a new message.
+ */
+export const SetHandHoldRequestSchema: GenMessage<SetHandHoldRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 33);
+
+/**
+ * SetHandHold's response.
+ *
+ * @generated from message stud.v1.SetHandHoldResponse
+ */
+export type SetHandHoldResponse = Message<"stud.v1.SetHandHoldResponse"> & {
+  /**
+   * The table (tournament.hand_held, hand_in_progress).
+   *
+   * @generated from field: stud.v1.Table table = 1;
+   */
+  table?: Table | undefined;
+};
+
+/**
+ * Describes the message stud.v1.SetHandHoldResponse.
+ * Use `create(SetHandHoldResponseSchema)` to create a new message.
+ */
+export const SetHandHoldResponseSchema: GenMessage<SetHandHoldResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 34);
+
+/**
+ * SetTournamentInfo's request.
+ *
+ * @generated from message stud.v1.SetTournamentInfoRequest
+ */
+export type SetTournamentInfoRequest = Message<"stud.v1.SetTournamentInfoRequest"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The tournament as the director sees it now.
+   *
+   * @generated from field: stud.v1.TournamentInfo info = 2;
+   */
+  info?: TournamentInfo | undefined;
+};
+
+/**
+ * Describes the message stud.v1.SetTournamentInfoRequest.
+ * Use `create(SetTournamentInfoRequestSchema)` to create a new message.
+ */
+export const SetTournamentInfoRequestSchema: GenMessage<SetTournamentInfoRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 35);
+
+/**
+ * SetTournamentInfo's response.
+ *
+ * @generated from message stud.v1.SetTournamentInfoResponse
+ */
+export type SetTournamentInfoResponse = Message<"stud.v1.SetTournamentInfoResponse"> & {
+  /**
+   * The table.
+   *
+   * @generated from field: stud.v1.Table table = 1;
+   */
+  table?: Table | undefined;
+};
+
+/**
+ * Describes the message stud.v1.SetTournamentInfoResponse.
+ * Use `create(SetTournamentInfoResponseSchema)` to create a new message.
+ */
+export const SetTournamentInfoResponseSchema: GenMessage<SetTournamentInfoResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 36);
+
+/**
+ * AwardPlace's request.
+ *
+ * @generated from message stud.v1.AwardPlaceRequest
+ */
+export type AwardPlaceRequest = Message<"stud.v1.AwardPlaceRequest"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * His display name (empty: the player id).
+   *
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * His place (1: the winner).
+   *
+   * @generated from field: int32 place = 4;
+   */
+  place: number;
+
+  /**
+   * His prize in money (0: out of the money).
+   *
+   * @generated from field: int64 prize = 5;
+   */
+  prize: bigint;
+};
+
+/**
+ * Describes the message stud.v1.AwardPlaceRequest.
+ * Use `create(AwardPlaceRequestSchema)` to create a new message.
+ */
+export const AwardPlaceRequestSchema: GenMessage<AwardPlaceRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 37);
+
+/**
+ * AwardPlace's response.
+ *
+ * @generated from message stud.v1.AwardPlaceResponse
+ */
+export type AwardPlaceResponse = Message<"stud.v1.AwardPlaceResponse"> & {
+};
+
+/**
+ * Describes the message stud.v1.AwardPlaceResponse.
+ * Use `create(AwardPlaceResponseSchema)` to create a new message.
+ */
+export const AwardPlaceResponseSchema: GenMessage<AwardPlaceResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 38);
+
+/**
  * An engine node's state as its process recorded it.
  *
  * @generated from enum stud.v1.EngineNodeState
@@ -1034,7 +1348,8 @@ export const EngineNodeStateSchema: GenEnum<EngineNodeState> = /*@__PURE__*/
  *
  * Authentication: `authorization: Bearer <token>`.
  * - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
- *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+ *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+ *   methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
  * - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
  *   token, which may also call every method above. Otherwise PERMISSION_DENIED /
  *   ADMIN_REQUIRED.
@@ -1056,6 +1371,15 @@ export const EngineNodeStateSchema: GenEnum<EngineNodeState> = /*@__PURE__*/
  * Reusing an id with different parameters fails with INVALID_ARGUMENT /
  * IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
  *
+ * Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+ * CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+ * each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+ * the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+ * pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+ * hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+ * closed BUSTED), without a stream. Tournament methods on a cash table fail with
+ * FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
+ *
  * @generated from service stud.v1.AdminService
  */
 export const AdminService: GenService<{
@@ -1072,8 +1396,10 @@ export const AdminService: GenService<{
     output: typeof CreateTableResponseSchema;
   },
   /**
-   * Seats a player whose buy-in the lobby has already moved to the table's escrow.
-   * Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+   * Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+   * tournament table: with the tournament chips the director gives him, any positive amount;
+   * between hands or during one, he is dealt in from the next hand). Idempotent by
+   * seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
    * TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
    *
    * @generated from rpc stud.v1.AdminService.SeatPlayer
@@ -1090,7 +1416,8 @@ export const AdminService: GenService<{
    * with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
    * "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
    * SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-   * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+   * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+   * no top-ups in a tournament).
    *
    * @generated from rpc stud.v1.AdminService.AddChips
    */
@@ -1238,6 +1565,92 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListNodesRequestSchema;
     output: typeof ListNodesResponseSchema;
+  },
+  /**
+   * Tournament table: sets the stakes of a level, from the next hand on (never the running
+   * one): between hands at once, during a hand when it ends (TournamentState.next_level and
+   * next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+   * TournamentState.level show the level once it plays. The stakes are stored with the table:
+   * a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+   * the table already has (or will have from the next hand) changes nothing and sends nothing.
+   * Errors: INVALID_ARGUMENT (level < 1, or stakes as CreateTable refuses them);
+   * NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+   *
+   * @generated from rpc stud.v1.AdminService.SetStakes
+   */
+  setStakes: {
+    methodKind: "unary";
+    input: typeof SetStakesRequestSchema;
+    output: typeof SetStakesResponseSchema;
+  },
+  /**
+   * Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+   * Between hands, or when he is not dealt into the running hand, at once; else when the hand
+   * ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+   * MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+   * these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+   * that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+   * with the destination and its engine addresses (as everyone's does), then ends cleanly.
+   * Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+   * out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+   * director may poll with it until CLOSED); the same request_id for
+   * another session or destination, or a second move of the same session under another
+   * request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+   * SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+   *
+   * @generated from rpc stud.v1.AdminService.MovePlayer
+   */
+  movePlayer: {
+    methodKind: "unary";
+    input: typeof MovePlayerRequestSchema;
+    output: typeof MovePlayerResponseSchema;
+  },
+  /**
+   * Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+   * out; no new hand starts until released), false releases it (the next hand starts at once
+   * when at least two players can play). Idempotent: holding a held table or releasing a free
+   * one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+   * HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+   * hand still runs (hand_in_progress): the director releases every table of the tournament
+   * together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+   * TABLE_CLOSED (FAILED_PRECONDITION).
+   *
+   * @generated from rpc stud.v1.AdminService.SetHandHold
+   */
+  setHandHold: {
+    methodKind: "unary";
+    input: typeof SetHandHoldRequestSchema;
+    output: typeof SetHandHoldResponseSchema;
+  },
+  /**
+   * Tournament table: pushes the tournament's state (level, time or hands to the next level,
+   * players left, average stack, entrants, prize pool) to every stream of the table
+   * (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+   * computes none of it); stored with the table. Pushing the same info again sends nothing.
+   * Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+   * (FAILED_PRECONDITION).
+   *
+   * @generated from rpc stud.v1.AdminService.SetTournamentInfo
+   */
+  setTournamentInfo: {
+    methodKind: "unary";
+    input: typeof SetTournamentInfoRequestSchema;
+    output: typeof SetTournamentInfoResponseSchema;
+  },
+  /**
+   * Tournament table: tells a player his final place and prize, when he busts (at the table he
+   * busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+   * gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+   * another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+   * Errors: INVALID_ARGUMENT (place < 1, prize < 0); NOT_A_TOURNAMENT_TABLE,
+   * TABLE_CLOSED (FAILED_PRECONDITION).
+   *
+   * @generated from rpc stud.v1.AdminService.AwardPlace
+   */
+  awardPlace: {
+    methodKind: "unary";
+    input: typeof AwardPlaceRequestSchema;
+    output: typeof AwardPlaceResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_stud_v1_admin_service, 0);

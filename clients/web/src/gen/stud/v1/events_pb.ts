@@ -8,7 +8,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Stakes, Street } from "./settings_pb.js";
 import { file_stud_v1_settings } from "./settings_pb.js";
-import type { ActionKind, HandResult, PotResult, Seat, SeatSessionCloseReason, SeedPair, ShownHand, TableStatus } from "./table_pb.js";
+import type { ActionKind, HandResult, PotResult, Seat, SeatSessionCloseReason, SeedPair, ShownHand, TableStatus, TournamentInfo } from "./table_pb.js";
 import { file_stud_v1_table } from "./table_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/events.proto.
  */
 export const file_stud_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSLmCgoFRXZlbnQSKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaGFuZF9udW1iZXIYAiABKAMSLAoMaGFuZF9zdGFydGVkGAogASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEiwKDGFudGVzX3Bvc3RlZBgLIAEoCzIULnN0dWQudjEuQW50ZXNQb3N0ZWRIABIwCg5zdHJlZXRfc3RhcnRlZBgMIAEoCzIWLnN0dWQudjEuU3RyZWV0U3RhcnRlZEgAEioKC2NhcmRfYnVybmVkGA0gASgLMhMuc3R1ZC52MS5DYXJkQnVybmVkSAASMgoPc3R1Yl9yZXNodWZmbGVkGA4gASgLMhcuc3R1ZC52MS5TdHViUmVzaHVmZmxlZEgAEioKC2NhcmRzX2RlYWx0GA8gASgLMhMuc3R1ZC52MS5DYXJkc0RlYWx0SAASMQoPYnJpbmdfaW5fcG9zdGVkGBAgASgLMhYuc3R1ZC52MS5CcmluZ0luUG9zdGVkSAASLAoMdHVybl9zdGFydGVkGBEgASgLMhQuc3R1ZC52MS5UdXJuU3RhcnRlZEgAEiwKDGFjdGlvbl90YWtlbhgSIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW5IABIzChBhbGxfaW5fcHJvdGVjdGVkGBMgASgLMhcuc3R1ZC52MS5BbGxJblByb3RlY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgUIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEioKC2NhcmRzX3Nob3duGBUgASgLMhMuc3R1ZC52MS5DYXJkc1Nob3duSAASLAoMY2FyZHNfbXVja2VkGBYgASgLMhQuc3R1ZC52MS5DYXJkc011Y2tlZEgAEigKCnJha2VfdGFrZW4YFyABKAsyEi5zdHVkLnYxLlJha2VUYWtlbkgAEioKC3BvdF9hd2FyZGVkGBggASgLMhMuc3R1ZC52MS5Qb3RBd2FyZGVkSAASKAoKaGFuZF9lbmRlZBgZIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASMAoOaGFuZF9jYW5jZWxsZWQYGiABKAsyFi5zdHVkLnYxLkhhbmRDYW5jZWxsZWRIABIuCg10dXJuX2V4dGVuZGVkGBsgASgLMhUuc3R1ZC52MS5UdXJuRXh0ZW5kZWRIABIuCg1wbGF5ZXJfam9pbmVkGCggASgLMhUuc3R1ZC52MS5QbGF5ZXJKb2luZWRIABIqCgtwbGF5ZXJfbGVmdBgpIAEoCzITLnN0dWQudjEuUGxheWVyTGVmdEgAEjAKDnBsYXllcl9sZWF2aW5nGCogASgLMhYuc3R1ZC52MS5QbGF5ZXJMZWF2aW5nSAASLwoOcGxheWVyX3NhdF9vdXQYKyABKAsyFS5zdHVkLnYxLlBsYXllclNhdE91dEgAEi0KDXBsYXllcl9zYXRfaW4YLCABKAsyFC5zdHVkLnYxLlBsYXllclNhdEluSAASOAoSY29ubmVjdGlvbl9jaGFuZ2VkGC0gASgLMhouc3R1ZC52MS5Db25uZWN0aW9uQ2hhbmdlZEgAEioKC2NoaXBzX2FkZGVkGC4gASgLMhMuc3R1ZC52MS5DaGlwc0FkZGVkSAASOwoUdGFibGVfc3RhdHVzX2NoYW5nZWQYPCABKAsyGy5zdHVkLnYxLlRhYmxlU3RhdHVzQ2hhbmdlZEgAEiwKDHNlZWRfcm90YXRlZBg9IAEoCzIULnN0dWQudjEuU2VlZFJvdGF0ZWRIAEIGCgRraW5kIpcBCgtIYW5kU3RhcnRlZBITCgtoYW5kX251bWJlchgBIAEoAxINCgVub25jZRgCIAEoAxIfCgRzZWVkGAMgASgLMhEuc3R1ZC52MS5TZWVkUGFpchITCgtidXR0b25fc2VhdBgEIAEoBRINCgVzZWF0cxgFIAMoBRIfCgZzdGFrZXMYBiABKAsyDy5zdHVkLnYxLlN0YWtlcyIxCgtBbnRlc1Bvc3RlZBIiCgVhbnRlcxgBIAMoCzITLnN0dWQudjEuQW50ZVBvc3RlZCI6CgpBbnRlUG9zdGVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEg4KBmFsbF9pbhgDIAEoCCJLCg1TdHJlZXRTdGFydGVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EhkKEWZpcnN0X3RvX2FjdF9zZWF0GAIgASgFIi0KCkNhcmRCdXJuZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQiRAoOU3R1YlJlc2h1ZmZsZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSEQoJc3R1Yl9zaXplGAIgASgFImkKCkNhcmRzRGVhbHQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSIgoFZGVhbHMYAiADKAsyEy5zdHVkLnYxLkRlYWx0Q2FyZHMSFgoOY29tbXVuaXR5X2NhcmQYAyABKAkiWQoKRGVhbHRDYXJkcxIMCgRzZWF0GAEgASgFEhAKCHVwX2NhcmRzGAIgAygJEhcKD2Rvd25fY2FyZF9jb3VudBgDIAEoBRISCgpkb3duX2NhcmRzGAQgAygJIlAKDUJyaW5nSW5Qb3N0ZWQSDAoEc2VhdBgBIAEoBRIRCglkb29yX2NhcmQYAiABKAkSDgoGYW1vdW50GAMgASgDEg4KBmFsbF9pbhgEIAEoCCJJCgtUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJcCgxUdXJuRXh0ZW5kZWQSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIYWRkZWRfbXMYAyABKAMikwEKC0FjdGlvblRha2VuEgwKBHNlYXQYASABKAUSIQoEa2luZBgCIAEoDjITLnN0dWQudjEuQWN0aW9uS2luZBIOCgZhbW91bnQYAyABKAMSDQoFY2hpcHMYBCABKAMSDgoGYWxsX2luGAUgASgIEhEKCXRpbWVkX291dBgGIAEoCBIRCglhY3Rpb25faWQYByABKAkiHgoOQWxsSW5Qcm90ZWN0ZWQSDAoEc2VhdBgBIAEoBSIzChNVbmNhbGxlZEJldFJldHVybmVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDIkEKCkNhcmRzU2hvd24SIAoEaGFuZBgBIAEoCzISLnN0dWQudjEuU2hvd25IYW5kEhEKCXZvbHVudGFyeRgCIAEoCCIbCgtDYXJkc011Y2tlZBIMCgRzZWF0GAEgASgFIhsKCVJha2VUYWtlbhIOCgZhbW91bnQYASABKAMiPAoKUG90QXdhcmRlZBINCgVpbmRleBgBIAEoBRIfCgNwb3QYAiABKAsyEi5zdHVkLnYxLlBvdFJlc3VsdCIwCglIYW5kRW5kZWQSIwoGcmVzdWx0GAEgASgLMhMuc3R1ZC52MS5IYW5kUmVzdWx0IkQKDUhhbmRDYW5jZWxsZWQSDgoGcmVhc29uGAEgASgJEiMKBnJlc3VsdBgCIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCIrCgxQbGF5ZXJKb2luZWQSGwoEc2VhdBgBIAEoCzINLnN0dWQudjEuU2VhdCKJAQoKUGxheWVyTGVmdBIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEwoLZmluYWxfc3RhY2sYBCABKAMSLwoGcmVhc29uGAUgASgOMh8uc3R1ZC52MS5TZWF0U2Vzc2lvbkNsb3NlUmVhc29uIh0KDVBsYXllckxlYXZpbmcSDAoEc2VhdBgBIAEoBSIcCgxQbGF5ZXJTYXRPdXQSDAoEc2VhdBgBIAEoBSIbCgtQbGF5ZXJTYXRJbhIMCgRzZWF0GAEgASgFIjQKEUNvbm5lY3Rpb25DaGFuZ2VkEgwKBHNlYXQYASABKAUSEQoJY29ubmVjdGVkGAIgASgIIjkKCkNoaXBzQWRkZWQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSDQoFc3RhY2sYAyABKAMiSgoSVGFibGVTdGF0dXNDaGFuZ2VkEiQKBnN0YXR1cxgBIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXMSDgoGcmVhc29uGAIgASgJIm8KC1NlZWRSb3RhdGVkEiMKCHJldmVhbGVkGAEgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIiCgdjdXJyZW50GAIgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYAyABKAlCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSLeDQoFRXZlbnQSKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaGFuZF9udW1iZXIYAiABKAMSLAoMaGFuZF9zdGFydGVkGAogASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEiwKDGFudGVzX3Bvc3RlZBgLIAEoCzIULnN0dWQudjEuQW50ZXNQb3N0ZWRIABIwCg5zdHJlZXRfc3RhcnRlZBgMIAEoCzIWLnN0dWQudjEuU3RyZWV0U3RhcnRlZEgAEioKC2NhcmRfYnVybmVkGA0gASgLMhMuc3R1ZC52MS5DYXJkQnVybmVkSAASMgoPc3R1Yl9yZXNodWZmbGVkGA4gASgLMhcuc3R1ZC52MS5TdHViUmVzaHVmZmxlZEgAEioKC2NhcmRzX2RlYWx0GA8gASgLMhMuc3R1ZC52MS5DYXJkc0RlYWx0SAASMQoPYnJpbmdfaW5fcG9zdGVkGBAgASgLMhYuc3R1ZC52MS5CcmluZ0luUG9zdGVkSAASLAoMdHVybl9zdGFydGVkGBEgASgLMhQuc3R1ZC52MS5UdXJuU3RhcnRlZEgAEiwKDGFjdGlvbl90YWtlbhgSIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW5IABIzChBhbGxfaW5fcHJvdGVjdGVkGBMgASgLMhcuc3R1ZC52MS5BbGxJblByb3RlY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgUIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEioKC2NhcmRzX3Nob3duGBUgASgLMhMuc3R1ZC52MS5DYXJkc1Nob3duSAASLAoMY2FyZHNfbXVja2VkGBYgASgLMhQuc3R1ZC52MS5DYXJkc011Y2tlZEgAEigKCnJha2VfdGFrZW4YFyABKAsyEi5zdHVkLnYxLlJha2VUYWtlbkgAEioKC3BvdF9hd2FyZGVkGBggASgLMhMuc3R1ZC52MS5Qb3RBd2FyZGVkSAASKAoKaGFuZF9lbmRlZBgZIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASMAoOaGFuZF9jYW5jZWxsZWQYGiABKAsyFi5zdHVkLnYxLkhhbmRDYW5jZWxsZWRIABIuCg10dXJuX2V4dGVuZGVkGBsgASgLMhUuc3R1ZC52MS5UdXJuRXh0ZW5kZWRIABIuCg1wbGF5ZXJfam9pbmVkGCggASgLMhUuc3R1ZC52MS5QbGF5ZXJKb2luZWRIABIqCgtwbGF5ZXJfbGVmdBgpIAEoCzITLnN0dWQudjEuUGxheWVyTGVmdEgAEjAKDnBsYXllcl9sZWF2aW5nGCogASgLMhYuc3R1ZC52MS5QbGF5ZXJMZWF2aW5nSAASLwoOcGxheWVyX3NhdF9vdXQYKyABKAsyFS5zdHVkLnYxLlBsYXllclNhdE91dEgAEi0KDXBsYXllcl9zYXRfaW4YLCABKAsyFC5zdHVkLnYxLlBsYXllclNhdEluSAASOAoSY29ubmVjdGlvbl9jaGFuZ2VkGC0gASgLMhouc3R1ZC52MS5Db25uZWN0aW9uQ2hhbmdlZEgAEioKC2NoaXBzX2FkZGVkGC4gASgLMhMuc3R1ZC52MS5DaGlwc0FkZGVkSAASLgoNcGxheWVyX2J1c3RlZBgvIAEoCzIVLnN0dWQudjEuUGxheWVyQnVzdGVkSAASLAoMcGxheWVyX21vdmVkGDAgASgLMhQuc3R1ZC52MS5QbGF5ZXJNb3ZlZEgAEjYKEXRvdXJuYW1lbnRfcGxhY2VkGDEgASgLMhkuc3R1ZC52MS5Ub3VybmFtZW50UGxhY2VkSAASOwoUdGFibGVfc3RhdHVzX2NoYW5nZWQYPCABKAsyGy5zdHVkLnYxLlRhYmxlU3RhdHVzQ2hhbmdlZEgAEiwKDHNlZWRfcm90YXRlZBg9IAEoCzIULnN0dWQudjEuU2VlZFJvdGF0ZWRIABIwCg5zdGFrZXNfY2hhbmdlZBg+IAEoCzIWLnN0dWQudjEuU3Rha2VzQ2hhbmdlZEgAEjUKEWhhbmRfaG9sZF9jaGFuZ2VkGD8gASgLMhguc3R1ZC52MS5IYW5kSG9sZENoYW5nZWRIABJBChd0b3VybmFtZW50X2luZm9fY2hhbmdlZBhAIAEoCzIeLnN0dWQudjEuVG91cm5hbWVudEluZm9DaGFuZ2VkSAASNAoQd2F0Y2hlcnNfY2hhbmdlZBhBIAEoCzIYLnN0dWQudjEuV2F0Y2hlcnNDaGFuZ2VkSABCBgoEa2luZCKXAQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAMSDQoFbm9uY2UYAiABKAMSHwoEc2VlZBgDIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISEwoLYnV0dG9uX3NlYXQYBCABKAUSDQoFc2VhdHMYBSADKAUSHwoGc3Rha2VzGAYgASgLMg8uc3R1ZC52MS5TdGFrZXMiMQoLQW50ZXNQb3N0ZWQSIgoFYW50ZXMYASADKAsyEy5zdHVkLnYxLkFudGVQb3N0ZWQiOgoKQW50ZVBvc3RlZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxIOCgZhbGxfaW4YAyABKAgiSwoNU3RyZWV0U3RhcnRlZBIfCgZzdHJlZXQYASABKA4yDy5zdHVkLnYxLlN0cmVldBIZChFmaXJzdF90b19hY3Rfc2VhdBgCIAEoBSItCgpDYXJkQnVybmVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0IkQKDlN0dWJSZXNodWZmbGVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EhEKCXN0dWJfc2l6ZRgCIAEoBSJpCgpDYXJkc0RlYWx0Eh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EiIKBWRlYWxzGAIgAygLMhMuc3R1ZC52MS5EZWFsdENhcmRzEhYKDmNvbW11bml0eV9jYXJkGAMgASgJIlkKCkRlYWx0Q2FyZHMSDAoEc2VhdBgBIAEoBRIQCgh1cF9jYXJkcxgCIAMoCRIXCg9kb3duX2NhcmRfY291bnQYAyABKAUSEgoKZG93bl9jYXJkcxgEIAMoCSJQCg1CcmluZ0luUG9zdGVkEgwKBHNlYXQYASABKAUSEQoJZG9vcl9jYXJkGAIgASgJEg4KBmFtb3VudBgDIAEoAxIOCgZhbGxfaW4YBCABKAgiSQoLVHVyblN0YXJ0ZWQSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXAoMVHVybkV4dGVuZGVkEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGFkZGVkX21zGAMgASgDIpMBCgtBY3Rpb25UYWtlbhIMCgRzZWF0GAEgASgFEiEKBGtpbmQYAiABKA4yEy5zdHVkLnYxLkFjdGlvbktpbmQSDgoGYW1vdW50GAMgASgDEg0KBWNoaXBzGAQgASgDEg4KBmFsbF9pbhgFIAEoCBIRCgl0aW1lZF9vdXQYBiABKAgSEQoJYWN0aW9uX2lkGAcgASgJIh4KDkFsbEluUHJvdGVjdGVkEgwKBHNlYXQYASABKAUiMwoTVW5jYWxsZWRCZXRSZXR1cm5lZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAyJBCgpDYXJkc1Nob3duEiAKBGhhbmQYASABKAsyEi5zdHVkLnYxLlNob3duSGFuZBIRCgl2b2x1bnRhcnkYAiABKAgiGwoLQ2FyZHNNdWNrZWQSDAoEc2VhdBgBIAEoBSIbCglSYWtlVGFrZW4SDgoGYW1vdW50GAEgASgDIjwKClBvdEF3YXJkZWQSDQoFaW5kZXgYASABKAUSHwoDcG90GAIgASgLMhIuc3R1ZC52MS5Qb3RSZXN1bHQiMAoJSGFuZEVuZGVkEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJECg1IYW5kQ2FuY2VsbGVkEg4KBnJlYXNvbhgBIAEoCRIjCgZyZXN1bHQYAiABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiKwoMUGxheWVySm9pbmVkEhsKBHNlYXQYASABKAsyDS5zdHVkLnYxLlNlYXQiiQEKClBsYXllckxlZnQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEhMKC2ZpbmFsX3N0YWNrGAQgASgDEi8KBnJlYXNvbhgFIAEoDjIfLnN0dWQudjEuU2VhdFNlc3Npb25DbG9zZVJlYXNvbiIdCg1QbGF5ZXJMZWF2aW5nEgwKBHNlYXQYASABKAUiHAoMUGxheWVyU2F0T3V0EgwKBHNlYXQYASABKAUiGwoLUGxheWVyU2F0SW4SDAoEc2VhdBgBIAEoBSI0ChFDb25uZWN0aW9uQ2hhbmdlZBIMCgRzZWF0GAEgASgFEhEKCWNvbm5lY3RlZBgCIAEoCCI5CgpDaGlwc0FkZGVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEg0KBXN0YWNrGAMgASgDIkoKElRhYmxlU3RhdHVzQ2hhbmdlZBIkCgZzdGF0dXMYASABKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEg4KBnJlYXNvbhgCIAEoCSJvCgtTZWVkUm90YXRlZBIjCghyZXZlYWxlZBgBIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISIgoHY3VycmVudBgCIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAMgASgJIm8KDFBsYXllckJ1c3RlZBIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEwoLaGFuZF9udW1iZXIYBCABKAMSEwoLc3RhcnRfc3RhY2sYBSABKAMiSAoQVGFibGVEZXN0aW5hdGlvbhINCgV0YWJsZRgBIAEoCRIUCgxncnBjX2FkZHJlc3MYAiABKAkSDwoHd2ViX3VybBgDIAEoCSKDAQoLUGxheWVyTW92ZWQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXN0YWNrGAQgASgDEi4KC2Rlc3RpbmF0aW9uGAUgASgLMhkuc3R1ZC52MS5UYWJsZURlc3RpbmF0aW9uIlkKEFRvdXJuYW1lbnRQbGFjZWQSEQoJcGxheWVyX2lkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRINCgVwbGFjZRgDIAEoBRINCgVwcml6ZRgEIAEoAyJZCg1TdGFrZXNDaGFuZ2VkEg0KBWxldmVsGAEgASgFEh8KBnN0YWtlcxgCIAEoCzIPLnN0dWQudjEuU3Rha2VzEhgKEGZyb21faGFuZF9udW1iZXIYAyABKAMiHwoPSGFuZEhvbGRDaGFuZ2VkEgwKBGhlbGQYASABKAgiPgoVVG91cm5hbWVudEluZm9DaGFuZ2VkEiUKBGluZm8YASABKAsyFy5zdHVkLnYxLlRvdXJuYW1lbnRJbmZvIiMKD1dhdGNoZXJzQ2hhbmdlZBIQCgh3YXRjaGVycxgBIAEoBUIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * One change at a table, as one seat may see it. Events are redacted per viewer exactly like
@@ -250,6 +250,31 @@ export type Event = Message<"stud.v1.Event"> & {
     case: "chipsAdded";
   } | {
     /**
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     *
+     * @generated from field: stud.v1.PlayerBusted player_busted = 47;
+     */
+    value: PlayerBusted;
+    case: "playerBusted";
+  } | {
+    /**
+     * Tournament table: a player was moved to another table; his seat frees.
+     *
+     * @generated from field: stud.v1.PlayerMoved player_moved = 48;
+     */
+    value: PlayerMoved;
+    case: "playerMoved";
+  } | {
+    /**
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     *
+     * @generated from field: stud.v1.TournamentPlaced tournament_placed = 49;
+     */
+    value: TournamentPlaced;
+    case: "tournamentPlaced";
+  } | {
+    /**
      * The table's status changed (paused, resumed, closing, closed, ...).
      *
      * @generated from field: stud.v1.TableStatusChanged table_status_changed = 60;
@@ -264,6 +289,38 @@ export type Event = Message<"stud.v1.Event"> & {
      */
     value: SeedRotated;
     case: "seedRotated";
+  } | {
+    /**
+     * Tournament table: the stakes of a new level, from the hand named on.
+     *
+     * @generated from field: stud.v1.StakesChanged stakes_changed = 62;
+     */
+    value: StakesChanged;
+    case: "stakesChanged";
+  } | {
+    /**
+     * Tournament table: hand-for-hand hold set or released.
+     *
+     * @generated from field: stud.v1.HandHoldChanged hand_hold_changed = 63;
+     */
+    value: HandHoldChanged;
+    case: "handHoldChanged";
+  } | {
+    /**
+     * Tournament table: the director pushed new tournament info.
+     *
+     * @generated from field: stud.v1.TournamentInfoChanged tournament_info_changed = 64;
+     */
+    value: TournamentInfoChanged;
+    case: "tournamentInfoChanged";
+  } | {
+    /**
+     * The number of railbirds watching changed.
+     *
+     * @generated from field: stud.v1.WatchersChanged watchers_changed = 65;
+     */
+    value: WatchersChanged;
+    case: "watchersChanged";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1168,4 +1225,284 @@ export type SeedRotated = Message<"stud.v1.SeedRotated"> & {
  */
 export const SeedRotatedSchema: GenMessage<SeedRotated> = /*@__PURE__*/
   messageDesc(file_stud_v1_events, 29);
+
+/**
+ * A tournament player had no chips left after a hand: he is out (his seat session closed
+ * BUSTED) and his seat is free. His own stream stays open as a railbird's (public view only),
+ * so that it still receives his TournamentPlaced.
+ *
+ * @generated from message stud.v1.PlayerBusted
+ */
+export type PlayerBusted = Message<"stud.v1.PlayerBusted"> & {
+  /**
+   * The seat he had.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * His display name.
+   *
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * The hand he lost his last chip in.
+   *
+   * @generated from field: int64 hand_number = 4;
+   */
+  handNumber: bigint;
+
+  /**
+   * His chips at that hand's start (the director places two players out in one hand by it).
+   *
+   * @generated from field: int64 start_stack = 5;
+   */
+  startStack: bigint;
+};
+
+/**
+ * Describes the message stud.v1.PlayerBusted.
+ * Use `create(PlayerBustedSchema)` to create a new message.
+ */
+export const PlayerBustedSchema: GenMessage<PlayerBusted> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 30);
+
+/**
+ * Where a moved player goes next.
+ *
+ * @generated from message stud.v1.TableDestination
+ */
+export type TableDestination = Message<"stud.v1.TableDestination"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string table = 1;
+   */
+  table: string;
+
+  /**
+   * The gRPC address of the engine node that serves it (host:port).
+   *
+   * @generated from field: string grpc_address = 2;
+   */
+  grpcAddress: string;
+
+  /**
+   * Its Connect / gRPC-Web URL (browsers).
+   *
+   * @generated from field: string web_url = 3;
+   */
+  webUrl: string;
+};
+
+/**
+ * Describes the message stud.v1.TableDestination.
+ * Use `create(TableDestinationSchema)` to create a new message.
+ */
+export const TableDestinationSchema: GenMessage<TableDestination> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 31);
+
+/**
+ * A tournament player was moved to another table (AdminService.MovePlayer): his seat is free
+ * and his session closed MOVED with his chips. His stream ends cleanly after this message: the
+ * client follows him with WatchTable at `destination`, where the director seats him with the
+ * same chips.
+ *
+ * @generated from message stud.v1.PlayerMoved
+ */
+export type PlayerMoved = Message<"stud.v1.PlayerMoved"> & {
+  /**
+   * The seat he had.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * His display name.
+   *
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * The chips he takes with him.
+   *
+   * @generated from field: int64 stack = 4;
+   */
+  stack: bigint;
+
+  /**
+   * Where he goes.
+   *
+   * @generated from field: stud.v1.TableDestination destination = 5;
+   */
+  destination?: TableDestination | undefined;
+};
+
+/**
+ * Describes the message stud.v1.PlayerMoved.
+ * Use `create(PlayerMovedSchema)` to create a new message.
+ */
+export const PlayerMovedSchema: GenMessage<PlayerMoved> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 32);
+
+/**
+ * A tournament player's final place and prize, as the director pushed it (AdminService.
+ * AwardPlace). Sent to every stream of the table: his own (a busted player's stream stays open
+ * as a railbird's until the table closes), and everyone's.
+ *
+ * @generated from message stud.v1.TournamentPlaced
+ */
+export type TournamentPlaced = Message<"stud.v1.TournamentPlaced"> & {
+  /**
+   * The player.
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * His display name.
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * His place (1: the winner).
+   *
+   * @generated from field: int32 place = 3;
+   */
+  place: number;
+
+  /**
+   * His prize in money (0: out of the money).
+   *
+   * @generated from field: int64 prize = 4;
+   */
+  prize: bigint;
+};
+
+/**
+ * Describes the message stud.v1.TournamentPlaced.
+ * Use `create(TournamentPlacedSchema)` to create a new message.
+ */
+export const TournamentPlacedSchema: GenMessage<TournamentPlaced> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 33);
+
+/**
+ * The stakes of a new tournament level (AdminService.SetStakes).
+ *
+ * @generated from message stud.v1.StakesChanged
+ */
+export type StakesChanged = Message<"stud.v1.StakesChanged"> & {
+  /**
+   * The level.
+   *
+   * @generated from field: int32 level = 1;
+   */
+  level: number;
+
+  /**
+   * Its stakes.
+   *
+   * @generated from field: stud.v1.Stakes stakes = 2;
+   */
+  stakes?: Stakes | undefined;
+
+  /**
+   * The first hand dealt at them (the next hand: never the running one).
+   *
+   * @generated from field: int64 from_hand_number = 3;
+   */
+  fromHandNumber: bigint;
+};
+
+/**
+ * Describes the message stud.v1.StakesChanged.
+ * Use `create(StakesChangedSchema)` to create a new message.
+ */
+export const StakesChangedSchema: GenMessage<StakesChanged> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 34);
+
+/**
+ * Hand-for-hand: the table's next hand is held or released (AdminService.SetHandHold).
+ *
+ * @generated from message stud.v1.HandHoldChanged
+ */
+export type HandHoldChanged = Message<"stud.v1.HandHoldChanged"> & {
+  /**
+   * true: no new hand starts until released; false: hands are dealt again.
+   *
+   * @generated from field: bool held = 1;
+   */
+  held: boolean;
+};
+
+/**
+ * Describes the message stud.v1.HandHoldChanged.
+ * Use `create(HandHoldChangedSchema)` to create a new message.
+ */
+export const HandHoldChangedSchema: GenMessage<HandHoldChanged> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 35);
+
+/**
+ * The director pushed tournament info (AdminService.SetTournamentInfo).
+ *
+ * @generated from message stud.v1.TournamentInfoChanged
+ */
+export type TournamentInfoChanged = Message<"stud.v1.TournamentInfoChanged"> & {
+  /**
+   * The info, also in TableSnapshot.tournament.info.
+   *
+   * @generated from field: stud.v1.TournamentInfo info = 1;
+   */
+  info?: TournamentInfo | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TournamentInfoChanged.
+ * Use `create(TournamentInfoChangedSchema)` to create a new message.
+ */
+export const TournamentInfoChangedSchema: GenMessage<TournamentInfoChanged> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 36);
+
+/**
+ * The number of railbirds watching the table changed.
+ *
+ * @generated from message stud.v1.WatchersChanged
+ */
+export type WatchersChanged = Message<"stud.v1.WatchersChanged"> & {
+  /**
+   * Railbirds watching now (also TableSnapshot.watchers).
+   *
+   * @generated from field: int32 watchers = 1;
+   */
+  watchers: number;
+};
+
+/**
+ * Describes the message stud.v1.WatchersChanged.
+ * Use `create(WatchersChangedSchema)` to create a new message.
+ */
+export const WatchersChangedSchema: GenMessage<WatchersChanged> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 37);
 

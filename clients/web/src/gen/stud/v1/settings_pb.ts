@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/settings.proto.
  */
 export const file_stud_v1_settings: GenFile = /*@__PURE__*/
-  fileDesc("ChZzdHVkL3YxL3NldHRpbmdzLnByb3RvEgdzdHVkLnYxIsoBCg1UYWJsZVNldHRpbmdzEg8KB3Byb2ZpbGUYASABKAkSHQoFcnVsZXMYAiABKAsyDi5zdHVkLnYxLlJ1bGVzEi8KDnJ1bGVfb3ZlcnJpZGVzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfCgZzdGFrZXMYBCABKAsyDy5zdHVkLnYxLlN0YWtlcxIPCgdwcml2YXRlGAUgASgIEhIKCm1pbl9idXlfaW4YBiABKAMSEgoKbWF4X2J1eV9pbhgHIAEoAyJMCgZTdGFrZXMSDAoEYW50ZRgBIAEoAxIQCghicmluZ19pbhgCIAEoAxIRCglzbWFsbF9iZXQYAyABKAMSDwoHYmlnX2JldBgEIAEoAyLxAwoFUnVsZXMSEwoLbWF4X3BsYXllcnMYASABKAUSIQoHZGVhbGluZxgCIAEoDjIQLnN0dWQudjEuRGVhbGluZxIeCgVidXJucxgDIAMoDjIPLnN0dWQudjEuU3RyZWV0EiYKCGJyaW5nX2luGAQgASgOMhQuc3R1ZC52MS5CcmluZ0luUnVsZRIcChRicmluZ19pbl9sYXN0X29wdGlvbhgFIAEoCBIZChFvcGVuX3BhaXJfYmlnX2JldBgGIAEoCBISCgptYXhfcmFpc2VzGAcgASgFEiEKGWhlYWRzX3VwX3VuY2FwcGVkX3NldmVudGgYCCABKAgSJQoHdGltZW91dBgJIAEoDjIULnN0dWQudjEuVGltZW91dFJ1bGUSJwoIc2hvd2Rvd24YCiABKA4yFS5zdHVkLnYxLlNob3dkb3duUnVsZRIqCgpzaG9ydF9kZWNrGAsgASgOMhYuc3R1ZC52MS5TaG9ydERlY2tSdWxlEhsKBHJha2UYDCABKAsyDS5zdHVkLnYxLlJha2USDQoFaGlfbG8YDSABKAgSFgoOYWN0aW9uX3NlY29uZHMYDiABKAUSHwoXcmVjb25uZWN0X2V4dHJhX3NlY29uZHMYDyABKAUSFwoPd2lubmVyX21heV9zaG93GBAgASgIIpABCgRSYWtlEicKB3BlcmNlbnQYASABKAsyFC5zdHVkLnYxLlJha2VQZXJjZW50SAASKQoIc2NoZWR1bGUYAiABKAsyFS5zdHVkLnYxLlJha2VTY2hlZHVsZUgAEiwKCmJ5X3BsYXllcnMYAyABKAsyFi5zdHVkLnYxLlJha2VCeVBsYXllcnNIAEIGCgRraW5kIksKC1Jha2VQZXJjZW50Eg8KB3BlcmNlbnQYASABKAESEQoJcGVyX3JvdW5kGAIgASgIEhAKA2NhcBgDIAEoA0gAiAEBQgYKBF9jYXAiMAoMUmFrZVNjaGVkdWxlEiAKBXN0ZXBzGAEgAygLMhEuc3R1ZC52MS5SYWtlU3RlcCIuCghSYWtlU3RlcBIUCgxwb3RfYXRfbGVhc3QYASABKAMSDAoEcmFrZRgCIAEoAyI9Cg1SYWtlQnlQbGF5ZXJzEiwKCGJyYWNrZXRzGAEgAygLMhouc3R1ZC52MS5SYWtlUGxheWVyQnJhY2tldCJmChFSYWtlUGxheWVyQnJhY2tldBITCgttaW5fcGxheWVycxgBIAEoBRITCgttYXhfcGxheWVycxgCIAEoBRInCghzY2hlZHVsZRgDIAEoCzIVLnN0dWQudjEuUmFrZVNjaGVkdWxlKpIBCgZTdHJlZXQSFgoSU1RSRUVUX1VOU1BFQ0lGSUVEEAASEAoMU1RSRUVUX1RISVJEEAESEQoNU1RSRUVUX0ZPVVJUSBACEhAKDFNUUkVFVF9GSUZUSBADEhAKDFNUUkVFVF9TSVhUSBAEEhIKDlNUUkVFVF9TRVZFTlRIEAUSEwoPU1RSRUVUX1NIT1dET1dOEAYqRQoHRGVhbGluZxIXChNERUFMSU5HX1VOU1BFQ0lGSUVEEAASEAoMREVBTElOR19TTE9UEAESDwoLREVBTElOR19UT1AQAip5CgtCcmluZ0luUnVsZRIdChlCUklOR19JTl9SVUxFX1VOU1BFQ0lGSUVEEAASGAoUQlJJTkdfSU5fUlVMRV9GT1JDRUQQARIYChRCUklOR19JTl9SVUxFX0NIT0lDRRACEhcKE0JSSU5HX0lOX1JVTEVfUkFOR0UQAyqiAQoLVGltZW91dFJ1bGUSHAoYVElNRU9VVF9SVUxFX1VOU1BFQ0lGSUVEEAASHgoaVElNRU9VVF9SVUxFX0NIRUNLX09SX0ZPTEQQARIxCi1USU1FT1VUX1JVTEVfQUxMX0lOX1BST1RFQ1RJT05fSUZfQ09OVFJJQlVURUQQAhIiCh5USU1FT1VUX1JVTEVfQUxMX0lOX1BST1RFQ1RJT04QAyqYAQoMU2hvd2Rvd25SdWxlEh0KGVNIT1dET1dOX1JVTEVfVU5TUEVDSUZJRUQQABIVChFTSE9XRE9XTl9SVUxFX0FMTBABEiAKHFNIT1dET1dOX1JVTEVfTEFTVF9BR0dSRVNTT1IQAhIwCixTSE9XRE9XTl9SVUxFX0xBU1RfQUdHUkVTU09SX09SX0JFU1RfU0hPV0lORxADKqoBCg1TaG9ydERlY2tSdWxlEh8KG1NIT1JUX0RFQ0tfUlVMRV9VTlNQRUNJRklFRBAAEhgKFFNIT1JUX0RFQ0tfUlVMRV9OT05FEAESHQoZU0hPUlRfREVDS19SVUxFX0NPTU1VTklUWRACEhoKFlNIT1JUX0RFQ0tfUlVMRV9NRU1BSUQQAxIjCh9TSE9SVF9ERUNLX1JVTEVfQ0FTSU5PU19BVVNUUklBEARCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChZzdHVkL3YxL3NldHRpbmdzLnByb3RvEgdzdHVkLnYxIvgBCg1UYWJsZVNldHRpbmdzEg8KB3Byb2ZpbGUYASABKAkSHQoFcnVsZXMYAiABKAsyDi5zdHVkLnYxLlJ1bGVzEi8KDnJ1bGVfb3ZlcnJpZGVzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIfCgZzdGFrZXMYBCABKAsyDy5zdHVkLnYxLlN0YWtlcxIPCgdwcml2YXRlGAUgASgIEhIKCm1pbl9idXlfaW4YBiABKAMSEgoKbWF4X2J1eV9pbhgHIAEoAxIsCgp0b3VybmFtZW50GAggASgLMhguc3R1ZC52MS5Ub3VybmFtZW50VGFibGUiUgoPVG91cm5hbWVudFRhYmxlEhUKDXRvdXJuYW1lbnRfaWQYASABKAkSEgoKdGFibGVfbmFtZRgCIAEoCRIUCgx0YWJsZV9udW1iZXIYAyABKAUiTAoGU3Rha2VzEgwKBGFudGUYASABKAMSEAoIYnJpbmdfaW4YAiABKAMSEQoJc21hbGxfYmV0GAMgASgDEg8KB2JpZ19iZXQYBCABKAMi8QMKBVJ1bGVzEhMKC21heF9wbGF5ZXJzGAEgASgFEiEKB2RlYWxpbmcYAiABKA4yEC5zdHVkLnYxLkRlYWxpbmcSHgoFYnVybnMYAyADKA4yDy5zdHVkLnYxLlN0cmVldBImCghicmluZ19pbhgEIAEoDjIULnN0dWQudjEuQnJpbmdJblJ1bGUSHAoUYnJpbmdfaW5fbGFzdF9vcHRpb24YBSABKAgSGQoRb3Blbl9wYWlyX2JpZ19iZXQYBiABKAgSEgoKbWF4X3JhaXNlcxgHIAEoBRIhChloZWFkc191cF91bmNhcHBlZF9zZXZlbnRoGAggASgIEiUKB3RpbWVvdXQYCSABKA4yFC5zdHVkLnYxLlRpbWVvdXRSdWxlEicKCHNob3dkb3duGAogASgOMhUuc3R1ZC52MS5TaG93ZG93blJ1bGUSKgoKc2hvcnRfZGVjaxgLIAEoDjIWLnN0dWQudjEuU2hvcnREZWNrUnVsZRIbCgRyYWtlGAwgASgLMg0uc3R1ZC52MS5SYWtlEg0KBWhpX2xvGA0gASgIEhYKDmFjdGlvbl9zZWNvbmRzGA4gASgFEh8KF3JlY29ubmVjdF9leHRyYV9zZWNvbmRzGA8gASgFEhcKD3dpbm5lcl9tYXlfc2hvdxgQIAEoCCKQAQoEUmFrZRInCgdwZXJjZW50GAEgASgLMhQuc3R1ZC52MS5SYWtlUGVyY2VudEgAEikKCHNjaGVkdWxlGAIgASgLMhUuc3R1ZC52MS5SYWtlU2NoZWR1bGVIABIsCgpieV9wbGF5ZXJzGAMgASgLMhYuc3R1ZC52MS5SYWtlQnlQbGF5ZXJzSABCBgoEa2luZCJLCgtSYWtlUGVyY2VudBIPCgdwZXJjZW50GAEgASgBEhEKCXBlcl9yb3VuZBgCIAEoCBIQCgNjYXAYAyABKANIAIgBAUIGCgRfY2FwIjAKDFJha2VTY2hlZHVsZRIgCgVzdGVwcxgBIAMoCzIRLnN0dWQudjEuUmFrZVN0ZXAiLgoIUmFrZVN0ZXASFAoMcG90X2F0X2xlYXN0GAEgASgDEgwKBHJha2UYAiABKAMiPQoNUmFrZUJ5UGxheWVycxIsCghicmFja2V0cxgBIAMoCzIaLnN0dWQudjEuUmFrZVBsYXllckJyYWNrZXQiZgoRUmFrZVBsYXllckJyYWNrZXQSEwoLbWluX3BsYXllcnMYASABKAUSEwoLbWF4X3BsYXllcnMYAiABKAUSJwoIc2NoZWR1bGUYAyABKAsyFS5zdHVkLnYxLlJha2VTY2hlZHVsZSqSAQoGU3RyZWV0EhYKElNUUkVFVF9VTlNQRUNJRklFRBAAEhAKDFNUUkVFVF9USElSRBABEhEKDVNUUkVFVF9GT1VSVEgQAhIQCgxTVFJFRVRfRklGVEgQAxIQCgxTVFJFRVRfU0lYVEgQBBISCg5TVFJFRVRfU0VWRU5USBAFEhMKD1NUUkVFVF9TSE9XRE9XThAGKkUKB0RlYWxpbmcSFwoTREVBTElOR19VTlNQRUNJRklFRBAAEhAKDERFQUxJTkdfU0xPVBABEg8KC0RFQUxJTkdfVE9QEAIqeQoLQnJpbmdJblJ1bGUSHQoZQlJJTkdfSU5fUlVMRV9VTlNQRUNJRklFRBAAEhgKFEJSSU5HX0lOX1JVTEVfRk9SQ0VEEAESGAoUQlJJTkdfSU5fUlVMRV9DSE9JQ0UQAhIXChNCUklOR19JTl9SVUxFX1JBTkdFEAMqogEKC1RpbWVvdXRSdWxlEhwKGFRJTUVPVVRfUlVMRV9VTlNQRUNJRklFRBAAEh4KGlRJTUVPVVRfUlVMRV9DSEVDS19PUl9GT0xEEAESMQotVElNRU9VVF9SVUxFX0FMTF9JTl9QUk9URUNUSU9OX0lGX0NPTlRSSUJVVEVEEAISIgoeVElNRU9VVF9SVUxFX0FMTF9JTl9QUk9URUNUSU9OEAMqmAEKDFNob3dkb3duUnVsZRIdChlTSE9XRE9XTl9SVUxFX1VOU1BFQ0lGSUVEEAASFQoRU0hPV0RPV05fUlVMRV9BTEwQARIgChxTSE9XRE9XTl9SVUxFX0xBU1RfQUdHUkVTU09SEAISMAosU0hPV0RPV05fUlVMRV9MQVNUX0FHR1JFU1NPUl9PUl9CRVNUX1NIT1dJTkcQAyqqAQoNU2hvcnREZWNrUnVsZRIfChtTSE9SVF9ERUNLX1JVTEVfVU5TUEVDSUZJRUQQABIYChRTSE9SVF9ERUNLX1JVTEVfTk9ORRABEh0KGVNIT1JUX0RFQ0tfUlVMRV9DT01NVU5JVFkQAhIaChZTSE9SVF9ERUNLX1JVTEVfTUVNQUlEEAMSIwofU0hPUlRfREVDS19SVUxFX0NBU0lOT1NfQVVTVFJJQRAEQglQAaICBFNUVURiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * A table's settings: its rule profile with any overrides, its stakes, and its buy-in limits.
@@ -72,6 +72,16 @@ export type TableSettings = Message<"stud.v1.TableSettings"> & {
    * @generated from field: int64 max_buy_in = 7;
    */
   maxBuyIn: bigint;
+
+  /**
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   *
+   * @generated from field: stud.v1.TournamentTable tournament = 8;
+   */
+  tournament?: TournamentTable | undefined;
 };
 
 /**
@@ -80,6 +90,41 @@ export type TableSettings = Message<"stud.v1.TableSettings"> & {
  */
 export const TableSettingsSchema: GenMessage<TableSettings> = /*@__PURE__*/
   messageDesc(file_stud_v1_settings, 0);
+
+/**
+ * What makes a table one of a tournament's: the lobby's tournament and the table's name in it.
+ *
+ * @generated from message stud.v1.TournamentTable
+ */
+export type TournamentTable = Message<"stud.v1.TournamentTable"> & {
+  /**
+   * The lobby's tournament id (1-64 characters).
+   *
+   * @generated from field: string tournament_id = 1;
+   */
+  tournamentId: string;
+
+  /**
+   * The table's name shown to players, e.g. "Table 3" (at most 64 characters).
+   *
+   * @generated from field: string table_name = 2;
+   */
+  tableName: string;
+
+  /**
+   * The table's number in the tournament (>= 1).
+   *
+   * @generated from field: int32 table_number = 3;
+   */
+  tableNumber: number;
+};
+
+/**
+ * Describes the message stud.v1.TournamentTable.
+ * Use `create(TournamentTableSchema)` to create a new message.
+ */
+export const TournamentTableSchema: GenMessage<TournamentTable> = /*@__PURE__*/
+  messageDesc(file_stud_v1_settings, 1);
 
 /**
  * Fixed-limit stakes (docs/rules.md §2.2).
@@ -121,7 +166,7 @@ export type Stakes = Message<"stud.v1.Stakes"> & {
  * Use `create(StakesSchema)` to create a new message.
  */
 export const StakesSchema: GenMessage<Stakes> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 1);
+  messageDesc(file_stud_v1_settings, 2);
 
 /**
  * The effective value of every setting of docs/rules.md §1, plus the live-table settings no single
@@ -250,7 +295,7 @@ export type Rules = Message<"stud.v1.Rules"> & {
  * Use `create(RulesSchema)` to create a new message.
  */
 export const RulesSchema: GenMessage<Rules> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 2);
+  messageDesc(file_stud_v1_settings, 3);
 
 /**
  * The house's rake (setting `rake`; the rake object of docs/hand-scripts.md §2).
@@ -295,7 +340,7 @@ export type Rake = Message<"stud.v1.Rake"> & {
  * Use `create(RakeSchema)` to create a new message.
  */
 export const RakeSchema: GenMessage<Rake> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 3);
+  messageDesc(file_stud_v1_settings, 4);
 
 /**
  * A percentage rake, rounded down in chips.
@@ -331,7 +376,7 @@ export type RakePercent = Message<"stud.v1.RakePercent"> & {
  * Use `create(RakePercentSchema)` to create a new message.
  */
 export const RakePercentSchema: GenMessage<RakePercent> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 4);
+  messageDesc(file_stud_v1_settings, 5);
 
 /**
  * A rake by pot size: the rake of the largest threshold the final pot reaches.
@@ -352,7 +397,7 @@ export type RakeSchedule = Message<"stud.v1.RakeSchedule"> & {
  * Use `create(RakeScheduleSchema)` to create a new message.
  */
 export const RakeScheduleSchema: GenMessage<RakeSchedule> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 5);
+  messageDesc(file_stud_v1_settings, 6);
 
 /**
  * One step of a rake schedule.
@@ -380,7 +425,7 @@ export type RakeStep = Message<"stud.v1.RakeStep"> & {
  * Use `create(RakeStepSchema)` to create a new message.
  */
 export const RakeStepSchema: GenMessage<RakeStep> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 6);
+  messageDesc(file_stud_v1_settings, 7);
 
 /**
  * A rake whose schedule depends on how many players were dealt into the hand (multipoker's
@@ -404,7 +449,7 @@ export type RakeByPlayers = Message<"stud.v1.RakeByPlayers"> & {
  * Use `create(RakeByPlayersSchema)` to create a new message.
  */
 export const RakeByPlayersSchema: GenMessage<RakeByPlayers> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 7);
+  messageDesc(file_stud_v1_settings, 8);
 
 /**
  * One bracket of a rake by players.
@@ -439,7 +484,7 @@ export type RakePlayerBracket = Message<"stud.v1.RakePlayerBracket"> & {
  * Use `create(RakePlayerBracketSchema)` to create a new message.
  */
 export const RakePlayerBracketSchema: GenMessage<RakePlayerBracket> = /*@__PURE__*/
-  messageDesc(file_stud_v1_settings, 8);
+  messageDesc(file_stud_v1_settings, 9);
 
 /**
  * Streets of a Seven-Card Stud hand, plus the showdown.

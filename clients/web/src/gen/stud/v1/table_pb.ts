@@ -6,7 +6,7 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Street, TableSettings } from "./settings_pb.js";
+import type { Stakes, Street, TableSettings } from "./settings_pb.js";
 import { file_stud_v1_settings } from "./settings_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/table.proto.
  */
 export const file_stud_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIo4FCg1UYWJsZVNuYXBzaG90Eg0KBXRhYmxlGAEgASgJEigKCHNldHRpbmdzGAIgASgLMhYuc3R1ZC52MS5UYWJsZVNldHRpbmdzEiQKBnN0YXR1cxgDIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXMSEwoLdmlld2VyX3NlYXQYBCABKAUSHAoFc2VhdHMYBSADKAsyDS5zdHVkLnYxLlNlYXQSEwoLYnV0dG9uX3NlYXQYBiABKAUSEwoLaGFuZF9udW1iZXIYByABKAMSGAoQaGFuZF9pbl9wcm9ncmVzcxgIIAEoCBIfCgZzdHJlZXQYCSABKA4yDy5zdHVkLnYxLlN0cmVldBIaCgRwb3RzGAogAygLMgwuc3R1ZC52MS5Qb3QSEgoKc3RyZWV0X2JldBgLIAEoAxIRCglwb3RfdG90YWwYFiABKAMSFQoNYnJpbmdfaW5fc2VhdBgMIAEoBRIRCgl0dXJuX3NlYXQYDSABKAUSMQoNdHVybl9kZWFkbGluZRgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoNbGVnYWxfYWN0aW9ucxgPIAMoCzIULnN0dWQudjEuTGVnYWxBY3Rpb24SFwoPY29tbXVuaXR5X2NhcmRzGBAgAygJEh8KBHNlZWQYESABKAsyES5zdHVkLnYxLlNlZWRQYWlyEg0KBW5vbmNlGBIgASgDEhcKD25leHRfY29tbWl0bWVudBgTIAEoCRImCglsYXN0X2hhbmQYFCABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQSLwoLc2VydmVyX3RpbWUYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIuoCCgRTZWF0Eg4KBm51bWJlchgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXN0YWNrGAQgASgDEiMKBnN0YXR1cxgFIAEoDjITLnN0dWQudjEuU2VhdFN0YXR1cxIRCgljb25uZWN0ZWQYBiABKAgSDwoHaW5faGFuZBgHIAEoCBIOCgZmb2xkZWQYCCABKAgSDgoGYWxsX2luGAkgASgIEhgKEGFsbF9pbl9wcm90ZWN0ZWQYCiABKAgSFwoPYmV0X3RoaXNfc3RyZWV0GAsgASgDEhEKCXRvdGFsX2JldBgMIAEoAxIQCgh1cF9jYXJkcxgNIAMoCRIXCg9kb3duX2NhcmRfY291bnQYDiABKAUSEgoKZG93bl9jYXJkcxgPIAMoCRITCgtzaG93bl9jYXJkcxgQIAMoCRIXCg9zZWF0X3Nlc3Npb25faWQYESABKAkiLQoDUG90Eg4KBmFtb3VudBgBIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgCIAMoBSJ5CgtMZWdhbEFjdGlvbhIhCgRraW5kGAEgASgOMhMuc3R1ZC52MS5BY3Rpb25LaW5kEhIKCm1pbl9hbW91bnQYAiABKAMSEgoKbWF4X2Ftb3VudBgDIAEoAxIPCgdhbW91bnRzGAQgAygDEg4KBmFsbF9pbhgFIAEoCCJdCghTZWVkUGFpchISCgpjb21taXRtZW50GAEgASgJEhMKC2NsaWVudF9zZWVkGAIgASgJEhMKC2RlYWxlcl9zZWVkGAMgASgJEhMKC2hhbmRzX2RlYWx0GAQgASgDIsgDCgpIYW5kUmVzdWx0EhMKC2hhbmRfbnVtYmVyGAEgASgDEg0KBW5vbmNlGAIgASgDEhEKCWNhbmNlbGxlZBgDIAEoCBITCgt3b25fYnlfZm9sZBgEIAEoCBIgCgRwb3RzGAUgAygLMhIuc3R1ZC52MS5Qb3RSZXN1bHQSMwoIcmV0dXJuZWQYBiADKAsyIS5zdHVkLnYxLkhhbmRSZXN1bHQuUmV0dXJuZWRFbnRyeRIMCgRyYWtlGAcgASgDEiEKBXNob3duGAggAygLMhIuc3R1ZC52MS5TaG93bkhhbmQSFwoPY29tbXVuaXR5X2NhcmRzGAkgAygJEjoKDGZpbmFsX3N0YWNrcxgKIAMoCzIkLnN0dWQudjEuSGFuZFJlc3VsdC5GaW5hbFN0YWNrc0VudHJ5EiwKCGVuZF90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBovCg1SZXR1cm5lZEVudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoAzoCOAEaMgoQRmluYWxTdGFja3NFbnRyeRILCgNrZXkYASABKAUSDQoFdmFsdWUYAiABKAM6AjgBInIKCVBvdFJlc3VsdBIOCgZhbW91bnQYASABKAMSDAoEcmFrZRgCIAEoAxIWCg5lbGlnaWJsZV9zZWF0cxgDIAMoBRIPCgd3aW5uZXJzGAQgAygFEh4KBmF3YXJkcxgFIAMoCzIOLnN0dWQudjEuQXdhcmQiRwoFQXdhcmQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSIAoFc2hhcmUYAyABKA4yES5zdHVkLnYxLlBvdFNoYXJlImkKCVNob3duSGFuZBIMCgRzZWF0GAEgASgFEg0KBWNhcmRzGAIgAygJEiAKBGhpZ2gYAyABKAsyEi5zdHVkLnYxLkhhbmRWYWx1ZRIdCgNsb3cYBCABKAsyEC5zdHVkLnYxLkxvd0hhbmQiRwoJSGFuZFZhbHVlEicKCGNhdGVnb3J5GAEgASgOMhUuc3R1ZC52MS5IYW5kQ2F0ZWdvcnkSEQoJYmVzdF9maXZlGAIgAygJIhgKB0xvd0hhbmQSDQoFY2FyZHMYASADKAkiwgMKBVRhYmxlEgwKBG5hbWUYASABKAkSKAoIc2V0dGluZ3MYAiABKAsyFi5zdHVkLnYxLlRhYmxlU2V0dGluZ3MSJAoGc3RhdHVzGAMgASgOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxIqCgZsYWJlbHMYBCADKAsyGi5zdHVkLnYxLlRhYmxlLkxhYmVsc0VudHJ5EhgKEG9wZW5lcl9wbGF5ZXJfaWQYBSABKAkSHAoFc2VhdHMYBiADKAsyDS5zdHVkLnYxLlNlYXQSEwoLaGFuZF9udW1iZXIYByABKAMSGAoQaGFuZF9pbl9wcm9ncmVzcxgIIAEoCBIfCgRzZWVkGAkgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYCiABKAkSLwoLY3JlYXRlX3RpbWUYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNsb3NlX3RpbWUYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizQIKC1NlYXRTZXNzaW9uEhcKD3NlYXRfc2Vzc2lvbl9pZBgBIAEoCRINCgV0YWJsZRgCIAEoCRIRCglwbGF5ZXJfaWQYAyABKAkSDAoEc2VhdBgEIAEoBRIoCgVzdGF0ZRgFIAEoDjIZLnN0dWQudjEuU2VhdFNlc3Npb25TdGF0ZRIQCghjaGlwc19pbhgGIAEoAxINCgVzdGFjaxgHIAEoAxI1CgxjbG9zZV9yZWFzb24YCCABKA4yHy5zdHVkLnYxLlNlYXRTZXNzaW9uQ2xvc2VSZWFzb24SLQoJb3Blbl90aW1lGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjbG9zZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxkaXNwbGF5X25hbWUYCyABKAkqxQEKC1RhYmxlU3RhdHVzEhwKGFRBQkxFX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFFRBQkxFX1NUQVRVU19XQUlUSU5HEAESGAoUVEFCTEVfU1RBVFVTX1BMQVlJTkcQAhIYChRUQUJMRV9TVEFUVVNfUEFVU0lORxADEhcKE1RBQkxFX1NUQVRVU19QQVVTRUQQBBIYChRUQUJMRV9TVEFUVVNfQ0xPU0lORxAFEhcKE1RBQkxFX1NUQVRVU19DTE9TRUQQBip3CgpTZWF0U3RhdHVzEhsKF1NFQVRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSU0VBVF9TVEFUVVNfU0VBVEVEEAESGwoXU0VBVF9TVEFUVVNfU0lUVElOR19PVVQQAhIXChNTRUFUX1NUQVRVU19MRUFWSU5HEAMq+AEKCkFjdGlvbktpbmQSGwoXQUNUSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIUChBBQ1RJT05fS0lORF9GT0xEEAESFQoRQUNUSU9OX0tJTkRfQ0hFQ0sQAhIUChBBQ1RJT05fS0lORF9DQUxMEAMSEwoPQUNUSU9OX0tJTkRfQkVUEAQSFQoRQUNUSU9OX0tJTkRfUkFJU0UQBRIYChRBQ1RJT05fS0lORF9DT01QTEVURRAGEhgKFEFDVElPTl9LSU5EX0JSSU5HX0lOEAcSFAoQQUNUSU9OX0tJTkRfU0hPVxAIEhQKEEFDVElPTl9LSU5EX01VQ0sQCSphCghQb3RTaGFyZRIZChVQT1RfU0hBUkVfVU5TUEVDSUZJRUQQABITCg9QT1RfU0hBUkVfV0hPTEUQARISCg5QT1RfU0hBUkVfSElHSBACEhEKDVBPVF9TSEFSRV9MT1cQAyq8AgoMSGFuZENhdGVnb3J5Eh0KGUhBTkRfQ0FURUdPUllfVU5TUEVDSUZJRUQQABIbChdIQU5EX0NBVEVHT1JZX0hJR0hfQ0FSRBABEhoKFkhBTkRfQ0FURUdPUllfT05FX1BBSVIQAhIaChZIQU5EX0NBVEVHT1JZX1RXT19QQUlSEAMSIQodSEFORF9DQVRFR09SWV9USFJFRV9PRl9BX0tJTkQQBBIaChZIQU5EX0NBVEVHT1JZX1NUUkFJR0hUEAUSFwoTSEFORF9DQVRFR09SWV9GTFVTSBAGEhwKGEhBTkRfQ0FURUdPUllfRlVMTF9IT1VTRRAHEiAKHEhBTkRfQ0FURUdPUllfRk9VUl9PRl9BX0tJTkQQCBIgChxIQU5EX0NBVEVHT1JZX1NUUkFJR0hUX0ZMVVNIEAkqkgEKEFNlYXRTZXNzaW9uU3RhdGUSIgoeU0VBVF9TRVNTSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASGwoXU0VBVF9TRVNTSU9OX1NUQVRFX09QRU4QARIeChpTRUFUX1NFU1NJT05fU1RBVEVfQ0xPU0lORxACEh0KGVNFQVRfU0VTU0lPTl9TVEFURV9DTE9TRUQQAyq6AQoWU2VhdFNlc3Npb25DbG9zZVJlYXNvbhIpCiVTRUFUX1NFU1NJT05fQ0xPU0VfUkVBU09OX1VOU1BFQ0lGSUVEEAASIgoeU0VBVF9TRVNTSU9OX0NMT1NFX1JFQVNPTl9MRUZUEAESJQohU0VBVF9TRVNTSU9OX0NMT1NFX1JFQVNPTl9SRU1PVkVEEAISKgomU0VBVF9TRVNTSU9OX0NMT1NFX1JFQVNPTl9UQUJMRV9DTE9TRUQQA0IJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_timestamp, file_stud_v1_settings]);
+  fileDesc("ChNzdHVkL3YxL3RhYmxlLnByb3RvEgdzdHVkLnYxIs4FCg1UYWJsZVNuYXBzaG90Eg0KBXRhYmxlGAEgASgJEigKCHNldHRpbmdzGAIgASgLMhYuc3R1ZC52MS5UYWJsZVNldHRpbmdzEiQKBnN0YXR1cxgDIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXMSEwoLdmlld2VyX3NlYXQYBCABKAUSHAoFc2VhdHMYBSADKAsyDS5zdHVkLnYxLlNlYXQSEwoLYnV0dG9uX3NlYXQYBiABKAUSEwoLaGFuZF9udW1iZXIYByABKAMSGAoQaGFuZF9pbl9wcm9ncmVzcxgIIAEoCBIfCgZzdHJlZXQYCSABKA4yDy5zdHVkLnYxLlN0cmVldBIaCgRwb3RzGAogAygLMgwuc3R1ZC52MS5Qb3QSEgoKc3RyZWV0X2JldBgLIAEoAxIRCglwb3RfdG90YWwYFiABKAMSFQoNYnJpbmdfaW5fc2VhdBgMIAEoBRIRCgl0dXJuX3NlYXQYDSABKAUSMQoNdHVybl9kZWFkbGluZRgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoNbGVnYWxfYWN0aW9ucxgPIAMoCzIULnN0dWQudjEuTGVnYWxBY3Rpb24SFwoPY29tbXVuaXR5X2NhcmRzGBAgAygJEh8KBHNlZWQYESABKAsyES5zdHVkLnYxLlNlZWRQYWlyEg0KBW5vbmNlGBIgASgDEhcKD25leHRfY29tbWl0bWVudBgTIAEoCRImCglsYXN0X2hhbmQYFCABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQSLwoLc2VydmVyX3RpbWUYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHdhdGNoZXJzGBcgASgFEiwKCnRvdXJuYW1lbnQYGCABKAsyGC5zdHVkLnYxLlRvdXJuYW1lbnRTdGF0ZSKUAQoPVG91cm5hbWVudFN0YXRlEg0KBWxldmVsGAEgASgFEhIKCm5leHRfbGV2ZWwYAiABKAUSJAoLbmV4dF9zdGFrZXMYAyABKAsyDy5zdHVkLnYxLlN0YWtlcxIRCgloYW5kX2hlbGQYBCABKAgSJQoEaW5mbxgFIAEoCzIXLnN0dWQudjEuVG91cm5hbWVudEluZm8itwIKDlRvdXJuYW1lbnRJbmZvEg0KBWxldmVsGAEgASgFEh8KBnN0YWtlcxgCIAEoCzIPLnN0dWQudjEuU3Rha2VzEjMKD25leHRfbGV2ZWxfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoTaGFuZHNfdG9fbmV4dF9sZXZlbBgEIAEoBRIkCgtuZXh0X3N0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEhQKDHBsYXllcnNfbGVmdBgGIAEoBRIQCghlbnRyYW50cxgHIAEoBRIVCg1hdmVyYWdlX3N0YWNrGAggASgDEhIKCnByaXplX3Bvb2wYCSABKAMSFQoNaGFuZF9mb3JfaGFuZBgKIAEoCBITCgtwbGFjZXNfcGFpZBgLIAEoBSLqAgoEU2VhdBIOCgZudW1iZXIYASABKAUSEQoJcGxheWVyX2lkGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRINCgVzdGFjaxgEIAEoAxIjCgZzdGF0dXMYBSABKA4yEy5zdHVkLnYxLlNlYXRTdGF0dXMSEQoJY29ubmVjdGVkGAYgASgIEg8KB2luX2hhbmQYByABKAgSDgoGZm9sZGVkGAggASgIEg4KBmFsbF9pbhgJIAEoCBIYChBhbGxfaW5fcHJvdGVjdGVkGAogASgIEhcKD2JldF90aGlzX3N0cmVldBgLIAEoAxIRCgl0b3RhbF9iZXQYDCABKAMSEAoIdXBfY2FyZHMYDSADKAkSFwoPZG93bl9jYXJkX2NvdW50GA4gASgFEhIKCmRvd25fY2FyZHMYDyADKAkSEwoLc2hvd25fY2FyZHMYECADKAkSFwoPc2VhdF9zZXNzaW9uX2lkGBEgASgJIi0KA1BvdBIOCgZhbW91bnQYASABKAMSFgoOZWxpZ2libGVfc2VhdHMYAiADKAUieQoLTGVnYWxBY3Rpb24SIQoEa2luZBgBIAEoDjITLnN0dWQudjEuQWN0aW9uS2luZBISCgptaW5fYW1vdW50GAIgASgDEhIKCm1heF9hbW91bnQYAyABKAMSDwoHYW1vdW50cxgEIAMoAxIOCgZhbGxfaW4YBSABKAgiXQoIU2VlZFBhaXISEgoKY29tbWl0bWVudBgBIAEoCRITCgtjbGllbnRfc2VlZBgCIAEoCRITCgtkZWFsZXJfc2VlZBgDIAEoCRITCgtoYW5kc19kZWFsdBgEIAEoAyLIAwoKSGFuZFJlc3VsdBITCgtoYW5kX251bWJlchgBIAEoAxINCgVub25jZRgCIAEoAxIRCgljYW5jZWxsZWQYAyABKAgSEwoLd29uX2J5X2ZvbGQYBCABKAgSIAoEcG90cxgFIAMoCzISLnN0dWQudjEuUG90UmVzdWx0EjMKCHJldHVybmVkGAYgAygLMiEuc3R1ZC52MS5IYW5kUmVzdWx0LlJldHVybmVkRW50cnkSDAoEcmFrZRgHIAEoAxIhCgVzaG93bhgIIAMoCzISLnN0dWQudjEuU2hvd25IYW5kEhcKD2NvbW11bml0eV9jYXJkcxgJIAMoCRI6CgxmaW5hbF9zdGFja3MYCiADKAsyJC5zdHVkLnYxLkhhbmRSZXN1bHQuRmluYWxTdGFja3NFbnRyeRIsCghlbmRfdGltZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLwoNUmV0dXJuZWRFbnRyeRILCgNrZXkYASABKAUSDQoFdmFsdWUYAiABKAM6AjgBGjIKEEZpbmFsU3RhY2tzRW50cnkSCwoDa2V5GAEgASgFEg0KBXZhbHVlGAIgASgDOgI4ASJyCglQb3RSZXN1bHQSDgoGYW1vdW50GAEgASgDEgwKBHJha2UYAiABKAMSFgoOZWxpZ2libGVfc2VhdHMYAyADKAUSDwoHd2lubmVycxgEIAMoBRIeCgZhd2FyZHMYBSADKAsyDi5zdHVkLnYxLkF3YXJkIkcKBUF3YXJkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEiAKBXNoYXJlGAMgASgOMhEuc3R1ZC52MS5Qb3RTaGFyZSJpCglTaG93bkhhbmQSDAoEc2VhdBgBIAEoBRINCgVjYXJkcxgCIAMoCRIgCgRoaWdoGAMgASgLMhIuc3R1ZC52MS5IYW5kVmFsdWUSHQoDbG93GAQgASgLMhAuc3R1ZC52MS5Mb3dIYW5kIkcKCUhhbmRWYWx1ZRInCghjYXRlZ29yeRgBIAEoDjIVLnN0dWQudjEuSGFuZENhdGVnb3J5EhEKCWJlc3RfZml2ZRgCIAMoCSIYCgdMb3dIYW5kEg0KBWNhcmRzGAEgAygJIoIECgVUYWJsZRIMCgRuYW1lGAEgASgJEigKCHNldHRpbmdzGAIgASgLMhYuc3R1ZC52MS5UYWJsZVNldHRpbmdzEiQKBnN0YXR1cxgDIAEoDjIULnN0dWQudjEuVGFibGVTdGF0dXMSKgoGbGFiZWxzGAQgAygLMhouc3R1ZC52MS5UYWJsZS5MYWJlbHNFbnRyeRIYChBvcGVuZXJfcGxheWVyX2lkGAUgASgJEhwKBXNlYXRzGAYgAygLMg0uc3R1ZC52MS5TZWF0EhMKC2hhbmRfbnVtYmVyGAcgASgDEhgKEGhhbmRfaW5fcHJvZ3Jlc3MYCCABKAgSHwoEc2VlZBgJIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAogASgJEi8KC2NyZWF0ZV90aW1lGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjbG9zZV90aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgp0b3VybmFtZW50GA0gASgLMhguc3R1ZC52MS5Ub3VybmFtZW50U3RhdGUSEAoId2F0Y2hlcnMYDiABKAUaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKFAwoLU2VhdFNlc3Npb24SFwoPc2VhdF9zZXNzaW9uX2lkGAEgASgJEg0KBXRhYmxlGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIMCgRzZWF0GAQgASgFEigKBXN0YXRlGAUgASgOMhkuc3R1ZC52MS5TZWF0U2Vzc2lvblN0YXRlEhAKCGNoaXBzX2luGAYgASgDEg0KBXN0YWNrGAcgASgDEjUKDGNsb3NlX3JlYXNvbhgIIAEoDjIfLnN0dWQudjEuU2VhdFNlc3Npb25DbG9zZVJlYXNvbhItCglvcGVuX3RpbWUYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNsb3NlX3RpbWUYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGRpc3BsYXlfbmFtZRgLIAEoCRIaChJidXN0ZWRfaGFuZF9udW1iZXIYDCABKAMSGgoSYnVzdGVkX3N0YXJ0X3N0YWNrGA0gASgDKsUBCgtUYWJsZVN0YXR1cxIcChhUQUJMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRUQUJMRV9TVEFUVVNfV0FJVElORxABEhgKFFRBQkxFX1NUQVRVU19QTEFZSU5HEAISGAoUVEFCTEVfU1RBVFVTX1BBVVNJTkcQAxIXChNUQUJMRV9TVEFUVVNfUEFVU0VEEAQSGAoUVEFCTEVfU1RBVFVTX0NMT1NJTkcQBRIXChNUQUJMRV9TVEFUVVNfQ0xPU0VEEAYqdwoKU2VhdFN0YXR1cxIbChdTRUFUX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKElNFQVRfU1RBVFVTX1NFQVRFRBABEhsKF1NFQVRfU1RBVFVTX1NJVFRJTkdfT1VUEAISFwoTU0VBVF9TVEFUVVNfTEVBVklORxADKvgBCgpBY3Rpb25LaW5kEhsKF0FDVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX0tJTkRfRk9MRBABEhUKEUFDVElPTl9LSU5EX0NIRUNLEAISFAoQQUNUSU9OX0tJTkRfQ0FMTBADEhMKD0FDVElPTl9LSU5EX0JFVBAEEhUKEUFDVElPTl9LSU5EX1JBSVNFEAUSGAoUQUNUSU9OX0tJTkRfQ09NUExFVEUQBhIYChRBQ1RJT05fS0lORF9CUklOR19JThAHEhQKEEFDVElPTl9LSU5EX1NIT1cQCBIUChBBQ1RJT05fS0lORF9NVUNLEAkqYQoIUG90U2hhcmUSGQoVUE9UX1NIQVJFX1VOU1BFQ0lGSUVEEAASEwoPUE9UX1NIQVJFX1dIT0xFEAESEgoOUE9UX1NIQVJFX0hJR0gQAhIRCg1QT1RfU0hBUkVfTE9XEAMqvAIKDEhhbmRDYXRlZ29yeRIdChlIQU5EX0NBVEVHT1JZX1VOU1BFQ0lGSUVEEAASGwoXSEFORF9DQVRFR09SWV9ISUdIX0NBUkQQARIaChZIQU5EX0NBVEVHT1JZX09ORV9QQUlSEAISGgoWSEFORF9DQVRFR09SWV9UV09fUEFJUhADEiEKHUhBTkRfQ0FURUdPUllfVEhSRUVfT0ZfQV9LSU5EEAQSGgoWSEFORF9DQVRFR09SWV9TVFJBSUdIVBAFEhcKE0hBTkRfQ0FURUdPUllfRkxVU0gQBhIcChhIQU5EX0NBVEVHT1JZX0ZVTExfSE9VU0UQBxIgChxIQU5EX0NBVEVHT1JZX0ZPVVJfT0ZfQV9LSU5EEAgSIAocSEFORF9DQVRFR09SWV9TVFJBSUdIVF9GTFVTSBAJKpIBChBTZWF0U2Vzc2lvblN0YXRlEiIKHlNFQVRfU0VTU0lPTl9TVEFURV9VTlNQRUNJRklFRBAAEhsKF1NFQVRfU0VTU0lPTl9TVEFURV9PUEVOEAESHgoaU0VBVF9TRVNTSU9OX1NUQVRFX0NMT1NJTkcQAhIdChlTRUFUX1NFU1NJT05fU1RBVEVfQ0xPU0VEEAMqhQIKFlNlYXRTZXNzaW9uQ2xvc2VSZWFzb24SKQolU0VBVF9TRVNTSU9OX0NMT1NFX1JFQVNPTl9VTlNQRUNJRklFRBAAEiIKHlNFQVRfU0VTU0lPTl9DTE9TRV9SRUFTT05fTEVGVBABEiUKIVNFQVRfU0VTU0lPTl9DTE9TRV9SRUFTT05fUkVNT1ZFRBACEioKJlNFQVRfU0VTU0lPTl9DTE9TRV9SRUFTT05fVEFCTEVfQ0xPU0VEEAMSJAogU0VBVF9TRVNTSU9OX0NMT1NFX1JFQVNPTl9CVVNURUQQBBIjCh9TRUFUX1NFU1NJT05fQ0xPU0VfUkVBU09OX01PVkVEEAVCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_timestamp, file_stud_v1_settings]);
 
 /**
  * A seat's view of the table: what one player may see, and nothing more. Sent first in full
@@ -182,6 +182,23 @@ export type TableSnapshot = Message<"stud.v1.TableSnapshot"> & {
    * @generated from field: google.protobuf.Timestamp server_time = 21;
    */
   serverTime?: Timestamp | undefined;
+
+  /**
+   * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+   * has no seat here; public and tournament tables only). Players' and ops' streams are not
+   * counted.
+   *
+   * @generated from field: int32 watchers = 23;
+   */
+  watchers: number;
+
+  /**
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   *
+   * @generated from field: stud.v1.TournamentState tournament = 24;
+   */
+  tournament?: TournamentState | undefined;
 };
 
 /**
@@ -190,6 +207,151 @@ export type TableSnapshot = Message<"stud.v1.TableSnapshot"> & {
  */
 export const TableSnapshotSchema: GenMessage<TableSnapshot> = /*@__PURE__*/
   messageDesc(file_stud_v1_table, 0);
+
+/**
+ * A tournament table's state as every viewer sees it.
+ *
+ * @generated from message stud.v1.TournamentState
+ */
+export type TournamentState = Message<"stud.v1.TournamentState"> & {
+  /**
+   * The level whose stakes (TableSettings.stakes) the running hand, or the next one between
+   * hands, is dealt at: 1 (CreateTable's stakes) until SetStakes names another.
+   *
+   * @generated from field: int32 level = 1;
+   */
+  level: number;
+
+  /**
+   * Set when SetStakes came during a hand: the level the next hand is dealt at (its stakes in
+   * next_stakes); 0 when the next hand plays the current level.
+   *
+   * @generated from field: int32 next_level = 2;
+   */
+  nextLevel: number;
+
+  /**
+   * The next level's stakes, when next_level is set.
+   *
+   * @generated from field: stud.v1.Stakes next_stakes = 3;
+   */
+  nextStakes?: Stakes | undefined;
+
+  /**
+   * Hand-for-hand: the next hand waits until the director releases it (SetHandHold). The
+   * running hand, if any, plays out.
+   *
+   * @generated from field: bool hand_held = 4;
+   */
+  handHeld: boolean;
+
+  /**
+   * What the director last pushed (SetTournamentInfo); unset before the first push.
+   *
+   * @generated from field: stud.v1.TournamentInfo info = 5;
+   */
+  info?: TournamentInfo | undefined;
+};
+
+/**
+ * Describes the message stud.v1.TournamentState.
+ * Use `create(TournamentStateSchema)` to create a new message.
+ */
+export const TournamentStateSchema: GenMessage<TournamentState> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 1);
+
+/**
+ * The tournament as a whole, pushed by the director to each of its tables (SetTournamentInfo)
+ * and shown in every seat's view as it was pushed (the engine does not compute it).
+ *
+ * @generated from message stud.v1.TournamentInfo
+ */
+export type TournamentInfo = Message<"stud.v1.TournamentInfo"> & {
+  /**
+   * The running level (1 for the first).
+   *
+   * @generated from field: int32 level = 1;
+   */
+  level: number;
+
+  /**
+   * The running level's stakes.
+   *
+   * @generated from field: stud.v1.Stakes stakes = 2;
+   */
+  stakes?: Stakes | undefined;
+
+  /**
+   * When the next level starts, for levels that last a time (unset otherwise). Compare with
+   * TableSnapshot.server_time rather than the device's clock.
+   *
+   * @generated from field: google.protobuf.Timestamp next_level_time = 3;
+   */
+  nextLevelTime?: Timestamp | undefined;
+
+  /**
+   * Hands left in the level, for levels that last a number of hands (0 otherwise).
+   *
+   * @generated from field: int32 hands_to_next_level = 4;
+   */
+  handsToNextLevel: number;
+
+  /**
+   * The next level's stakes (unset at the last level).
+   *
+   * @generated from field: stud.v1.Stakes next_stakes = 5;
+   */
+  nextStakes?: Stakes | undefined;
+
+  /**
+   * Players still in the tournament.
+   *
+   * @generated from field: int32 players_left = 6;
+   */
+  playersLeft: number;
+
+  /**
+   * Players who entered.
+   *
+   * @generated from field: int32 entrants = 7;
+   */
+  entrants: number;
+
+  /**
+   * The average stack of the players left, in tournament chips.
+   *
+   * @generated from field: int64 average_stack = 8;
+   */
+  averageStack: bigint;
+
+  /**
+   * The prize pool (money, in the wallet's units).
+   *
+   * @generated from field: int64 prize_pool = 9;
+   */
+  prizePool: bigint;
+
+  /**
+   * Playing hand-for-hand (near the money): every table starts its next hand together.
+   *
+   * @generated from field: bool hand_for_hand = 10;
+   */
+  handForHand: boolean;
+
+  /**
+   * Places paid.
+   *
+   * @generated from field: int32 places_paid = 11;
+   */
+  placesPaid: number;
+};
+
+/**
+ * Describes the message stud.v1.TournamentInfo.
+ * Use `create(TournamentInfoSchema)` to create a new message.
+ */
+export const TournamentInfoSchema: GenMessage<TournamentInfo> = /*@__PURE__*/
+  messageDesc(file_stud_v1_table, 2);
 
 /**
  * One occupied seat as the viewer sees it.
@@ -326,7 +488,7 @@ export type Seat = Message<"stud.v1.Seat"> & {
  * Use `create(SeatSchema)` to create a new message.
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 1);
+  messageDesc(file_stud_v1_table, 3);
 
 /**
  * A pot of the running hand.
@@ -354,7 +516,7 @@ export type Pot = Message<"stud.v1.Pot"> & {
  * Use `create(PotSchema)` to create a new message.
  */
 export const PotSchema: GenMessage<Pot> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 2);
+  messageDesc(file_stud_v1_table, 4);
 
 /**
  * One action the viewer may take now, with its legal sizes.
@@ -407,7 +569,7 @@ export type LegalAction = Message<"stud.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 3);
+  messageDesc(file_stud_v1_table, 5);
 
 /**
  * A dealer-seed commitment and the client seed it is paired with (docs/fairness.md §1).
@@ -450,7 +612,7 @@ export type SeedPair = Message<"stud.v1.SeedPair"> & {
  * Use `create(SeedPairSchema)` to create a new message.
  */
 export const SeedPairSchema: GenMessage<SeedPair> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 4);
+  messageDesc(file_stud_v1_table, 6);
 
 /**
  * How a finished hand ended: the pots and who won them, what was shown.
@@ -543,7 +705,7 @@ export type HandResult = Message<"stud.v1.HandResult"> & {
  * Use `create(HandResultSchema)` to create a new message.
  */
 export const HandResultSchema: GenMessage<HandResult> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 5);
+  messageDesc(file_stud_v1_table, 7);
 
 /**
  * One pot's outcome.
@@ -592,7 +754,7 @@ export type PotResult = Message<"stud.v1.PotResult"> & {
  * Use `create(PotResultSchema)` to create a new message.
  */
 export const PotResultSchema: GenMessage<PotResult> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 6);
+  messageDesc(file_stud_v1_table, 8);
 
 /**
  * Chips one seat received from a pot.
@@ -627,7 +789,7 @@ export type Award = Message<"stud.v1.Award"> & {
  * Use `create(AwardSchema)` to create a new message.
  */
 export const AwardSchema: GenMessage<Award> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 7);
+  messageDesc(file_stud_v1_table, 9);
 
 /**
  * A hand turned over at the showdown (or by ShowCards).
@@ -669,7 +831,7 @@ export type ShownHand = Message<"stud.v1.ShownHand"> & {
  * Use `create(ShownHandSchema)` to create a new message.
  */
 export const ShownHandSchema: GenMessage<ShownHand> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 8);
+  messageDesc(file_stud_v1_table, 10);
 
 /**
  * A five-card poker hand.
@@ -697,7 +859,7 @@ export type HandValue = Message<"stud.v1.HandValue"> & {
  * Use `create(HandValueSchema)` to create a new message.
  */
 export const HandValueSchema: GenMessage<HandValue> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 9);
+  messageDesc(file_stud_v1_table, 11);
 
 /**
  * A qualifying low (five different ranks of eight or lower, aces low).
@@ -718,7 +880,7 @@ export type LowHand = Message<"stud.v1.LowHand"> & {
  * Use `create(LowHandSchema)` to create a new message.
  */
 export const LowHandSchema: GenMessage<LowHand> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 10);
+  messageDesc(file_stud_v1_table, 12);
 
 /**
  * A table as the lobby and ops see it (AdminService).
@@ -809,6 +971,20 @@ export type Table = Message<"stud.v1.Table"> & {
    * @generated from field: google.protobuf.Timestamp close_time = 12;
    */
   closeTime?: Timestamp | undefined;
+
+  /**
+   * The tournament's side of the table (unset at a cash table).
+   *
+   * @generated from field: stud.v1.TournamentState tournament = 13;
+   */
+  tournament?: TournamentState | undefined;
+
+  /**
+   * How many railbirds watch it (see TableSnapshot.watchers).
+   *
+   * @generated from field: int32 watchers = 14;
+   */
+  watchers: number;
 };
 
 /**
@@ -816,7 +992,7 @@ export type Table = Message<"stud.v1.Table"> & {
  * Use `create(TableSchema)` to create a new message.
  */
 export const TableSchema: GenMessage<Table> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 11);
+  messageDesc(file_stud_v1_table, 13);
 
 /**
  * One player's stay at one seat, opened by SeatPlayer and closed when he leaves, is removed or
@@ -904,6 +1080,21 @@ export type SeatSession = Message<"stud.v1.SeatSession"> & {
    * @generated from field: string display_name = 11;
    */
   displayName: string;
+
+  /**
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   *
+   * @generated from field: int64 busted_hand_number = 12;
+   */
+  bustedHandNumber: bigint;
+
+  /**
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   *
+   * @generated from field: int64 busted_start_stack = 13;
+   */
+  bustedStartStack: bigint;
 };
 
 /**
@@ -911,7 +1102,7 @@ export type SeatSession = Message<"stud.v1.SeatSession"> & {
  * Use `create(SeatSessionSchema)` to create a new message.
  */
 export const SeatSessionSchema: GenMessage<SeatSession> = /*@__PURE__*/
-  messageDesc(file_stud_v1_table, 12);
+  messageDesc(file_stud_v1_table, 14);
 
 /**
  * Whether a table deals hands.
@@ -1300,6 +1491,22 @@ export enum SeatSessionCloseReason {
    * @generated from enum value: SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED = 3;
    */
   TABLE_CLOSED = 3,
+
+  /**
+   * Tournament table: he had no chips left after a hand (`stack` 0; see busted_hand_number and
+   * busted_start_stack). The session is not money: nothing is paid out.
+   *
+   * @generated from enum value: SEAT_SESSION_CLOSE_REASON_BUSTED = 4;
+   */
+  BUSTED = 4,
+
+  /**
+   * Tournament table: the director moved him to another table (AdminService.MovePlayer);
+   * `stack` is the chips he takes there, seated again by SeatPlayer with exactly them.
+   *
+   * @generated from enum value: SEAT_SESSION_CLOSE_REASON_MOVED = 5;
+   */
+  MOVED = 5,
 }
 
 /**

@@ -7,7 +7,8 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * AdminService is called by the lobby (to open tables and seat players) and by ops.
  * Authentication: `authorization: Bearer &lt;token&gt;`.
  * - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
- *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+ *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+ *   methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
  * - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
  *   token, which may also call every method above. Otherwise PERMISSION_DENIED /
  *   ADMIN_REQUIRED.
@@ -25,6 +26,14 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * first answer whenever it comes (after later hands, the session's close, an engine restart).
  * Reusing an id with different parameters fails with INVALID_ARGUMENT /
  * IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+ * Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+ * CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+ * each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+ * the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+ * pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+ * hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+ * closed BUSTED), without a stream. Tournament methods on a cash table fail with
+ * FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
  * </pre>
  */
 @javax.annotation.Generated(
@@ -470,6 +479,161 @@ public final class AdminServiceGrpc {
     return getListNodesMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<stud.v1.SetStakesRequest,
+      stud.v1.SetStakesResponse> getSetStakesMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetStakes",
+      requestType = stud.v1.SetStakesRequest.class,
+      responseType = stud.v1.SetStakesResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.SetStakesRequest,
+      stud.v1.SetStakesResponse> getSetStakesMethod() {
+    io.grpc.MethodDescriptor<stud.v1.SetStakesRequest, stud.v1.SetStakesResponse> getSetStakesMethod;
+    if ((getSetStakesMethod = AdminServiceGrpc.getSetStakesMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getSetStakesMethod = AdminServiceGrpc.getSetStakesMethod) == null) {
+          AdminServiceGrpc.getSetStakesMethod = getSetStakesMethod =
+              io.grpc.MethodDescriptor.<stud.v1.SetStakesRequest, stud.v1.SetStakesResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetStakes"))
+              .setIdempotent(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.SetStakesRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.SetStakesResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getSetStakesMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<stud.v1.MovePlayerRequest,
+      stud.v1.MovePlayerResponse> getMovePlayerMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "MovePlayer",
+      requestType = stud.v1.MovePlayerRequest.class,
+      responseType = stud.v1.MovePlayerResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.MovePlayerRequest,
+      stud.v1.MovePlayerResponse> getMovePlayerMethod() {
+    io.grpc.MethodDescriptor<stud.v1.MovePlayerRequest, stud.v1.MovePlayerResponse> getMovePlayerMethod;
+    if ((getMovePlayerMethod = AdminServiceGrpc.getMovePlayerMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getMovePlayerMethod = AdminServiceGrpc.getMovePlayerMethod) == null) {
+          AdminServiceGrpc.getMovePlayerMethod = getMovePlayerMethod =
+              io.grpc.MethodDescriptor.<stud.v1.MovePlayerRequest, stud.v1.MovePlayerResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "MovePlayer"))
+              .setIdempotent(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.MovePlayerRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.MovePlayerResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getMovePlayerMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<stud.v1.SetHandHoldRequest,
+      stud.v1.SetHandHoldResponse> getSetHandHoldMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetHandHold",
+      requestType = stud.v1.SetHandHoldRequest.class,
+      responseType = stud.v1.SetHandHoldResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.SetHandHoldRequest,
+      stud.v1.SetHandHoldResponse> getSetHandHoldMethod() {
+    io.grpc.MethodDescriptor<stud.v1.SetHandHoldRequest, stud.v1.SetHandHoldResponse> getSetHandHoldMethod;
+    if ((getSetHandHoldMethod = AdminServiceGrpc.getSetHandHoldMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getSetHandHoldMethod = AdminServiceGrpc.getSetHandHoldMethod) == null) {
+          AdminServiceGrpc.getSetHandHoldMethod = getSetHandHoldMethod =
+              io.grpc.MethodDescriptor.<stud.v1.SetHandHoldRequest, stud.v1.SetHandHoldResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetHandHold"))
+              .setIdempotent(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.SetHandHoldRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.SetHandHoldResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getSetHandHoldMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<stud.v1.SetTournamentInfoRequest,
+      stud.v1.SetTournamentInfoResponse> getSetTournamentInfoMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "SetTournamentInfo",
+      requestType = stud.v1.SetTournamentInfoRequest.class,
+      responseType = stud.v1.SetTournamentInfoResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.SetTournamentInfoRequest,
+      stud.v1.SetTournamentInfoResponse> getSetTournamentInfoMethod() {
+    io.grpc.MethodDescriptor<stud.v1.SetTournamentInfoRequest, stud.v1.SetTournamentInfoResponse> getSetTournamentInfoMethod;
+    if ((getSetTournamentInfoMethod = AdminServiceGrpc.getSetTournamentInfoMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getSetTournamentInfoMethod = AdminServiceGrpc.getSetTournamentInfoMethod) == null) {
+          AdminServiceGrpc.getSetTournamentInfoMethod = getSetTournamentInfoMethod =
+              io.grpc.MethodDescriptor.<stud.v1.SetTournamentInfoRequest, stud.v1.SetTournamentInfoResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "SetTournamentInfo"))
+              .setIdempotent(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.SetTournamentInfoRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.SetTournamentInfoResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getSetTournamentInfoMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<stud.v1.AwardPlaceRequest,
+      stud.v1.AwardPlaceResponse> getAwardPlaceMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "AwardPlace",
+      requestType = stud.v1.AwardPlaceRequest.class,
+      responseType = stud.v1.AwardPlaceResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.AwardPlaceRequest,
+      stud.v1.AwardPlaceResponse> getAwardPlaceMethod() {
+    io.grpc.MethodDescriptor<stud.v1.AwardPlaceRequest, stud.v1.AwardPlaceResponse> getAwardPlaceMethod;
+    if ((getAwardPlaceMethod = AdminServiceGrpc.getAwardPlaceMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getAwardPlaceMethod = AdminServiceGrpc.getAwardPlaceMethod) == null) {
+          AdminServiceGrpc.getAwardPlaceMethod = getAwardPlaceMethod =
+              io.grpc.MethodDescriptor.<stud.v1.AwardPlaceRequest, stud.v1.AwardPlaceResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "AwardPlace"))
+              .setIdempotent(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.AwardPlaceRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.AwardPlaceResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getAwardPlaceMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -519,7 +683,8 @@ public final class AdminServiceGrpc {
    * AdminService is called by the lobby (to open tables and seat players) and by ops.
    * Authentication: `authorization: Bearer &lt;token&gt;`.
    * - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+   *   methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
    * - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
    *   token, which may also call every method above. Otherwise PERMISSION_DENIED /
    *   ADMIN_REQUIRED.
@@ -537,6 +702,14 @@ public final class AdminServiceGrpc {
    * first answer whenever it comes (after later hands, the session's close, an engine restart).
    * Reusing an id with different parameters fails with INVALID_ARGUMENT /
    * IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+   * Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+   * CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+   * each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+   * the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+   * pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+   * hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+   * closed BUSTED), without a stream. Tournament methods on a cash table fail with
+   * FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
    * </pre>
    */
   public static abstract class AdminServiceImplBase implements io.grpc.BindableService {
@@ -555,8 +728,10 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Seats a player whose buy-in the lobby has already moved to the table's escrow.
-     * Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+     * Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+     * tournament table: with the tournament chips the director gives him, any positive amount;
+     * between hands or during one, he is dealt in from the next hand). Idempotent by
+     * seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
      * TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
      * </pre>
      */
@@ -573,7 +748,8 @@ public final class AdminServiceGrpc {
      * with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
      * "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
      * SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+     * no top-ups in a tournament).
      * </pre>
      */
     public void addChips(stud.v1.AddChipsRequest request,
@@ -721,6 +897,92 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListNodesMethod(), responseObserver);
     }
 
+    /**
+     * <pre>
+     * Tournament table: sets the stakes of a level, from the next hand on (never the running
+     * one): between hands at once, during a hand when it ends (TournamentState.next_level and
+     * next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+     * TournamentState.level show the level once it plays. The stakes are stored with the table:
+     * a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+     * the table already has (or will have from the next hand) changes nothing and sends nothing.
+     * Errors: INVALID_ARGUMENT (level &lt; 1, or stakes as CreateTable refuses them);
+     * NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void setStakes(stud.v1.SetStakesRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.SetStakesResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetStakesMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+     * Between hands, or when he is not dealt into the running hand, at once; else when the hand
+     * ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+     * MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+     * these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+     * that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+     * with the destination and its engine addresses (as everyone's does), then ends cleanly.
+     * Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+     * out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+     * director may poll with it until CLOSED); the same request_id for
+     * another session or destination, or a second move of the same session under another
+     * request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+     * SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void movePlayer(stud.v1.MovePlayerRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.MovePlayerResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getMovePlayerMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+     * out; no new hand starts until released), false releases it (the next hand starts at once
+     * when at least two players can play). Idempotent: holding a held table or releasing a free
+     * one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+     * HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+     * hand still runs (hand_in_progress): the director releases every table of the tournament
+     * together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void setHandHold(stud.v1.SetHandHoldRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.SetHandHoldResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetHandHoldMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: pushes the tournament's state (level, time or hands to the next level,
+     * players left, average stack, entrants, prize pool) to every stream of the table
+     * (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+     * computes none of it); stored with the table. Pushing the same info again sends nothing.
+     * Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+     * (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void setTournamentInfo(stud.v1.SetTournamentInfoRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.SetTournamentInfoResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getSetTournamentInfoMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: tells a player his final place and prize, when he busts (at the table he
+     * busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+     * gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+     * another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+     * Errors: INVALID_ARGUMENT (place &lt; 1, prize &lt; 0); NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void awardPlace(stud.v1.AwardPlaceRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.AwardPlaceResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getAwardPlaceMethod(), responseObserver);
+    }
+
     @java.lang.Override public final io.grpc.ServerServiceDefinition bindService() {
       return io.grpc.ServerServiceDefinition.builder(getServiceDescriptor())
           .addMethod(
@@ -821,6 +1083,41 @@ public final class AdminServiceGrpc {
                 stud.v1.ListNodesRequest,
                 stud.v1.ListNodesResponse>(
                   this, METHODID_LIST_NODES)))
+          .addMethod(
+            getSetStakesMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.SetStakesRequest,
+                stud.v1.SetStakesResponse>(
+                  this, METHODID_SET_STAKES)))
+          .addMethod(
+            getMovePlayerMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.MovePlayerRequest,
+                stud.v1.MovePlayerResponse>(
+                  this, METHODID_MOVE_PLAYER)))
+          .addMethod(
+            getSetHandHoldMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.SetHandHoldRequest,
+                stud.v1.SetHandHoldResponse>(
+                  this, METHODID_SET_HAND_HOLD)))
+          .addMethod(
+            getSetTournamentInfoMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.SetTournamentInfoRequest,
+                stud.v1.SetTournamentInfoResponse>(
+                  this, METHODID_SET_TOURNAMENT_INFO)))
+          .addMethod(
+            getAwardPlaceMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.AwardPlaceRequest,
+                stud.v1.AwardPlaceResponse>(
+                  this, METHODID_AWARD_PLACE)))
           .build();
     }
   }
@@ -830,7 +1127,8 @@ public final class AdminServiceGrpc {
    * AdminService is called by the lobby (to open tables and seat players) and by ops.
    * Authentication: `authorization: Bearer &lt;token&gt;`.
    * - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+   *   methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
    * - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
    *   token, which may also call every method above. Otherwise PERMISSION_DENIED /
    *   ADMIN_REQUIRED.
@@ -848,6 +1146,14 @@ public final class AdminServiceGrpc {
    * first answer whenever it comes (after later hands, the session's close, an engine restart).
    * Reusing an id with different parameters fails with INVALID_ARGUMENT /
    * IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+   * Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+   * CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+   * each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+   * the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+   * pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+   * hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+   * closed BUSTED), without a stream. Tournament methods on a cash table fail with
+   * FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
    * </pre>
    */
   public static final class AdminServiceStub extends io.grpc.stub.AbstractAsyncStub<AdminServiceStub> {
@@ -877,8 +1183,10 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Seats a player whose buy-in the lobby has already moved to the table's escrow.
-     * Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+     * Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+     * tournament table: with the tournament chips the director gives him, any positive amount;
+     * between hands or during one, he is dealt in from the next hand). Idempotent by
+     * seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
      * TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
      * </pre>
      */
@@ -896,7 +1204,8 @@ public final class AdminServiceGrpc {
      * with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
      * "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
      * SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+     * no top-ups in a tournament).
      * </pre>
      */
     public void addChips(stud.v1.AddChipsRequest request,
@@ -1055,6 +1364,97 @@ public final class AdminServiceGrpc {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListNodesMethod(), getCallOptions()), request, responseObserver);
     }
+
+    /**
+     * <pre>
+     * Tournament table: sets the stakes of a level, from the next hand on (never the running
+     * one): between hands at once, during a hand when it ends (TournamentState.next_level and
+     * next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+     * TournamentState.level show the level once it plays. The stakes are stored with the table:
+     * a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+     * the table already has (or will have from the next hand) changes nothing and sends nothing.
+     * Errors: INVALID_ARGUMENT (level &lt; 1, or stakes as CreateTable refuses them);
+     * NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void setStakes(stud.v1.SetStakesRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.SetStakesResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetStakesMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+     * Between hands, or when he is not dealt into the running hand, at once; else when the hand
+     * ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+     * MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+     * these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+     * that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+     * with the destination and its engine addresses (as everyone's does), then ends cleanly.
+     * Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+     * out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+     * director may poll with it until CLOSED); the same request_id for
+     * another session or destination, or a second move of the same session under another
+     * request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+     * SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void movePlayer(stud.v1.MovePlayerRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.MovePlayerResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getMovePlayerMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+     * out; no new hand starts until released), false releases it (the next hand starts at once
+     * when at least two players can play). Idempotent: holding a held table or releasing a free
+     * one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+     * HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+     * hand still runs (hand_in_progress): the director releases every table of the tournament
+     * together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void setHandHold(stud.v1.SetHandHoldRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.SetHandHoldResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetHandHoldMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: pushes the tournament's state (level, time or hands to the next level,
+     * players left, average stack, entrants, prize pool) to every stream of the table
+     * (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+     * computes none of it); stored with the table. Pushing the same info again sends nothing.
+     * Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+     * (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void setTournamentInfo(stud.v1.SetTournamentInfoRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.SetTournamentInfoResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getSetTournamentInfoMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: tells a player his final place and prize, when he busts (at the table he
+     * busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+     * gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+     * another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+     * Errors: INVALID_ARGUMENT (place &lt; 1, prize &lt; 0); NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public void awardPlace(stud.v1.AwardPlaceRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.AwardPlaceResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getAwardPlaceMethod(), getCallOptions()), request, responseObserver);
+    }
   }
 
   /**
@@ -1062,7 +1462,8 @@ public final class AdminServiceGrpc {
    * AdminService is called by the lobby (to open tables and seat players) and by ops.
    * Authentication: `authorization: Bearer &lt;token&gt;`.
    * - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+   *   methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
    * - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
    *   token, which may also call every method above. Otherwise PERMISSION_DENIED /
    *   ADMIN_REQUIRED.
@@ -1080,6 +1481,14 @@ public final class AdminServiceGrpc {
    * first answer whenever it comes (after later hands, the session's close, an engine restart).
    * Reusing an id with different parameters fails with INVALID_ARGUMENT /
    * IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+   * Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+   * CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+   * each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+   * the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+   * pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+   * hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+   * closed BUSTED), without a stream. Tournament methods on a cash table fail with
+   * FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
    * </pre>
    */
   public static final class AdminServiceBlockingStub extends io.grpc.stub.AbstractBlockingStub<AdminServiceBlockingStub> {
@@ -1108,8 +1517,10 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Seats a player whose buy-in the lobby has already moved to the table's escrow.
-     * Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+     * Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+     * tournament table: with the tournament chips the director gives him, any positive amount;
+     * between hands or during one, he is dealt in from the next hand). Idempotent by
+     * seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
      * TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
      * </pre>
      */
@@ -1126,7 +1537,8 @@ public final class AdminServiceGrpc {
      * with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
      * "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
      * SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+     * no top-ups in a tournament).
      * </pre>
      */
     public stud.v1.AddChipsResponse addChips(stud.v1.AddChipsRequest request) {
@@ -1273,6 +1685,92 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListNodesMethod(), getCallOptions(), request);
     }
+
+    /**
+     * <pre>
+     * Tournament table: sets the stakes of a level, from the next hand on (never the running
+     * one): between hands at once, during a hand when it ends (TournamentState.next_level and
+     * next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+     * TournamentState.level show the level once it plays. The stakes are stored with the table:
+     * a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+     * the table already has (or will have from the next hand) changes nothing and sends nothing.
+     * Errors: INVALID_ARGUMENT (level &lt; 1, or stakes as CreateTable refuses them);
+     * NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public stud.v1.SetStakesResponse setStakes(stud.v1.SetStakesRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetStakesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+     * Between hands, or when he is not dealt into the running hand, at once; else when the hand
+     * ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+     * MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+     * these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+     * that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+     * with the destination and its engine addresses (as everyone's does), then ends cleanly.
+     * Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+     * out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+     * director may poll with it until CLOSED); the same request_id for
+     * another session or destination, or a second move of the same session under another
+     * request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+     * SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public stud.v1.MovePlayerResponse movePlayer(stud.v1.MovePlayerRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getMovePlayerMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+     * out; no new hand starts until released), false releases it (the next hand starts at once
+     * when at least two players can play). Idempotent: holding a held table or releasing a free
+     * one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+     * HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+     * hand still runs (hand_in_progress): the director releases every table of the tournament
+     * together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public stud.v1.SetHandHoldResponse setHandHold(stud.v1.SetHandHoldRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetHandHoldMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: pushes the tournament's state (level, time or hands to the next level,
+     * players left, average stack, entrants, prize pool) to every stream of the table
+     * (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+     * computes none of it); stored with the table. Pushing the same info again sends nothing.
+     * Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+     * (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public stud.v1.SetTournamentInfoResponse setTournamentInfo(stud.v1.SetTournamentInfoRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getSetTournamentInfoMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: tells a player his final place and prize, when he busts (at the table he
+     * busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+     * gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+     * another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+     * Errors: INVALID_ARGUMENT (place &lt; 1, prize &lt; 0); NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public stud.v1.AwardPlaceResponse awardPlace(stud.v1.AwardPlaceRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getAwardPlaceMethod(), getCallOptions(), request);
+    }
   }
 
   /**
@@ -1280,7 +1778,8 @@ public final class AdminServiceGrpc {
    * AdminService is called by the lobby (to open tables and seat players) and by ops.
    * Authentication: `authorization: Bearer &lt;token&gt;`.
    * - The lobby's service token may call CreateTable, SeatPlayer, AddChips, ListTables,
-   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable.
+   *   ListSeatSessions, RemovePlayer, RotateSeed and CloseTable, and the tournament director's
+   *   methods: SetStakes, MovePlayer, SetHandHold, SetTournamentInfo and AwardPlace.
    * - Everything else (GetTable, PauseTable, ResumeTable, CancelHand, Drain) needs the admin
    *   token, which may also call every method above. Otherwise PERMISSION_DENIED /
    *   ADMIN_REQUIRED.
@@ -1298,6 +1797,14 @@ public final class AdminServiceGrpc {
    * first answer whenever it comes (after later hands, the session's close, an engine restart).
    * Reusing an id with different parameters fails with INVALID_ARGUMENT /
    * IDEMPOTENCY_KEY_REUSED (metadata "field": the id's field, or the parameter that differs).
+   * Tournaments (docs/tournaments.md, "Engine side"): the lobby's director opens each table with
+   * CreateTableRequest.tournament, seats players with the chips it gives them (SeatPlayer), sets
+   * each level's stakes (SetStakes), moves players between tables (MovePlayer, then SeatPlayer at
+   * the destination with the chips MovePlayer answered), plays hand-for-hand (SetHandHold),
+   * pushes what players see of the tournament (SetTournamentInfo, AwardPlace), and learns each
+   * hand's end from the store it shares with the engine (hands, hand_players, seat sessions
+   * closed BUSTED), without a stream. Tournament methods on a cash table fail with
+   * FAILED_PRECONDITION / NOT_A_TOURNAMENT_TABLE.
    * </pre>
    */
   public static final class AdminServiceFutureStub extends io.grpc.stub.AbstractFutureStub<AdminServiceFutureStub> {
@@ -1327,8 +1834,10 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
-     * Seats a player whose buy-in the lobby has already moved to the table's escrow.
-     * Idempotent by seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
+     * Seats a player whose buy-in the lobby has already moved to the table's escrow (at a
+     * tournament table: with the tournament chips the director gives him, any positive amount;
+     * between hands or during one, he is dealt in from the next hand). Idempotent by
+     * seat_session_id. Errors: SEAT_TAKEN, TABLE_FULL, ALREADY_SEATED,
      * TABLE_CLOSED (FAILED_PRECONDITION); INVALID_SEAT, BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
      * </pre>
      */
@@ -1346,7 +1855,8 @@ public final class AdminServiceGrpc {
      * with another seat_session_id or amount fails with IDEMPOTENCY_KEY_REUSED (field
      * "request_id"). Errors: HAND_IN_PROGRESS (he is dealt into the running hand: retry after it),
      * SEAT_SESSION_CLOSED, TABLE_CLOSED (FAILED_PRECONDITION); SEAT_SESSION_NOT_FOUND
-     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT).
+     * (NOT_FOUND); BUY_IN_OUT_OF_RANGE (INVALID_ARGUMENT); TOURNAMENT_TABLE (FAILED_PRECONDITION:
+     * no top-ups in a tournament).
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<stud.v1.AddChipsResponse> addChips(
@@ -1505,6 +2015,97 @@ public final class AdminServiceGrpc {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListNodesMethod(), getCallOptions()), request);
     }
+
+    /**
+     * <pre>
+     * Tournament table: sets the stakes of a level, from the next hand on (never the running
+     * one): between hands at once, during a hand when it ends (TournamentState.next_level and
+     * next_stakes show it until then). Every stream gets StakesChanged; TableSettings.stakes and
+     * TournamentState.level show the level once it plays. The stakes are stored with the table:
+     * a restarted engine deals the next hand at them. Idempotent: setting the level and stakes
+     * the table already has (or will have from the next hand) changes nothing and sends nothing.
+     * Errors: INVALID_ARGUMENT (level &lt; 1, or stakes as CreateTable refuses them);
+     * NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.SetStakesResponse> setStakes(
+        stud.v1.SetStakesRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetStakesMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: takes a player off the table for a seat elsewhere (balancing, breaking).
+     * Between hands, or when he is not dealt into the running hand, at once; else when the hand
+     * ends (session CLOSING until then; his clock acts for him meanwhile). His session closes
+     * MOVED with his chips (`stack`): the director seats him at `destination_table` with exactly
+     * these chips (SeatPlayer there, a new seat_session_id). A player whose last chip goes in
+     * that hand busts instead (BUSTED, stack 0): nothing to seat. His stream gets PlayerMoved
+     * with the destination and its engine addresses (as everyone's does), then ends cleanly.
+     * Idempotent by request_id: a retry gets the session as it is now (CLOSING while he plays
+     * out the hand, then CLOSED with the chips) whenever it comes, and moves nothing again (the
+     * director may poll with it until CLOSED); the same request_id for
+     * another session or destination, or a second move of the same session under another
+     * request_id, fails with IDEMPOTENCY_KEY_REUSED (field "request_id"). Errors:
+     * SEAT_SESSION_NOT_FOUND (NOT_FOUND); NOT_A_TOURNAMENT_TABLE (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.MovePlayerResponse> movePlayer(
+        stud.v1.MovePlayerRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getMovePlayerMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table, hand-for-hand: `held` true holds the next hand (the running one plays
+     * out; no new hand starts until released), false releases it (the next hand starts at once
+     * when at least two players can play). Idempotent: holding a held table or releasing a free
+     * one changes nothing. Stored with the table (a restart keeps the hold); every stream gets
+     * HandHoldChanged and TournamentState.hand_held shows it. The answer's Table says whether a
+     * hand still runs (hand_in_progress): the director releases every table of the tournament
+     * together once none of them has a hand running. Errors: NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.SetHandHoldResponse> setHandHold(
+        stud.v1.SetHandHoldRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetHandHoldMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: pushes the tournament's state (level, time or hands to the next level,
+     * players left, average stack, entrants, prize pool) to every stream of the table
+     * (TournamentInfoChanged; TournamentState.info in every view). Shown as given (the engine
+     * computes none of it); stored with the table. Pushing the same info again sends nothing.
+     * Errors: INVALID_ARGUMENT (a negative count); NOT_A_TOURNAMENT_TABLE, TABLE_CLOSED
+     * (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.SetTournamentInfoResponse> setTournamentInfo(
+        stud.v1.SetTournamentInfoRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getSetTournamentInfoMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Tournament table: tells a player his final place and prize, when he busts (at the table he
+     * busted at: his stream stays open as a railbird's for it) or wins. Every stream of the table
+     * gets TournamentPlaced. Idempotent by player: the same place and prize again sends nothing;
+     * another place or prize for him fails with IDEMPOTENCY_KEY_REUSED (field "player_id").
+     * Errors: INVALID_ARGUMENT (place &lt; 1, prize &lt; 0); NOT_A_TOURNAMENT_TABLE,
+     * TABLE_CLOSED (FAILED_PRECONDITION).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.AwardPlaceResponse> awardPlace(
+        stud.v1.AwardPlaceRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getAwardPlaceMethod(), getCallOptions()), request);
+    }
   }
 
   private static final int METHODID_CREATE_TABLE = 0;
@@ -1521,6 +2122,11 @@ public final class AdminServiceGrpc {
   private static final int METHODID_DRAIN = 11;
   private static final int METHODID_LIST_SEAT_SESSIONS = 12;
   private static final int METHODID_LIST_NODES = 13;
+  private static final int METHODID_SET_STAKES = 14;
+  private static final int METHODID_MOVE_PLAYER = 15;
+  private static final int METHODID_SET_HAND_HOLD = 16;
+  private static final int METHODID_SET_TOURNAMENT_INFO = 17;
+  private static final int METHODID_AWARD_PLACE = 18;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -1595,6 +2201,26 @@ public final class AdminServiceGrpc {
           serviceImpl.listNodes((stud.v1.ListNodesRequest) request,
               (io.grpc.stub.StreamObserver<stud.v1.ListNodesResponse>) responseObserver);
           break;
+        case METHODID_SET_STAKES:
+          serviceImpl.setStakes((stud.v1.SetStakesRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.SetStakesResponse>) responseObserver);
+          break;
+        case METHODID_MOVE_PLAYER:
+          serviceImpl.movePlayer((stud.v1.MovePlayerRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.MovePlayerResponse>) responseObserver);
+          break;
+        case METHODID_SET_HAND_HOLD:
+          serviceImpl.setHandHold((stud.v1.SetHandHoldRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.SetHandHoldResponse>) responseObserver);
+          break;
+        case METHODID_SET_TOURNAMENT_INFO:
+          serviceImpl.setTournamentInfo((stud.v1.SetTournamentInfoRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.SetTournamentInfoResponse>) responseObserver);
+          break;
+        case METHODID_AWARD_PLACE:
+          serviceImpl.awardPlace((stud.v1.AwardPlaceRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.AwardPlaceResponse>) responseObserver);
+          break;
         default:
           throw new AssertionError();
       }
@@ -1634,6 +2260,11 @@ public final class AdminServiceGrpc {
               .addMethod(getDrainMethod())
               .addMethod(getListSeatSessionsMethod())
               .addMethod(getListNodesMethod())
+              .addMethod(getSetStakesMethod())
+              .addMethod(getMovePlayerMethod())
+              .addMethod(getSetHandHoldMethod())
+              .addMethod(getSetTournamentInfoMethod())
+              .addMethod(getAwardPlaceMethod())
               .build();
         }
       }

@@ -726,6 +726,82 @@ public  final class CreateTableRequest extends
     return internalGetMutableLabels();
   }
 
+  public static final int TOURNAMENT_FIELD_NUMBER = 12;
+  private stud.v1.TournamentTable tournament_;
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   */
+  @java.lang.Override
+  public boolean hasTournament() {
+    return tournament_ != null;
+  }
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TournamentTable getTournament() {
+    return tournament_ == null ? stud.v1.TournamentTable.getDefaultInstance() : tournament_;
+  }
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   */
+  private void setTournament(stud.v1.TournamentTable value) {
+    value.getClass();
+  tournament_ = value;
+    
+    }
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergeTournament(stud.v1.TournamentTable value) {
+    value.getClass();
+  if (tournament_ != null &&
+        tournament_ != stud.v1.TournamentTable.getDefaultInstance()) {
+      tournament_ =
+        stud.v1.TournamentTable.newBuilder(tournament_).mergeFrom(value).buildPartial();
+    } else {
+      tournament_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   */
+  private void clearTournament() {  tournament_ = null;
+    
+  }
+
   public static stud.v1.CreateTableRequest parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -1570,6 +1646,89 @@ public  final class CreateTableRequest extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+     * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+     * tournament, table name and number.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 12;</code>
+     */
+    @java.lang.Override
+    public boolean hasTournament() {
+      return instance.hasTournament();
+    }
+    /**
+     * <pre>
+     * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+     * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+     * tournament, table name and number.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 12;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TournamentTable getTournament() {
+      return instance.getTournament();
+    }
+    /**
+     * <pre>
+     * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+     * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+     * tournament, table name and number.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 12;</code>
+     */
+    public Builder setTournament(stud.v1.TournamentTable value) {
+      copyOnWrite();
+      instance.setTournament(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+     * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+     * tournament, table name and number.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 12;</code>
+     */
+    public Builder setTournament(
+        stud.v1.TournamentTable.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTournament(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+     * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+     * tournament, table name and number.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 12;</code>
+     */
+    public Builder mergeTournament(stud.v1.TournamentTable value) {
+      copyOnWrite();
+      instance.mergeTournament(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+     * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+     * tournament, table name and number.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 12;</code>
+     */
+    public Builder clearTournament() {  copyOnWrite();
+      instance.clearTournament();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.CreateTableRequest)
   }
   @java.lang.Override
@@ -1598,11 +1757,11 @@ public  final class CreateTableRequest extends
             "openerPlayerId_",
             "labels_",
             LabelsDefaultEntryHolder.defaultEntry,
+            "tournament_",
           };
           java.lang.String info =
-              "\u0000\u000b\u0000\u0000\u0001\u000b\u000b\u0001\u0000\u0000\u0001\u0208\u0002\u0208" +
-              "\u0003\u0208\u0004\t\u0005\t\u0006\u0007\u0007\u0002\b\u0002\t\u0208\n\u0208\u000b" +
-              "2";
+              "\u0000\f\u0000\u0000\u0001\f\f\u0001\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
+              "\u0004\t\u0005\t\u0006\u0007\u0007\u0002\b\u0002\t\u0208\n\u0208\u000b2\f\t";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -234,4 +234,27 @@ java.lang.String defaultValue);
 
   java.lang.String getLabelsOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   * @return Whether the tournament field is set.
+   */
+  boolean hasTournament();
+  /**
+   * <pre>
+   * Opens a tournament table instead of a cash table (see TableSettings.tournament): leave
+   * min_buy_in and max_buy_in 0; `stakes` are the first level's. A retry must name the same
+   * tournament, table name and number.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 12;</code>
+   * @return The tournament.
+   */
+  stud.v1.TournamentTable getTournament();
 }

@@ -156,6 +156,25 @@ public enum ErrorReason
   ERROR_REASON_TABLE_ON_OTHER_NODE(15),
   /**
    * <pre>
+   * FAILED_PRECONDITION: a tournament method (SetStakes, MovePlayer, SetHandHold,
+   * SetTournamentInfo, AwardPlace) names a cash table.
+   * </pre>
+   *
+   * <code>ERROR_REASON_NOT_A_TOURNAMENT_TABLE = 16;</code>
+   */
+  ERROR_REASON_NOT_A_TOURNAMENT_TABLE(16),
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: what a cash table allows and a tournament table does not: AddChips,
+   * Leave (a tournament player cannot cash out; the director moves him or he busts) and
+   * SitOut (an away player keeps being dealt in; his clock acts for him).
+   * </pre>
+   *
+   * <code>ERROR_REASON_TOURNAMENT_TABLE = 17;</code>
+   */
+  ERROR_REASON_TOURNAMENT_TABLE(17),
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the requested seat is occupied.
    * </pre>
    *
@@ -468,6 +487,25 @@ public enum ErrorReason
   public static final int ERROR_REASON_TABLE_ON_OTHER_NODE_VALUE = 15;
   /**
    * <pre>
+   * FAILED_PRECONDITION: a tournament method (SetStakes, MovePlayer, SetHandHold,
+   * SetTournamentInfo, AwardPlace) names a cash table.
+   * </pre>
+   *
+   * <code>ERROR_REASON_NOT_A_TOURNAMENT_TABLE = 16;</code>
+   */
+  public static final int ERROR_REASON_NOT_A_TOURNAMENT_TABLE_VALUE = 16;
+  /**
+   * <pre>
+   * FAILED_PRECONDITION: what a cash table allows and a tournament table does not: AddChips,
+   * Leave (a tournament player cannot cash out; the director moves him or he busts) and
+   * SitOut (an away player keeps being dealt in; his clock acts for him).
+   * </pre>
+   *
+   * <code>ERROR_REASON_TOURNAMENT_TABLE = 17;</code>
+   */
+  public static final int ERROR_REASON_TOURNAMENT_TABLE_VALUE = 17;
+  /**
+   * <pre>
    * FAILED_PRECONDITION: the requested seat is occupied.
    * </pre>
    *
@@ -704,6 +742,8 @@ public enum ErrorReason
       case 13: return ERROR_REASON_DRAINING;
       case 14: return ERROR_REASON_TABLE_STATE;
       case 15: return ERROR_REASON_TABLE_ON_OTHER_NODE;
+      case 16: return ERROR_REASON_NOT_A_TOURNAMENT_TABLE;
+      case 17: return ERROR_REASON_TOURNAMENT_TABLE;
       case 20: return ERROR_REASON_SEAT_TAKEN;
       case 21: return ERROR_REASON_INVALID_SEAT;
       case 22: return ERROR_REASON_ALREADY_SEATED;

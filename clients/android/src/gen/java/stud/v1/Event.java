@@ -46,8 +46,15 @@ public  final class Event extends
     PLAYER_SAT_IN(44),
     CONNECTION_CHANGED(45),
     CHIPS_ADDED(46),
+    PLAYER_BUSTED(47),
+    PLAYER_MOVED(48),
+    TOURNAMENT_PLACED(49),
     TABLE_STATUS_CHANGED(60),
     SEED_ROTATED(61),
+    STAKES_CHANGED(62),
+    HAND_HOLD_CHANGED(63),
+    TOURNAMENT_INFO_CHANGED(64),
+    WATCHERS_CHANGED(65),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -88,8 +95,15 @@ public  final class Event extends
         case 44: return PLAYER_SAT_IN;
         case 45: return CONNECTION_CHANGED;
         case 46: return CHIPS_ADDED;
+        case 47: return PLAYER_BUSTED;
+        case 48: return PLAYER_MOVED;
+        case 49: return TOURNAMENT_PLACED;
         case 60: return TABLE_STATUS_CHANGED;
         case 61: return SEED_ROTATED;
+        case 62: return STAKES_CHANGED;
+        case 63: return HAND_HOLD_CHANGED;
+        case 64: return TOURNAMENT_INFO_CHANGED;
+        case 65: return WATCHERS_CHANGED;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -1980,6 +1994,221 @@ public  final class Event extends
     }
   }
 
+  public static final int PLAYER_BUSTED_FIELD_NUMBER = 47;
+  /**
+   * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   */
+  @java.lang.Override
+  public boolean hasPlayerBusted() {
+    return kindCase_ == 47;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   */
+  @java.lang.Override
+  public stud.v1.PlayerBusted getPlayerBusted() {
+    if (kindCase_ == 47) {
+       return (stud.v1.PlayerBusted) kind_;
+    }
+    return stud.v1.PlayerBusted.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   */
+  private void setPlayerBusted(stud.v1.PlayerBusted value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 47;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   */
+  private void mergePlayerBusted(stud.v1.PlayerBusted value) {
+    value.getClass();
+  if (kindCase_ == 47 &&
+        kind_ != stud.v1.PlayerBusted.getDefaultInstance()) {
+      kind_ = stud.v1.PlayerBusted.newBuilder((stud.v1.PlayerBusted) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 47;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   */
+  private void clearPlayerBusted() {
+    if (kindCase_ == 47) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int PLAYER_MOVED_FIELD_NUMBER = 48;
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   */
+  @java.lang.Override
+  public boolean hasPlayerMoved() {
+    return kindCase_ == 48;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   */
+  @java.lang.Override
+  public stud.v1.PlayerMoved getPlayerMoved() {
+    if (kindCase_ == 48) {
+       return (stud.v1.PlayerMoved) kind_;
+    }
+    return stud.v1.PlayerMoved.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   */
+  private void setPlayerMoved(stud.v1.PlayerMoved value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 48;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   */
+  private void mergePlayerMoved(stud.v1.PlayerMoved value) {
+    value.getClass();
+  if (kindCase_ == 48 &&
+        kind_ != stud.v1.PlayerMoved.getDefaultInstance()) {
+      kind_ = stud.v1.PlayerMoved.newBuilder((stud.v1.PlayerMoved) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 48;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   */
+  private void clearPlayerMoved() {
+    if (kindCase_ == 48) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int TOURNAMENT_PLACED_FIELD_NUMBER = 49;
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   */
+  @java.lang.Override
+  public boolean hasTournamentPlaced() {
+    return kindCase_ == 49;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TournamentPlaced getTournamentPlaced() {
+    if (kindCase_ == 49) {
+       return (stud.v1.TournamentPlaced) kind_;
+    }
+    return stud.v1.TournamentPlaced.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   */
+  private void setTournamentPlaced(stud.v1.TournamentPlaced value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 49;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   */
+  private void mergeTournamentPlaced(stud.v1.TournamentPlaced value) {
+    value.getClass();
+  if (kindCase_ == 49 &&
+        kind_ != stud.v1.TournamentPlaced.getDefaultInstance()) {
+      kind_ = stud.v1.TournamentPlaced.newBuilder((stud.v1.TournamentPlaced) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 49;
+  }
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   */
+  private void clearTournamentPlaced() {
+    if (kindCase_ == 49) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
   public static final int TABLE_STATUS_CHANGED_FIELD_NUMBER = 60;
   /**
    * <pre>
@@ -2115,6 +2344,286 @@ public  final class Event extends
    */
   private void clearSeedRotated() {
     if (kindCase_ == 61) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int STAKES_CHANGED_FIELD_NUMBER = 62;
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   */
+  @java.lang.Override
+  public boolean hasStakesChanged() {
+    return kindCase_ == 62;
+  }
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   */
+  @java.lang.Override
+  public stud.v1.StakesChanged getStakesChanged() {
+    if (kindCase_ == 62) {
+       return (stud.v1.StakesChanged) kind_;
+    }
+    return stud.v1.StakesChanged.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   */
+  private void setStakesChanged(stud.v1.StakesChanged value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 62;
+  }
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   */
+  private void mergeStakesChanged(stud.v1.StakesChanged value) {
+    value.getClass();
+  if (kindCase_ == 62 &&
+        kind_ != stud.v1.StakesChanged.getDefaultInstance()) {
+      kind_ = stud.v1.StakesChanged.newBuilder((stud.v1.StakesChanged) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 62;
+  }
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   */
+  private void clearStakesChanged() {
+    if (kindCase_ == 62) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int HAND_HOLD_CHANGED_FIELD_NUMBER = 63;
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   */
+  @java.lang.Override
+  public boolean hasHandHoldChanged() {
+    return kindCase_ == 63;
+  }
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   */
+  @java.lang.Override
+  public stud.v1.HandHoldChanged getHandHoldChanged() {
+    if (kindCase_ == 63) {
+       return (stud.v1.HandHoldChanged) kind_;
+    }
+    return stud.v1.HandHoldChanged.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   */
+  private void setHandHoldChanged(stud.v1.HandHoldChanged value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 63;
+  }
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   */
+  private void mergeHandHoldChanged(stud.v1.HandHoldChanged value) {
+    value.getClass();
+  if (kindCase_ == 63 &&
+        kind_ != stud.v1.HandHoldChanged.getDefaultInstance()) {
+      kind_ = stud.v1.HandHoldChanged.newBuilder((stud.v1.HandHoldChanged) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 63;
+  }
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   */
+  private void clearHandHoldChanged() {
+    if (kindCase_ == 63) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int TOURNAMENT_INFO_CHANGED_FIELD_NUMBER = 64;
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   */
+  @java.lang.Override
+  public boolean hasTournamentInfoChanged() {
+    return kindCase_ == 64;
+  }
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TournamentInfoChanged getTournamentInfoChanged() {
+    if (kindCase_ == 64) {
+       return (stud.v1.TournamentInfoChanged) kind_;
+    }
+    return stud.v1.TournamentInfoChanged.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   */
+  private void setTournamentInfoChanged(stud.v1.TournamentInfoChanged value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 64;
+  }
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   */
+  private void mergeTournamentInfoChanged(stud.v1.TournamentInfoChanged value) {
+    value.getClass();
+  if (kindCase_ == 64 &&
+        kind_ != stud.v1.TournamentInfoChanged.getDefaultInstance()) {
+      kind_ = stud.v1.TournamentInfoChanged.newBuilder((stud.v1.TournamentInfoChanged) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 64;
+  }
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   */
+  private void clearTournamentInfoChanged() {
+    if (kindCase_ == 64) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int WATCHERS_CHANGED_FIELD_NUMBER = 65;
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   */
+  @java.lang.Override
+  public boolean hasWatchersChanged() {
+    return kindCase_ == 65;
+  }
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   */
+  @java.lang.Override
+  public stud.v1.WatchersChanged getWatchersChanged() {
+    if (kindCase_ == 65) {
+       return (stud.v1.WatchersChanged) kind_;
+    }
+    return stud.v1.WatchersChanged.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   */
+  private void setWatchersChanged(stud.v1.WatchersChanged value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 65;
+  }
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   */
+  private void mergeWatchersChanged(stud.v1.WatchersChanged value) {
+    value.getClass();
+  if (kindCase_ == 65 &&
+        kind_ != stud.v1.WatchersChanged.getDefaultInstance()) {
+      kind_ = stud.v1.WatchersChanged.newBuilder((stud.v1.WatchersChanged) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 65;
+  }
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   */
+  private void clearWatchersChanged() {
+    if (kindCase_ == 65) {
       kindCase_ = 0;
       kind_ = null;
     }
@@ -4163,6 +4672,228 @@ public  final class Event extends
 
     /**
      * <pre>
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+     */
+    @java.lang.Override
+    public boolean hasPlayerBusted() {
+      return instance.hasPlayerBusted();
+    }
+    /**
+     * <pre>
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+     */
+    @java.lang.Override
+    public stud.v1.PlayerBusted getPlayerBusted() {
+      return instance.getPlayerBusted();
+    }
+    /**
+     * <pre>
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+     */
+    public Builder setPlayerBusted(stud.v1.PlayerBusted value) {
+      copyOnWrite();
+      instance.setPlayerBusted(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+     */
+    public Builder setPlayerBusted(
+        stud.v1.PlayerBusted.Builder builderForValue) {
+      copyOnWrite();
+      instance.setPlayerBusted(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+     */
+    public Builder mergePlayerBusted(stud.v1.PlayerBusted value) {
+      copyOnWrite();
+      instance.mergePlayerBusted(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+     */
+    public Builder clearPlayerBusted() {
+      copyOnWrite();
+      instance.clearPlayerBusted();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Tournament table: a player was moved to another table; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+     */
+    @java.lang.Override
+    public boolean hasPlayerMoved() {
+      return instance.hasPlayerMoved();
+    }
+    /**
+     * <pre>
+     * Tournament table: a player was moved to another table; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+     */
+    @java.lang.Override
+    public stud.v1.PlayerMoved getPlayerMoved() {
+      return instance.getPlayerMoved();
+    }
+    /**
+     * <pre>
+     * Tournament table: a player was moved to another table; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+     */
+    public Builder setPlayerMoved(stud.v1.PlayerMoved value) {
+      copyOnWrite();
+      instance.setPlayerMoved(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player was moved to another table; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+     */
+    public Builder setPlayerMoved(
+        stud.v1.PlayerMoved.Builder builderForValue) {
+      copyOnWrite();
+      instance.setPlayerMoved(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player was moved to another table; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+     */
+    public Builder mergePlayerMoved(stud.v1.PlayerMoved value) {
+      copyOnWrite();
+      instance.mergePlayerMoved(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player was moved to another table; his seat frees.
+     * </pre>
+     *
+     * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+     */
+    public Builder clearPlayerMoved() {
+      copyOnWrite();
+      instance.clearPlayerMoved();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+     */
+    @java.lang.Override
+    public boolean hasTournamentPlaced() {
+      return instance.hasTournamentPlaced();
+    }
+    /**
+     * <pre>
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TournamentPlaced getTournamentPlaced() {
+      return instance.getTournamentPlaced();
+    }
+    /**
+     * <pre>
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+     */
+    public Builder setTournamentPlaced(stud.v1.TournamentPlaced value) {
+      copyOnWrite();
+      instance.setTournamentPlaced(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+     */
+    public Builder setTournamentPlaced(
+        stud.v1.TournamentPlaced.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTournamentPlaced(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+     */
+    public Builder mergeTournamentPlaced(stud.v1.TournamentPlaced value) {
+      copyOnWrite();
+      instance.mergeTournamentPlaced(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: a player's final place and prize (pushed by the director when he
+     * busts or wins).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+     */
+    public Builder clearTournamentPlaced() {
+      copyOnWrite();
+      instance.clearTournamentPlaced();
+      return this;
+    }
+
+    /**
+     * <pre>
      * The table's status changed (paused, resumed, closing, closed, ...).
      * </pre>
      *
@@ -4305,6 +5036,294 @@ public  final class Event extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Tournament table: the stakes of a new level, from the hand named on.
+     * </pre>
+     *
+     * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+     */
+    @java.lang.Override
+    public boolean hasStakesChanged() {
+      return instance.hasStakesChanged();
+    }
+    /**
+     * <pre>
+     * Tournament table: the stakes of a new level, from the hand named on.
+     * </pre>
+     *
+     * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+     */
+    @java.lang.Override
+    public stud.v1.StakesChanged getStakesChanged() {
+      return instance.getStakesChanged();
+    }
+    /**
+     * <pre>
+     * Tournament table: the stakes of a new level, from the hand named on.
+     * </pre>
+     *
+     * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+     */
+    public Builder setStakesChanged(stud.v1.StakesChanged value) {
+      copyOnWrite();
+      instance.setStakesChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: the stakes of a new level, from the hand named on.
+     * </pre>
+     *
+     * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+     */
+    public Builder setStakesChanged(
+        stud.v1.StakesChanged.Builder builderForValue) {
+      copyOnWrite();
+      instance.setStakesChanged(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: the stakes of a new level, from the hand named on.
+     * </pre>
+     *
+     * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+     */
+    public Builder mergeStakesChanged(stud.v1.StakesChanged value) {
+      copyOnWrite();
+      instance.mergeStakesChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: the stakes of a new level, from the hand named on.
+     * </pre>
+     *
+     * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+     */
+    public Builder clearStakesChanged() {
+      copyOnWrite();
+      instance.clearStakesChanged();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Tournament table: hand-for-hand hold set or released.
+     * </pre>
+     *
+     * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+     */
+    @java.lang.Override
+    public boolean hasHandHoldChanged() {
+      return instance.hasHandHoldChanged();
+    }
+    /**
+     * <pre>
+     * Tournament table: hand-for-hand hold set or released.
+     * </pre>
+     *
+     * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+     */
+    @java.lang.Override
+    public stud.v1.HandHoldChanged getHandHoldChanged() {
+      return instance.getHandHoldChanged();
+    }
+    /**
+     * <pre>
+     * Tournament table: hand-for-hand hold set or released.
+     * </pre>
+     *
+     * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+     */
+    public Builder setHandHoldChanged(stud.v1.HandHoldChanged value) {
+      copyOnWrite();
+      instance.setHandHoldChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: hand-for-hand hold set or released.
+     * </pre>
+     *
+     * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+     */
+    public Builder setHandHoldChanged(
+        stud.v1.HandHoldChanged.Builder builderForValue) {
+      copyOnWrite();
+      instance.setHandHoldChanged(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: hand-for-hand hold set or released.
+     * </pre>
+     *
+     * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+     */
+    public Builder mergeHandHoldChanged(stud.v1.HandHoldChanged value) {
+      copyOnWrite();
+      instance.mergeHandHoldChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: hand-for-hand hold set or released.
+     * </pre>
+     *
+     * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+     */
+    public Builder clearHandHoldChanged() {
+      copyOnWrite();
+      instance.clearHandHoldChanged();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Tournament table: the director pushed new tournament info.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+     */
+    @java.lang.Override
+    public boolean hasTournamentInfoChanged() {
+      return instance.hasTournamentInfoChanged();
+    }
+    /**
+     * <pre>
+     * Tournament table: the director pushed new tournament info.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TournamentInfoChanged getTournamentInfoChanged() {
+      return instance.getTournamentInfoChanged();
+    }
+    /**
+     * <pre>
+     * Tournament table: the director pushed new tournament info.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+     */
+    public Builder setTournamentInfoChanged(stud.v1.TournamentInfoChanged value) {
+      copyOnWrite();
+      instance.setTournamentInfoChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: the director pushed new tournament info.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+     */
+    public Builder setTournamentInfoChanged(
+        stud.v1.TournamentInfoChanged.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTournamentInfoChanged(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: the director pushed new tournament info.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+     */
+    public Builder mergeTournamentInfoChanged(stud.v1.TournamentInfoChanged value) {
+      copyOnWrite();
+      instance.mergeTournamentInfoChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tournament table: the director pushed new tournament info.
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+     */
+    public Builder clearTournamentInfoChanged() {
+      copyOnWrite();
+      instance.clearTournamentInfoChanged();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * The number of railbirds watching changed.
+     * </pre>
+     *
+     * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+     */
+    @java.lang.Override
+    public boolean hasWatchersChanged() {
+      return instance.hasWatchersChanged();
+    }
+    /**
+     * <pre>
+     * The number of railbirds watching changed.
+     * </pre>
+     *
+     * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+     */
+    @java.lang.Override
+    public stud.v1.WatchersChanged getWatchersChanged() {
+      return instance.getWatchersChanged();
+    }
+    /**
+     * <pre>
+     * The number of railbirds watching changed.
+     * </pre>
+     *
+     * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+     */
+    public Builder setWatchersChanged(stud.v1.WatchersChanged value) {
+      copyOnWrite();
+      instance.setWatchersChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The number of railbirds watching changed.
+     * </pre>
+     *
+     * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+     */
+    public Builder setWatchersChanged(
+        stud.v1.WatchersChanged.Builder builderForValue) {
+      copyOnWrite();
+      instance.setWatchersChanged(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The number of railbirds watching changed.
+     * </pre>
+     *
+     * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+     */
+    public Builder mergeWatchersChanged(stud.v1.WatchersChanged value) {
+      copyOnWrite();
+      instance.mergeWatchersChanged(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The number of railbirds watching changed.
+     * </pre>
+     *
+     * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+     */
+    public Builder clearWatchersChanged() {
+      copyOnWrite();
+      instance.clearWatchersChanged();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.Event)
   }
   @java.lang.Override
@@ -4350,15 +5369,23 @@ public  final class Event extends
             stud.v1.PlayerSatIn.class,
             stud.v1.ConnectionChanged.class,
             stud.v1.ChipsAdded.class,
+            stud.v1.PlayerBusted.class,
+            stud.v1.PlayerMoved.class,
+            stud.v1.TournamentPlaced.class,
             stud.v1.TableStatusChanged.class,
             stud.v1.SeedRotated.class,
+            stud.v1.StakesChanged.class,
+            stud.v1.HandHoldChanged.class,
+            stud.v1.TournamentInfoChanged.class,
+            stud.v1.WatchersChanged.class,
           };
           java.lang.String info =
-              "\u0000\u001d\u0001\u0000\u0001=\u001d\u0000\u0000\u0000\u0001\t\u0002\u0002\n<\u0000" +
-              "\u000b<\u0000\f<\u0000\r<\u0000\u000e<\u0000\u000f<\u0000\u0010<\u0000\u0011<\u0000" +
-              "\u0012<\u0000\u0013<\u0000\u0014<\u0000\u0015<\u0000\u0016<\u0000\u0017<\u0000\u0018" +
-              "<\u0000\u0019<\u0000\u001a<\u0000\u001b<\u0000(<\u0000)<\u0000*<\u0000+<\u0000,<" +
-              "\u0000-<\u0000.<\u0000<<\u0000=<\u0000";
+              "\u0000$\u0001\u0000\u0001A$\u0000\u0000\u0000\u0001\t\u0002\u0002\n<\u0000\u000b" +
+              "<\u0000\f<\u0000\r<\u0000\u000e<\u0000\u000f<\u0000\u0010<\u0000\u0011<\u0000\u0012" +
+              "<\u0000\u0013<\u0000\u0014<\u0000\u0015<\u0000\u0016<\u0000\u0017<\u0000\u0018<\u0000" +
+              "\u0019<\u0000\u001a<\u0000\u001b<\u0000(<\u0000)<\u0000*<\u0000+<\u0000,<\u0000-" +
+              "<\u0000.<\u0000/<\u00000<\u00001<\u0000<<\u0000=<\u0000><\u0000?<\u0000@<\u0000A" +
+              "<\u0000";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

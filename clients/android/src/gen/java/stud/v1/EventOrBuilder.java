@@ -519,6 +519,65 @@ public interface EventOrBuilder extends
 
   /**
    * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   * @return Whether the playerBusted field is set.
+   */
+  boolean hasPlayerBusted();
+  /**
+   * <pre>
+   * Tournament table: a player had no chips left after the hand and is out; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerBusted player_busted = 47;</code>
+   * @return The playerBusted.
+   */
+  stud.v1.PlayerBusted getPlayerBusted();
+
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   * @return Whether the playerMoved field is set.
+   */
+  boolean hasPlayerMoved();
+  /**
+   * <pre>
+   * Tournament table: a player was moved to another table; his seat frees.
+   * </pre>
+   *
+   * <code>.stud.v1.PlayerMoved player_moved = 48;</code>
+   * @return The playerMoved.
+   */
+  stud.v1.PlayerMoved getPlayerMoved();
+
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   * @return Whether the tournamentPlaced field is set.
+   */
+  boolean hasTournamentPlaced();
+  /**
+   * <pre>
+   * Tournament table: a player's final place and prize (pushed by the director when he
+   * busts or wins).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentPlaced tournament_placed = 49;</code>
+   * @return The tournamentPlaced.
+   */
+  stud.v1.TournamentPlaced getTournamentPlaced();
+
+  /**
+   * <pre>
    * The table's status changed (paused, resumed, closing, closed, ...).
    * </pre>
    *
@@ -554,6 +613,82 @@ public interface EventOrBuilder extends
    * @return The seedRotated.
    */
   stud.v1.SeedRotated getSeedRotated();
+
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   * @return Whether the stakesChanged field is set.
+   */
+  boolean hasStakesChanged();
+  /**
+   * <pre>
+   * Tournament table: the stakes of a new level, from the hand named on.
+   * </pre>
+   *
+   * <code>.stud.v1.StakesChanged stakes_changed = 62;</code>
+   * @return The stakesChanged.
+   */
+  stud.v1.StakesChanged getStakesChanged();
+
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   * @return Whether the handHoldChanged field is set.
+   */
+  boolean hasHandHoldChanged();
+  /**
+   * <pre>
+   * Tournament table: hand-for-hand hold set or released.
+   * </pre>
+   *
+   * <code>.stud.v1.HandHoldChanged hand_hold_changed = 63;</code>
+   * @return The handHoldChanged.
+   */
+  stud.v1.HandHoldChanged getHandHoldChanged();
+
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   * @return Whether the tournamentInfoChanged field is set.
+   */
+  boolean hasTournamentInfoChanged();
+  /**
+   * <pre>
+   * Tournament table: the director pushed new tournament info.
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentInfoChanged tournament_info_changed = 64;</code>
+   * @return The tournamentInfoChanged.
+   */
+  stud.v1.TournamentInfoChanged getTournamentInfoChanged();
+
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   * @return Whether the watchersChanged field is set.
+   */
+  boolean hasWatchersChanged();
+  /**
+   * <pre>
+   * The number of railbirds watching changed.
+   * </pre>
+   *
+   * <code>.stud.v1.WatchersChanged watchers_changed = 65;</code>
+   * @return The watchersChanged.
+   */
+  stud.v1.WatchersChanged getWatchersChanged();
 
   public stud.v1.Event.KindCase getKindCase();
 }

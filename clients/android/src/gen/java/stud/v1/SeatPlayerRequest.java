@@ -336,7 +336,8 @@ public  final class SeatPlayerRequest extends
   private long buyIn_;
   /**
    * <pre>
-   * The chips he sits down with (within the table's buy-in limits).
+   * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+   * positive amount: his tournament chips).
    * </pre>
    *
    * <code>int64 buy_in = 6;</code>
@@ -348,7 +349,8 @@ public  final class SeatPlayerRequest extends
   }
   /**
    * <pre>
-   * The chips he sits down with (within the table's buy-in limits).
+   * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+   * positive amount: his tournament chips).
    * </pre>
    *
    * <code>int64 buy_in = 6;</code>
@@ -360,7 +362,8 @@ public  final class SeatPlayerRequest extends
   }
   /**
    * <pre>
-   * The chips he sits down with (within the table's buy-in limits).
+   * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+   * positive amount: his tournament chips).
    * </pre>
    *
    * <code>int64 buy_in = 6;</code>
@@ -792,7 +795,8 @@ public  final class SeatPlayerRequest extends
 
     /**
      * <pre>
-     * The chips he sits down with (within the table's buy-in limits).
+     * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+     * positive amount: his tournament chips).
      * </pre>
      *
      * <code>int64 buy_in = 6;</code>
@@ -804,7 +808,8 @@ public  final class SeatPlayerRequest extends
     }
     /**
      * <pre>
-     * The chips he sits down with (within the table's buy-in limits).
+     * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+     * positive amount: his tournament chips).
      * </pre>
      *
      * <code>int64 buy_in = 6;</code>
@@ -818,7 +823,8 @@ public  final class SeatPlayerRequest extends
     }
     /**
      * <pre>
-     * The chips he sits down with (within the table's buy-in limits).
+     * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+     * positive amount: his tournament chips).
      * </pre>
      *
      * <code>int64 buy_in = 6;</code>

@@ -101,7 +101,8 @@ public interface SeatPlayerRequestOrBuilder extends
 
   /**
    * <pre>
-   * The chips he sits down with (within the table's buy-in limits).
+   * The chips he sits down with (within the table's buy-in limits; at a tournament table any
+   * positive amount: his tournament chips).
    * </pre>
    *
    * <code>int64 buy_in = 6;</code>

@@ -669,6 +669,85 @@ public  final class SeatSession extends
     
   }
 
+  public static final int BUSTED_HAND_NUMBER_FIELD_NUMBER = 12;
+  private long bustedHandNumber_;
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 12;</code>
+   * @return The bustedHandNumber.
+   */
+  @java.lang.Override
+  public long getBustedHandNumber() {
+    return bustedHandNumber_;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 12;</code>
+   * @param value The bustedHandNumber to set.
+   */
+  private void setBustedHandNumber(long value) {
+    
+    bustedHandNumber_ = value;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 12;</code>
+   */
+  private void clearBustedHandNumber() {
+    
+    bustedHandNumber_ = 0L;
+  }
+
+  public static final int BUSTED_START_STACK_FIELD_NUMBER = 13;
+  private long bustedStartStack_;
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 13;</code>
+   * @return The bustedStartStack.
+   */
+  @java.lang.Override
+  public long getBustedStartStack() {
+    return bustedStartStack_;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 13;</code>
+   * @param value The bustedStartStack to set.
+   */
+  private void setBustedStartStack(long value) {
+    
+    bustedStartStack_ = value;
+  }
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 13;</code>
+   */
+  private void clearBustedStartStack() {
+    
+    bustedStartStack_ = 0L;
+  }
+
   public static stud.v1.SeatSession parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -1448,6 +1527,89 @@ public  final class SeatSession extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+     * </pre>
+     *
+     * <code>int64 busted_hand_number = 12;</code>
+     * @return The bustedHandNumber.
+     */
+    @java.lang.Override
+    public long getBustedHandNumber() {
+      return instance.getBustedHandNumber();
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+     * </pre>
+     *
+     * <code>int64 busted_hand_number = 12;</code>
+     * @param value The bustedHandNumber to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBustedHandNumber(long value) {
+      copyOnWrite();
+      instance.setBustedHandNumber(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+     * </pre>
+     *
+     * <code>int64 busted_hand_number = 12;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBustedHandNumber() {
+      copyOnWrite();
+      instance.clearBustedHandNumber();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+     * chips at its start places higher; equal chips share the places).
+     * </pre>
+     *
+     * <code>int64 busted_start_stack = 13;</code>
+     * @return The bustedStartStack.
+     */
+    @java.lang.Override
+    public long getBustedStartStack() {
+      return instance.getBustedStartStack();
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+     * chips at its start places higher; equal chips share the places).
+     * </pre>
+     *
+     * <code>int64 busted_start_stack = 13;</code>
+     * @param value The bustedStartStack to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBustedStartStack(long value) {
+      copyOnWrite();
+      instance.setBustedStartStack(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+     * chips at its start places higher; equal chips share the places).
+     * </pre>
+     *
+     * <code>int64 busted_start_stack = 13;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBustedStartStack() {
+      copyOnWrite();
+      instance.clearBustedStartStack();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.SeatSession)
   }
   @java.lang.Override
@@ -1475,10 +1637,12 @@ public  final class SeatSession extends
             "openTime_",
             "closeTime_",
             "displayName_",
+            "bustedHandNumber_",
+            "bustedStartStack_",
           };
           java.lang.String info =
-              "\u0000\u000b\u0000\u0000\u0001\u000b\u000b\u0000\u0000\u0000\u0001\u0208\u0002\u0208" +
-              "\u0003\u0208\u0004\u0004\u0005\f\u0006\u0002\u0007\u0002\b\f\t\t\n\t\u000b\u0208" +
+              "\u0000\r\u0000\u0000\u0001\r\r\u0000\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
+              "\u0004\u0004\u0005\f\u0006\u0002\u0007\u0002\b\f\t\t\n\t\u000b\u0208\f\u0002\r\u0002" +
               "";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }

@@ -45,6 +45,24 @@ public enum SeatSessionCloseReason
    * <code>SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED = 3;</code>
    */
   SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED(3),
+  /**
+   * <pre>
+   * Tournament table: he had no chips left after a hand (`stack` 0; see busted_hand_number and
+   * busted_start_stack). The session is not money: nothing is paid out.
+   * </pre>
+   *
+   * <code>SEAT_SESSION_CLOSE_REASON_BUSTED = 4;</code>
+   */
+  SEAT_SESSION_CLOSE_REASON_BUSTED(4),
+  /**
+   * <pre>
+   * Tournament table: the director moved him to another table (AdminService.MovePlayer);
+   * `stack` is the chips he takes there, seated again by SeatPlayer with exactly them.
+   * </pre>
+   *
+   * <code>SEAT_SESSION_CLOSE_REASON_MOVED = 5;</code>
+   */
+  SEAT_SESSION_CLOSE_REASON_MOVED(5),
   UNRECOGNIZED(-1),
   ;
 
@@ -81,6 +99,24 @@ public enum SeatSessionCloseReason
    * <code>SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED = 3;</code>
    */
   public static final int SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED_VALUE = 3;
+  /**
+   * <pre>
+   * Tournament table: he had no chips left after a hand (`stack` 0; see busted_hand_number and
+   * busted_start_stack). The session is not money: nothing is paid out.
+   * </pre>
+   *
+   * <code>SEAT_SESSION_CLOSE_REASON_BUSTED = 4;</code>
+   */
+  public static final int SEAT_SESSION_CLOSE_REASON_BUSTED_VALUE = 4;
+  /**
+   * <pre>
+   * Tournament table: the director moved him to another table (AdminService.MovePlayer);
+   * `stack` is the chips he takes there, seated again by SeatPlayer with exactly them.
+   * </pre>
+   *
+   * <code>SEAT_SESSION_CLOSE_REASON_MOVED = 5;</code>
+   */
+  public static final int SEAT_SESSION_CLOSE_REASON_MOVED_VALUE = 5;
 
 
   @java.lang.Override
@@ -108,6 +144,8 @@ public enum SeatSessionCloseReason
       case 1: return SEAT_SESSION_CLOSE_REASON_LEFT;
       case 2: return SEAT_SESSION_CLOSE_REASON_REMOVED;
       case 3: return SEAT_SESSION_CLOSE_REASON_TABLE_CLOSED;
+      case 4: return SEAT_SESSION_CLOSE_REASON_BUSTED;
+      case 5: return SEAT_SESSION_CLOSE_REASON_MOVED;
       default: return null;
     }
   }

@@ -195,4 +195,25 @@ public interface SeatSessionOrBuilder extends
    */
   com.google.protobuf.ByteString
       getDisplayNameBytes();
+
+  /**
+   * <pre>
+   * Closed BUSTED: the hand in which he lost his last chip (0 otherwise).
+   * </pre>
+   *
+   * <code>int64 busted_hand_number = 12;</code>
+   * @return The bustedHandNumber.
+   */
+  long getBustedHandNumber();
+
+  /**
+   * <pre>
+   * Closed BUSTED: his chips at that hand's start (two players out in the same hand: more
+   * chips at its start places higher; equal chips share the places).
+   * </pre>
+   *
+   * <code>int64 busted_start_stack = 13;</code>
+   * @return The bustedStartStack.
+   */
+  long getBustedStartStack();
 }

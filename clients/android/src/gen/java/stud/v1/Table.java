@@ -875,6 +875,110 @@ public  final class Table extends
     
   }
 
+  public static final int TOURNAMENT_FIELD_NUMBER = 13;
+  private stud.v1.TournamentState tournament_;
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   */
+  @java.lang.Override
+  public boolean hasTournament() {
+    return tournament_ != null;
+  }
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TournamentState getTournament() {
+    return tournament_ == null ? stud.v1.TournamentState.getDefaultInstance() : tournament_;
+  }
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   */
+  private void setTournament(stud.v1.TournamentState value) {
+    value.getClass();
+  tournament_ = value;
+    
+    }
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergeTournament(stud.v1.TournamentState value) {
+    value.getClass();
+  if (tournament_ != null &&
+        tournament_ != stud.v1.TournamentState.getDefaultInstance()) {
+      tournament_ =
+        stud.v1.TournamentState.newBuilder(tournament_).mergeFrom(value).buildPartial();
+    } else {
+      tournament_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   */
+  private void clearTournament() {  tournament_ = null;
+    
+  }
+
+  public static final int WATCHERS_FIELD_NUMBER = 14;
+  private int watchers_;
+  /**
+   * <pre>
+   * How many railbirds watch it (see TableSnapshot.watchers).
+   * </pre>
+   *
+   * <code>int32 watchers = 14;</code>
+   * @return The watchers.
+   */
+  @java.lang.Override
+  public int getWatchers() {
+    return watchers_;
+  }
+  /**
+   * <pre>
+   * How many railbirds watch it (see TableSnapshot.watchers).
+   * </pre>
+   *
+   * <code>int32 watchers = 14;</code>
+   * @param value The watchers to set.
+   */
+  private void setWatchers(int value) {
+    
+    watchers_ = value;
+  }
+  /**
+   * <pre>
+   * How many railbirds watch it (see TableSnapshot.watchers).
+   * </pre>
+   *
+   * <code>int32 watchers = 14;</code>
+   */
+  private void clearWatchers() {
+    
+    watchers_ = 0;
+  }
+
   public static stud.v1.Table parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -1887,6 +1991,117 @@ public  final class Table extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The tournament's side of the table (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 13;</code>
+     */
+    @java.lang.Override
+    public boolean hasTournament() {
+      return instance.hasTournament();
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 13;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TournamentState getTournament() {
+      return instance.getTournament();
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 13;</code>
+     */
+    public Builder setTournament(stud.v1.TournamentState value) {
+      copyOnWrite();
+      instance.setTournament(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * The tournament's side of the table (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 13;</code>
+     */
+    public Builder setTournament(
+        stud.v1.TournamentState.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTournament(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 13;</code>
+     */
+    public Builder mergeTournament(stud.v1.TournamentState value) {
+      copyOnWrite();
+      instance.mergeTournament(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 13;</code>
+     */
+    public Builder clearTournament() {  copyOnWrite();
+      instance.clearTournament();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * How many railbirds watch it (see TableSnapshot.watchers).
+     * </pre>
+     *
+     * <code>int32 watchers = 14;</code>
+     * @return The watchers.
+     */
+    @java.lang.Override
+    public int getWatchers() {
+      return instance.getWatchers();
+    }
+    /**
+     * <pre>
+     * How many railbirds watch it (see TableSnapshot.watchers).
+     * </pre>
+     *
+     * <code>int32 watchers = 14;</code>
+     * @param value The watchers to set.
+     * @return This builder for chaining.
+     */
+    public Builder setWatchers(int value) {
+      copyOnWrite();
+      instance.setWatchers(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * How many railbirds watch it (see TableSnapshot.watchers).
+     * </pre>
+     *
+     * <code>int32 watchers = 14;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearWatchers() {
+      copyOnWrite();
+      instance.clearWatchers();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.Table)
   }
   @java.lang.Override
@@ -1917,10 +2132,13 @@ public  final class Table extends
             "nextCommitment_",
             "createTime_",
             "closeTime_",
+            "tournament_",
+            "watchers_",
           };
           java.lang.String info =
-              "\u0000\f\u0000\u0000\u0001\f\f\u0001\u0001\u0000\u0001\u0208\u0002\t\u0003\f\u0004" +
-              "2\u0005\u0208\u0006\u001b\u0007\u0002\b\u0007\t\t\n\u0208\u000b\t\f\t";
+              "\u0000\u000e\u0000\u0000\u0001\u000e\u000e\u0001\u0001\u0000\u0001\u0208\u0002\t" +
+              "\u0003\f\u00042\u0005\u0208\u0006\u001b\u0007\u0002\b\u0007\t\t\n\u0208\u000b\t\f" +
+              "\t\r\t\u000e\u0004";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

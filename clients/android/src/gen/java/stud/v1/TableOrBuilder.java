@@ -263,4 +263,33 @@ java.lang.String defaultValue);
    * @return The closeTime.
    */
   com.google.protobuf.Timestamp getCloseTime();
+
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   * @return Whether the tournament field is set.
+   */
+  boolean hasTournament();
+  /**
+   * <pre>
+   * The tournament's side of the table (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 13;</code>
+   * @return The tournament.
+   */
+  stud.v1.TournamentState getTournament();
+
+  /**
+   * <pre>
+   * How many railbirds watch it (see TableSnapshot.watchers).
+   * </pre>
+   *
+   * <code>int32 watchers = 14;</code>
+   * @return The watchers.
+   */
+  int getWatchers();
 }

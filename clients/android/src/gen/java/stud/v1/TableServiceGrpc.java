@@ -340,6 +340,14 @@ public final class TableServiceGrpc {
      * <pre>
      * Streams the caller's seat view of the table: first a message with the full snapshot, then
      * one message per change, each with the change's events and the new snapshot.
+     * - Railbirds: a signed-in player without a seat may watch a public table or a tournament
+     *   table (not a private quick-game table: NOT_SEATED). He gets the public view only
+     *   (viewer_seat 0): no down card of anyone, ever, not even after a fold or a hand not
+     *   shown, and no legal actions. TableSnapshot.watchers counts railbirds. A player seated
+     *   later at the table watches again to get his seat's view.
+     * - Tournament tables: a player who busts keeps his stream as a railbird's (it still gets
+     *   his TournamentPlaced); a player moved gets PlayerMoved (where he goes), then his stream
+     *   ends cleanly.
      * - A change is everything one cause brings about at once: an action with the cards and
      *   the turn that follow it, a hand's start with its antes, cards and first turn, a
      *   player sitting down. Its message carries all of its events in order (`events`) and the
@@ -417,7 +425,8 @@ public final class TableServiceGrpc {
      * Leaves the table. Between hands (or while not dealt into the running hand) the player is
      * paid out at once and the seat frees. During a hand he is in, he stays in until it ends
      * (status LEAVING; his clock acts for him if he is away), then he is paid out. Calling it
-     * again while leaving is harmless.
+     * again while leaving is harmless. Refused at a tournament table (FAILED_PRECONDITION /
+     * TOURNAMENT_TABLE): tournament chips are not cashed out.
      * </pre>
      */
     public void leave(stud.v1.LeaveRequest request,
@@ -428,7 +437,9 @@ public final class TableServiceGrpc {
     /**
      * <pre>
      * Sits out from the next hand: the player keeps his seat and stack but is not dealt in. A
-     * hand he is already in is played out. Calling it while sitting out is harmless.
+     * hand he is already in is played out. Calling it while sitting out is harmless. Refused at a
+     * tournament table (FAILED_PRECONDITION / TOURNAMENT_TABLE): an away player is dealt in and
+     * his clock acts for him.
      * </pre>
      */
     public void sitOut(stud.v1.SitOutRequest request,
@@ -562,6 +573,14 @@ public final class TableServiceGrpc {
      * <pre>
      * Streams the caller's seat view of the table: first a message with the full snapshot, then
      * one message per change, each with the change's events and the new snapshot.
+     * - Railbirds: a signed-in player without a seat may watch a public table or a tournament
+     *   table (not a private quick-game table: NOT_SEATED). He gets the public view only
+     *   (viewer_seat 0): no down card of anyone, ever, not even after a fold or a hand not
+     *   shown, and no legal actions. TableSnapshot.watchers counts railbirds. A player seated
+     *   later at the table watches again to get his seat's view.
+     * - Tournament tables: a player who busts keeps his stream as a railbird's (it still gets
+     *   his TournamentPlaced); a player moved gets PlayerMoved (where he goes), then his stream
+     *   ends cleanly.
      * - A change is everything one cause brings about at once: an action with the cards and
      *   the turn that follow it, a hand's start with its antes, cards and first turn, a
      *   player sitting down. Its message carries all of its events in order (`events`) and the
@@ -642,7 +661,8 @@ public final class TableServiceGrpc {
      * Leaves the table. Between hands (or while not dealt into the running hand) the player is
      * paid out at once and the seat frees. During a hand he is in, he stays in until it ends
      * (status LEAVING; his clock acts for him if he is away), then he is paid out. Calling it
-     * again while leaving is harmless.
+     * again while leaving is harmless. Refused at a tournament table (FAILED_PRECONDITION /
+     * TOURNAMENT_TABLE): tournament chips are not cashed out.
      * </pre>
      */
     public void leave(stud.v1.LeaveRequest request,
@@ -654,7 +674,9 @@ public final class TableServiceGrpc {
     /**
      * <pre>
      * Sits out from the next hand: the player keeps his seat and stack but is not dealt in. A
-     * hand he is already in is played out. Calling it while sitting out is harmless.
+     * hand he is already in is played out. Calling it while sitting out is harmless. Refused at a
+     * tournament table (FAILED_PRECONDITION / TOURNAMENT_TABLE): an away player is dealt in and
+     * his clock acts for him.
      * </pre>
      */
     public void sitOut(stud.v1.SitOutRequest request,
@@ -737,6 +759,14 @@ public final class TableServiceGrpc {
      * <pre>
      * Streams the caller's seat view of the table: first a message with the full snapshot, then
      * one message per change, each with the change's events and the new snapshot.
+     * - Railbirds: a signed-in player without a seat may watch a public table or a tournament
+     *   table (not a private quick-game table: NOT_SEATED). He gets the public view only
+     *   (viewer_seat 0): no down card of anyone, ever, not even after a fold or a hand not
+     *   shown, and no legal actions. TableSnapshot.watchers counts railbirds. A player seated
+     *   later at the table watches again to get his seat's view.
+     * - Tournament tables: a player who busts keeps his stream as a railbird's (it still gets
+     *   his TournamentPlaced); a player moved gets PlayerMoved (where he goes), then his stream
+     *   ends cleanly.
      * - A change is everything one cause brings about at once: an action with the cards and
      *   the turn that follow it, a hand's start with its antes, cards and first turn, a
      *   player sitting down. Its message carries all of its events in order (`events`) and the
@@ -784,7 +814,8 @@ public final class TableServiceGrpc {
      * Leaves the table. Between hands (or while not dealt into the running hand) the player is
      * paid out at once and the seat frees. During a hand he is in, he stays in until it ends
      * (status LEAVING; his clock acts for him if he is away), then he is paid out. Calling it
-     * again while leaving is harmless.
+     * again while leaving is harmless. Refused at a tournament table (FAILED_PRECONDITION /
+     * TOURNAMENT_TABLE): tournament chips are not cashed out.
      * </pre>
      */
     public stud.v1.LeaveResponse leave(stud.v1.LeaveRequest request) {
@@ -795,7 +826,9 @@ public final class TableServiceGrpc {
     /**
      * <pre>
      * Sits out from the next hand: the player keeps his seat and stack but is not dealt in. A
-     * hand he is already in is played out. Calling it while sitting out is harmless.
+     * hand he is already in is played out. Calling it while sitting out is harmless. Refused at a
+     * tournament table (FAILED_PRECONDITION / TOURNAMENT_TABLE): an away player is dealt in and
+     * his clock acts for him.
      * </pre>
      */
     public stud.v1.SitOutResponse sitOut(stud.v1.SitOutRequest request) {
@@ -894,7 +927,8 @@ public final class TableServiceGrpc {
      * Leaves the table. Between hands (or while not dealt into the running hand) the player is
      * paid out at once and the seat frees. During a hand he is in, he stays in until it ends
      * (status LEAVING; his clock acts for him if he is away), then he is paid out. Calling it
-     * again while leaving is harmless.
+     * again while leaving is harmless. Refused at a tournament table (FAILED_PRECONDITION /
+     * TOURNAMENT_TABLE): tournament chips are not cashed out.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<stud.v1.LeaveResponse> leave(
@@ -906,7 +940,9 @@ public final class TableServiceGrpc {
     /**
      * <pre>
      * Sits out from the next hand: the player keeps his seat and stack but is not dealt in. A
-     * hand he is already in is played out. Calling it while sitting out is harmless.
+     * hand he is already in is played out. Calling it while sitting out is harmless. Refused at a
+     * tournament table (FAILED_PRECONDITION / TOURNAMENT_TABLE): an away player is dealt in and
+     * his clock acts for him.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<stud.v1.SitOutResponse> sitOut(

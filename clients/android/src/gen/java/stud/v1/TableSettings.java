@@ -411,6 +411,87 @@ public  final class TableSettings extends
     maxBuyIn_ = 0L;
   }
 
+  public static final int TOURNAMENT_FIELD_NUMBER = 8;
+  private stud.v1.TournamentTable tournament_;
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   */
+  @java.lang.Override
+  public boolean hasTournament() {
+    return tournament_ != null;
+  }
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TournamentTable getTournament() {
+    return tournament_ == null ? stud.v1.TournamentTable.getDefaultInstance() : tournament_;
+  }
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   */
+  private void setTournament(stud.v1.TournamentTable value) {
+    value.getClass();
+  tournament_ = value;
+    
+    }
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergeTournament(stud.v1.TournamentTable value) {
+    value.getClass();
+  if (tournament_ != null &&
+        tournament_ != stud.v1.TournamentTable.getDefaultInstance()) {
+      tournament_ =
+        stud.v1.TournamentTable.newBuilder(tournament_).mergeFrom(value).buildPartial();
+    } else {
+      tournament_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   */
+  private void clearTournament() {  tournament_ = null;
+    
+  }
+
   public static stud.v1.TableSettings parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -927,6 +1008,95 @@ public  final class TableSettings extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+     * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+     * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+     * (AdminService.SetStakes changes them between hands).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 8;</code>
+     */
+    @java.lang.Override
+    public boolean hasTournament() {
+      return instance.hasTournament();
+    }
+    /**
+     * <pre>
+     * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+     * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+     * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+     * (AdminService.SetStakes changes them between hands).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 8;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TournamentTable getTournament() {
+      return instance.getTournament();
+    }
+    /**
+     * <pre>
+     * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+     * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+     * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+     * (AdminService.SetStakes changes them between hands).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 8;</code>
+     */
+    public Builder setTournament(stud.v1.TournamentTable value) {
+      copyOnWrite();
+      instance.setTournament(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+     * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+     * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+     * (AdminService.SetStakes changes them between hands).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 8;</code>
+     */
+    public Builder setTournament(
+        stud.v1.TournamentTable.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTournament(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+     * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+     * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+     * (AdminService.SetStakes changes them between hands).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 8;</code>
+     */
+    public Builder mergeTournament(stud.v1.TournamentTable value) {
+      copyOnWrite();
+      instance.mergeTournament(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+     * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+     * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+     * (AdminService.SetStakes changes them between hands).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentTable tournament = 8;</code>
+     */
+    public Builder clearTournament() {  copyOnWrite();
+      instance.clearTournament();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.TableSettings)
   }
   @java.lang.Override
@@ -950,10 +1120,11 @@ public  final class TableSettings extends
             "private_",
             "minBuyIn_",
             "maxBuyIn_",
+            "tournament_",
           };
           java.lang.String info =
-              "\u0000\u0007\u0000\u0000\u0001\u0007\u0007\u0000\u0000\u0000\u0001\u0208\u0002\t" +
-              "\u0003\t\u0004\t\u0005\u0007\u0006\u0002\u0007\u0002";
+              "\u0000\b\u0000\u0000\u0001\b\b\u0000\u0000\u0000\u0001\u0208\u0002\t\u0003\t\u0004" +
+              "\t\u0005\u0007\u0006\u0002\u0007\u0002\b\t";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -118,4 +118,29 @@ public interface TableSettingsOrBuilder extends
    * @return The maxBuyIn.
    */
   long getMaxBuyIn();
+
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   * @return Whether the tournament field is set.
+   */
+  boolean hasTournament();
+  /**
+   * <pre>
+   * Set on a tournament table (CreateTableRequest.tournament): no buy-in range (min_buy_in and
+   * max_buy_in are 0; SeatPlayer seats with the chips the director gives), no AddChips, Leave
+   * or SitOut, a player with no chips after a hand busts, and `stakes` are the running level's
+   * (AdminService.SetStakes changes them between hands).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentTable tournament = 8;</code>
+   * @return The tournament.
+   */
+  stud.v1.TournamentTable getTournament();
 }

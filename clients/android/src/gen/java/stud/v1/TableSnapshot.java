@@ -1537,6 +1537,121 @@ public  final class TableSnapshot extends
     
   }
 
+  public static final int WATCHERS_FIELD_NUMBER = 23;
+  private int watchers_;
+  /**
+   * <pre>
+   * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+   * has no seat here; public and tournament tables only). Players' and ops' streams are not
+   * counted.
+   * </pre>
+   *
+   * <code>int32 watchers = 23;</code>
+   * @return The watchers.
+   */
+  @java.lang.Override
+  public int getWatchers() {
+    return watchers_;
+  }
+  /**
+   * <pre>
+   * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+   * has no seat here; public and tournament tables only). Players' and ops' streams are not
+   * counted.
+   * </pre>
+   *
+   * <code>int32 watchers = 23;</code>
+   * @param value The watchers to set.
+   */
+  private void setWatchers(int value) {
+    
+    watchers_ = value;
+  }
+  /**
+   * <pre>
+   * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+   * has no seat here; public and tournament tables only). Players' and ops' streams are not
+   * counted.
+   * </pre>
+   *
+   * <code>int32 watchers = 23;</code>
+   */
+  private void clearWatchers() {
+    
+    watchers_ = 0;
+  }
+
+  public static final int TOURNAMENT_FIELD_NUMBER = 24;
+  private stud.v1.TournamentState tournament_;
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   */
+  @java.lang.Override
+  public boolean hasTournament() {
+    return tournament_ != null;
+  }
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TournamentState getTournament() {
+    return tournament_ == null ? stud.v1.TournamentState.getDefaultInstance() : tournament_;
+  }
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   */
+  private void setTournament(stud.v1.TournamentState value) {
+    value.getClass();
+  tournament_ = value;
+    
+    }
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergeTournament(stud.v1.TournamentState value) {
+    value.getClass();
+  if (tournament_ != null &&
+        tournament_ != stud.v1.TournamentState.getDefaultInstance()) {
+      tournament_ =
+        stud.v1.TournamentState.newBuilder(tournament_).mergeFrom(value).buildPartial();
+    } else {
+      tournament_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   */
+  private void clearTournament() {  tournament_ = null;
+    
+  }
+
   public static stud.v1.TableSnapshot parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -3245,6 +3360,129 @@ public  final class TableSnapshot extends
       return this;
     }
 
+    /**
+     * <pre>
+     * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+     * has no seat here; public and tournament tables only). Players' and ops' streams are not
+     * counted.
+     * </pre>
+     *
+     * <code>int32 watchers = 23;</code>
+     * @return The watchers.
+     */
+    @java.lang.Override
+    public int getWatchers() {
+      return instance.getWatchers();
+    }
+    /**
+     * <pre>
+     * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+     * has no seat here; public and tournament tables only). Players' and ops' streams are not
+     * counted.
+     * </pre>
+     *
+     * <code>int32 watchers = 23;</code>
+     * @param value The watchers to set.
+     * @return This builder for chaining.
+     */
+    public Builder setWatchers(int value) {
+      copyOnWrite();
+      instance.setWatchers(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+     * has no seat here; public and tournament tables only). Players' and ops' streams are not
+     * counted.
+     * </pre>
+     *
+     * <code>int32 watchers = 23;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearWatchers() {
+      copyOnWrite();
+      instance.clearWatchers();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * The tournament's side of the table: its level, the hand-for-hand hold and what the
+     * director last pushed (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 24;</code>
+     */
+    @java.lang.Override
+    public boolean hasTournament() {
+      return instance.hasTournament();
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table: its level, the hand-for-hand hold and what the
+     * director last pushed (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 24;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TournamentState getTournament() {
+      return instance.getTournament();
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table: its level, the hand-for-hand hold and what the
+     * director last pushed (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 24;</code>
+     */
+    public Builder setTournament(stud.v1.TournamentState value) {
+      copyOnWrite();
+      instance.setTournament(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * The tournament's side of the table: its level, the hand-for-hand hold and what the
+     * director last pushed (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 24;</code>
+     */
+    public Builder setTournament(
+        stud.v1.TournamentState.Builder builderForValue) {
+      copyOnWrite();
+      instance.setTournament(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table: its level, the hand-for-hand hold and what the
+     * director last pushed (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 24;</code>
+     */
+    public Builder mergeTournament(stud.v1.TournamentState value) {
+      copyOnWrite();
+      instance.mergeTournament(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The tournament's side of the table: its level, the hand-for-hand hold and what the
+     * director last pushed (unset at a cash table).
+     * </pre>
+     *
+     * <code>.stud.v1.TournamentState tournament = 24;</code>
+     */
+    public Builder clearTournament() {  copyOnWrite();
+      instance.clearTournament();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.TableSnapshot)
   }
   @java.lang.Override
@@ -3286,12 +3524,14 @@ public  final class TableSnapshot extends
             "lastHand_",
             "serverTime_",
             "potTotal_",
+            "watchers_",
+            "tournament_",
           };
           java.lang.String info =
-              "\u0000\u0016\u0000\u0000\u0001\u0016\u0016\u0000\u0004\u0000\u0001\u0208\u0002\t" +
+              "\u0000\u0018\u0000\u0000\u0001\u0018\u0018\u0000\u0004\u0000\u0001\u0208\u0002\t" +
               "\u0003\f\u0004\u0004\u0005\u001b\u0006\u0004\u0007\u0002\b\u0007\t\f\n\u001b\u000b" +
               "\u0002\f\u0004\r\u0004\u000e\t\u000f\u001b\u0010\u021a\u0011\t\u0012\u0002\u0013" +
-              "\u0208\u0014\t\u0015\t\u0016\u0002";
+              "\u0208\u0014\t\u0015\t\u0016\u0002\u0017\u0004\u0018\t";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

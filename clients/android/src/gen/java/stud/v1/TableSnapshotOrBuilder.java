@@ -401,4 +401,37 @@ public interface TableSnapshotOrBuilder extends
    * @return The serverTime.
    */
   com.google.protobuf.Timestamp getServerTime();
+
+  /**
+   * <pre>
+   * How many railbirds watch the table without a seat (WatchTable by a signed-in player who
+   * has no seat here; public and tournament tables only). Players' and ops' streams are not
+   * counted.
+   * </pre>
+   *
+   * <code>int32 watchers = 23;</code>
+   * @return The watchers.
+   */
+  int getWatchers();
+
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   * @return Whether the tournament field is set.
+   */
+  boolean hasTournament();
+  /**
+   * <pre>
+   * The tournament's side of the table: its level, the hand-for-hand hold and what the
+   * director last pushed (unset at a cash table).
+   * </pre>
+   *
+   * <code>.stud.v1.TournamentState tournament = 24;</code>
+   * @return The tournament.
+   */
+  stud.v1.TournamentState getTournament();
 }

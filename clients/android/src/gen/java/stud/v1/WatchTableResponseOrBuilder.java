@@ -27,7 +27,7 @@ public interface WatchTableResponseOrBuilder extends
    *
    * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    * @deprecated stud.v1.WatchTableResponse.event is deprecated.
-   *     See stud/v1/table_service.proto;l=146
+   *     See stud/v1/table_service.proto;l=157
    * @return Whether the event field is set.
    */
   @java.lang.Deprecated boolean hasEvent();
@@ -40,7 +40,7 @@ public interface WatchTableResponseOrBuilder extends
    *
    * <code>.stud.v1.Event event = 2 [deprecated = true];</code>
    * @deprecated stud.v1.WatchTableResponse.event is deprecated.
-   *     See stud/v1/table_service.proto;l=146
+   *     See stud/v1/table_service.proto;l=157
    * @return The event.
    */
   @java.lang.Deprecated stud.v1.Event getEvent();
