@@ -156,7 +156,7 @@ def test_every_document_and_section_named_is_in_the_project() -> None:
         ("[the clock](rules.md#28-the-clock-and-timeouts)", [None, None]),
         ("[settings](rules.md#4-settings)", [None, "no such section"]),
         ("https://example.com/RULES.md is a URL, not a document here", []),
-        ("STACK_NOTES.md and docs/tournaments.md", ["no such document", "no such document"]),
+        ("STACK_NOTES.md and docs/leagues.md", ["no such document", "no such document"]),
     ],
 )
 def test_the_check_catches_what_it_is_for(line: str, wrong: list[str | None]) -> None:

@@ -205,7 +205,7 @@ def build_config(
 
 
 def check_stakes(stakes: Stakes, field: str = "stakes") -> Stakes:
-    """Stakes as CreateTable takes them: bring_in and big_bet 0 take RULES.md's defaults
+    """Stakes as CreateTable takes them: bring_in and big_bet 0 take the defaults of docs/rules.md §2.2
     (small_bet / 2, 2 × small_bet); refused when negative or out of order."""
     for name in ("ante", "bring_in", "small_bet", "big_bet"):
         if getattr(stakes, name) < 0:

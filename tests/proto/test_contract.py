@@ -64,6 +64,11 @@ ADMIN_SERVICE_RPCS = {
     "Drain": UNARY,
     "ListSeatSessions": UNARY,
     "ListNodes": UNARY,
+    "SetStakes": UNARY,
+    "MovePlayer": UNARY,
+    "SetHandHold": UNARY,
+    "SetTournamentInfo": UNARY,
+    "AwardPlace": UNARY,
 }
 
 SERVICES = {
