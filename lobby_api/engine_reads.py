@@ -17,8 +17,8 @@ Two kinds of question:
 The questions, by subject:
 
 seat sessions
-    :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`display_names`,
-    :func:`running_hand_of`
+    :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`seat_stacks`,
+    :func:`display_names`, :func:`running_hand_of`
 hands
     :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
     :func:`player_hands_at_table`
@@ -77,6 +77,7 @@ __all__ = [
     "running_hand_of",
     "seat_session",
     "seat_session_closed",
+    "seat_stacks",
     "seed_pair",
     "seed_pairs_of",
     "table_owner",
@@ -279,6 +280,19 @@ async def seat_session(session: AsyncSession, seat_session_id: str) -> SeatSessi
         is_open=row.state == SeatSessionState.OPEN.value,
         is_closed=row.state == SeatSessionState.CLOSED.value,
     )
+
+
+async def seat_stacks(session: AsyncSession, seat_session_ids: Iterable[str]) -> dict[str, int]:
+    """The stack of each of these seat sessions the engine has opened, by seat session id."""
+    ids = list(seat_session_ids)
+    if not ids:
+        return {}
+    rows = (
+        await session.exec(
+            select(SeatSessionRow.id, SeatSessionRow.stack).where(col(SeatSessionRow.id).in_(ids))
+        )
+    ).all()
+    return {row[0]: int(row[1]) for row in rows}
 
 
 async def display_names(session: AsyncSession, seat_session_ids: Iterable[str]) -> dict[str, str]:
