@@ -25,7 +25,6 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.store.types import utc_now
 from lobby_api.db import Database
-from lobby_api.problems import DomainError
 from lobby_api.tournaments.common import locked_tournament
 from lobby_api.tournaments.models import (
     EntryStatus,
@@ -50,7 +49,8 @@ async def record_busts(db: Database, tournament_id: str, busted: Sequence[Bust])
 async def _record(session: AsyncSession, tournament_id: str, busted: Sequence[Bust]) -> list[str]:
     tournament = await locked_tournament(session, tournament_id)
     if tournament.status != TournamentStatus.RUNNING.value:
-        raise DomainError(409, "tournament_not_running", f"tournament is {tournament.status}")
+        # Over (or never started): a hand reported again after the end changes nothing.
+        return []
     playing = {
         e.id: e
         for e in (

@@ -12,8 +12,9 @@ unregistration lock the same row, so one of them comes first and the other sees 
 
 Cancelling (ops): before the start every entry is refunded, buy-in and fee; after it, the
 tables are closed on the engines and the prize pool left is shared by the players still in
-in proportion to their chips (:func:`~lobby_api.tournaments.payouts.share_by_chips`): the
-fees are not refunded, and prizes already won stay won.
+in proportion to their chips at the end of the last completed hand
+(:func:`~lobby_api.tournaments.payouts.share_by_chips`: rounded down, the units left one each
+to the biggest stacks): the fees are not refunded, and prizes already won stay won.
 """
 
 from __future__ import annotations
@@ -532,9 +533,10 @@ class TournamentAdmin:
                 )
             ).all()
         _check_cancellable(tournament)
-        # Close the tables first: a running hand is cancelled and its chips go back to the
-        # stacks, which the pool is then shared by. (An engine that cannot be reached leaves
-        # the stacks it recorded at the last hand's end; the director closes it later.)
+        # Close the tables first, so that no new hand is dealt. The pool is shared by the
+        # stacks the engine recorded at the last completed hand: a hand still running does
+        # not count (its chips are back in the stacks it started with). An engine that cannot
+        # be reached now is closed by the director later.
         engine = TournamentEngine(self.engines)
         for table_id in tables:
             try:
