@@ -122,13 +122,14 @@ class TournamentController(Controller):
         background = None
         if not problem and await registrations.tournament_started(tournament_id):
             background = BackgroundTask(director.seat_now, tournament_id)
-        return Response(
+        response: Response[Any] = Response(
             content=answer.body,
             status_code=answer.status,
             media_type=PROBLEM_MEDIA_TYPE if problem else "application/json",
             headers={"Idempotent-Replayed": "true"} if answer.replayed else None,
             background=background,
         )
+        return response
 
     @delete(
         "/{tournament_id:str}/entries/me",
