@@ -281,3 +281,56 @@ async def test_cancelled_after_the_start_the_pool_is_shared_by_the_engines_stack
     )
     assert closed == 1  # the director marks it closed on its next pass
     await assert_ledger_consistent(db)
+
+
+async def test_late_registration_seats_at_the_shortest_table_until_the_level_ends(
+    client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
+) -> None:
+    levels = [
+        {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "minutes": 1},
+        {"ante": 2, "bring_in": 5, "small_bet": 10, "big_bet": 20, "minutes": 1},
+    ]
+    tournament_id = await _scheduled(
+        client,
+        city,
+        db,
+        min_players=2,
+        max_players=10,
+        table_size=3,
+        late_registration_levels=1,
+        levels=levels,
+    )
+    early = [await register(client, city) for _ in range(4)]
+    for player in early:
+        assert (await player.post(f"/tournaments/{tournament_id}/entries")).status_code == 201
+    await _due_now(db, tournament_id)
+    director = _director(app, "solo")
+    await director.once()
+    page = (await client.get(f"/tournaments/{tournament_id}")).json()
+    assert page["status"] == "running" and sorted(t["players"] for t in page["tables"]) == [2, 2]
+
+    late = await register(client, city)
+    joined = await late.post(f"/tournaments/{tournament_id}/entries")
+    assert joined.status_code == 201, joined.text
+    await director.once()
+    mine = (await late.get(f"/tournaments/{tournament_id}/entries/me")).json()
+    assert mine["status"] == "playing" and mine["chips"] == 500
+    page = (await client.get(f"/tournaments/{tournament_id}")).json()
+    assert sorted(t["players"] for t in page["tables"]) == [2, 3]
+    assert page["entries"] == 5 and page["prize_pool"] == 500
+    assert len(await _seat_sessions(db, tournament_id)) == 5
+    assert page["current_level"] == 1
+
+    # The first level runs out: the clock moves on, and late registration closes with it.
+    async with db.write() as session:
+        row = await session.get(TournamentRow, tournament_id)
+        assert row is not None and row.level_started_at is not None
+        started = row.level_started_at - timedelta(seconds=61)
+        row.level_started_at = started
+        session.add(row)
+    await director.advance_levels()
+    page = (await client.get(f"/tournaments/{tournament_id}")).json()
+    assert page["current_level"] == 2
+    assert datetime.fromisoformat(page["level_started_at"]) == started + timedelta(minutes=1)
+    too_late = await (await register(client, city)).post(f"/tournaments/{tournament_id}/entries")
+    assert too_late.status_code == 409 and too_late.json()["code"] == "tournament_started"
