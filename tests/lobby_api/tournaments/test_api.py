@@ -8,10 +8,15 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import pytest
+from litestar import Litestar
 
 from engine_server.auth import Scope
+from lobby_api.accounts.models import PlayerRow
 from lobby_api.db import Database
-from tests.lobby_api.support import assert_ledger_consistent, counts, register
+from lobby_api.idempotency import Answer, fingerprint
+from lobby_api.tournaments.services import Registrations
+from tests.lobby_api.support import assert_ledger_consistent, counts, register, scalar
 from tests.lobby_api.tournaments.support import (
     LEVELS,
     Ops,
@@ -301,3 +306,37 @@ async def test_a_template_with_overrides_and_a_scheduled_tournament(
         1500,
     )
     assert (b["min_players"], b["max_players"], b["table_size"], len(b["levels"])) == (7, 7, 7, 8)
+
+
+async def test_a_registration_cut_off_after_its_money_moved_is_finished_by_the_sweep(
+    client: httpx.AsyncClient, app: Litestar, city: str, db: Database
+) -> None:
+    made = await Ops(client).create(city=city, max_players=3)
+    ann = await register(client, city)
+    before = await ann.balance()
+    registrations = Registrations(app.state.db, app.state.engines, app.state.settings)
+
+    async def dies(entry_id: str) -> Answer:
+        raise RuntimeError("the replica died after the money moved")
+
+    registrations.complete_registration = dies  # type: ignore[method-assign]
+    async with db.read() as session:
+        player = await session.get(PlayerRow, ann.id)
+    assert player is not None
+    key = uuid.uuid4().hex
+    path = f"/tournaments/{made['id']}/entries"
+    with pytest.raises(RuntimeError):
+        await registrations.register(
+            player, made["id"], key, fingerprint("tournament_entry", "POST", path, None)
+        )
+    assert await ann.balance() == before - 110
+    pending = await scalar(db, "SELECT state FROM idempotency_keys WHERE key = :k", k=key)
+    assert pending == "pending"
+
+    await app.state.sweep.once()
+
+    assert await scalar(db, "SELECT state FROM idempotency_keys WHERE key = :k", k=key) == "done"
+    replay = await ann.post(path, idempotency=key)
+    assert replay.status_code == 201 and replay.headers["Idempotent-Replayed"] == "true"
+    assert replay.json()["status"] == "registered"
+    assert await ann.balance() == before - 110
