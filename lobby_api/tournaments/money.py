@@ -48,7 +48,9 @@ FEES = "house:fees"
 
 
 def prize_pool_account(tournament_id: str) -> str:
-    """>>> prize_pool_account("tn-1")
+    """The prize pool's ledger account.
+
+    >>> prize_pool_account("tn-1")
     'escrow:tournaments/tn-1'
     """
     return f"escrow:tournaments/{tournament_id}"

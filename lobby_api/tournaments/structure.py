@@ -194,13 +194,14 @@ def parse_structure(data: object, *, template: bool = False) -> Structure:
         raise StructureError(
             "min_players", "a sit & go starts when full: min_players = max_players"
         )
+    raw_levels = data.get("levels")
+    if raw_levels is None:
+        raw_levels = [dict(level) for level in DEFAULT_LEVELS]
     try:
-        levels = parse_levels(list(data.get("levels", DEFAULT_LEVELS)))
+        levels = parse_levels(raw_levels)
     except LevelError as error:
         where = _level_field(str(error))
         raise StructureError(where, str(error).removeprefix(where).lstrip(": ")) from None
-    except TypeError:
-        raise StructureError("levels", "levels must be a non-empty list") from None
     first = levels[0]
     if starting_chips < first.ante + first.big_bet:
         raise StructureError(
