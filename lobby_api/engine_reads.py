@@ -25,7 +25,7 @@ hands
 seed pairs
     :func:`seed_pair`, :func:`seed_pairs_of`
 tables
-    :func:`closed_table`, :func:`table_owner`
+    :func:`closed_table`, :func:`table_owner`, :func:`hands_started`
 engine nodes
     :func:`least_loaded_live_node`, :func:`node`
 """
@@ -70,6 +70,7 @@ __all__ = [
     "dealt_hand",
     "display_names",
     "hands_ended_since",
+    "hands_started",
     "least_loaded_live_node",
     "node",
     "player_hands_at_table",
@@ -431,6 +432,20 @@ async def closed_table(session: AsyncSession, table_id: str) -> ClosedTable | No
     if row is None or row.status != TableStatus.CLOSED.value:
         return None
     return ClosedTable(hands_started=row.hands_started, closed_at=row.closed_at)
+
+
+async def hands_started(session: AsyncSession, table_ids: Iterable[str]) -> dict[str, int]:
+    """How many hands each of these tables has started, by table id (tables the engine has
+    created only)."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    rows = (
+        await session.exec(
+            select(TableRow.id, TableRow.hands_started).where(col(TableRow.id).in_(ids))
+        )
+    ).all()
+    return {row[0]: int(row[1]) for row in rows}
 
 
 async def table_owner(session: AsyncSession, table_id: str) -> str | None:

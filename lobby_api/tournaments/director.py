@@ -25,9 +25,11 @@ dies, because every step is a database transition that only one transaction can 
    on: a recorded draw is never drawn again, and a call made twice answers the same.
    Late registrations of a running tournament are seated the same way, at the table with
    the fewest players (the first opened of equal ones), in its lowest free seat;
-4. **the level clock** of a seated tournament: minutes-levels move on by the clock
-   (:class:`~lobby_api.tournaments.levels.LevelClock`); the engine side applies the stakes
-   between hands (engine_calls.py says what the director will need for that);
+4. **the level clock** of a seated tournament (:class:`~lobby_api.tournaments.levels.LevelClock`):
+   a minutes-level ends by the clock, a hands-level when the busiest table has started that
+   many hands since the level began (each table's count at the level's start is kept in
+   ``level_hands_base``); the engine side applies the stakes between hands (engine_calls.py
+   says what the director will need for that);
 5. **close the tables** of finished and cancelled tournaments on their engines.
 """
 
@@ -44,6 +46,7 @@ from sqlmodel import col, select
 
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
+from lobby_api import engine_reads
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.db import Database, insert_ignore
 from lobby_api.engine_client import EngineError
@@ -495,7 +498,8 @@ class Director:
     # ---------------------------------------------------------------- 4. level clock
 
     async def advance_levels(self) -> None:
-        """Minutes-levels of seated tournaments move on by the clock (one level a pass)."""
+        """The level clock of seated tournaments, one level a pass: a minutes-level ends by
+        the clock, a hands-level when the busiest table has started its hands in it."""
         now = utc_now()
         async with self.db.read() as session:
             running = (
@@ -512,15 +516,36 @@ class Director:
                 started = tournament.level_started_at
                 if tournament.status != TournamentStatus.RUNNING.value or started is None:
                     continue
+                tables = list(
+                    (
+                        await session.exec(
+                            select(TournamentTableRow).where(
+                                col(TournamentTableRow.tournament_id) == tournament_id,
+                                col(TournamentTableRow.status) == TableStatus.OPEN.value,
+                            )
+                        )
+                    ).all()
+                )
+                played = await engine_reads.hands_started(session, [t.table_id for t in tables])
+                in_level = max(
+                    (played.get(t.table_id, 0) - t.level_hands_base for t in tables), default=0
+                )
                 clock = LevelClock(parse_levels(tournament.levels))
                 elapsed = (now - started).total_seconds()
-                following = clock.level_at(tournament.current_level, elapsed, 0)
-                if following != tournament.current_level:
-                    level = clock.stakes(tournament.current_level)
-                    tournament.current_level = following
-                    # The new level's clock starts when the old one ran out, not at this pass.
-                    tournament.level_started_at = started + timedelta(minutes=level.minutes or 0)
-                    session.add(tournament)
+                following = clock.level_at(tournament.current_level, elapsed, in_level)
+                if following == tournament.current_level:
+                    continue
+                ended = clock.stakes(tournament.current_level)
+                tournament.current_level = following
+                # A minutes-level's successor starts when it ran out, not at this pass.
+                tournament.level_started_at = (
+                    started + timedelta(minutes=ended.minutes) if ended.minutes else now
+                )
+                session.add(tournament)
+                for table in tables:
+                    table.level_hands_base = played.get(table.table_id, table.level_hands_base)
+                    session.add(table)
+                log.info("tournament %s: level %d", tournament_id, following + 1)
 
     # -------------------------------------------------------------- 5. closing tables
 

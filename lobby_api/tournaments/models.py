@@ -204,6 +204,9 @@ class TournamentTableRow(SQLModel, table=True):
     status: str = Field(default=TableStatus.PLANNED.value, max_length=16)
     #: The engine node chosen for it (None: STUD_LOBBY_ENGINE).
     node_id: str | None = Field(default=None, max_length=64)
+    #: Hands the table had started when the level in force began (a hands-level counts the
+    #: hands started since, at the busiest table).
+    level_hands_base: int = 0
     created_at: datetime = Field(sa_type=UTCDateTime)
     closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 

@@ -19,7 +19,14 @@ from lobby_api.tournaments.models import TournamentRow
 from lobby_api.tournaments.places import Bust
 from lobby_api.tournaments.results import record_busts
 from tests.engine_server.api.conftest import Engine
-from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
+from tests.lobby_api.support import (
+    Player,
+    assert_ledger_consistent,
+    play,
+    register,
+    rows,
+    scalar,
+)
 from tests.lobby_api.tournaments.support import Ops, entries, fees, money_in_play, pool
 
 
@@ -334,3 +341,44 @@ async def test_late_registration_seats_at_the_shortest_table_until_the_level_end
     assert datetime.fromisoformat(page["level_started_at"]) == started + timedelta(minutes=1)
     too_late = await (await register(client, city)).post(f"/tournaments/{tournament_id}/entries")
     assert too_late.status_code == 409 and too_late.json()["code"] == "tournament_started"
+
+
+async def test_a_hands_level_ends_when_the_busiest_table_has_played_its_hands(
+    client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
+) -> None:
+    # LEVELS: 5 hands, then 1 minute, then 5 hands.
+    made = await Ops(client).create(city=city, max_players=3, rule_overrides={"action_seconds": 2})
+    players = [await register(client, city) for _ in range(3)]
+    for player in players:
+        assert (await player.post(f"/tournaments/{made['id']}/entries")).status_code == 201
+    seats = [(await p.get(f"/tournaments/{made['id']}/entries/me")).json() for p in players]
+    assert {s["status"] for s in seats} == {"playing"}
+    director = _director(app, "clock")
+    await director.advance_levels()
+    assert (await client.get(f"/tournaments/{made['id']}")).json()["current_level"] == 1
+
+    table = seats[0]["table_id"]
+    await asyncio.wait_for(
+        asyncio.gather(
+            *(
+                play(engine.grpc_address, f"tables/{table}", s["token"], until_hand=5, seed=i)
+                for i, s in enumerate(seats)
+            )
+        ),
+        timeout=120,
+    )
+    await director.advance_levels()
+    page = (await client.get(f"/tournaments/{made['id']}")).json()
+    assert page["current_level"] == 2
+    played = await scalar(db, "SELECT hands_started FROM tables WHERE id = :t", t=table)
+    base = await scalar(
+        db, "SELECT level_hands_base FROM tournament_tables WHERE table_id = :t", t=table
+    )
+    assert base == played >= 5
+    # Level 2 lasts a minute: the hands played since do not end it.
+    await director.advance_levels()
+    assert (await client.get(f"/tournaments/{made['id']}")).json()["current_level"] == 2
+    # Tournament chips stay entrants x starting chips (the house rules take no rake; the
+    # engine records stacks at each hand's end, so a hand still running does not show).
+    stacks = await _seat_sessions(db, made["id"])
+    assert sum(s.stack for s in stacks) == 3 * 500
