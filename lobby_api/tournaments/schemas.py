@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 __all__ = [
     "CancelRequest",
@@ -158,7 +159,7 @@ class PayoutBracket(msgspec.Struct, forbid_unknown_fields=True):
     ]
 
 
-class NewTournament(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
+class NewTournament(msgspec.Struct, forbid_unknown_fields=True):
     """A tournament from a template (``template``, any other field overriding it) or from a
     full structure; what is left out takes its default (docs/tournaments.md)."""
 
@@ -166,31 +167,39 @@ class NewTournament(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tr
         Annotated[
             str, msgspec.Meta(max_length=32, description="a template of seeds/tournaments.json")
         ]
-        | None
-    ) = None
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | None = None
-    kind: Kind | None = None
-    profile: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None
-    rule_overrides: dict[str, Any] | None = None
-    buy_in: Amount | None = None
-    fee: Amount | None = None
-    starting_chips: Annotated[int, msgspec.Meta(ge=1, le=10**12)] | None = None
-    min_players: Annotated[int, msgspec.Meta(ge=2, le=10_000)] | None = None
-    max_players: Annotated[int, msgspec.Meta(ge=2, le=10_000)] | None = None
-    table_size: Annotated[int, msgspec.Meta(ge=2, le=10)] | None = None
-    levels: Annotated[list[LevelSpec], msgspec.Meta(min_length=1, max_length=200)] | None = None
-    city: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | None = None
-    starts_at: datetime | None = None
-    late_registration_levels: Annotated[int, msgspec.Meta(ge=0, le=200)] | None = None
-    payouts: Annotated[list[PayoutBracket], msgspec.Meta(min_length=1, max_length=100)] | None = (
-        None
+        | UnsetType
+    ) = UNSET
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=80)] | UnsetType = UNSET
+    kind: Kind | UnsetType = UNSET
+    profile: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | UnsetType = UNSET
+    rule_overrides: dict[str, Any] | UnsetType = UNSET
+    buy_in: Amount | UnsetType = UNSET
+    fee: Amount | UnsetType = UNSET
+    starting_chips: Annotated[int, msgspec.Meta(ge=1, le=10**12)] | UnsetType = UNSET
+    min_players: Annotated[int, msgspec.Meta(ge=2, le=10_000)] | UnsetType = UNSET
+    max_players: Annotated[int, msgspec.Meta(ge=2, le=10_000)] | UnsetType = UNSET
+    table_size: Annotated[int, msgspec.Meta(ge=2, le=10)] | UnsetType = UNSET
+    levels: Annotated[list[LevelSpec], msgspec.Meta(min_length=1, max_length=200)] | UnsetType = (
+        UNSET
     )
+    city: Annotated[str, msgspec.Meta(min_length=1, max_length=32)] | UnsetType | None = UNSET
+    starts_at: datetime | UnsetType = UNSET
+    late_registration_levels: Annotated[int, msgspec.Meta(ge=0, le=200)] | UnsetType = UNSET
+    payouts: (
+        Annotated[list[PayoutBracket], msgspec.Meta(min_length=1, max_length=100)]
+        | UnsetType
+        | None
+    ) = UNSET
+
+    @property
+    def template_name(self) -> str | None:
+        return None if isinstance(self.template, UnsetType) else self.template
 
     def given(self) -> dict[str, Any]:
         """The structure fields the request gives (the template's name left out)."""
         data: dict[str, Any] = msgspec.to_builtins(self)
         data.pop("template", None)
-        if self.starts_at is not None:
+        if not isinstance(self.starts_at, UnsetType):
             data["starts_at"] = self.starts_at
         for level in data.get("levels") or []:
             for key in ("minutes", "hands"):

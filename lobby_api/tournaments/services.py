@@ -485,7 +485,7 @@ class TournamentAdmin:
         """A new registering tournament (its id); 422 naming the field that is wrong."""
         given = data.given()
         async with self.db.write() as session:
-            template_name = data.template
+            template_name = data.template_name
             if template_name is not None:
                 template = await session.get(TournamentTemplateRow, template_name)
                 if template is None:
