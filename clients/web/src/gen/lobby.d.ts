@@ -707,26 +707,25 @@ export interface components {
         };
         /** NewTournament */
         NewTournament: {
-            buy_in?: number | null;
+            buy_in?: number;
             city?: string | null;
-            fee?: number | null;
-            /** @enum {null|string} */
-            kind?: "sit_and_go" | "scheduled" | null;
-            late_registration_levels?: number | null;
-            levels?: components["schemas"]["LevelSpec"][] | null;
-            max_players?: number | null;
-            min_players?: number | null;
-            name?: string | null;
+            fee?: number;
+            kind?: "sit_and_go" | "scheduled";
+            late_registration_levels?: number;
+            levels?: components["schemas"]["LevelSpec"][];
+            max_players?: number;
+            min_players?: number;
+            name?: string;
             payouts?: components["schemas"]["PayoutBracket"][] | null;
-            profile?: string | null;
+            profile?: string;
             rule_overrides?: {
                 [key: string]: unknown;
-            } | null;
-            starting_chips?: number | null;
-            starts_at?: string | null;
-            table_size?: number | null;
+            };
+            starting_chips?: number;
+            starts_at?: string;
+            table_size?: number;
             /** @description a template of seeds/tournaments.json */
-            template?: string | null;
+            template?: string;
         };
         /** Opponents */
         Opponents: {
