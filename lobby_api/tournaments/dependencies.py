@@ -60,7 +60,7 @@ def provide_pages(state: State) -> TournamentPages:
 
 
 def provide_registrations(state: State) -> Registrations:
-    return Registrations(state.db, state.engines, state.settings)
+    return Registrations(state.db, state.engines, state.settings, state.wallet_reader.owed.collect)
 
 
 def provide_admin(state: State) -> TournamentAdmin:

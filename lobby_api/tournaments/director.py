@@ -24,7 +24,8 @@ dies, because every step is a database transition that only one transaction can 
    A replica killed anywhere in 3 leaves rows from which the next holder of the lease goes
    on: a recorded draw is never drawn again, and a call made twice answers the same.
    Late registrations of a running tournament are seated the same way, at the table with
-   the fewest players (the first opened of equal ones), in its lowest free seat;
+   the fewest players (the first opened of equal ones), in its lowest free seat, at a new
+   table when every table is full;
 4. **the level clock** of a seated tournament (:class:`~lobby_api.tournaments.levels.LevelClock`):
    a minutes-level ends by the clock, a hands-level when the busiest table has started that
    many hands since the level began (each table's count at the level's start is kept in
@@ -196,7 +197,6 @@ class Director:
                     .join(TournamentRow, col(TournamentRow.id) == TournamentEntryRow.tournament_id)
                     .where(
                         col(TournamentRow.status) == TournamentStatus.RUNNING.value,
-                        col(TournamentRow.seated_at).is_not(None),
                         col(TournamentEntryRow.status) == EntryStatus.REGISTERED.value,
                     )
                     .distinct()
@@ -319,7 +319,7 @@ class Director:
         players (the first opened of equal ones), in its lowest free seat."""
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
-            if tournament.status != TournamentStatus.RUNNING.value or tournament.seated_at is None:
+            if tournament.status != TournamentStatus.RUNNING.value:
                 return 0
             late = list(
                 (
@@ -335,18 +335,18 @@ class Director:
             )
             if not late:
                 return 0
-            tables = list(
+            drawn = list(
                 (
                     await session.exec(
                         select(TournamentTableRow)
-                        .where(
-                            col(TournamentTableRow.tournament_id) == tournament_id,
-                            col(TournamentTableRow.status) != TableStatus.CLOSED.value,
-                        )
+                        .where(col(TournamentTableRow.tournament_id) == tournament_id)
                         .order_by(col(TournamentTableRow.number))
                     )
                 ).all()
             )
+            if not drawn:
+                return 0  # the draw seats them
+            tables = [t for t in drawn if t.status != TableStatus.CLOSED.value]
             seated = (
                 await session.exec(
                     select(TournamentEntryRow.table_id, TournamentEntryRow.seat).where(
@@ -361,10 +361,26 @@ class Director:
                     taken[table_id].add(seat)
             placed = 0
             numbers = {t.table_id: t.number for t in tables}
+            next_number = max(t.number for t in drawn) + 1
             for entry in late:
                 open_tables = [t for t in taken if len(taken[t]) < tournament.table_size]
                 if not open_tables:
-                    break  # the balancing step opens tables; until then he waits registered
+                    # Every table is full: a new one (balancing fills it between hands).
+                    table_id = f"{tournament_id}-{next_number}"
+                    session.add(
+                        TournamentTableRow(
+                            table_id=table_id,
+                            tournament_id=tournament_id,
+                            number=next_number,
+                            status=TableStatus.PLANNED.value,
+                            node_id=await self.engines.choose(session),
+                            created_at=utc_now(),
+                        )
+                    )
+                    taken[table_id] = set()
+                    numbers[table_id] = next_number
+                    next_number += 1
+                    open_tables = [table_id]
                 table_id = min(open_tables, key=lambda t: (len(taken[t]), numbers[t]))
                 seat = min(set(range(1, tournament.table_size + 1)) - taken[table_id])
                 taken[table_id].add(seat)
@@ -478,9 +494,7 @@ class Director:
                     .select_from(TournamentEntryRow)
                     .where(
                         col(TournamentEntryRow.tournament_id) == tournament_id,
-                        col(TournamentEntryRow.status).in_(
-                            [EntryStatus.PLAYING.value, EntryStatus.REGISTERED.value]
-                        ),
+                        col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
                         col(TournamentEntryRow.seated_at).is_(None),
                     )
                 )

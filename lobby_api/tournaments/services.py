@@ -14,13 +14,13 @@ Cancelling (ops): before the start every entry is refunded, buy-in and fee; afte
 tables are closed on the engines and the prize pool left is shared by the players still in
 in proportion to their chips at the end of the last completed hand
 (:func:`~lobby_api.tournaments.payouts.share_by_chips`: rounded down, the units left one each
-to the biggest stacks): the fees are not refunded, and prizes already won stay won.
+to the biggest stacks rounded down): the fees are not refunded, and prizes already won stay won.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -307,10 +307,18 @@ class Registrations:
     #: The operation name its idempotency keys carry.
     OPERATION = "tournament_entry"
 
-    def __init__(self, db: Database, engines: TableEngines, settings: LobbySettings) -> None:
+    def __init__(
+        self,
+        db: Database,
+        engines: TableEngines,
+        settings: LobbySettings,
+        collect_owed: Callable[[str], Awaitable[object]] | None = None,
+    ) -> None:
         self.db = db
         self.engines = engines
         self.settings = settings
+        #: Credits what tables owe the player (closed seat sessions) before his money moves.
+        self.collect_owed = collect_owed
 
     async def register(
         self, player: PlayerRow, tournament_id: str, key: str, fingerprint: str
@@ -370,6 +378,8 @@ class Registrations:
                 await start_field(session, tournament, count + 1)
             return entry.id
 
+        if self.collect_owed is not None:
+            await self.collect_owed(player.id)
         return await run_idempotent(
             self.db,
             player_id=player.id,
