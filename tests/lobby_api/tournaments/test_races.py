@@ -9,8 +9,11 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 import httpx
+import sqlalchemy as sa
+from litestar import Litestar
 
 from lobby_api.db import Database
+from lobby_api.tournaments.director import Director
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, scalar
 from tests.lobby_api.tournaments.support import Ops, entries, fees, money_in_play, pool
 
@@ -119,4 +122,47 @@ async def test_unregistering_races_the_registration_that_starts_it(
         assert await pool(db, made["id"]) == 100 * page["entries"]
         assert await money_in_play(db, ids, [made["id"]]) == total
     assert outcomes  # each round was one of the two outcomes, never a mix
+    await assert_ledger_consistent(db)
+
+
+async def test_unregistering_races_the_director_starting_a_scheduled_tournament(
+    client: httpx.AsyncClient, app: Litestar, city: str, db: Database
+) -> None:
+    outcomes = set()
+    for round_ in range(4):
+        starts = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+        made = await Ops(client).create(
+            city=city, kind="scheduled", starts_at=starts, min_players=2, max_players=9
+        )
+        players = await _players(client, city, 3)
+        ids = [p.id for p in players]
+        total = await money_in_play(db, ids, [made["id"]])
+        for p in players:
+            assert (await p.post(f"/tournaments/{made['id']}/entries")).status_code == 201
+        await db.execute_write(
+            sa.text("UPDATE tournaments SET starts_at = :t WHERE id = :i").bindparams(
+                t=datetime.now(UTC) - timedelta(seconds=1), i=made["id"]
+            )
+        )
+        director = Director(app.state.db, app.state.engines, holder=f"race-{round_}")
+        ann = players[0]
+        paid = await ann.balance()
+
+        leaving, _ = await asyncio.gather(
+            client.delete(f"/tournaments/{made['id']}/entries/me", headers=ann.auth),
+            director.start_due(),
+        )
+
+        page = (await client.get(f"/tournaments/{made['id']}")).json()
+        assert page["status"] == "running"
+        if leaving.status_code == 200:
+            outcomes.add("left")
+            assert page["entries"] == 2 and await ann.balance() == paid + 110
+        else:
+            outcomes.add("started")
+            assert leaving.json()["code"] == "tournament_started"
+            assert page["entries"] == 3 and await ann.balance() == paid
+        assert await pool(db, made["id"]) == 100 * page["entries"]
+        assert await money_in_play(db, ids, [made["id"]]) == total
+    assert outcomes
     await assert_ledger_consistent(db)
