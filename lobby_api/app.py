@@ -141,6 +141,8 @@ def create_app(
             from seeds.load import apply_seeds
 
             await apply_seeds(db.engine)
+            # The seeds' sit & go templates are open from the start (once, whichever replica).
+            await director.keep_templates_open()
         sweeper = None
         if settings.sweep_seconds > 0:
             sweeper = asyncio.create_task(sweep.forever(settings.sweep_seconds, also=swept))

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from litestar import Litestar
 
 from lobby_api.db import Database
@@ -51,6 +52,11 @@ async def _open_by_template(db: Database) -> dict[str, int]:
 async def test_one_open_sit_and_go_per_template_whichever_directors_run(
     client: httpx.AsyncClient, app: Litestar, db: Database, fresh_database: None
 ) -> None:
+    # The lobby opened them at its start, with its seeds.
+    assert await _open_by_template(db) == {"turbo-7": 1, "two-table-14": 1, "oslo-6": 1}
+    await db.execute_write(
+        sa.text("UPDATE tournaments SET open_template = NULL, status = 'cancelled'")
+    )
     directors = [_director(app, f"replica-{i}") for i in range(4)]
     opened = await asyncio.gather(*(d.keep_templates_open() for d in directors))
     assert sum(opened) == 3
@@ -151,9 +157,9 @@ async def test_a_start_interrupted_after_the_draw_is_finished_by_another_replica
     assert not await second.seat(tournament_id)
     # …and finishes once it runs out; the draw is the one A recorded.
     await db.execute_write(
-        __import__("sqlalchemy")
-        .text("UPDATE tournament_leases SET until = :past WHERE tournament_id = :t")
-        .bindparams(past=datetime.now(UTC) - timedelta(seconds=1), t=tournament_id)
+        sa.text("UPDATE tournament_leases SET until = :past WHERE tournament_id = :t").bindparams(
+            past=datetime.now(UTC) - timedelta(seconds=1), t=tournament_id
+        )
     )
     assert await second.seat(tournament_id)
     assert not await second.draw(tournament_id)  # never drawn again
@@ -393,3 +399,43 @@ async def test_a_hands_level_ends_when_the_busiest_table_has_played_its_hands(
     # engine records stacks at each hand's end, so a hand still running does not show).
     stacks = await _seat_sessions(db, made["id"])
     assert sum(s.stack for s in stacks) == 3 * 500
+
+
+async def test_a_replica_dying_between_seats_leaves_the_rest_to_the_next_one(
+    client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
+) -> None:
+    tournament_id = await _scheduled(client, city, db, min_players=2, max_players=9)
+    players = [await register(client, city) for _ in range(5)]
+    for player in players:
+        assert (await player.post(f"/tournaments/{tournament_id}/entries")).status_code == 201
+    await _due_now(db, tournament_id)
+    dying, next_one = _director(app, "dying"), _director(app, "next")
+    await dying.start_due()
+
+    # The dying replica's process ends after its second SeatPlayer answered.
+    real_seat = dying.engine.seat
+    calls = 0
+
+    async def seat_then_die(*args: Any) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == 3:
+            raise SystemExit("killed")
+        return await real_seat(*args)
+
+    dying.engine.seat = seat_then_die  # type: ignore[method-assign]
+    with pytest.raises(SystemExit):
+        await dying.seat(tournament_id)
+    assert len(await _seat_sessions(db, tournament_id)) == 2
+    recorded = await entries(db, tournament_id)
+    assert sum(1 for e in recorded if e.seated_at is not None) == 2
+
+    # Its lease was given back on the way out; the next replica seats the other three.
+    assert await next_one.seat(tournament_id)
+    sessions = await _seat_sessions(db, tournament_id)
+    assert len(sessions) == 5 and {s.stack for s in sessions} == {500}
+    assert [(e.id, e.seat_session_id) for e in await entries(db, tournament_id)] == [
+        (e.id, e.seat_session_id) for e in recorded
+    ]
+    page = (await client.get(f"/tournaments/{tournament_id}")).json()
+    assert page["level_started_at"] is not None and page["tables"][0]["players"] == 5
