@@ -96,6 +96,9 @@ class Director:
         self.engines = engines
         self.engine = TournamentEngine(engines)
         self.holder = holder or _holder_name()
+        # Tournaments this replica is seating now: the lease keeps other replicas out, this
+        # keeps a second task of the same replica (same holder) from doing the work twice.
+        self._seating: set[str] = set()
 
     async def once(self) -> None:
         """One pass of every step (see the module's docstring)."""
@@ -250,14 +253,16 @@ class Director:
 
     async def seat(self, tournament_id: str) -> bool:
         """Steps 3a-3c for one tournament under its lease (True: everyone is seated)."""
-        if not await self.take_lease(tournament_id):
+        if tournament_id in self._seating or not await self.take_lease(tournament_id):
             return False
+        self._seating.add(tournament_id)
         try:
             await self.draw(tournament_id)
             await self.place_late_entries(tournament_id)
             await self.open_tables(tournament_id)
             return await self.seat_players(tournament_id)
         finally:
+            self._seating.discard(tournament_id)
             await self.release_lease(tournament_id)
 
     async def draw(self, tournament_id: str) -> bool:
