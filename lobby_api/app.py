@@ -7,8 +7,9 @@ every step of it is idempotent, so replicas sweeping at once never pay twice.
 
 The composition root: the app's long-lived parts live on its state (the database, the
 engine client and the per-node routing, the settings, the wallet reader with what settlement
-owes); each domain's services are built per request from them (``Provide``, in the domain's
-``dependencies`` module).
+owes, the tournament director); each domain's services are built per request from them
+(``Provide``, in the domain's ``dependencies`` module). The director's pass runs with the
+sweep on every replica (:mod:`lobby_api.tournaments.director`).
 """
 
 from __future__ import annotations
