@@ -31,7 +31,10 @@ dies, because every step is a database transition that only one transaction can 
    many hands since the level began (each table's count at the level's start is kept in
    ``level_hands_base``); the engine side applies the stakes between hands (engine_calls.py
    says what the director will need for that);
-5. **close the tables** of finished and cancelled tournaments on their engines.
+5. **the hands' ends** at the tournaments' tables, each recorded once (the table's
+   ``hands_recorded``): every seat's chips, and the players out placed and paid
+   (:mod:`lobby_api.tournaments.results`); the last player left wins;
+6. **close the tables** of finished and cancelled tournaments on their engines.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ from lobby_api.tournaments.models import (
     TournamentTableRow,
     TournamentTemplateRow,
 )
+from lobby_api.tournaments.places import Bust
+from lobby_api.tournaments.results import record_busts_in
 from lobby_api.tournaments.seating import initial_draw
 from lobby_api.tournaments.services import cancel_tournament
 
@@ -111,6 +116,7 @@ class Director:
                 raise
             except Exception:
                 log.exception("seating tournament %s failed", tournament_id)
+        await self.record_hands()
         await self.advance_levels()
         await self.close_ended_tables()
 
@@ -565,6 +571,74 @@ class Director:
                     table.level_hands_base = played.get(table.table_id, table.level_hands_base)
                     session.add(table)
                 log.info("tournament %s: level %d", tournament_id, following + 1)
+
+    # ------------------------------------------------------------- 4b. hands' ends
+
+    async def record_hands(self) -> int:
+        """Record the ends of the hands played at the open tables of running tournaments,
+        in order, each once: every seat's chips, and the players a hand left without chips,
+        placed and paid (:func:`~lobby_api.tournaments.results.record_busts_in`). The count
+        of hands recorded now.
+
+        Each hand is one transaction with the table's ``hands_recorded``, so a hand is
+        recorded once whichever replicas run this and whenever one dies. (The hands of two
+        tables are recorded table by table: near the money, hand-for-hand play makes them
+        end together.)
+        """
+        async with self.db.read() as session:
+            tables = (
+                await session.exec(
+                    select(TournamentTableRow.table_id, TournamentTableRow.hands_recorded)
+                    .join(TournamentRow, col(TournamentRow.id) == TournamentTableRow.tournament_id)
+                    .where(
+                        col(TournamentRow.status) == TournamentStatus.RUNNING.value,
+                        col(TournamentTableRow.status) == TableStatus.OPEN.value,
+                    )
+                )
+            ).all()
+        recorded = 0
+        for table_id, after in tables:
+            async with self.db.read() as session:
+                ended = await engine_reads.hands_ended_since(session, table_id, after)
+            for hand in ended:
+                recorded += await self._record_hand(table_id, hand.id, hand.hand_number)
+        return recorded
+
+    async def _record_hand(self, table_id: str, hand_id: str, number: int) -> int:
+        async with self.db.write() as session:
+            table = await session.get(TournamentTableRow, table_id)
+            assert table is not None
+            tournament = await locked_tournament(session, table.tournament_id)
+            await session.refresh(table)
+            if table.hands_recorded >= number:
+                return 0  # another replica came first
+            dealt = await engine_reads.dealt_hand(session, hand_id)
+            busts: list[Bust] = []
+            if dealt is not None and dealt[0].is_complete:
+                seats = {s.seat_session_id: s for s in dealt[1]}
+                entries = (
+                    await session.exec(
+                        select(TournamentEntryRow).where(
+                            col(TournamentEntryRow.seat_session_id).in_(list(seats)),
+                            col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
+                        )
+                    )
+                ).all()
+                for entry in entries:
+                    final = seats[entry.seat_session_id or ""].final_stack
+                    if final is None:
+                        continue
+                    entry.chips = final
+                    session.add(entry)
+                    if final == 0:
+                        busts.append(Bust(entry.id, seats[entry.seat_session_id or ""].start_stack))
+                await session.flush()
+                if busts and tournament.status == TournamentStatus.RUNNING.value:
+                    placed = await record_busts_in(session, tournament.id, busts)
+                    log.info("tournament %s: %s out in hand %s", tournament.id, placed, hand_id)
+            table.hands_recorded = number
+            session.add(table)
+            return 1
 
     # -------------------------------------------------------------- 5. closing tables
 

@@ -207,6 +207,8 @@ class TournamentTableRow(SQLModel, table=True):
     #: Hands the table had started when the level in force began (a hands-level counts the
     #: hands started since, at the busiest table).
     level_hands_base: int = 0
+    #: The last hand of the table whose busts the director has recorded.
+    hands_recorded: int = 0
     created_at: datetime = Field(sa_type=UTCDateTime)
     closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 

@@ -12,8 +12,8 @@ hand's start) and, in one transaction with the tournament locked:
 
 A hand's busts are recorded once: an entry already out is skipped, so a director that dies
 after the transaction and reports the hand again changes nothing. The engine side reports a
-hand's end with every seat's chips at its start and end (engine_calls.py); until it does,
-the director calls this with what the engine's seat sessions show.
+hand's end with every seat's chips at its start and end; today the director reads them
+from the engine's hand records (:meth:`~lobby_api.tournaments.director.Director.record_hands`).
 """
 
 from __future__ import annotations
@@ -36,17 +36,20 @@ from lobby_api.tournaments.money import pay_prize
 from lobby_api.tournaments.payouts import parse_payout_table, payout_percentages, prizes
 from lobby_api.tournaments.places import Bust, award, place_busted
 
-__all__ = ["record_busts"]
+__all__ = ["record_busts", "record_busts_in"]
 
 
 async def record_busts(db: Database, tournament_id: str, busted: Sequence[Bust]) -> list[str]:
     """Record one hand's busts (``Bust.player_id`` is the *entry* id); the entry ids placed
     now (an entry already out is left as it is)."""
     async with db.write() as session:
-        return await _record(session, tournament_id, busted)
+        return await record_busts_in(session, tournament_id, busted)
 
 
-async def _record(session: AsyncSession, tournament_id: str, busted: Sequence[Bust]) -> list[str]:
+async def record_busts_in(
+    session: AsyncSession, tournament_id: str, busted: Sequence[Bust]
+) -> list[str]:
+    """:func:`record_busts` in the caller's transaction."""
     tournament = await locked_tournament(session, tournament_id)
     if tournament.status != TournamentStatus.RUNNING.value:
         # Over (or never started): a hand reported again after the end changes nothing.

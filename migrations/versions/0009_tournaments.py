@@ -154,6 +154,7 @@ def upgrade() -> None:
         sa.Column("status", sqlmodel.sql.sqltypes.AutoString(length=16), nullable=False),
         sa.Column("node_id", sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True),
         sa.Column("level_hands_base", sa.Integer(), nullable=False),
+        sa.Column("hands_recorded", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True),
         sa.CheckConstraint(

@@ -439,3 +439,64 @@ async def test_a_replica_dying_between_seats_leaves_the_rest_to_the_next_one(
     ]
     page = (await client.get(f"/tournaments/{tournament_id}")).json()
     assert page["level_started_at"] is not None and page["tables"][0]["players"] == 5
+
+
+async def test_a_sit_and_go_played_by_bots_to_a_winner(
+    client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
+) -> None:
+    made = await Ops(client).create(
+        city=city,
+        max_players=3,
+        starting_chips=40,
+        rule_overrides={"action_seconds": 2},
+        levels=[{"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "hands": 50}],
+    )
+    tournament_id = made["id"]
+    players = [await register(client, city) for _ in range(3)]
+    ids = [p.id for p in players]
+    total = await money_in_play(db, ids, [tournament_id])
+    for player in players:
+        assert (await player.post(f"/tournaments/{tournament_id}/entries")).status_code == 201
+    seats = [(await p.get(f"/tournaments/{tournament_id}/entries/me")).json() for p in players]
+    table = f"tables/{seats[0]['table_id']}"
+    bots = [
+        asyncio.create_task(play(engine.grpc_address, table, s["token"], until_hand=10_000, seed=i))
+        for i, s in enumerate(seats)
+    ]
+    director = _director(app, "tournament-director")
+    try:
+        deadline = asyncio.get_running_loop().time() + 150
+        while True:
+            await director.record_hands()
+            # Chips in play stay entrants x starting chips after every hand recorded.
+            chips = await scalar(
+                db,
+                "SELECT coalesce(sum(chips), 0) FROM tournament_entries WHERE tournament_id = :t "
+                "AND status IN ('playing', 'finished')",
+                t=tournament_id,
+            )
+            assert chips == 3 * 40
+            status = await scalar(
+                db, "SELECT status FROM tournaments WHERE id = :t", t=tournament_id
+            )
+            if status == "finished":
+                break
+            assert asyncio.get_running_loop().time() < deadline, "no winner in time"
+            await asyncio.sleep(0.2)
+    finally:
+        for bot in bots:
+            bot.cancel()
+        await asyncio.gather(*bots, return_exceptions=True)
+
+    page = (await client.get(f"/tournaments/{tournament_id}")).json()
+    results = sorted((s["place"], s["prize"], s["status"]) for s in page["standings"])
+    assert results in (
+        [(1, 195, "finished"), (2, 105, "busted"), (3, 0, "busted")],
+        # Two out in the same hand with equal chips at its start share 2nd and 3rd.
+        [(1, 195, "finished"), (2, 52, "busted"), (2, 53, "busted")],
+    ), results
+    assert await pool(db, tournament_id) == 0
+    assert await money_in_play(db, ids, [tournament_id]) == total
+    # Recording the hands again changes nothing.
+    assert await director.record_hands() == 0
+    await assert_ledger_consistent(db)
