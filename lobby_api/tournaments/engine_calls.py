@@ -12,8 +12,10 @@ calls to true tournament tables without touching the rest of the lobby:
 
 - **tournament tables**: no top-ups and no leaving with chips (tournament chips are not
   money: a seat session of a tournament table is never settled to a wallet), a player with
-  no chips after a hand out of the table, and the hand's end reported with each seat's chips
-  at the hand's start and end (to place players out in the same hand: places.py);
+  no chips after a hand out of the table (today he sits out), and the hand's end reported
+  with each seat's chips at the hand's start and end (to place players out in the same
+  hand: places.py; today the director reads them from the engine's hand records through
+  :mod:`lobby_api.engine_reads`);
 - **stakes between hands**: ``SetStakes(table, level)`` applied at the next hand's start;
 - **moves** (balancing and breaking, seating.py): remove a player between hands keeping his
   chips, and seat him elsewhere with the same chips, the stream telling him where;
