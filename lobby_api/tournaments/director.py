@@ -106,19 +106,34 @@ class Director:
         self._seating: set[str] = set()
 
     async def once(self) -> None:
-        """One pass of every step (see the module's docstring)."""
-        await self.keep_templates_open()
-        await self.start_due()
+        """One pass of every step (see the module's docstring); a step that fails is logged
+        and the others still run (the next pass tries it again)."""
+        for step in (
+            self.keep_templates_open,
+            self.start_due,
+            self.seat_started,
+            self.record_hands,
+            self.advance_levels,
+            self.close_ended_tables,
+        ):
+            try:
+                await step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("tournament director: %s failed", step.__name__)
+
+    async def seat_started(self) -> None:
+        """Step 3 for every tournament that needs it."""
         for tournament_id in await self._to_seat():
             try:
                 await self.seat(tournament_id)
             except asyncio.CancelledError:
                 raise
+            except EngineError as error:
+                log.warning("seating tournament %s: %s (next pass)", tournament_id, error)
             except Exception:
                 log.exception("seating tournament %s failed", tournament_id)
-        await self.record_hands()
-        await self.advance_levels()
-        await self.close_ended_tables()
 
     # ---------------------------------------------------------------- 1. open sit & gos
 

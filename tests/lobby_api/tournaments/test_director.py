@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from litestar import Litestar
 
 from lobby_api.db import Database
+from lobby_api.engine_client import EngineError
 from lobby_api.tournaments.director import Director
 from lobby_api.tournaments.models import TournamentRow
 from lobby_api.tournaments.places import Bust
@@ -500,3 +501,24 @@ async def test_a_sit_and_go_played_by_bots_to_a_winner(
     # Recording the hands again changes nothing.
     assert await director.record_hands() == 0
     await assert_ledger_consistent(db)
+
+
+async def test_with_the_engine_unreachable_the_draw_waits_recorded_for_the_next_pass(
+    client: httpx.AsyncClient, app: Litestar, db: Database, city: str
+) -> None:
+    # The app's engine address answers nothing (NO_ENGINE).
+    tournament_id, _players = await _fill(client, city, 3)
+    director = _director(app, "offline")
+    await director.once()  # logs, raises nothing
+    with pytest.raises(EngineError) as caught:
+        await director.seat(tournament_id)
+    assert caught.value.transient
+    recorded = await entries(db, tournament_id)
+    assert {e.status for e in recorded} == {"playing"}
+    assert all(e.seat_session_id and e.seated_at is None for e in recorded)
+    tables = await rows(
+        db, "SELECT status FROM tournament_tables WHERE tournament_id = :t", t=tournament_id
+    )
+    assert [t.status for t in tables] == ["planned"]
+    page = (await client.get(f"/tournaments/{tournament_id}")).json()
+    assert page["status"] == "running" and page["level_started_at"] is None
