@@ -7,8 +7,9 @@ every step of it is idempotent, so replicas sweeping at once never pay twice.
 
 The composition root: the app's long-lived parts live on its state (the database, the
 engine client and the per-node routing, the settings, the wallet reader with what settlement
-owes); each domain's services are built per request from them (``Provide``, in the domain's
-``dependencies`` module).
+owes, the tournament director); each domain's services are built per request from them
+(``Provide``, in the domain's ``dependencies`` module). The director's pass runs with the
+sweep on every replica (:mod:`lobby_api.tournaments.director`).
 """
 
 from __future__ import annotations
@@ -90,6 +91,12 @@ def create_app(
     from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.settlement.services import owed_to_player
     from lobby_api.sweep import Sweep
+    from lobby_api.tournaments.common import planned_node as planned_tournament_node
+    from lobby_api.tournaments.controllers import (
+        TournamentAdminController,
+        TournamentController,
+    )
+    from lobby_api.tournaments.director import Director
     from lobby_api.wallet.controllers import WalletController
     from lobby_api.wallet.services import Owed, WalletReader
 
@@ -99,9 +106,15 @@ def create_app(
     engine = engine_client or EngineClient(
         settings.engine_grpc, settings.jwt_secret, timeout=settings.engine_timeout_seconds
     )
+
     # Each table's calls go to the engine node that owns it (STUD_LOBBY_ENGINE: none known).
     # (A table the engine has not created yet goes to the node chosen for it.)
-    engines = TableEngines(db, engine, settings, planned=planned_node)
+    async def planned(session: Any, table_id: str) -> str | None:
+        return await planned_node(session, table_id) or await planned_tournament_node(
+            session, table_id
+        )
+
+    engines = TableEngines(db, engine, settings, planned=planned)
     hasher = password_hasher or PasswordHasher()
     # Failed log-ins per account, whatever address they come from (0: no such limit).
     login_failures = (
@@ -118,8 +131,11 @@ def create_app(
     # Reading a wallet first settles the closed seat sessions its player left behind.
     wallet_reader = WalletReader(db, Owed(owed_to_player(), settle_player))
     sweep = Sweep(db, engines, settings)
+    # The tournament director's pass runs with the sweep, on every replica (each of its
+    # steps happens once whichever replicas run it: lobby_api.tournaments.director).
+    director = Director(db, engines)
     rate_limits = RateLimits(db)
-    swept = [rate_limits.forget_expired, sessions.forget_expired]
+    swept = [director.once, rate_limits.forget_expired, sessions.forget_expired]
     if login_failures is not None:
         swept.append(login_failures.forget_stale)
 
@@ -129,6 +145,8 @@ def create_app(
             from seeds.load import apply_seeds
 
             await apply_seeds(db.engine)
+            # The seeds' sit & go templates are open from the start (once, whichever replica).
+            await director.keep_templates_open()
         sweeper = None
         if settings.sweep_seconds > 0:
             sweeper = asyncio.create_task(sweep.forever(settings.sweep_seconds, also=swept))
@@ -172,6 +190,8 @@ def create_app(
             WaitingController,
             HistoryController,
             FairnessController,
+            TournamentController,
+            TournamentAdminController,
             play_router(),
         ],
         dependencies={
@@ -190,6 +210,7 @@ def create_app(
                 "engines": engines,
                 "wallet_reader": wallet_reader,
                 "sweep": sweep,
+                "director": director,
                 "login_failures": login_failures,
                 "sessions": sessions,
             }
@@ -206,8 +227,8 @@ def create_app(
             title="Stud lobby",
             version="1.0.0",
             description=(
-                "Accounts, wallets, quick games with city matchmaking, hand history and the "
-                "fairness page of the Seven-Card Stud card room. Every error is an RFC 9457 "
+                "Accounts, wallets, quick games with city matchmaking, tournaments (sit & go "
+                "and scheduled), hand history and the fairness page of the Seven-Card Stud card room. Every error is an RFC 9457 "
                 "problem document (application/problem+json)."
             ),
             path="/schema",

@@ -17,8 +17,8 @@ Two kinds of question:
 The questions, by subject:
 
 seat sessions
-    :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`display_names`,
-    :func:`running_hand_of`
+    :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`seat_stacks`,
+    :func:`display_names`, :func:`running_hand_of`
 hands
     :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
     :func:`player_hands_at_table`, :func:`hand_outcomes_since` (a tournament director's view
@@ -26,8 +26,8 @@ hands
 seed pairs
     :func:`seed_pair`, :func:`seed_pairs_of`, :func:`rotated_pairs`
 tables
-    :func:`closed_table`, :func:`table_owner`, :func:`tournament_tables` (a tournament's tables:
-    level, hold, whether a hand runs)
+    :func:`closed_table`, :func:`table_owner`, :func:`hands_started`, :func:`tournament_tables`
+    (a tournament's tables: level, hold, whether a hand runs)
 engine nodes
     :func:`least_loaded_live_node`, :func:`node`
 """
@@ -77,6 +77,7 @@ __all__ = [
     "display_names",
     "hand_outcomes_since",
     "hands_ended_since",
+    "hands_started",
     "least_loaded_live_node",
     "node",
     "player_hands_at_table",
@@ -85,6 +86,7 @@ __all__ = [
     "running_hand_of",
     "seat_session",
     "seat_session_closed",
+    "seat_stacks",
     "seed_pair",
     "seed_pairs_of",
     "table_owner",
@@ -346,6 +348,19 @@ async def seat_session(session: AsyncSession, seat_session_id: str) -> SeatSessi
         is_open=row.state == SeatSessionState.OPEN.value,
         is_closed=row.state == SeatSessionState.CLOSED.value,
     )
+
+
+async def seat_stacks(session: AsyncSession, seat_session_ids: Iterable[str]) -> dict[str, int]:
+    """The stack of each of these seat sessions the engine has opened, by seat session id."""
+    ids = list(seat_session_ids)
+    if not ids:
+        return {}
+    rows = (
+        await session.exec(
+            select(SeatSessionRow.id, SeatSessionRow.stack).where(col(SeatSessionRow.id).in_(ids))
+        )
+    ).all()
+    return {row[0]: int(row[1]) for row in rows}
 
 
 async def display_names(session: AsyncSession, seat_session_ids: Iterable[str]) -> dict[str, str]:
@@ -633,6 +648,20 @@ async def tournament_tables(session: AsyncSession, tournament_id: str) -> list[T
             )
         )
     return sorted(answer, key=lambda t: (t.table_number, t.table_id))
+
+
+async def hands_started(session: AsyncSession, table_ids: Iterable[str]) -> dict[str, int]:
+    """How many hands each of these tables has started, by table id (tables the engine has
+    created only)."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    rows = (
+        await session.exec(
+            select(TableRow.id, TableRow.hands_started).where(col(TableRow.id).in_(ids))
+        )
+    ).all()
+    return {row[0]: int(row[1]) for row in rows}
 
 
 async def table_owner(session: AsyncSession, table_id: str) -> str | None:

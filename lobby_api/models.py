@@ -16,6 +16,14 @@ from lobby_api.quickgame.models import QuickTableRow, TicketRow, TopUpRow
 from lobby_api.ratelimit.models import LoginFailureRow, RateLimitRow
 from lobby_api.sessions.models import RefreshTokenRow
 from lobby_api.settlement.models import LobbySeatRow
+from lobby_api.tournaments.models import (
+    TournamentEntryRow,
+    TournamentLeaseRow,
+    TournamentPrizeRow,
+    TournamentRow,
+    TournamentTableRow,
+    TournamentTemplateRow,
+)
 from lobby_api.wallet.models import LedgerAccountRow, LedgerEntryRow, LedgerTransactionRow
 
 __all__ = [
@@ -33,4 +41,10 @@ __all__ = [
     "StakeLevelRow",
     "TicketRow",
     "TopUpRow",
+    "TournamentEntryRow",
+    "TournamentLeaseRow",
+    "TournamentPrizeRow",
+    "TournamentRow",
+    "TournamentTableRow",
+    "TournamentTemplateRow",
 ]

@@ -21,6 +21,7 @@ from lobby_api.quickgame.tickets import Matchmaking
 from lobby_api.quickgame.topup import TopUps
 from lobby_api.settings import LobbySettings
 from lobby_api.settlement.services import Settlement
+from lobby_api.tournaments.services import Registrations
 
 __all__ = ["Sweep"]
 
@@ -40,10 +41,12 @@ class Sweep:
         opening = QuickGameOpening(self.db, self.engines)
         matchmaking = Matchmaking(self.db, self.engines, self.settings)
         topups = TopUps(self.db, self.engines)
+        registrations = Registrations(self.db, self.engines, self.settings)
         return {
             opening.OPERATION: opening.complete_quick_game,
             matchmaking.OPERATION: matchmaking.complete_ticket,
             topups.OPERATION: topups.complete_top_up,
+            registrations.OPERATION: registrations.complete_registration,
         }
 
     async def once(self) -> None:

@@ -1,7 +1,11 @@
-"""Load ``seeds/cities.json`` and ``seeds/stakes.json`` into the lobby's tables.
+"""Load ``seeds/cities.json``, ``seeds/stakes.json`` and ``seeds/tournaments.json`` into the
+lobby's tables.
 
 ``python -m seeds.load [--database-url URL]`` migrates the database to head and
-upserts every city and stake level (by id): running it again changes nothing,
+upserts every city, stake level (by id) and tournament template (by its ``template`` name,
+checked with the tournament rules: :func:`lobby_api.tournaments.structure.parse_structure`;
+``keep_open`` sit & go templates always have one tournament registering, which the
+lobby's director opens): running it again changes nothing,
 and an edited seed file updates the rows it names. Rows that are no longer in
 the files are kept (players and tables refer to them). The lobby runs the same
 upsert at start.
@@ -23,7 +27,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.game.profiles import PROFILES, ProfileError, Rake
 from lobby_api.catalog.models import CityRow, StakeLevelRow
+from lobby_api.tournaments.models import TournamentKind, TournamentTemplateRow
+from lobby_api.tournaments.structure import StructureError, parse_structure
 
 __all__ = [
     "SEEDS_DIR",
@@ -43,6 +49,7 @@ __all__ = [
     "main",
     "parse_cities",
     "parse_stakes",
+    "parse_tournaments",
 ]
 
 SEEDS_DIR = Path(__file__).resolve().parent
@@ -71,6 +78,7 @@ class SeedError(ValueError):
 class SeedData:
     cities: list[CityRow]
     stakes: list[StakeLevelRow]
+    tournaments: list[TournamentTemplateRow] = field(default_factory=list)
 
 
 def _require(item: dict[str, Any], name: str, kind: Any, where: str) -> Any:
@@ -142,6 +150,43 @@ def parse_stakes(data: object, where: str = "stakes.json") -> list[StakeLevelRow
     return rows
 
 
+def parse_tournaments(
+    data: object, where: str = "tournaments.json", cities: Sequence[str] | None = None
+) -> list[TournamentTemplateRow]:
+    """Tournament templates from the decoded JSON of ``tournaments.json``: each a full
+    structure plus ``template`` (its name) and ``keep_open`` (a sit & go always open).
+
+    >>> parse_tournaments([{"template": "t", "name": "T", "levels": []}])
+    Traceback (most recent call last):
+    ...
+    seeds.load.SeedError: tournaments.json[0].levels: must be a non-empty list
+    """
+    rows = []
+    for i, item in enumerate(_objects(data, where)):
+        here = f"{where}[{i}]"
+        structure = dict(item)
+        name = _require(structure, "template", str, here)
+        if not _SLUG.match(name):
+            raise SeedError(f"{here}.template: expected 1-32 characters of [a-z0-9._-]")
+        keep_open = structure.pop("keep_open", False)
+        del structure["template"]
+        if not isinstance(keep_open, bool):
+            raise SeedError(f"{here}.keep_open: expected true or false")
+        try:
+            parsed = parse_structure(structure, template=True)
+        except StructureError as error:
+            raise SeedError(f"{here}.{error.field}: {error.message}") from None
+        if keep_open and parsed.kind != TournamentKind.SIT_AND_GO.value:
+            raise SeedError(f"{here}.keep_open: only a sit & go is kept open")
+        if parsed.city is not None and cities is not None and parsed.city not in cities:
+            raise SeedError(f"{here}.city: no city {parsed.city!r} in cities.json")
+        rows.append(
+            TournamentTemplateRow(name=name, structure=structure, keep_open=keep_open, position=i)
+        )
+    _unique([r.name for r in rows], where)
+    return rows
+
+
 def _unique(ids: Sequence[str], where: str) -> None:
     seen: set[str] = set()
     for value in ids:
@@ -151,9 +196,9 @@ def _unique(ids: Sequence[str], where: str) -> None:
 
 
 def load_seed_files(directory: Path = SEEDS_DIR) -> SeedData:
-    """Read and check both seed files."""
+    """Read and check the seed files."""
     loaded = []
-    for name in ("cities.json", "stakes.json"):
+    for name in ("cities.json", "stakes.json", "tournaments.json"):
         path = directory / name
         try:
             loaded.append(json.loads(path.read_text(encoding="utf-8")))
@@ -161,7 +206,10 @@ def load_seed_files(directory: Path = SEEDS_DIR) -> SeedData:
             raise SeedError(f"{path}: not found") from None
         except json.JSONDecodeError as error:
             raise SeedError(f"{path}: not valid JSON ({error})") from None
-    return SeedData(parse_cities(loaded[0]), parse_stakes(loaded[1]))
+    cities = parse_cities(loaded[0])
+    return SeedData(
+        cities, parse_stakes(loaded[1]), parse_tournaments(loaded[2], cities=[c.id for c in cities])
+    )
 
 
 async def apply_seeds(engine: AsyncEngine, data: SeedData | None = None) -> tuple[int, int]:
@@ -174,9 +222,15 @@ async def apply_seeds(engine: AsyncEngine, data: SeedData | None = None) -> tupl
             await session.exec(  # type: ignore[call-overload]
                 sa.text("SELECT pg_advisory_xact_lock(:key)"), params={"key": _LOCK_KEY}
             )
-        rows: list[CityRow | StakeLevelRow] = [*data.cities, *data.stakes]
+        rows: list[CityRow | StakeLevelRow | TournamentTemplateRow] = [
+            *data.cities,
+            *data.stakes,
+            *data.tournaments,
+        ]
         for row in rows:
-            existing = await session.get(type(row), row.id)
+            existing = await session.get(
+                type(row), row.name if isinstance(row, TournamentTemplateRow) else row.id
+            )
             if existing is None:
                 session.add(type(row).model_validate(row.model_dump()))
                 inserted += 1
@@ -220,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             {
                 "cities": len(data.cities),
                 "stake_levels": len(data.stakes),
+                "tournament_templates": len(data.tournaments),
                 "inserted": inserted,
                 "updated": updated,
             }

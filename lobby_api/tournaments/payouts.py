@@ -175,7 +175,7 @@ def share_by_chips(pool: int, stacks: Sequence[tuple[str, int]]) -> dict[str, in
     """A cancelled tournament's remaining pool, shared in proportion to chips.
 
     Each player gets ``pool × chips / all chips`` rounded down; the units left over go one
-    each to the biggest stacks (equal stacks in the given order). Players with no chips get
+    each to the biggest stacks whose share was rounded down (equal stacks in the given order). Players with no chips get
     nothing; the amounts add up to ``pool`` exactly.
 
     >>> share_by_chips(100, [("ann", 2000), ("bob", 1000), ("cy", 0)])
@@ -186,9 +186,13 @@ def share_by_chips(pool: int, stacks: Sequence[tuple[str, int]]) -> dict[str, in
         raise PayoutError("no chips left to share the pool by")
     shares = {player: pool * chips // total for player, chips in stacks}
     left = pool - sum(shares.values())
+    # Only shares that were rounded down take a unit: each share stays within one unit of
+    # its exact value (the fractions lost add up to ``left``, each below one, so there are
+    # always more such shares than units left).
     by_size = sorted(
-        (i for i in range(len(stacks)) if stacks[i][1] > 0), key=lambda i: -stacks[i][1]
+        (i for i in range(len(stacks)) if pool * stacks[i][1] % total),
+        key=lambda i: -stacks[i][1],
     )
     for i in range(left):
-        shares[stacks[by_size[i % len(by_size)]][0]] += 1
+        shares[stacks[by_size[i]][0]] += 1
     return shares

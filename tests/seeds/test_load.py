@@ -1,4 +1,5 @@
-"""seeds/: the cities and stake levels files, checked and loaded idempotently."""
+"""seeds/: the cities, stake levels and tournament templates files, checked and loaded
+idempotently."""
 
 from __future__ import annotations
 
@@ -14,8 +15,19 @@ import sqlalchemy as sa
 
 from engine_server.store.database import create_engine_for
 from engine_server.store.migrate import upgrade_to_head
+from lobby_api.tournaments.levels import LevelClock, parse_levels
+from lobby_api.tournaments.payouts import default_payout_percentages, prizes
+from lobby_api.tournaments.seating import initial_draw
+from lobby_api.tournaments.structure import parse_structure
 from seeds import load
-from seeds.load import SeedError, apply_seeds, load_seed_files, parse_cities, parse_stakes
+from seeds.load import (
+    SeedError,
+    apply_seeds,
+    load_seed_files,
+    parse_cities,
+    parse_stakes,
+    parse_tournaments,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -154,7 +166,7 @@ def test_loading_twice_changes_nothing_and_an_edit_updates(tmp_path: Path) -> No
 
     first, again, edited, stakes = asyncio.run(run())
     data = load_seed_files()
-    assert first == (len(data.cities) + len(data.stakes), 0)
+    assert first == (len(data.cities) + len(data.stakes) + len(data.tournaments), 0)
     assert again == (0, 0)
     assert edited == (0, 1)
     assert stakes == len(data.stakes)
@@ -171,9 +183,82 @@ def test_the_command_migrates_and_loads(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["inserted"] == report["cities"] + report["stake_levels"]
+    assert report["inserted"] == (
+        report["cities"] + report["stake_levels"] + report["tournament_templates"]
+    )
 
 
 def test_doctests() -> None:
     result = doctest.testmod(load)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_shipped_tournament_templates_are_playable() -> None:
+    data = load_seed_files()
+    templates = {t.name: t for t in data.tournaments}
+    structures = {
+        name: parse_structure(t.structure, template=True) for name, t in templates.items()
+    }
+    turbo, two, oslo = structures["turbo-7"], structures["two-table-14"], structures["oslo-6"]
+    assert (turbo.name, turbo.kind, turbo.max_players, turbo.table_size) == (
+        "Turbo 7",
+        "sit_and_go",
+        7,
+        7,
+    )
+    assert all(level.minutes for level in turbo.levels)
+    assert (two.max_players, two.table_size) == (14, 7)
+    assert all(level.hands for level in two.levels)
+    assert oslo.city == "oslo" and oslo.city in {c.id for c in data.cities}
+    # Levels in minutes and in hands, both, across the templates.
+    assert any(lv.minutes for lv in oslo.levels) and any(lv.hands for lv in oslo.levels)
+    kept = [name for name, t in templates.items() if t.keep_open]
+    assert {"turbo-7", "two-table-14", "oslo-6"} <= set(kept)
+    for name in kept:
+        s = structures[name]
+        assert s.kind == "sit_and_go" and s.min_players == s.max_players
+        # The draw seats the full field at full tables; the payouts hand out the whole pool.
+        draw = initial_draw([f"p{i}" for i in range(s.max_players)], s.table_size, key=b"k")
+        assert sum(len(t) for t in draw) == s.max_players
+        assert all(len(t) <= s.table_size for t in draw)
+        pool = s.buy_in * s.max_players
+        assert sum(prizes(pool, default_payout_percentages(s.max_players))) == pool
+        clock = LevelClock(parse_levels([lv.as_json() for lv in s.levels]))
+        assert clock.stakes(0).big_bet <= s.starting_chips
+    assert structures["evening-mtt"].kind == "scheduled"
+    assert not templates["evening-mtt"].keep_open
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([{"name": "x"}], "tournaments.json[0]: missing field 'template'"),
+        ([{"template": "A B", "name": "x"}], "tournaments.json[0].template: expected 1-32"),
+        ([{"template": "a", "name": "x", "buy_in": -5}], "tournaments.json[0].buy_in: must be"),
+        (
+            [{"template": "a", "name": "x", "levels": [{"ante": 0, "bring_in": 1}]}],
+            "tournaments.json[0].levels[0].small_bet: must be an integer",
+        ),
+        (
+            [{"template": "a", "name": "x", "kind": "scheduled", "keep_open": True}],
+            "tournaments.json[0].keep_open: only a sit & go is kept open",
+        ),
+        (
+            [{"template": "a", "name": "x", "payouts": [{"max_entrants": 9, "percentages": [50]}]}],
+            "tournaments.json[0].payouts: payouts[0].percentages must add up to 100",
+        ),
+        ([{"template": "a", "name": "x", "colour": "red"}], "tournaments.json[0].colour: unknown"),
+        (
+            [{"template": "a", "name": "x"}, {"template": "a", "name": "y"}],
+            "tournaments.json: id 'a' appears twice",
+        ),
+    ],
+)
+def test_tournament_template_mistakes_name_the_field(data: object, message: str) -> None:
+    with pytest.raises(SeedError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_tournaments(data)
+
+
+def test_a_template_of_an_unknown_city_is_refused() -> None:
+    with pytest.raises(SeedError, match=r"tournaments.json\[0\].city: no city 'atlantis'"):
+        parse_tournaments([{"template": "a", "name": "x", "city": "atlantis"}], cities=["oslo"])

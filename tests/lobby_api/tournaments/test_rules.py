@@ -312,3 +312,8 @@ def test_who_moves_is_drawn_not_always_the_same_seat() -> None:
         (move,) = plan_moves(_tables(7, 5), 7, movable={"t1"}, key=random.Random(key).randbytes(8))
         movers.add(move.player_id)
     assert len(movers) >= 4
+
+
+def test_a_unit_left_over_never_goes_to_a_share_that_was_exact() -> None:
+    # Ann's exact share is 3: the unit left over goes to the biggest stack rounded down.
+    assert share_by_chips(6, [("ann", 2), ("bob", 1), ("cy", 1)]) == {"ann": 3, "bob": 2, "cy": 1}

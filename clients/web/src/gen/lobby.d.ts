@@ -41,6 +41,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a tournament from a template or a full structure (ops token)
+         * @description With `template`, the template's structure with any field given replacing its own; without, a full structure (`name` at least). What is left out takes its documented default (docs/tournaments.md). A structure that cannot be played is a 422 `invalid_structure` naming the field.
+         */
+        post: operations["AdminTournamentsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tournaments/{tournament_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a tournament: refunds before the start, the pool shared by chips after */
+        post: operations["AdminTournamentsTournamentIdCancelCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/login": {
         parameters: {
             query?: never;
@@ -446,6 +483,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tournaments: sit & gos and scheduled ones, registering and running first */
+        get: operations["TournamentsListTournaments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tournament: structure, level, payouts, standings and tables */
+        get: operations["TournamentsTournamentIdTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register: the buy-in goes to the prize pool and the fee to the house
+         * @description Refused with a problem when the tournament is full (tournament_full), you are registered already (already_registered), it has started (tournament_started), it is for another city (not_your_city), your wallet cannot pay (insufficient_funds) or there is no such tournament (unknown_tournament).
+         */
+        post: operations["TournamentsTournamentIdEntriesRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tournaments/{tournament_id}/entries/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My entry: while I play, my table, seat, engine addresses and token */
+        get: operations["TournamentsTournamentIdEntriesMeMyEntry"];
+        put?: never;
+        post?: never;
+        /** Unregister before the start: buy-in and fee back to my wallet */
+        delete: operations["TournamentsTournamentIdEntriesMeUnregister"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallet": {
         parameters: {
             query?: never;
@@ -504,21 +613,15 @@ export interface components {
              */
             players: number;
         };
+        /** CancelRequest */
+        CancelRequest: {
+            /** @default cancelled by ops */
+            reason: string;
+        };
         /** CityView */
         CityView: {
             id: string;
             name: string;
-        };
-        /** EntryView */
-        EntryView: {
-            amount: number;
-            balance_after: number;
-            /** Format: date-time */
-            created_at: string;
-            id: number;
-            kind: string;
-            reference: string | null;
-            transaction_id: string;
         };
         /** FairnessCheck */
         FairnessCheck: {
@@ -624,6 +727,24 @@ export interface components {
             state: string;
             table: string;
         };
+        /** LevelSpec */
+        LevelSpec: {
+            ante: number;
+            big_bet: number;
+            bring_in: number;
+            hands?: number | null;
+            minutes?: number | null;
+            small_bet: number;
+        };
+        /** LevelView */
+        LevelView: {
+            ante: number;
+            big_bet: number;
+            bring_in: number;
+            hands?: number | null;
+            minutes?: number | null;
+            small_bet: number;
+        };
         /** LoginRequest */
         LoginRequest: {
             password: string;
@@ -646,6 +767,28 @@ export interface components {
             deck_index: number | null;
             street: string | null;
             up: boolean;
+        };
+        /** NewTournament */
+        NewTournament: {
+            buy_in?: number;
+            city?: string | null;
+            fee?: number;
+            kind?: "sit_and_go" | "scheduled";
+            late_registration_levels?: number;
+            levels?: components["schemas"]["LevelSpec"][];
+            max_players?: number;
+            min_players?: number;
+            name?: string;
+            payouts?: components["schemas"]["PayoutBracket"][] | null;
+            profile?: string;
+            rule_overrides?: {
+                [key: string]: unknown;
+            };
+            starting_chips?: number;
+            starts_at?: string;
+            table_size?: number;
+            /** @description a template of seeds/tournaments.json */
+            template?: string;
         };
         /** Opponents */
         Opponents: {
@@ -673,6 +816,16 @@ export interface components {
             current_password: string;
             /** @description at least 8 characters */
             new_password: string;
+        };
+        /** PayoutBracket */
+        PayoutBracket: {
+            max_entrants: number;
+            percentages: number[];
+        };
+        /** PayoutView */
+        PayoutView: {
+            amount: number;
+            place: number;
         };
         /** PlayerView */
         PlayerView: {
@@ -851,15 +1004,15 @@ export interface components {
             seats: number;
             small_bet: number;
         };
-        /** TableView */
-        TableView: {
-            city: string;
-            opponents: components["schemas"]["Opponents"];
-            /** @description every rotation of the table's seed pair so far, oldest first: the hands whose decks (every down card) it made public, and which of them were yours */
-            seed_reveals: components["schemas"]["SeedReveal"][];
-            stake_level: string;
-            table: string;
-            table_id: string;
+        /** StandingView */
+        StandingView: {
+            chips: number | null;
+            place: number | null;
+            player_id: string;
+            prize: number | null;
+            /** @enum {string} */
+            status: "registered" | "playing" | "busted" | "finished" | "unregistered";
+            username: string;
         };
         /** TicketRequest */
         TicketRequest: {
@@ -915,6 +1068,68 @@ export interface components {
             stack: number;
             table: string;
         };
+        /** TournamentDetail */
+        TournamentDetail: {
+            buy_in: number;
+            cancel_reason: string | null;
+            city: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description the level in force, from 1 (0 before the start) */
+            current_level: number;
+            entries: number;
+            fee: number;
+            finished_at: string | null;
+            id: string;
+            /** @enum {string} */
+            kind: "sit_and_go" | "scheduled";
+            late_registration_levels: number;
+            level_started_at: string | null;
+            levels: components["schemas"]["LevelView"][];
+            max_players: number;
+            min_players: number;
+            name: string;
+            /** @description prizes by place, for the entries so far (final at the start) */
+            payouts: components["schemas"]["PayoutView"][];
+            prize_pool: number;
+            profile: string;
+            rule_overrides: {
+                [key: string]: unknown;
+            };
+            /** @description players in by chips, then players out by place */
+            standings: components["schemas"]["StandingView"][];
+            started_at: string | null;
+            starting_chips: number;
+            starts_at: string | null;
+            /** @enum {string} */
+            status: "registering" | "running" | "finished" | "cancelled";
+            table_size: number;
+            tables: components["schemas"]["tournaments_schemas_TableView"][];
+            template: string | null;
+        };
+        /** TournamentSummary */
+        TournamentSummary: {
+            buy_in: number;
+            /** @description open to the players of this city only (null: to all) */
+            city: string | null;
+            /** @description players registered (or in, once it started) */
+            entries: number;
+            fee: number;
+            id: string;
+            /** @enum {string} */
+            kind: "sit_and_go" | "scheduled";
+            max_players: number;
+            min_players: number;
+            name: string;
+            /** @description the buy-ins of every entry */
+            prize_pool: number;
+            profile: string;
+            starting_chips: number;
+            starts_at: string | null;
+            /** @enum {string} */
+            status: "registering" | "running" | "finished" | "cancelled";
+            template: string | null;
+        };
         /** WaitingLevel */
         WaitingLevel: {
             name: string;
@@ -930,8 +1145,60 @@ export interface components {
         WalletView: {
             account: string;
             balance: number;
-            entries: components["schemas"]["EntryView"][];
+            entries: components["schemas"]["wallet_schemas_EntryView"][];
             next_page_token?: string | null;
+        };
+        /** TableView */
+        quickgame_schemas_TableView: {
+            city: string;
+            opponents: components["schemas"]["Opponents"];
+            /** @description every rotation of the table's seed pair so far, oldest first: the hands whose decks (every down card) it made public, and which of them were yours */
+            seed_reveals: components["schemas"]["SeedReveal"][];
+            stake_level: string;
+            table: string;
+            table_id: string;
+        };
+        /** EntryView */
+        tournaments_schemas_EntryView: {
+            buy_in: number;
+            chips?: number | null;
+            engine_grpc?: string | null;
+            engine_grpc_web?: string | null;
+            entry_id: string;
+            fee: number;
+            place?: number | null;
+            prize?: number | null;
+            /** Format: date-time */
+            registered_at: string;
+            seat?: number | null;
+            seat_session_id?: string | null;
+            /** @enum {string} */
+            status: "registered" | "playing" | "busted" | "finished" | "unregistered";
+            table_id?: string | null;
+            /** @description a player token for the engine (WatchTable, Act) */
+            token?: string | null;
+            tournament_id: string;
+        };
+        /** TableView */
+        tournaments_schemas_TableView: {
+            engine_grpc: string;
+            engine_grpc_web: string;
+            number: number;
+            players: number;
+            /** @enum {string} */
+            status: "planned" | "open" | "closed";
+            table_id: string;
+        };
+        /** EntryView */
+        wallet_schemas_EntryView: {
+            amount: number;
+            balance_after: number;
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            kind: string;
+            reference: string | null;
+            transaction_id: string;
         };
     };
     responses: never;
@@ -1068,6 +1335,150 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AdminTournamentsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewTournament"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentDetail"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    AdminTournamentsTournamentIdCancelCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelRequest"] | null;
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentDetail"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1751,7 +2162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TableView"];
+                    "application/json": components["schemas"]["quickgame_schemas_TableView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -1811,7 +2222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TableView"];
+                    "application/json": components["schemas"]["quickgame_schemas_TableView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -1885,7 +2296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TableView"];
+                    "application/json": components["schemas"]["quickgame_schemas_TableView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -2510,6 +2921,314 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TournamentsListTournaments: {
+        parameters: {
+            query?: {
+                /** @description only tournaments in this status */
+                status?: "registering" | "running" | "finished" | "cancelled" | null;
+                /** @description only the tournaments of this city */
+                city?: string | null;
+                /** @description only sit & gos, or only scheduled tournaments */
+                kind?: "sit_and_go" | "scheduled" | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentSummary"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TournamentsTournamentIdTournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentDetail"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TournamentsTournamentIdEntriesRegister: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Unique per request you mean (a UUID): a retry with the same key gets the first answer and moves no money again. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tournaments_schemas_EntryView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TournamentsTournamentIdEntriesMeMyEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tournaments_schemas_EntryView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TournamentsTournamentIdEntriesMeUnregister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tournament's id */
+                tournament_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tournaments_schemas_EntryView"];
+                };
+            };
+            /** @description Bad request syntax or unsupported method */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        extra?: null | {
+                            [key: string]: unknown;
+                        } | unknown[];
+                        status_code: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,690 @@
+"""The tournament director: the work no request does, run by every lobby replica.
+
+:meth:`Director.once` (every sweep interval, beside :mod:`lobby_api.sweep`) does, each step
+exactly once whichever replicas run it at the same time, and resumable after any process
+dies, because every step is a database transition that only one transaction can make:
+
+1. **keep the sit & go templates open**: one registering tournament per ``keep_open``
+   template (an insert on the UNIQUE ``open_template``; the loser's insert does nothing);
+2. **start scheduled tournaments** at ``starts_at``: with ``min_players`` entries the field
+   closes (status ``running``); with fewer the tournament is cancelled and every entry
+   refunded (the tournament's row locked, its status checked again inside);
+3. **seat started tournaments** (a sit & go starts in the registration that fills it):
+   under the tournament's lease (:class:`~lobby_api.tournaments.models.TournamentLeaseRow`,
+   one holder at a time, taken over when it runs out),
+
+   a. the draw (:func:`~lobby_api.tournaments.seating.initial_draw` over the tournament's
+      secret key) is recorded in one transaction: the tables, and each entry's table, seat
+      and seat session id — only if no table is recorded yet;
+   b. each recorded table is created on its engine and each entry seated there with the
+      starting chips (:mod:`lobby_api.tournaments.engine_calls`; idempotent on the ids of
+      step a), each confirmation recorded;
+   c. when every seat is confirmed, the tournament's level clock starts (``seated_at``).
+
+   A replica killed anywhere in 3 leaves rows from which the next holder of the lease goes
+   on: a recorded draw is never drawn again, and a call made twice answers the same.
+   Late registrations of a running tournament are seated the same way, at the table with
+   the fewest players (the first opened of equal ones), in its lowest free seat, at a new
+   table when every table is full;
+4. **the level clock** of a seated tournament (:class:`~lobby_api.tournaments.levels.LevelClock`):
+   a minutes-level ends by the clock, a hands-level when the busiest table has started that
+   many hands since the level began (each table's count at the level's start is kept in
+   ``level_hands_base``); the engine side applies the stakes between hands (engine_calls.py
+   says what the director will need for that);
+5. **the hands' ends** at the tournaments' tables, each recorded once (the table's
+   ``hands_recorded``): every seat's chips, and the players out placed and paid
+   (:mod:`lobby_api.tournaments.results`); the last player left wins;
+6. **close the tables** of finished and cancelled tournaments on their engines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from datetime import timedelta
+
+import sqlalchemy as sa
+from sqlmodel import col, select
+
+from engine_server.ids import new_id
+from engine_server.store.types import utc_now
+from lobby_api import engine_reads
+from lobby_api.accounts.models import PlayerRow
+from lobby_api.db import Database, insert_ignore
+from lobby_api.engine_client import EngineError
+from lobby_api.engine_nodes import TableEngines
+from lobby_api.tournaments.common import (
+    active_entries,
+    locked_tournament,
+    open_from_template,
+    start_field,
+)
+from lobby_api.tournaments.engine_calls import TournamentEngine, TournamentTable
+from lobby_api.tournaments.levels import LevelClock, parse_levels
+from lobby_api.tournaments.models import (
+    EntryStatus,
+    TableStatus,
+    TournamentEntryRow,
+    TournamentKind,
+    TournamentLeaseRow,
+    TournamentRow,
+    TournamentStatus,
+    TournamentTableRow,
+    TournamentTemplateRow,
+)
+from lobby_api.tournaments.places import Bust
+from lobby_api.tournaments.results import record_busts_in
+from lobby_api.tournaments.seating import initial_draw
+from lobby_api.tournaments.services import cancel_tournament
+
+__all__ = ["LEASE", "Director"]
+
+log = logging.getLogger("stud.lobby.tournaments")
+
+#: How long a director owns a tournament's work before another replica may take it over.
+LEASE = timedelta(seconds=30)
+#: The most tournaments one step of one pass looks at.
+BATCH = 50
+
+
+def _holder_name() -> str:
+    return f"{socket.gethostname()[:30]}:{os.getpid()}:{new_id('d', size=4)}"
+
+
+class Director:
+    """One replica's director (its lease holder name is its own)."""
+
+    def __init__(self, db: Database, engines: TableEngines, holder: str | None = None) -> None:
+        self.db = db
+        self.engines = engines
+        self.engine = TournamentEngine(engines)
+        self.holder = holder or _holder_name()
+        # Tournaments this replica is seating now: the lease keeps other replicas out, this
+        # keeps a second task of the same replica (same holder) from doing the work twice.
+        self._seating: set[str] = set()
+
+    async def once(self) -> None:
+        """One pass of every step (see the module's docstring); a step that fails is logged
+        and the others still run (the next pass tries it again)."""
+        for step in (
+            self.keep_templates_open,
+            self.start_due,
+            self.seat_started,
+            self.record_hands,
+            self.advance_levels,
+            self.close_ended_tables,
+        ):
+            try:
+                await step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("tournament director: %s failed", step.__name__)
+
+    async def seat_started(self) -> None:
+        """Step 3 for every tournament that needs it."""
+        for tournament_id in await self._to_seat():
+            try:
+                await self.seat(tournament_id)
+            except asyncio.CancelledError:
+                raise
+            except EngineError as error:
+                log.warning("seating tournament %s: %s (next pass)", tournament_id, error)
+            except Exception:
+                log.exception("seating tournament %s failed", tournament_id)
+
+    # ---------------------------------------------------------------- 1. open sit & gos
+
+    async def keep_templates_open(self) -> int:
+        """Open a sit & go for every kept-open template that has none (how many opened)."""
+        async with self.db.read() as session:
+            templates = list(
+                (
+                    await session.exec(
+                        select(TournamentTemplateRow).where(
+                            col(TournamentTemplateRow.keep_open).is_(True)
+                        )
+                    )
+                ).all()
+            )
+            open_now = set(
+                (
+                    await session.exec(
+                        select(TournamentRow.open_template).where(
+                            col(TournamentRow.open_template).is_not(None)
+                        )
+                    )
+                ).all()
+            )
+        opened = 0
+        for template in templates:
+            if template.name in open_now:
+                continue
+            async with self.db.write() as session:
+                opened += await open_from_template(session, template)
+        return opened
+
+    # ------------------------------------------------------------ 2. scheduled starts
+
+    async def start_due(self) -> None:
+        """Start (or cancel) the scheduled tournaments whose start time has come."""
+        now = utc_now()
+        async with self.db.read() as session:
+            due = (
+                await session.exec(
+                    select(TournamentRow.id)
+                    .where(
+                        col(TournamentRow.status) == TournamentStatus.REGISTERING.value,
+                        col(TournamentRow.kind) == TournamentKind.SCHEDULED.value,
+                        col(TournamentRow.starts_at) <= now,
+                    )
+                    .limit(BATCH)
+                )
+            ).all()
+        for tournament_id in due:
+            async with self.db.write() as session:
+                tournament = await locked_tournament(session, tournament_id)
+                if tournament.status != TournamentStatus.REGISTERING.value:
+                    continue  # another replica came first
+                entries = await active_entries(session, tournament_id)
+                if entries >= tournament.min_players:
+                    await start_field(session, tournament, entries)
+                    log.info("tournament %s starts with %d players", tournament_id, entries)
+                else:
+                    await cancel_tournament(
+                        session,
+                        tournament_id,
+                        f"not enough players: {entries} of the {tournament.min_players} needed",
+                    )
+                    log.info("tournament %s cancelled: %d entries", tournament_id, entries)
+
+    # ------------------------------------------------------------------- 3. seating
+
+    async def _to_seat(self) -> list[str]:
+        """Running tournaments not fully seated, or with late entries to seat."""
+        async with self.db.read() as session:
+            unseated = (
+                await session.exec(
+                    select(TournamentRow.id)
+                    .where(
+                        col(TournamentRow.status) == TournamentStatus.RUNNING.value,
+                        col(TournamentRow.seated_at).is_(None),
+                    )
+                    .limit(BATCH)
+                )
+            ).all()
+            late = (
+                await session.exec(
+                    select(TournamentEntryRow.tournament_id)
+                    .join(TournamentRow, col(TournamentRow.id) == TournamentEntryRow.tournament_id)
+                    .where(
+                        col(TournamentRow.status) == TournamentStatus.RUNNING.value,
+                        col(TournamentEntryRow.status) == EntryStatus.REGISTERED.value,
+                    )
+                    .distinct()
+                    .limit(BATCH)
+                )
+            ).all()
+        return list(dict.fromkeys([*unseated, *late]))
+
+    async def seat_now(self, tournament_id: str) -> None:
+        """Seat a tournament that just started, without waiting for the next pass (after the
+        registration that filled it); whatever fails here, the next pass finishes."""
+        try:
+            await self.seat(tournament_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.warning("seating tournament %s left to the next pass: %s", tournament_id, error)
+
+    async def take_lease(self, tournament_id: str) -> bool:
+        """Hold the tournament's lease for :data:`LEASE` (False: another replica holds it)."""
+        now = utc_now()
+        async with self.db.write() as session:
+            await session.exec(
+                insert_ignore(session, TournamentLeaseRow.__table__).values(  # type: ignore[attr-defined]
+                    tournament_id=tournament_id, holder=self.holder, until=now + LEASE
+                )
+            )
+            result = await session.exec(
+                sa.update(TournamentLeaseRow)
+                .where(
+                    col(TournamentLeaseRow.tournament_id) == tournament_id,
+                    sa.or_(
+                        col(TournamentLeaseRow.holder) == self.holder,
+                        col(TournamentLeaseRow.until) < now,
+                    ),
+                )
+                .values(holder=self.holder, until=now + LEASE)
+            )
+            return bool(result.rowcount == 1)
+
+    async def release_lease(self, tournament_id: str) -> None:
+        async with self.db.write() as session:
+            await session.exec(
+                sa.update(TournamentLeaseRow)
+                .where(
+                    col(TournamentLeaseRow.tournament_id) == tournament_id,
+                    col(TournamentLeaseRow.holder) == self.holder,
+                )
+                .values(until=utc_now())
+            )
+
+    async def seat(self, tournament_id: str) -> bool:
+        """Steps 3a-3c for one tournament under its lease (True: everyone is seated)."""
+        if tournament_id in self._seating or not await self.take_lease(tournament_id):
+            return False
+        self._seating.add(tournament_id)
+        try:
+            await self.draw(tournament_id)
+            await self.place_late_entries(tournament_id)
+            await self.open_tables(tournament_id)
+            return await self.seat_players(tournament_id)
+        finally:
+            self._seating.discard(tournament_id)
+            await self.release_lease(tournament_id)
+
+    async def draw(self, tournament_id: str) -> bool:
+        """Step 3a: record the draw, once (True: drawn now)."""
+        async with self.db.write() as session:
+            tournament = await locked_tournament(session, tournament_id)
+            if tournament.status != TournamentStatus.RUNNING.value:
+                return False
+            drawn = (
+                await session.exec(
+                    select(TournamentTableRow.table_id)
+                    .where(col(TournamentTableRow.tournament_id) == tournament_id)
+                    .limit(1)
+                )
+            ).first()
+            if drawn is not None:
+                return False
+            entries = {
+                e.id: e
+                for e in (
+                    await session.exec(
+                        select(TournamentEntryRow).where(
+                            col(TournamentEntryRow.tournament_id) == tournament_id,
+                            col(TournamentEntryRow.status) == EntryStatus.REGISTERED.value,
+                        )
+                    )
+                ).all()
+            }
+            draw = initial_draw(
+                sorted(entries), tournament.table_size, key=bytes.fromhex(tournament.draw_key)
+            )
+            now = utc_now()
+            node = await self.engines.choose(session)
+            for number, seats in enumerate(draw, start=1):
+                table_id = f"{tournament_id}-{number}"
+                session.add(
+                    TournamentTableRow(
+                        table_id=table_id,
+                        tournament_id=tournament_id,
+                        number=number,
+                        status=TableStatus.PLANNED.value,
+                        node_id=node,
+                        created_at=now,
+                    )
+                )
+                for seat, entry_id in seats.items():
+                    entry = entries[entry_id]
+                    entry.table_id = table_id
+                    entry.seat = seat
+                    entry.seat_session_id = new_id("ss", size=12)
+                    entry.status = EntryStatus.PLAYING.value
+                    entry.chips = tournament.starting_chips
+                    session.add(entry)
+            log.info("tournament %s drawn to %d tables", tournament_id, len(draw))
+            return True
+
+    async def place_late_entries(self, tournament_id: str) -> int:
+        """Late registrations of a seated tournament: each to the table with the fewest
+        players (the first opened of equal ones), in its lowest free seat."""
+        async with self.db.write() as session:
+            tournament = await locked_tournament(session, tournament_id)
+            if tournament.status != TournamentStatus.RUNNING.value:
+                return 0
+            late = list(
+                (
+                    await session.exec(
+                        select(TournamentEntryRow)
+                        .where(
+                            col(TournamentEntryRow.tournament_id) == tournament_id,
+                            col(TournamentEntryRow.status) == EntryStatus.REGISTERED.value,
+                        )
+                        .order_by(col(TournamentEntryRow.registered_at))
+                    )
+                ).all()
+            )
+            if not late:
+                return 0
+            drawn = list(
+                (
+                    await session.exec(
+                        select(TournamentTableRow)
+                        .where(col(TournamentTableRow.tournament_id) == tournament_id)
+                        .order_by(col(TournamentTableRow.number))
+                    )
+                ).all()
+            )
+            if not drawn:
+                return 0  # the draw seats them
+            tables = [t for t in drawn if t.status != TableStatus.CLOSED.value]
+            seated = (
+                await session.exec(
+                    select(TournamentEntryRow.table_id, TournamentEntryRow.seat).where(
+                        col(TournamentEntryRow.tournament_id) == tournament_id,
+                        col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
+                    )
+                )
+            ).all()
+            taken: dict[str, set[int]] = {t.table_id: set() for t in tables}
+            for table_id, seat in seated:
+                if table_id in taken and seat is not None:
+                    taken[table_id].add(seat)
+            placed = 0
+            numbers = {t.table_id: t.number for t in tables}
+            next_number = max(t.number for t in drawn) + 1
+            for entry in late:
+                open_tables = [t for t in taken if len(taken[t]) < tournament.table_size]
+                if not open_tables:
+                    # Every table is full: a new one (balancing fills it between hands).
+                    table_id = f"{tournament_id}-{next_number}"
+                    session.add(
+                        TournamentTableRow(
+                            table_id=table_id,
+                            tournament_id=tournament_id,
+                            number=next_number,
+                            status=TableStatus.PLANNED.value,
+                            node_id=await self.engines.choose(session),
+                            created_at=utc_now(),
+                        )
+                    )
+                    taken[table_id] = set()
+                    numbers[table_id] = next_number
+                    next_number += 1
+                    open_tables = [table_id]
+                table_id = min(open_tables, key=lambda t: (len(taken[t]), numbers[t]))
+                seat = min(set(range(1, tournament.table_size + 1)) - taken[table_id])
+                taken[table_id].add(seat)
+                entry.table_id = table_id
+                entry.seat = seat
+                entry.seat_session_id = new_id("ss", size=12)
+                entry.status = EntryStatus.PLAYING.value
+                entry.chips = tournament.starting_chips
+                session.add(entry)
+                placed += 1
+            if placed:
+                # Seated afresh: step 3b confirms the new seats before the clock goes on.
+                tournament.seated_at = None
+                session.add(tournament)
+            return placed
+
+    async def open_tables(self, tournament_id: str) -> None:
+        """Step 3b (tables): create each recorded table on its engine."""
+        async with self.db.read() as session:
+            tournament = await session.get(TournamentRow, tournament_id)
+            planned = list(
+                (
+                    await session.exec(
+                        select(TournamentTableRow)
+                        .where(
+                            col(TournamentTableRow.tournament_id) == tournament_id,
+                            col(TournamentTableRow.status) == TableStatus.PLANNED.value,
+                        )
+                        .order_by(col(TournamentTableRow.number))
+                    )
+                ).all()
+            )
+        if tournament is None or tournament.status != TournamentStatus.RUNNING.value:
+            return
+        levels = parse_levels(tournament.levels)
+        level = LevelClock(levels).stakes(tournament.current_level)
+        for table in planned:
+            await self.engine.open_table(
+                TournamentTable(
+                    tournament_id=tournament_id,
+                    table_id=table.table_id,
+                    number=table.number,
+                    profile=tournament.profile,
+                    rule_overrides=tournament.rule_overrides,
+                    table_size=tournament.table_size,
+                    starting_chips=tournament.starting_chips,
+                    level=level,
+                )
+            )
+            async with self.db.write() as session:
+                await session.exec(
+                    sa.update(TournamentTableRow)
+                    .where(
+                        col(TournamentTableRow.table_id) == table.table_id,
+                        col(TournamentTableRow.status) == TableStatus.PLANNED.value,
+                    )
+                    .values(status=TableStatus.OPEN.value)
+                )
+
+    async def seat_players(self, tournament_id: str) -> bool:
+        """Step 3b (seats) and 3c: seat every drawn player not confirmed yet; when all are,
+        start the level clock (True: everyone is seated)."""
+        async with self.db.read() as session:
+            waiting = list(
+                (
+                    await session.exec(
+                        select(TournamentEntryRow, PlayerRow.username)
+                        .join(PlayerRow, col(PlayerRow.id) == TournamentEntryRow.player_id)
+                        .where(
+                            col(TournamentEntryRow.tournament_id) == tournament_id,
+                            col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
+                            col(TournamentEntryRow.seated_at).is_(None),
+                        )
+                        .order_by(col(TournamentEntryRow.table_id), col(TournamentEntryRow.seat))
+                    )
+                ).all()
+            )
+        for entry, username in waiting:
+            assert entry.table_id and entry.seat_session_id and entry.seat
+            try:
+                seat = await self.engine.seat(
+                    entry.table_id,
+                    entry.seat_session_id,
+                    entry.player_id,
+                    username,
+                    entry.seat,
+                    entry.chips or 0,
+                )
+            except EngineError as error:
+                if error.transient:
+                    raise
+                # A definite refusal (say the seat is taken): logged, tried again next pass.
+                log.warning("seating %s at %s refused: %s", entry.id, entry.table_id, error)
+                return False
+            async with self.db.write() as session:
+                await session.exec(
+                    sa.update(TournamentEntryRow)
+                    .where(
+                        col(TournamentEntryRow.id) == entry.id,
+                        col(TournamentEntryRow.seated_at).is_(None),
+                    )
+                    .values(seated_at=utc_now(), seat=seat)
+                )
+        async with self.db.write() as session:
+            tournament = await locked_tournament(session, tournament_id)
+            if tournament.status != TournamentStatus.RUNNING.value:
+                return False
+            unconfirmed = (
+                await session.exec(
+                    select(sa.func.count())
+                    .select_from(TournamentEntryRow)
+                    .where(
+                        col(TournamentEntryRow.tournament_id) == tournament_id,
+                        col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
+                        col(TournamentEntryRow.seated_at).is_(None),
+                    )
+                )
+            ).one()
+            if unconfirmed:
+                return False
+            if tournament.seated_at is None:
+                now = utc_now()
+                tournament.seated_at = now
+                if tournament.level_started_at is None:
+                    tournament.level_started_at = now
+                session.add(tournament)
+            return True
+
+    # ---------------------------------------------------------------- 4. level clock
+
+    async def advance_levels(self) -> None:
+        """The level clock of seated tournaments, one level a pass: a minutes-level ends by
+        the clock, a hands-level when the busiest table has started its hands in it."""
+        now = utc_now()
+        async with self.db.read() as session:
+            running = (
+                await session.exec(
+                    select(TournamentRow.id).where(
+                        col(TournamentRow.status) == TournamentStatus.RUNNING.value,
+                        col(TournamentRow.level_started_at).is_not(None),
+                    )
+                )
+            ).all()
+        for tournament_id in running:
+            async with self.db.write() as session:
+                tournament = await locked_tournament(session, tournament_id)
+                started = tournament.level_started_at
+                if tournament.status != TournamentStatus.RUNNING.value or started is None:
+                    continue
+                tables = list(
+                    (
+                        await session.exec(
+                            select(TournamentTableRow).where(
+                                col(TournamentTableRow.tournament_id) == tournament_id,
+                                col(TournamentTableRow.status) == TableStatus.OPEN.value,
+                            )
+                        )
+                    ).all()
+                )
+                played = await engine_reads.hands_started(session, [t.table_id for t in tables])
+                in_level = max(
+                    (played.get(t.table_id, 0) - t.level_hands_base for t in tables), default=0
+                )
+                clock = LevelClock(parse_levels(tournament.levels))
+                elapsed = (now - started).total_seconds()
+                following = clock.level_at(tournament.current_level, elapsed, in_level)
+                if following == tournament.current_level:
+                    continue
+                ended = clock.stakes(tournament.current_level)
+                tournament.current_level = following
+                # A minutes-level's successor starts when it ran out, not at this pass.
+                tournament.level_started_at = (
+                    started + timedelta(minutes=ended.minutes) if ended.minutes else now
+                )
+                session.add(tournament)
+                for table in tables:
+                    table.level_hands_base = played.get(table.table_id, table.level_hands_base)
+                    session.add(table)
+                log.info("tournament %s: level %d", tournament_id, following + 1)
+
+    # ------------------------------------------------------------- 4b. hands' ends
+
+    async def record_hands(self) -> int:
+        """Record the ends of the hands played at the open tables of running tournaments,
+        in order, each once: every seat's chips, and the players a hand left without chips,
+        placed and paid (:func:`~lobby_api.tournaments.results.record_busts_in`). The count
+        of hands recorded now.
+
+        Each hand is one transaction with the table's ``hands_recorded``, so a hand is
+        recorded once whichever replicas run this and whenever one dies. (The hands of two
+        tables are recorded table by table: near the money, hand-for-hand play makes them
+        end together.)
+        """
+        async with self.db.read() as session:
+            tables = (
+                await session.exec(
+                    select(TournamentTableRow.table_id, TournamentTableRow.hands_recorded)
+                    .join(TournamentRow, col(TournamentRow.id) == TournamentTableRow.tournament_id)
+                    .where(
+                        col(TournamentRow.status) == TournamentStatus.RUNNING.value,
+                        col(TournamentTableRow.status) == TableStatus.OPEN.value,
+                    )
+                )
+            ).all()
+        recorded = 0
+        for table_id, after in tables:
+            async with self.db.read() as session:
+                ended = await engine_reads.hands_ended_since(session, table_id, after)
+            for hand in ended:
+                recorded += await self._record_hand(table_id, hand.id, hand.hand_number)
+        return recorded
+
+    async def _record_hand(self, table_id: str, hand_id: str, number: int) -> int:
+        async with self.db.write() as session:
+            table = await session.get(TournamentTableRow, table_id)
+            assert table is not None
+            tournament = await locked_tournament(session, table.tournament_id)
+            await session.refresh(table)
+            if table.hands_recorded >= number:
+                return 0  # another replica came first
+            dealt = await engine_reads.dealt_hand(session, hand_id)
+            busts: list[Bust] = []
+            if dealt is not None and dealt[0].is_complete:
+                seats = {s.seat_session_id: s for s in dealt[1]}
+                entries = (
+                    await session.exec(
+                        select(TournamentEntryRow).where(
+                            col(TournamentEntryRow.seat_session_id).in_(list(seats)),
+                            col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
+                        )
+                    )
+                ).all()
+                for entry in entries:
+                    final = seats[entry.seat_session_id or ""].final_stack
+                    if final is None:
+                        continue
+                    entry.chips = final
+                    session.add(entry)
+                    if final == 0:
+                        busts.append(Bust(entry.id, seats[entry.seat_session_id or ""].start_stack))
+                await session.flush()
+                if busts and tournament.status == TournamentStatus.RUNNING.value:
+                    placed = await record_busts_in(session, tournament.id, busts)
+                    log.info("tournament %s: %s out in hand %s", tournament.id, placed, hand_id)
+            table.hands_recorded = number
+            session.add(table)
+            return 1
+
+    # -------------------------------------------------------------- 5. closing tables
+
+    async def close_ended_tables(self) -> None:
+        """Close on the engines the tables of finished and cancelled tournaments."""
+        async with self.db.read() as session:
+            rows = (
+                await session.exec(
+                    select(TournamentTableRow.table_id, TournamentRow.status)
+                    .join(TournamentRow, col(TournamentRow.id) == TournamentTableRow.tournament_id)
+                    .where(
+                        col(TournamentRow.status).in_(
+                            [TournamentStatus.FINISHED.value, TournamentStatus.CANCELLED.value]
+                        ),
+                        col(TournamentTableRow.status) != TableStatus.CLOSED.value,
+                    )
+                    .limit(BATCH)
+                )
+            ).all()
+        for table_id, status in rows:
+            try:
+                await self.engine.close_table(table_id, f"tournament {status}")
+            except EngineError as error:
+                if error.transient:
+                    log.warning("closing tournament table %s: %s", table_id, error)
+                    continue
+                # NOT_FOUND: never created on the engine (cancelled before it was).
+                log.info("tournament table %s not closed on the engine: %s", table_id, error)
+            async with self.db.write() as session:
+                await session.exec(
+                    sa.update(TournamentTableRow)
+                    .where(col(TournamentTableRow.table_id) == table_id)
+                    .values(status=TableStatus.CLOSED.value, closed_at=utc_now())
+                )
