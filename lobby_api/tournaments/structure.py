@@ -8,7 +8,7 @@ templates of ``seeds/tournaments.json``) and returns a :class:`Structure` or rai
 | field | default |
 |---|---|
 | ``kind`` | ``sit_and_go`` |
-| ``profile`` | ``house``; ``rule_overrides`` ``{}`` (any setting of RULES.md, checked) |
+| ``profile`` | ``house``; ``rule_overrides`` ``{}`` (any setting of docs/rules.md §1, checked) |
 | ``buy_in`` / ``fee`` | ``100`` / ``10`` |
 | ``starting_chips`` | ``1500`` |
 | ``max_players`` | ``table_size`` for a sit & go (one table), ``100`` for a scheduled one |

@@ -68,7 +68,7 @@ def test_table_size_follows_the_profile() -> None:
         ({"name": "x", "fee": True}, "fee"),
         ({"name": "x", "starting_chips": 0}, "starting_chips"),
         ({"name": "x", "table_size": 1}, "table_size"),
-        ({"name": "x", "table_size": 9}, "table_size"),  # house seats 7 (RULES.md)
+        ({"name": "x", "table_size": 9}, "table_size"),  # house seats 7 (docs/rules.md §1)
         ({"name": "x", "max_players": 10_001}, "max_players"),
         ({"name": "x", "min_players": 3, "max_players": 7}, "min_players"),
         ({"name": "x", "levels": "fast"}, "levels"),
