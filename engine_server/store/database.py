@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
@@ -39,6 +39,7 @@ __all__ = [
     "create_engine_for",
     "database_url",
     "default_database_url",
+    "is_outage",
     "is_sqlite",
 ]
 
@@ -92,6 +93,38 @@ def default_database_url() -> str:
 def database_url() -> str:
     """``$STUD_DATABASE_URL`` if set, else :func:`default_database_url`."""
     return os.environ.get(DATABASE_URL_ENV) or default_database_url()
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether ``error`` says the database is away (not that a statement was wrong): it could
+    not be reached or dropped the connection (PostgreSQL restarting or shutting down), the
+    pool timed out waiting for a connection, or SQLite could not write its file (read-only,
+    locked past the busy timeout, disk full). Such a failure passes: the same work may be
+    tried again later.
+
+    >>> is_outage(ConnectionRefusedError(111, "Connection refused"))
+    True
+    >>> is_outage(ValueError("no"))
+    False
+    """
+    if isinstance(error, exc.DBAPIError):
+        if error.connection_invalidated:
+            return True
+        return isinstance(error, (exc.OperationalError, exc.InterfaceError))
+    if isinstance(error, (exc.TimeoutError, ConnectionError, TimeoutError)):
+        return True
+    # asyncpg's own errors while connecting (the server is starting up or shutting down, or
+    # the connection died) reach here unwrapped: SQLAlchemy wraps only the driver's DB-API
+    # errors.
+    module = type(error).__module__
+    if module.startswith("asyncpg"):
+        return "Connection" in type(error).__name__ or type(error).__name__ in {
+            "CannotConnectNowError",
+            "AdminShutdownError",
+            "CrashShutdownError",
+            "TooManyConnectionsError",
+        }
+    return isinstance(error, OSError) and error.errno is not None
 
 
 def create_engine_for(
