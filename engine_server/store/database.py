@@ -51,6 +51,12 @@ DEFAULT_SQLITE_PATH: Final = Path("var") / "stud.sqlite3"
 WRITE_OPTIONS: Final[dict[str, Any]] = {"sqlite_begin": "IMMEDIATE"}
 
 _BEGIN_MODES: Final = frozenset({"DEFERRED", "IMMEDIATE", "EXCLUSIVE"})
+#: SQLite's words for a connection that cannot write its file (read-only, deleted, unreadable).
+_DEAD_CONNECTION_SIGNS: Final = (
+    "attempt to write a readonly database",
+    "unable to open database file",
+    "disk I/O error",
+)
 #: The execution option of read-only SQLite engines: no ``BEGIN`` on their connections.
 _AUTOCOMMIT_OPTION: Final = "stud_sqlite_autocommit"
 
@@ -202,6 +208,15 @@ def _set_up_sqlite(
                 cursor.execute("PRAGMA query_only=ON")
         finally:
             cursor.close()
+
+    @event.listens_for(sync_engine, "handle_error")
+    def _on_error(context: Any) -> None:
+        # A connection that opened the file while it (or its directory) was read-only, or
+        # whose file went away, stays unable to write for good: drop it as if the connection
+        # were lost, so the pool opens a fresh one once the file is writable again.
+        message = str(context.original_exception)
+        if any(sign in message for sign in _DEAD_CONNECTION_SIGNS) and not read_only:
+            context.is_disconnect = True
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
