@@ -417,23 +417,50 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     lost_reason = ""
+    pause = _FIRST_PAUSE
     while not stop.is_set():
         if lost_reason and not await _wait_for_database(settings, stop):
             return
         try:
             lost_reason = await _serve(settings, ready, stop, restarted=bool(lost_reason))
+            pause = _FIRST_PAUSE
         except Exception as error:
             if not (lost_reason and is_outage(error)):
                 raise
-            # The database went away again while the node was being claimed back.
-            log.warning("could not serve node %s again yet: %s", settings.node_id, error)
+            # The database answers reads but not yet writes (a SQLite file still read-only),
+            # or went away again while the node was being claimed back.
+            log.warning(
+                "could not serve node %s again yet (%s); trying again in %.1f s",
+                settings.node_id,
+                _first_line(error),
+                pause,
+            )
+            await _pause(stop, pause)
+            pause = min(pause * 2, _LONGEST_PAUSE)
+
+
+#: the pauses between tries to reach the database again (doubling): a restart of it takes
+#: seconds, and its end should be noticed soon
+_FIRST_PAUSE = 0.5
+_LONGEST_PAUSE = 2.0
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+async def _pause(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, or less if a stop signal comes."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
 
 
 async def _wait_for_database(settings: EngineSettings, stop: asyncio.Event) -> bool:
     """Wait until the database answers (False: a stop signal came first)."""
     from engine_server.store.database import create_engine_for
 
-    pause = 0.5
+    pause = _FIRST_PAUSE
     while not stop.is_set():
         engine = create_engine_for(settings.database_url, null_pool=True)
         try:
@@ -441,18 +468,14 @@ async def _wait_for_database(settings: EngineSettings, stop: asyncio.Event) -> b
                 await connection.exec_driver_sql("SELECT 1")
             return True
         except Exception as error:
-            if not is_outage(error) and not isinstance(error, TimeoutError):
+            if not is_outage(error):
                 raise
-            log.info(
-                "waiting for the database (%s)",
-                str(error).splitlines()[0] if str(error) else type(error).__name__,
-            )
+            log.info("waiting for the database (%s)", _first_line(error))
         finally:
             with contextlib.suppress(Exception):
                 await engine.dispose()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), pause)
-        pause = min(pause * 2, 5.0)
+        await _pause(stop, pause)
+        pause = min(pause * 2, _LONGEST_PAUSE)
     return False
 
 
@@ -469,8 +492,8 @@ async def _serve(
 
     if restarted:
         log.warning(
-            "the database answers again: claiming node %s back (its lease runs out at most "
-            "%g s after the last renewal)",
+            "the database answers again: claiming node %s back (its last lease runs out at "
+            "most %g s after its last renewal)",
             settings.node_id,
             settings.lease_seconds,
         )
