@@ -402,9 +402,9 @@ class TableRuntime:
                     "action_seconds": state.config.action_seconds,
                 },
             )
-        except TableError:
-            raise
         except Exception as error:
+            if isinstance(error, TableError) and not error.database_outage:
+                raise
             # The database is away (a restart, a full disk, a read-only file): nothing was
             # dealt. Try again after a pause that grows, rather than at every wake-up.
             self._next_hand_at = loop.time() + self._write_failed("start a hand", error)
@@ -479,9 +479,9 @@ class TableRuntime:
                     [(s.session_id, s.leave_reason) for s in leaving],
                     state.button or 0,
                 )
-        except TableError:
-            raise
         except Exception as error:
+            if isinstance(error, TableError) and not error.database_outage:
+                raise
             # The hand is over but its end is not stored: the database is away. Nobody is
             # told the result yet (a crash now cancels the hand, every chip back, and it must
             # not have been shown as won); the table tries the same write again, with pauses

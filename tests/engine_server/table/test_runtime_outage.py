@@ -8,6 +8,7 @@ from typing import Any
 
 from engine_server.game.events import HandEnded
 from engine_server.game.profiles import PROFILES, Stakes
+from engine_server.table.errors import TableError
 from engine_server.table.model import SeatState, SeedPair, TableConfig, TableStatus
 from engine_server.table.ports import StartedHand
 from engine_server.table.runtime import TableRuntime, Timing
@@ -40,7 +41,11 @@ class _FlakyStore:
         self.finished.append(stacks)
 
     async def set_table_status(self, *args: Any) -> None:
-        self._write("set_table_status")
+        # As the store adapter refuses a call the database did not answer.
+        try:
+            self._write("set_table_status")
+        except ConnectionRefusedError as error:
+            raise TableError.database_unavailable(str(error)) from None
 
 
 def _runtime(store: _FlakyStore, action_seconds: float = 30.0) -> TableRuntime:
