@@ -57,7 +57,8 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "\000ErrorReasonInvalidPageToken\000ErrorReason"
         "MessageTooLarge\000ErrorReasonMalformedRequ"
         "est\000ErrorReasonWatchReplaced\000ErrorReason"
-        "SlowConsumer\000ErrorReasonTableMoved\000";
+        "SlowConsumer\000ErrorReasonTableMoved\000Error"
+        "ReasonDatabaseUnavailable\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -94,6 +95,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonWatchReplaced,
         STUDErrorReason_ErrorReasonSlowConsumer,
         STUDErrorReason_ErrorReasonTableMoved,
+        STUDErrorReason_ErrorReasonDatabaseUnavailable,
     };
     GPBEnumDescriptor *worker =
         [GPBEnumDescriptor allocDescriptorForName:GPBNSStringifySymbol(STUDErrorReason)
@@ -146,6 +148,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonWatchReplaced:
     case STUDErrorReason_ErrorReasonSlowConsumer:
     case STUDErrorReason_ErrorReasonTableMoved:
+    case STUDErrorReason_ErrorReasonDatabaseUnavailable:
       return YES;
     default:
       return NO;
