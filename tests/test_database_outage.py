@@ -39,15 +39,39 @@ from engine_server.store.migrate import prepare_database
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import SECRET
 from tests.lobby_api.conftest import add_test_levels
-from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
+from tests.lobby_api.support import (
+    PASSWORD,
+    Player,
+    assert_ledger_consistent,
+    register,
+    rows,
+    scalar,
+)
 from tests.outage import PrivatePostgres, free_port, read_only_sqlite
 
 STUD = Path(sys.executable).parent / "stud"
 GRANT = 10_000
-#: the engine's lease: an outage longer than about two thirds of it loses the lease
-LEASE_SECONDS = 3.0
-#: how long the database is away
-OUTAGE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Outage:
+    """How long the database is away, against the engine's lease (an outage longer than
+    about two thirds of the lease loses it)."""
+
+    seconds: float
+    lease_seconds: float
+
+    @property
+    def loses_the_lease(self) -> bool:
+        return self.seconds > self.lease_seconds
+
+
+OUTAGES = [
+    # Shorter than the lease: the engine keeps serving, its tables retry their writes.
+    pytest.param(Outage(1.0, 10.0), id="brief"),
+    # Longer: the engine stops serving as the lease demands and claims its node back.
+    pytest.param(Outage(5.0, 3.0), id="past-the-lease"),
+]
 
 
 @dataclass
@@ -165,7 +189,9 @@ async def _until(check: Callable[[], Any], timeout: float, what: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _room(tmp_path: Path, database_url: str) -> AsyncIterator[tuple[Database, str, str]]:
+async def _room(
+    tmp_path: Path, database_url: str, lease_seconds: float
+) -> AsyncIterator[tuple[Database, str, str]]:
     """The engine and the lobby as processes on ``database_url``: the lobby's database
     (for checks), its URL and the engine's gRPC address."""
     await prepare_database(database_url)
@@ -182,7 +208,7 @@ async def _room(tmp_path: Path, database_url: str) -> AsyncIterator[tuple[Databa
         "STUD_ENGINE_WEB_PORT": str(web_port),
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_ENGINE_BETWEEN_HANDS": "0.2",
-        "STUD_ENGINE_LEASE_SECONDS": str(LEASE_SECONDS),
+        "STUD_ENGINE_LEASE_SECONDS": str(lease_seconds),
         "STUD_LOBBY_PORT": str(lobby_port),
         "STUD_LOBBY_ENGINE": f"127.0.0.1:{grpc_port}",
         "STUD_LOBBY_ENGINE_WEB": f"http://127.0.0.1:{web_port}",
@@ -234,11 +260,12 @@ async def _expect_unavailable(response: httpx.Response) -> None:
 async def _outage_in_play(
     tmp_path: Path,
     database_url: str,
-    outage: Callable[[], contextlib.AbstractContextManager[None]],
+    outage: Outage,
+    away: Callable[[], contextlib.AbstractContextManager[None]],
     during: Callable[[httpx.AsyncClient, Table], Any],
 ) -> None:
     async with (
-        _room(tmp_path, database_url) as (db, lobby_url, address),
+        _room(tmp_path, database_url, outage.lease_seconds) as (db, lobby_url, address),
         httpx.AsyncClient(base_url=lobby_url, timeout=15) as client,
     ):
         table = await _sit_down(client, address)
@@ -248,8 +275,10 @@ async def _outage_in_play(
             # Mid-hand, as far as timing allows: the next hand starts 0.2 s after one ends.
             await _until(_running(db, table.table_id), 10, "a running hand")
             before = await _hands(db, table.table_id, "complete")
-            with outage():
+            with away():
+                started = time.monotonic()
                 await during(client, table)
+                await asyncio.sleep(max(0.0, outage.seconds - (time.monotonic() - started)))
             # Everything resumes by itself: the lobby answers, the engine deals on.
             await _until(lambda: _ok(client.get("/health")), 60, "the lobby to answer again")
             await _until(
@@ -261,6 +290,14 @@ async def _outage_in_play(
             table.stop.set()
             await asyncio.gather(*playing, return_exceptions=True)
         await _leave_and_check(client, db, table)
+        engine_log = (tmp_path / "engine.log").read_text()
+        if outage.loses_the_lease:
+            # It stopped serving, and served again by itself: the same process, a new epoch.
+            assert "it serves them again once the database answers" in engine_log
+            assert "node main claimed (epoch 2)" in engine_log
+        else:
+            assert "lost its lease" not in engine_log
+            assert "left running by a previous engine" not in engine_log
 
 
 async def _ok(request: Any) -> bool:
@@ -332,8 +369,9 @@ def private_postgres() -> Iterator[PrivatePostgres]:
         server.destroy()
 
 
+@pytest.mark.parametrize("outage", OUTAGES)
 async def test_postgresql_restarting_mid_play_loses_and_makes_nothing(
-    tmp_path: Path, private_postgres: PrivatePostgres
+    tmp_path: Path, private_postgres: PrivatePostgres, outage: Outage
 ) -> None:
     @contextlib.contextmanager
     def restart() -> Iterator[None]:
@@ -344,36 +382,35 @@ async def test_postgresql_restarting_mid_play_loses_and_makes_nothing(
             private_postgres.start()
 
     async def during(client: httpx.AsyncClient, table: Table) -> None:
-        started = time.monotonic()
         await _expect_unavailable(await client.get("/health"))
         await _expect_unavailable(await table.players[0].get("/wallet"))
         await _expect_unavailable(
             await client.post(
                 "/auth/login",
-                json={"username": table.players[1].username, "password": "correct-horse-9"},
+                json={"username": table.players[1].username, "password": PASSWORD},
             )
         )
-        await asyncio.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - started)))
 
-    await _outage_in_play(tmp_path, private_postgres.url, restart, during)
+    await _outage_in_play(tmp_path, private_postgres.url, outage, restart, during)
 
 
-async def test_a_read_only_sqlite_file_mid_play_loses_and_makes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("outage", OUTAGES)
+async def test_a_read_only_sqlite_file_mid_play_loses_and_makes_nothing(
+    tmp_path: Path, outage: Outage
+) -> None:
     directory = tmp_path / "db"
     directory.mkdir()
     database = directory / "room.sqlite3"
 
     async def during(client: httpx.AsyncClient, table: Table) -> None:
-        started = time.monotonic()
         # Reads go on; a request that writes is refused, as retryable, changing nothing.
         await _expect_unavailable(
             await client.post(
                 "/auth/login",
-                json={"username": table.players[1].username, "password": "correct-horse-9"},
+                json={"username": table.players[1].username, "password": PASSWORD},
             )
         )
-        await asyncio.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - started)))
 
     await _outage_in_play(
-        tmp_path, f"sqlite:///{database}", lambda: read_only_sqlite(database), during
+        tmp_path, f"sqlite:///{database}", outage, lambda: read_only_sqlite(database), during
     )
