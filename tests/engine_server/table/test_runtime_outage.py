@@ -57,7 +57,7 @@ def _runtime(store: _FlakyStore, action_seconds: float = 30.0) -> TableRuntime:
     return TableRuntime(
         config,
         seed,
-        store,
+        store,  # type: ignore[arg-type]
         status=TableStatus.WAITING,
         seats=seats,
         timing=Timing(between_hands_seconds=0.0, retry_seconds=0.05, retry_max_seconds=0.2),
