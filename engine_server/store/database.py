@@ -114,23 +114,42 @@ def is_outage(error: BaseException) -> bool:
     False
     """
     if isinstance(error, exc.DBAPIError):
-        if error.connection_invalidated:
+        if error.connection_invalidated or isinstance(
+            error, (exc.OperationalError, exc.InterfaceError)
+        ):
             return True
-        return isinstance(error, (exc.OperationalError, exc.InterfaceError))
+        # SQLAlchemy's asyncpg adapter wraps some of asyncpg's connection errors (too many
+        # clients, say) as a plain DBAPIError: look at what the driver raised.
+        return any(_asyncpg_connection_error(cause) for cause in _causes(error.orig))
     if isinstance(error, (exc.TimeoutError, ConnectionError, TimeoutError)):
         return True
     # asyncpg's own errors while connecting (the server is starting up or shutting down, or
     # the connection died) reach here unwrapped: SQLAlchemy wraps only the driver's DB-API
     # errors.
-    module = type(error).__module__
-    if module.startswith("asyncpg"):
-        return "Connection" in type(error).__name__ or type(error).__name__ in {
-            "CannotConnectNowError",
-            "AdminShutdownError",
-            "CrashShutdownError",
-            "TooManyConnectionsError",
-        }
+    if _asyncpg_connection_error(error):
+        return True
     return isinstance(error, OSError) and error.errno is not None
+
+
+_ASYNCPG_UNAVAILABLE: Final = frozenset(
+    {"CannotConnectNowError", "AdminShutdownError", "CrashShutdownError", "TooManyConnectionsError"}
+)
+
+
+def _asyncpg_connection_error(error: BaseException) -> bool:
+    name = type(error).__name__
+    return type(error).__module__.startswith("asyncpg") and (
+        "Connection" in name or name in _ASYNCPG_UNAVAILABLE
+    )
+
+
+def _causes(error: BaseException | None) -> list[BaseException]:
+    """``error`` and what caused it, in order (a few levels at most)."""
+    found: list[BaseException] = []
+    while error is not None and len(found) < 5:
+        found.append(error)
+        error = error.__cause__ or error.__context__
+    return found
 
 
 def create_engine_for(
