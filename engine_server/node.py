@@ -13,7 +13,9 @@ the engine stops serving its tables — when a renewal finds the node claimed ag
 another process (the epoch moved on), or when a renewal fails (the database is unreachable)
 and the lease could run out before the next one is answered: another process may claim the
 node once the whole lease has run out, and this one must have stopped by then. After a
-failed renewal the next one comes sooner (a quarter of the interval).
+failed renewal the next one comes sooner (a quarter of the interval). A lease lost to an
+unreachable database (:attr:`NodeLease.lost_to_outage`) is not lost to anyone: ``stud engine``
+claims the node again once the database answers (:func:`engine_server.server.run_engine`).
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ class NodeLease:
         self.epoch = 0
         #: set with the reason once the lease is lost
         self.lost_reason = ""
+        #: the lease was lost because the database did not answer (not to another process):
+        #: the process may claim its node again once the database is back
+        self.lost_to_outage = False
         self._stopped = False
         self._last_renewal = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -249,6 +254,7 @@ class NodeLease:
                     since,
                 )
                 return ""
+            self.lost_to_outage = True
             return (
                 f"lease not renewed for {since:.1f} s of {self.lease_seconds:g} "
                 f"(the database is unreachable: {cause})"

@@ -19,7 +19,7 @@ import gc
 import logging
 import signal
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,7 @@ from engine_server.loops import loop_name
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.node import LeaseLost, NodeLease
 from engine_server.settings import EngineSettings
+from engine_server.store.database import is_outage
 from engine_server.store.models import NodeState
 from engine_server.store.nodes import NodeAddresses, NodeRegistry
 from engine_server.table.manager import TableManager
@@ -475,29 +476,15 @@ def start_collector(
 async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer], None]) -> None:
     """Run until SIGTERM or SIGINT, then drain and stop.
 
-    Raises :class:`~engine_server.node.NodeHeld` when another live process holds the node,
-    :class:`~engine_server.node.LeaseLost` when the node's lease was lost (the engine has
-    stopped serving: the process should exit non-zero).
-    """
-    from engine_server.store.adapter import open_store
+    A lease lost because the database stopped answering (a restart of PostgreSQL, a SQLite
+    file that could not be written) is not the end: the engine stops serving as the lease
+    demands, then claims its node again once the database answers and serves on — its start
+    cancels the hand each table was playing, every chip back, as after a crash.
 
-    directory, store, close_store = await open_store(settings.database_url, settings.node_id)
-    try:
-        engine = await start_engine(settings, directory=directory, store=store)
-    except BaseException:
-        await close_store()
-        raise
-    collector = start_collector(settings, engine.metrics)
-    log.info(
-        "engine ready",
-        extra={
-            "loop": loop_name(),
-            "node": settings.node_id,
-            "epoch": engine.lease.epoch if engine.lease else 0,
-            "lease_waited_seconds": round(engine.lease.waited, 3) if engine.lease else 0.0,
-        },
-    )
-    ready(engine)
+    Raises :class:`~engine_server.node.NodeHeld` when another live process holds the node,
+    :class:`~engine_server.node.LeaseLost` when another process claimed the node's lease
+    (the engine has stopped serving: the process should exit non-zero).
+    """
     stop = asyncio.Event()
     received: list[str] = []
     loop = asyncio.get_running_loop()
@@ -508,6 +495,108 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal, sig)
+    lost_reason = ""
+    pause = _FIRST_PAUSE
+    while not stop.is_set():
+        if lost_reason and not await _wait_for_database(settings, stop):
+            return
+        try:
+            lost_reason = await _serve(
+                settings, ready, stop, restarted=bool(lost_reason), received=received
+            )
+            pause = _FIRST_PAUSE
+        except Exception as error:
+            if not (lost_reason and is_outage(error)):
+                raise
+            # The database answers reads but not yet writes (a SQLite file still read-only),
+            # or went away again while the node was being claimed back.
+            log.warning(
+                "could not serve node %s again yet (%s); trying again in %.1f s",
+                settings.node_id,
+                _first_line(error),
+                pause,
+            )
+            await _pause(stop, pause)
+            pause = min(pause * 2, _LONGEST_PAUSE)
+
+
+#: the pauses between tries to reach the database again (doubling): a restart of it takes
+#: seconds, and its end should be noticed soon
+_FIRST_PAUSE = 0.5
+_LONGEST_PAUSE = 2.0
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+async def _pause(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``, or less if a stop signal comes."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
+
+
+async def _wait_for_database(settings: EngineSettings, stop: asyncio.Event) -> bool:
+    """Wait until the database answers (False: a stop signal came first)."""
+    from engine_server.store.database import create_engine_for
+
+    pause = _FIRST_PAUSE
+    while not stop.is_set():
+        engine = create_engine_for(settings.database_url, null_pool=True)
+        try:
+            async with asyncio.timeout(10), engine.begin() as connection:
+                await connection.exec_driver_sql("SELECT 1")
+            return True
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            log.info("waiting for the database (%s)", _first_line(error))
+        finally:
+            with contextlib.suppress(Exception):
+                await engine.dispose()
+        await _pause(stop, pause)
+        pause = min(pause * 2, _LONGEST_PAUSE)
+    return False
+
+
+async def _serve(
+    settings: EngineSettings,
+    ready: Callable[[EngineServer], None],
+    stop: asyncio.Event,
+    *,
+    restarted: bool,
+    received: Sequence[str] = (),
+) -> str:
+    """Serve the node until ``stop`` ("") or until its lease is lost to a database outage
+    (the reason); :class:`LeaseLost` when another process claimed it."""
+    from engine_server.store.adapter import open_store
+
+    if restarted:
+        log.warning(
+            "the database answers again: claiming node %s back (its last lease runs out at "
+            "most %g s after its last renewal)",
+            settings.node_id,
+            settings.lease_seconds,
+        )
+    directory, store, close_store = await open_store(settings.database_url, settings.node_id)
+    try:
+        engine = await start_engine(settings, directory=directory, store=store)
+    except BaseException:
+        await _close_quietly(close_store)
+        raise
+    collector = start_collector(settings, engine.metrics)
+    log.info(
+        "engine ready",
+        extra={
+            "loop": loop_name(),
+            "node": settings.node_id,
+            "epoch": engine.lease.epoch if engine.lease else 0,
+            "lease_waited_seconds": round(engine.lease.waited, 3) if engine.lease else 0.0,
+            "restarted": restarted,
+        },
+    )
+    ready(engine)
     stopping = asyncio.create_task(stop.wait())
     lost = asyncio.create_task(engine.lost.wait())
     await asyncio.wait((stopping, lost), return_when=asyncio.FIRST_COMPLETED)
@@ -517,7 +606,15 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
         collector.stop()
     if engine.lost.is_set():
         await engine.stop()
-        await close_store()
+        await _close_quietly(close_store)
+        if engine.lease is not None and engine.lease.lost_to_outage:
+            log.warning(
+                "node %s stopped serving its tables (%s); it serves them again once the "
+                "database answers",
+                settings.node_id,
+                engine.lost_reason,
+            )
+            return engine.lost_reason
         raise LeaseLost(
             f"engine node {settings.node_id!r} stopped serving its tables: {engine.lost_reason}"
         )
@@ -529,3 +626,13 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
     await engine.stop()
     log.info("stopped: node %s is free for the next start", settings.node_id)
     await close_store()
+    return ""
+
+
+async def _close_quietly(close_store: Callable[[], Awaitable[None]]) -> None:
+    """Close the store's connections without waiting long on a database that is away."""
+    try:
+        async with asyncio.timeout(5):
+            await close_store()
+    except Exception as error:
+        log.info("the store's connections were not closed cleanly: %s", error)

@@ -44,7 +44,7 @@ from lobby_api.forwarded import forwarded_for_middleware
 from lobby_api.history.controllers import HistoryController
 from lobby_api.metrics import MetricsController, metrics_middleware
 from lobby_api.play import play_router
-from lobby_api.problems import EXCEPTION_HANDLERS, DomainError
+from lobby_api.problems import EXCEPTION_HANDLERS, DomainError, database_unavailable
 from lobby_api.ratelimit.limiter import Limit, RateLimits, rate_limit_middleware
 from lobby_api.ratelimit.logins import LoginFailures
 from lobby_api.sessions.controllers import SessionsController
@@ -62,9 +62,8 @@ async def health(db: NamedDependency[Database]) -> dict[str, str]:
         async with db.read() as session:
             await session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
     except Exception as error:
-        raise DomainError(
-            503, "database_unavailable", f"the database is unreachable: {error}"
-        ) from None
+        cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise database_unavailable(f"the database is unreachable ({cause})") from None
     return {"status": "ok"}
 
 

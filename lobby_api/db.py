@@ -67,9 +67,17 @@ class Database:
                 url, read_only=True, pool_size=pool_size, max_overflow=max_overflow
             )
             return cls(main, reads=reads)
-        # PostgreSQL: enough connections for bursts of concurrent money requests.
+        # PostgreSQL: enough connections for bursts of concurrent money requests. Each
+        # connection is checked as it leaves the pool (a round trip on loopback): after a
+        # restart of the server the pool holds dead connections, and a request must get a
+        # fresh one, not a failure.
         return cls(
-            create_async_engine(async_url(url), pool_size=pool_size, max_overflow=max_overflow)
+            create_async_engine(
+                async_url(url),
+                pool_size=pool_size,
+                max_overflow=max_overflow,
+                pool_pre_ping=True,
+            )
         )
 
     async def fetch(

@@ -5,7 +5,8 @@ for a person (``title``, ``detail``); when a request field was wrong it is named
 in ``errors`` (``[{"field": "buy_in", "message": "…"}]``) and in ``field``.
 Services raise :class:`DomainError`; Litestar's own errors (validation, 404,
 405, 429, malformed JSON) and anything unexpected (500) are turned into the
-same shape by :data:`EXCEPTION_HANDLERS`.
+same shape by :data:`EXCEPTION_HANDLERS`. A database that is away (PostgreSQL restarting, a
+SQLite file that cannot be written) is ``503 database_unavailable`` with ``Retry-After``.
 
 >>> error = DomainError(422, "buy_in_out_of_range", "buy_in 5 is below 40", field="buy_in")
 >>> doc = error.document("/quickgame")
@@ -26,12 +27,16 @@ from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from sqlalchemy.exc import DataError
 
+from engine_server.store.database import is_outage
+
 __all__ = [
+    "DATABASE_RETRY_AFTER_SECONDS",
     "EXCEPTION_HANDLERS",
     "PROBLEM_MEDIA_TYPE",
     "DomainError",
     "FieldError",
     "Problem",
+    "database_unavailable",
     "problem_response",
     "problem_responses",
 ]
@@ -194,7 +199,28 @@ def _data_error(request: Request[Any, Any, Any], error: DataError) -> Response[A
     )
 
 
+#: How long a client should wait before trying again while the database is away (seconds):
+#: a restart of PostgreSQL takes a few seconds, and the pool reconnects on its own.
+DATABASE_RETRY_AFTER_SECONDS = 5
+
+
+def database_unavailable(detail: str = "the database is unreachable") -> DomainError:
+    """503 ``database_unavailable``, with ``Retry-After``: nothing was changed."""
+    return DomainError(
+        503,
+        "database_unavailable",
+        f"{detail}; nothing was changed, try again in a few seconds",
+        headers={"Retry-After": str(DATABASE_RETRY_AFTER_SECONDS)},
+    )
+
+
 def _unexpected(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    if is_outage(error):
+        # The database is away (restarting, unreachable, its file read-only): a passing
+        # state, not a bug. One line without a traceback per request; /health says it too.
+        cause = str(error).splitlines()[0] if str(error) else type(error).__name__
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, cause)
+        return problem_response(request, database_unavailable())
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=error)
     return problem_response(
         request, DomainError(500, "internal_error", "the server failed to handle the request")

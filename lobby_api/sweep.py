@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from engine_server.store.database import is_outage
 from lobby_api.db import Database
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.idempotency import Complete, resume_stale
@@ -26,6 +27,11 @@ from lobby_api.tournaments.services import Registrations
 __all__ = ["Sweep"]
 
 log = logging.getLogger("stud.lobby.quickgame")
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error)
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 class Sweep:
@@ -61,12 +67,25 @@ class Sweep:
     ) -> None:
         """:meth:`once` every ``interval`` seconds, then each of ``also`` (the app's other
         housekeeping, e.g. forgetting rate-limit windows that are over)."""
+        away = False  # the database was away at the last sweep
         while True:
+            failed = False
             for step in (self.once, *also):
                 try:
                     await step()
                 except asyncio.CancelledError:
                     raise
-                except Exception:
-                    log.exception("sweep failed")
+                except Exception as error:
+                    if not is_outage(error):
+                        log.exception("sweep failed")
+                        continue
+                    failed = True
+                    if not away:
+                        # Once per outage, not once a second: the sweep goes on trying and
+                        # finishes what waits once the database is back.
+                        log.warning("sweep: the database is unavailable (%s)", _first_line(error))
+                    break
+            if away and not failed:
+                log.info("sweep: the database answers again")
+            away = failed
             await asyncio.sleep(interval)

@@ -19,7 +19,7 @@ from engine_server.game.hand import Hand
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
 from engine_server.game.replay import hand_trail
 from engine_server.store import errors as store_errors
-from engine_server.store.database import create_engine_for, is_sqlite
+from engine_server.store.database import create_engine_for, is_outage, is_sqlite
 from engine_server.store.hands import HandSeat, RunningHand
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
@@ -78,6 +78,14 @@ async def _translated() -> AsyncIterator[None]:
         reason = getattr(error, "reason", "INVALID_ARGUMENT")
         raise TableError(
             _KINDS.get(reason, ErrorKind.FAILED_PRECONDITION), reason, str(error)
+        ) from None
+    except Exception as error:
+        if not is_outage(error):
+            raise
+        # The database is away: a refusal the caller may retry, not an internal error.
+        text = str(error)
+        raise TableError.database_unavailable(
+            text.splitlines()[0] if text else type(error).__name__
         ) from None
 
 

@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
@@ -39,6 +39,7 @@ __all__ = [
     "create_engine_for",
     "database_url",
     "default_database_url",
+    "is_outage",
     "is_sqlite",
 ]
 
@@ -50,6 +51,12 @@ DEFAULT_SQLITE_PATH: Final = Path("var") / "stud.sqlite3"
 WRITE_OPTIONS: Final[dict[str, Any]] = {"sqlite_begin": "IMMEDIATE"}
 
 _BEGIN_MODES: Final = frozenset({"DEFERRED", "IMMEDIATE", "EXCLUSIVE"})
+#: SQLite's words for a connection that cannot write its file (read-only, deleted, unreadable).
+_DEAD_CONNECTION_SIGNS: Final = (
+    "attempt to write a readonly database",
+    "unable to open database file",
+    "disk I/O error",
+)
 #: The execution option of read-only SQLite engines: no ``BEGIN`` on their connections.
 _AUTOCOMMIT_OPTION: Final = "stud_sqlite_autocommit"
 
@@ -92,6 +99,57 @@ def default_database_url() -> str:
 def database_url() -> str:
     """``$STUD_DATABASE_URL`` if set, else :func:`default_database_url`."""
     return os.environ.get(DATABASE_URL_ENV) or default_database_url()
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether ``error`` says the database is away (not that a statement was wrong): it could
+    not be reached or dropped the connection (PostgreSQL restarting or shutting down), the
+    pool timed out waiting for a connection, or SQLite could not write its file (read-only,
+    locked past the busy timeout, disk full). Such a failure passes: the same work may be
+    tried again later.
+
+    >>> is_outage(ConnectionRefusedError(111, "Connection refused"))
+    True
+    >>> is_outage(ValueError("no"))
+    False
+    """
+    if isinstance(error, exc.DBAPIError):
+        if error.connection_invalidated or isinstance(
+            error, (exc.OperationalError, exc.InterfaceError)
+        ):
+            return True
+        # SQLAlchemy's asyncpg adapter wraps some of asyncpg's connection errors (too many
+        # clients, say) as a plain DBAPIError: look at what the driver raised.
+        return any(_asyncpg_connection_error(cause) for cause in _causes(error.orig))
+    if isinstance(error, (exc.TimeoutError, ConnectionError, TimeoutError)):
+        return True
+    # asyncpg's own errors while connecting (the server is starting up or shutting down, or
+    # the connection died) reach here unwrapped: SQLAlchemy wraps only the driver's DB-API
+    # errors.
+    if _asyncpg_connection_error(error):
+        return True
+    return isinstance(error, OSError) and error.errno is not None
+
+
+_ASYNCPG_UNAVAILABLE: Final = frozenset(
+    {"CannotConnectNowError", "AdminShutdownError", "CrashShutdownError", "TooManyConnectionsError"}
+)
+
+
+def _asyncpg_connection_error(error: BaseException) -> bool:
+    name = type(error).__name__
+    return type(error).__module__.startswith("asyncpg") and (
+        "Connection" in name or name in _ASYNCPG_UNAVAILABLE
+    )
+
+
+def _causes(error: BaseException | None) -> list[BaseException]:
+    """``error`` and what caused it, in order (a few levels at most)."""
+    found: list[BaseException] = []
+    while error is not None and len(found) < 5:
+        found.append(error)
+        error = error.__cause__ or error.__context__
+    return found
 
 
 def create_engine_for(
@@ -169,6 +227,15 @@ def _set_up_sqlite(
                 cursor.execute("PRAGMA query_only=ON")
         finally:
             cursor.close()
+
+    @event.listens_for(sync_engine, "handle_error")
+    def _on_error(context: Any) -> None:
+        # A connection that opened the file while it (or its directory) was read-only, or
+        # whose file went away, stays unable to write for good: drop it as if the connection
+        # were lost, so the pool opens a fresh one once the file is writable again.
+        message = str(context.original_exception)
+        if any(sign in message for sign in _DEAD_CONNECTION_SIGNS) and not read_only:
+            context.is_disconnect = True
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["ErrorKind", "TableError"]
+__all__ = ["DATABASE_UNAVAILABLE", "ErrorKind", "TableError"]
 
 
 class ErrorKind(StrEnum):
@@ -20,6 +20,10 @@ class ErrorKind(StrEnum):
     ABORTED = "aborted"
     RESOURCE_EXHAUSTED = "resource_exhausted"
     UNAVAILABLE = "unavailable"
+
+
+#: The reason of a refusal because the engine's database did not answer (``UNAVAILABLE``).
+DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE"
 
 
 class TableError(Exception):
@@ -37,6 +41,26 @@ class TableError(Exception):
         self.reason = reason
         self.message = message
         self.metadata = metadata
+
+    @classmethod
+    def database_unavailable(cls, cause: str) -> TableError:
+        """The store could not reach its database (``cause``: the driver's words): nothing
+        changed, and the same call may succeed in a few seconds.
+
+        >>> TableError.database_unavailable("connection refused").kind
+        <ErrorKind.UNAVAILABLE: 'unavailable'>
+        """
+        return cls(
+            ErrorKind.UNAVAILABLE,
+            DATABASE_UNAVAILABLE,
+            f"the engine's database is unavailable ({cause}); nothing was changed, try again "
+            "in a few seconds",
+        )
+
+    @property
+    def database_outage(self) -> bool:
+        """Whether this refusal only says the database is away for now."""
+        return self.reason == DATABASE_UNAVAILABLE
 
     @classmethod
     def invalid(cls, reason: str, message: str, **metadata: str) -> TableError:

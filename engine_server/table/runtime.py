@@ -96,6 +96,10 @@ class Timing:
     #: how many answered action ids a table remembers for idempotent retries (about five
     #: hands: a client retries within seconds; more would only grow every collection's walk)
     remembered_actions: int = 128
+    #: the first and the longest pause before a write the database failed is tried again
+    #: (a hand's start or end while the database is away; doubled after each failure)
+    retry_seconds: float = 0.5
+    retry_max_seconds: float = 5.0
 
 
 @dataclass(slots=True)
@@ -161,6 +165,12 @@ class TableRuntime:
         self._next_hand_at: float | None = None
         #: how many of the running hand's events have been published
         self._published_events = 0
+        #: a hand that is over but whose end the database has not stored yet: its events
+        #: (published once stored), and when the write is tried again (loop time)
+        self._unsaved_end: list[UpdateEvent] | None = None
+        self._end_retry_at: float | None = None
+        #: the pause before the next retry of a failed write (0: the last write succeeded)
+        self._retry_delay = 0.0
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = asyncio.Event()
@@ -261,6 +271,8 @@ class TableRuntime:
             )
 
     def next_wakeup(self) -> float | None:
+        if self._end_retry_at is not None:
+            return self._end_retry_at  # nothing else happens until the hand's end is stored
         turn_ends = self._turn_ends_at
         # The next hand's time counts only while a hand may start: a paused, closing or
         # draining table keeps its (past) time, and waking for it would spin the loop.
@@ -271,6 +283,10 @@ class TableRuntime:
         return turn_ends
 
     async def on_timer(self, now: float) -> None:
+        if self._end_retry_at is not None:
+            if now >= self._end_retry_at and self._unsaved_end is not None:
+                await self._end_hand(self._unsaved_end)
+            return
         if self._turn_ends_at is not None and now >= self._turn_ends_at:
             # On the first turn of the loop after a freeze this timer may run before the
             # heartbeat: the stall is counted here all the same.
@@ -415,23 +431,32 @@ class TableRuntime:
             if state.status is not TableStatus.WAITING:
                 await self._set_status(TableStatus.WAITING, "waiting for players")
             return
-        if state.status is not TableStatus.PLAYING:
-            await self._set_status(TableStatus.PLAYING, "")
         button = seating.next_button(state.button, ready)
         stakes = self.rules.stakes(state)
-        started = await self._store.start_hand(
-            self.table_id,
-            state.hands_started + 1,
-            state.seed.id,
-            button,
-            hands.players(state, ready),
-            state.config.settings.name,
-            {
-                "rules": state.config.settings.to_json(),
-                "stakes": stakes.to_json(),
-                "action_seconds": state.config.action_seconds,
-            },
-        )
+        try:
+            if state.status is not TableStatus.PLAYING:
+                await self._set_status(TableStatus.PLAYING, "")
+            started = await self._store.start_hand(
+                self.table_id,
+                state.hands_started + 1,
+                state.seed.id,
+                button,
+                hands.players(state, ready),
+                state.config.settings.name,
+                {
+                    "rules": state.config.settings.to_json(),
+                    "stakes": stakes.to_json(),
+                    "action_seconds": state.config.action_seconds,
+                },
+            )
+        except Exception as error:
+            if isinstance(error, TableError) and not error.database_outage:
+                raise
+            # The database is away (a restart, a full disk, a read-only file): nothing was
+            # dealt. Try again after a pause that grows, rather than at every wake-up.
+            self._next_hand_at = loop.time() + self._write_failed("start a hand", error)
+            return
+        self._write_succeeded()
         # Answered action ids outlive their hand (bounded by remembered_actions): a retry of
         # the action that ended the last hand must get its answer again, not STALE_HAND.
         self._idle.clear()
@@ -528,26 +553,42 @@ class TableRuntime:
         # A tournament player with no chips left is out: closed with the hand, in its write.
         busted = [] if cancelled else self.rules.busted(state, final)
         leaving = hands.leaving(state)
-        if cancelled:
-            # What was dealt and done before the cancel is kept for the audit (no chip moves).
-            await self._store.cancel_hand(
-                state.hand_id, state.cancel_reason, hand_record(state, hand)
-            )
-            # No hand runs now: those leaving after it leave with the stacks they began it
-            # with (a move's or removal's record was written when it was asked).
-            for seat in leaving:
-                await self._store.close_session(
-                    seat.session_id, final.get(seat.seat, seat.stack), seat.leave_reason
+        try:
+            if cancelled:
+                # What was dealt and done before the cancel is kept for the audit (no chip
+                # moves).
+                await self._store.cancel_hand(
+                    state.hand_id, state.cancel_reason, hand_record(state, hand)
                 )
-        else:
-            record = hand_record(state, hand)
-            await self._store.finish_hand(
-                state.hand_id,
-                record,
-                {state.hand_seats[n].session_id: stack for n, stack in final.items()},
-                [(s.session_id, s.leave_reason) for s in leaving],
-                state.button or 0,
-            )
+                # No hand runs now: those leaving after it leave with the stacks they began
+                # it with (a move's or removal's record was written when it was asked).
+                for seat in leaving:
+                    await self._store.close_session(
+                        seat.session_id, final.get(seat.seat, seat.stack), seat.leave_reason
+                    )
+            else:
+                record = hand_record(state, hand)
+                await self._store.finish_hand(
+                    state.hand_id,
+                    record,
+                    {state.hand_seats[n].session_id: stack for n, stack in final.items()},
+                    [(s.session_id, s.leave_reason) for s in leaving],
+                    state.button or 0,
+                )
+        except Exception as error:
+            if isinstance(error, TableError) and not error.database_outage:
+                raise
+            # The hand is over but its end is not stored: the database is away. Nobody is
+            # told the result yet (a crash now cancels the hand, every chip back, and it must
+            # not have been shown as won); the table tries the same write again, with pauses
+            # that grow, and deals nothing meanwhile.
+            self._unsaved_end = hand_events
+            delay = self._write_failed(f"store the end of hand {state.hand_number}", error)
+            self._end_retry_at = asyncio.get_running_loop().time() + delay
+            return
+        self._write_succeeded()
+        self._unsaved_end = None
+        self._end_retry_at = None
         result = None if cancelled else hand.result()
         last = hands.finished(state, hand, final, result, datetime.now(UTC))
         log.info(
@@ -743,6 +784,31 @@ class TableRuntime:
         # The lobby relaying his own leave closes the session as Leave does: "left".
         return await self._leave(seat, removal.close_reason, removal=removal)
 
+    def _write_failed(self, what: str, error: Exception) -> float:
+        """Log a write the database failed (once per outage with its cause, then at debug):
+        the pause before it is tried again."""
+        first = self._retry_delay == 0
+        self._retry_delay = (
+            self.timing.retry_seconds
+            if first
+            else min(self._retry_delay * 2, self.timing.retry_max_seconds)
+        )
+        log.log(
+            logging.WARNING if first else logging.DEBUG,
+            "table %s: could not %s, the database failed (%s); trying again in %.1f s",
+            self.table_id,
+            what,
+            str(error).splitlines()[0] if str(error) else type(error).__name__,
+            self._retry_delay,
+            extra=self.log_ids(retry_seconds=self._retry_delay),
+        )
+        return self._retry_delay
+
+    def _write_succeeded(self) -> None:
+        if self._retry_delay:
+            log.info("table %s: the database answers again", self.table_id, extra=self.log_ids())
+        self._retry_delay = 0.0
+
     async def _set_status(self, status: TableStatus, reason: str) -> None:
         state = self.state
         if status is state.status:
@@ -755,10 +821,17 @@ class TableRuntime:
             reason or "-",
             extra=self.log_ids(status=str(status), reason=reason),
         )
+        before = state.status, state.held_by_drain
         event = ops.change_status(state, status, reason)
         # Stored as shown (ListTables filters on it), with the drain holding it, if any: what
         # a node loading the table next does with the pause (DrainHold).
-        await self._store.set_table_status(self.table_id, status, state.held_by_drain)
+        try:
+            await self._store.set_table_status(self.table_id, status, state.held_by_drain)
+        except BaseException:
+            # Not stored (the database is away): nothing changed, and the change is made
+            # again by whatever asks for it next.
+            state.status, state.held_by_drain = before
+            raise
         self._broadcast.publish([event])
 
     async def _change_status(self, change: StatusChange | None) -> None:

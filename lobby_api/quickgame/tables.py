@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from engine_server.store.database import is_outage
 from engine_server.store.types import utc_now
 from lobby_api import engine_reads
 from lobby_api.db import Database
@@ -164,5 +165,7 @@ class QuickTables:
         for table_id in ids:
             try:
                 await self.wind_up(table_id)
-            except Exception:
+            except Exception as error:
+                if is_outage(error):
+                    raise  # the database is away: every other table would fail alike
                 log.exception("sweeping table %s failed", table_id)

@@ -6,10 +6,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine_server.game.profiles import Stakes
 from engine_server.store.adapter import StoreTables, open_store
+from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.manager import TableSpec, build_config
 from engine_server.table.model import TableStatus
+from tests.outage import read_only_sqlite
 
 
 async def _most_at_once(tables: StoreTables, writes: int) -> int:
@@ -58,5 +62,38 @@ async def test_sqlite_writes_queue_in_the_engine_instead_of_on_sqlites_lock(
         assert await _most_at_once(tables, 20) == 1
         # The same repository without the queue lets them in together (what SQLite saw).
         assert await _most_at_once(StoreTables(tables.store), 20) > 1
+    finally:
+        await close()
+
+
+async def test_a_database_that_cannot_be_written_refuses_as_unavailable_until_it_can(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "db"
+    directory.mkdir()
+    database = directory / "engine.sqlite3"
+    tables, _, close = await open_store(f"sqlite:///{database}")
+    try:
+        config = build_config(
+            table_id="t1",
+            profile="house",
+            overrides={},
+            stakes=Stakes(1, 1, 2, 4),
+            private=False,
+            min_buy_in=10,
+            max_buy_in=1000,
+            opener_player_id=None,
+            labels={},
+        )
+        await tables.create_table(TableSpec("create-t1", config, "seed"))
+        with read_only_sqlite(database):
+            with pytest.raises(TableError) as refused:
+                await tables.seat_player("t1", "ss-1", "p1", "P1", 1, 100)
+            assert refused.value.kind is ErrorKind.UNAVAILABLE
+            assert refused.value.reason == "DATABASE_UNAVAILABLE"
+            assert refused.value.database_outage
+        # The pool does not keep a connection that could not write: the same call now works.
+        seated = await tables.seat_player("t1", "ss-1", "p1", "P1", 1, 100)
+        assert seated.stack == 100 and seated.seat == 1
     finally:
         await close()

@@ -168,6 +168,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
     new WatchTable at the address the lobby returns.
     """
+    ERROR_REASON_DATABASE_UNAVAILABLE: _ErrorReason.ValueType  # 60
+    """--- The engine's database ------------------------------------------------------------------
+
+    UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
+    writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
+    database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """How the engine reports errors
@@ -362,5 +369,12 @@ new WatchTable (it starts from a fresh snapshot).
 ERROR_REASON_TABLE_MOVED: ErrorReason.ValueType  # 52
 """UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
 new WatchTable at the address the lobby returns.
+"""
+ERROR_REASON_DATABASE_UNAVAILABLE: ErrorReason.ValueType  # 60
+"""--- The engine's database ------------------------------------------------------------------
+
+UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
+writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
+database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -275,6 +275,13 @@ typedef GPB_ENUM(STUDErrorReason) {
    * new WatchTable at the address the lobby returns.
    **/
   STUDErrorReason_ErrorReasonTableMoved = 52,
+
+  /**
+   * UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
+   * writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
+   * database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
+   **/
+  STUDErrorReason_ErrorReasonDatabaseUnavailable = 60,
 };
 
 GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void);

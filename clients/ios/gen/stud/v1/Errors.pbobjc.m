@@ -59,7 +59,8 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "eToken\000ErrorReasonMessageTooLarge\000ErrorR"
         "easonMalformedRequest\000ErrorReasonWatchRe"
         "placed\000ErrorReasonSlowConsumer\000ErrorReas"
-        "onTableMoved\000";
+        "onTableMoved\000ErrorReasonDatabaseUnavaila"
+        "ble\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -98,6 +99,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonWatchReplaced,
         STUDErrorReason_ErrorReasonSlowConsumer,
         STUDErrorReason_ErrorReasonTableMoved,
+        STUDErrorReason_ErrorReasonDatabaseUnavailable,
     };
     GPBEnumDescriptor *worker =
         [GPBEnumDescriptor allocDescriptorForName:GPBNSStringifySymbol(STUDErrorReason)
@@ -152,6 +154,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonWatchReplaced:
     case STUDErrorReason_ErrorReasonSlowConsumer:
     case STUDErrorReason_ErrorReasonTableMoved:
+    case STUDErrorReason_ErrorReasonDatabaseUnavailable:
       return YES;
     default:
       return NO;

@@ -376,6 +376,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_TABLE_MOVED = 52;</code>
    */
   ERROR_REASON_TABLE_MOVED(52),
+  /**
+   * <pre>
+   * UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
+   * writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
+   * database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
+   * </pre>
+   *
+   * <code>ERROR_REASON_DATABASE_UNAVAILABLE = 60;</code>
+   */
+  ERROR_REASON_DATABASE_UNAVAILABLE(60),
   UNRECOGNIZED(-1),
   ;
 
@@ -707,6 +717,16 @@ public enum ErrorReason
    * <code>ERROR_REASON_TABLE_MOVED = 52;</code>
    */
   public static final int ERROR_REASON_TABLE_MOVED_VALUE = 52;
+  /**
+   * <pre>
+   * UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
+   * writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
+   * database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
+   * </pre>
+   *
+   * <code>ERROR_REASON_DATABASE_UNAVAILABLE = 60;</code>
+   */
+  public static final int ERROR_REASON_DATABASE_UNAVAILABLE_VALUE = 60;
 
 
   @java.lang.Override
@@ -767,6 +787,7 @@ public enum ErrorReason
       case 50: return ERROR_REASON_WATCH_REPLACED;
       case 51: return ERROR_REASON_SLOW_CONSUMER;
       case 52: return ERROR_REASON_TABLE_MOVED;
+      case 60: return ERROR_REASON_DATABASE_UNAVAILABLE;
       default: return null;
     }
   }
