@@ -32,6 +32,7 @@ __all__ = [
     "StoreError",
     "TableClosed",
     "TableExists",
+    "TableMoved",
     "TableNotFound",
     "TableOnOtherNode",
     "TableState",
@@ -88,6 +89,19 @@ class NodeFenced(StoreError):
     process may write nothing more for the node's tables."""
 
     reason = "TABLE_MOVED"
+
+
+class TableMoved(StoreError):
+    """The table changed hands (taken over or moved to ``owner``) since this process loaded
+    it: the write changed nothing, and this process must stop serving the table (only it;
+    the node's other tables are still its own)."""
+
+    reason = "TABLE_MOVED"
+
+    def __init__(self, message: str, owner: str, table_id: str = "") -> None:
+        super().__init__(message)
+        self.owner = owner
+        self.table_id = table_id
 
 
 class TableClosed(StoreError):
