@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine_server.game.fairness import FairnessError, validate_client_seed
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
-from engine_server.table.errors import TableError
+from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.model import (
     SeatState,
     SeedPair,
@@ -96,6 +97,22 @@ class TableDirectory(Protocol):
     async def list_sessions(
         self, table_id: str | None, states: list[str], page_size: int, page_token: str
     ) -> tuple[list[SessionSnapshot], str]: ...
+
+    async def tables_to_adopt(self, known: Collection[str]) -> list[str]:
+        """This node's open tables not among ``known`` (given to it since it loaded)."""
+        ...
+
+    async def adopt_tables(self, table_ids: list[str]) -> list[LoadedTable]:
+        """Load tables given to this node, as after a crash (running hands cancelled)."""
+        ...
+
+    async def hand_over(self, table_id: str, to_node: str) -> None:
+        """Give the table (between hands) to live node ``to_node``."""
+        ...
+
+    async def node_addresses(self, node_id: str) -> tuple[str, str] | None:
+        """The players' gRPC address and gRPC-Web URL of ``node_id`` (None: no such node)."""
+        ...
 
 
 def normalize_overrides(value: Any) -> Any:
@@ -213,6 +230,10 @@ class TableManager:
         self._closed: set[str] = set()
         self._lock = asyncio.Lock()
         self.draining = False
+        #: tables this process served until they changed hands: the refusal their players get
+        #: here (UNAVAILABLE / TABLE_MOVED naming the owner now)
+        self._moved: dict[str, TableError] = {}
+        self._losing: set[asyncio.Task[None]] = set()
 
     @property
     def node_id(self) -> str:
@@ -287,9 +308,12 @@ class TableManager:
             return existing if existing is not None else self._start(loaded)
 
     def get(self, table_id: str) -> TableRuntime:
-        """A table players may use (TableService): ``TABLE_NOT_FOUND``, or ``TABLE_CLOSED``
-        (FAILED_PRECONDITION) once it has closed, whether before this node started or since."""
+        """A table players may use (TableService): ``TABLE_NOT_FOUND``, ``TABLE_CLOSED``
+        (FAILED_PRECONDITION) once it has closed, whether before this node started or since,
+        or ``TABLE_MOVED`` (UNAVAILABLE, naming the owner) once it went to another node."""
         runtime = self._tables.get(table_id)
+        if runtime is None and table_id in self._moved:
+            raise self._moved[table_id]
         if runtime is None or runtime.status is TableStatus.CLOSED:
             if runtime is not None or table_id in self._closed:
                 raise TableError.precondition(
@@ -375,3 +399,114 @@ class TableManager:
 
     async def shutdown(self) -> None:
         await asyncio.gather(*(t.stop() for t in self._tables.values()))
+
+    # -------------------------------------------------- tables changing hands
+
+    async def adopt(self) -> list[str]:
+        """Load the tables given to this node since it started (taken over from a node whose
+        lease ran out, or moved here): as after a crash, each table's running hand
+        cancelled, every chip back. Returns their ids."""
+        async with self._lock:
+            known = [*self._tables, *self._closed]
+            wanted = await self._directory.tables_to_adopt(known)
+            if not wanted:
+                return []
+            closing = []
+            adopted = []
+            for loaded in await self._directory.adopt_tables(wanted):
+                table_id = loaded.config.table_id
+                if table_id in self._tables:
+                    continue
+                self._moved.pop(table_id, None)
+                runtime = self._start(loaded)
+                adopted.append(table_id)
+                if loaded.status is TableStatus.CLOSING:
+                    closing.append(runtime)
+        if adopted:
+            log.warning(
+                "node %s took on %d table(s): %s", self.node_id, len(adopted), ", ".join(adopted)
+            )
+        for runtime in closing:
+            await runtime.close("closed after it changed hands")
+        return adopted
+
+    async def moved_error(self, table_id: str, owner: str) -> TableError:
+        """UNAVAILABLE / TABLE_MOVED for a table node ``owner`` serves now, with its
+        addresses (metadata ``node``, ``grpc_address``, ``web_url``)."""
+        where: dict[str, str] = {"table": f"tables/{table_id}", "node": owner}
+        try:
+            addresses = await self._directory.node_addresses(owner)
+        except Exception:  # the refusal still names the node; the lobby knows the rest
+            log.exception("could not read the addresses of engine node %s", owner)
+            addresses = None
+        if addresses is not None:
+            where["grpc_address"], where["web_url"] = addresses
+        return TableError(
+            ErrorKind.UNAVAILABLE,
+            "TABLE_MOVED",
+            f"tables/{table_id} moved to engine node {owner}: open it there",
+            **where,
+        )
+
+    def table_moved(self, table_id: str, owner: str) -> None:
+        """A write found the table served by ``owner`` now: stop serving it here (its streams
+        end with TABLE_MOVED naming the owner). Called from inside the table's own task, so
+        the stop runs as a task of its own."""
+        if table_id not in self._tables or owner == self.node_id:
+            return
+        task = asyncio.get_running_loop().create_task(self._lose(table_id, owner))
+        self._losing.add(task)
+        task.add_done_callback(self._losing.discard)
+
+    async def _lose(self, table_id: str, owner: str) -> None:
+        runtime = self._tables.pop(table_id, None)
+        if runtime is None:
+            return
+        error = await self.moved_error(table_id, owner)
+        self._moved[table_id] = error
+        log.warning("table %s is served by engine node %s now: stopped here", table_id, owner)
+        await runtime.stop(error)
+
+    async def move(self, table_id: str, to_node: str) -> bool:
+        """Give the table to live node ``to_node`` between hands: no new hand starts, the
+        running one (if any) plays out, the table is handed over in the store, and its
+        streams end with TABLE_MOVED naming ``to_node``; the node there loads it. Returns
+        whether a hand had to finish first."""
+        if to_node == self.node_id:
+            raise TableError.invalid(
+                "INVALID_ARGUMENT",
+                f"tables/{table_id} is on engine node {to_node} already",
+                field="node",
+            )
+        runtime = self._tables.get(table_id)
+        if runtime is None:
+            await self.check_own(table_id)
+            raise self._not_found(table_id)
+        if runtime.status is TableStatus.CLOSED:
+            raise TableError.precondition(
+                "TABLE_CLOSED", f"tables/{table_id} is closed", table=f"tables/{table_id}"
+            )
+        waited = runtime.hand_running
+        runtime.draining = True
+        try:
+            while True:
+                await runtime.wait_idle()
+
+                async def hand_over() -> bool:
+                    if runtime.hand_running:
+                        return False
+                    await self._directory.hand_over(table_id, to_node)
+                    return True
+
+                if await runtime.call(hand_over):
+                    break
+        except BaseException:
+            runtime.draining = self.draining
+            raise
+        async with self._lock:
+            self._tables.pop(table_id, None)
+            error = await self.moved_error(table_id, to_node)
+            self._moved[table_id] = error
+        await runtime.stop(error)
+        log.info("table %s moved to engine node %s", table_id, to_node)
+        return waited
