@@ -113,6 +113,13 @@ class TableEngines:
             node = await engine_reads.node(session, owner) if owner is not None else None
         return self._route(node)
 
+    async def addresses(self, table_id: str) -> dict[str, str]:
+        """The addresses players are given for the table, as it is served now (a stored
+        answer's are those of the node at the time: the table may have moved since):
+        ``engine_grpc`` and ``engine_grpc_web``."""
+        route = await self.route(table_id)
+        return {"engine_grpc": route.grpc, "engine_grpc_web": route.web}
+
     async def _node_route(self, node_id: str) -> EngineRoute:
         async with self.db.read() as session:
             node = await engine_reads.node(session, node_id)

@@ -118,6 +118,19 @@ class TableOwners:
         its open tables over the live nodes; ``node_id``: the live node doing it, which must
         be live itself (else nothing happens). Returns what was taken over."""
         nodes = EngineNodeRow.__table__  # type: ignore[attr-defined]
+        expired = sa.and_(
+            nodes.c.state != NodeState.STOPPED.value,
+            nodes.c.expires_at < now,
+            nodes.c.id != node_id,
+        )
+        # A read first: every live node looks often, and a write transaction each time would
+        # contend for SQLite's one write lock (and PostgreSQL's row locks) for nothing.
+        async with self._tx.read() as session:
+            connection = await session.connection()
+            if (
+                await connection.execute(sa.select(nodes.c.id).where(expired).limit(1))
+            ).first() is None:
+                return []
         async with self._tx.write() as session:
             connection = await session.connection()
             loads = {
@@ -128,11 +141,7 @@ class TableOwners:
                 return []
             dead_query = (
                 sa.select(nodes.c.id, nodes.c.epoch)
-                .where(
-                    nodes.c.state != NodeState.STOPPED.value,
-                    nodes.c.expires_at < now,
-                    nodes.c.id != node_id,
-                )
+                .where(expired)
                 .order_by(nodes.c.id)
                 .with_for_update(skip_locked=True)
             )

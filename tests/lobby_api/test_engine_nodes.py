@@ -8,6 +8,7 @@ calls (seating a ticket, leaving, closing the table) go to the table's owner.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import grpc
@@ -159,3 +160,47 @@ async def test_with_no_live_node_the_lobby_falls_back_to_its_own_engine_address(
     assert all(engine.server.manager.tables == {} for engine in nodes.values())
     await engines.close()
     await engines.default.close()
+
+
+async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
+    nodes: dict[str, Engine], lobby: tuple[httpx.AsyncClient, Database], city: str
+) -> None:
+    client, db = lobby
+    opener, sitter = await register(client, city), await register(client, city)
+    opened = await opener.post("/quickgame", quick("seed_moving"), idempotency="open-1")
+    assert opened.status_code == 201, opened.text
+    game = opened.json()
+    assert await owner(db, game["table_id"]) == "a"
+    ticket = await sitter.post(
+        "/tickets", {"stake_level": "t-austria", "buy_in": 100}, idempotency="ticket-1"
+    )
+    assert ticket.status_code == 201, ticket.text
+    assert ticket.json()["table_id"] == game["table_id"]
+    assert ticket.json()["engine_grpc"] == nodes["a"].grpc_address
+
+    # The table moves to b (between hands).
+    await nodes["a"].server.manager.move(game["table_id"], "b")
+    assert await owner(db, game["table_id"]) == "b"
+    here = (nodes["b"].grpc_address, nodes["b"].web_url)
+    # Retries get their stored answers, with the addresses of the node serving it now.
+    again = await opener.post("/quickgame", quick("seed_moving"), idempotency="open-1")
+    assert again.status_code == 201, again.text
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert (again.json()["engine_grpc"], again.json()["engine_grpc_web"]) == here
+    assert again.json()["seat_session_id"] == game["seat_session_id"]
+    ticket_again = await sitter.post(
+        "/tickets", {"stake_level": "t-austria", "buy_in": 100}, idempotency="ticket-1"
+    )
+    assert ticket_again.status_code == 201, ticket_again.text
+    assert (ticket_again.json()["engine_grpc"], ticket_again.json()["engine_grpc_web"]) == here
+    polled = await sitter.get(f"/tickets/{ticket.json()['id']}")
+    assert (polled.json()["engine_grpc"], polled.json()["engine_grpc_web"]) == here
+    # The player reaches his table there; the lobby's calls go there too (he leaves at b).
+    async with asyncio.timeout(LEASE * 3):
+        while game["table_id"] not in nodes["b"].server.manager.tables:
+            await asyncio.sleep(0.05)
+    view = await first_view(again.json()["engine_grpc"], game["table"], again.json()["token"])
+    assert sorted(s.player_id for s in view.seats) == sorted([opener.id, sitter.id])
+    left = await sitter.post(f"/tables/{game['table_id']}/leave", idempotency=None)
+    assert left.status_code == 200, left.text
+    assert left.json()["state"] == "closed"

@@ -1,0 +1,202 @@
+"""Tables moving between live engine nodes, and the clients that follow them.
+
+Two engines (real servers on loopback) on one database, SQLite and PostgreSQL. A table moves
+between hands (a running hand finishes first); its streams end with ``UNAVAILABLE`` /
+``TABLE_MOVED`` naming the new node and its addresses, over gRPC and the browsers'
+transports alike; the new node loads it and players sit where they sat. A table taken from
+under a node (its row moved on by another) stops there at its next write, with the same
+refusal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import grpc
+import pytest
+import sqlalchemy as sa
+from connectrpc.code import Code
+from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
+from stud.bots.runner import moved_to
+from stud.v1 import table_service_pb2
+from stud.v1.table_service_connect import TableServiceClient
+
+from engine_server.store.database import create_engine_for
+from engine_server.table.errors import TableError
+from tests.engine_server.api import test_nodes
+from tests.engine_server.api.conftest import Engine, launch, shut
+from tests.engine_server.api.test_bad_input import refused
+from tests.engine_server.api.test_connect import the_info
+
+#: SQLite and PostgreSQL
+database_url = test_nodes.database_url
+LEASE = 2.0
+
+
+async def two_nodes(url: str) -> tuple[Engine, Engine]:
+    a = await launch(url, node_id="a", lease_seconds=LEASE)
+    b = await launch(url, node_id="b", lease_seconds=LEASE)
+    return a, b
+
+
+async def first_message(stream: grpc.aio.UnaryStreamCall) -> table_service_pb2.WatchTableResponse:  # type: ignore[type-arg]
+    message: table_service_pb2.WatchTableResponse = await stream.read()
+    return message
+
+
+async def stream_end(stream: grpc.aio.UnaryStreamCall) -> grpc.aio.AioRpcError:  # type: ignore[type-arg]
+    """Read the stream to its end: the refusal it ended with."""
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        async with asyncio.timeout(10):
+            while True:
+                message = await stream.read()
+                assert message is not grpc.aio.EOF, "the stream ended with OK"
+    return caught.value
+
+
+async def _raise(error: grpc.aio.AioRpcError) -> None:
+    """``error`` as a call's, for :func:`refused` to check."""
+    raise error
+
+
+async def adopted(node: Engine, table_id: str) -> None:
+    async with asyncio.timeout(LEASE * 3):
+        while table_id not in node.server.manager.tables:
+            await asyncio.sleep(0.05)
+
+
+async def test_a_moved_tables_clients_are_sent_to_its_new_node(database_url: str) -> None:
+    a, b = await two_nodes(database_url)
+    try:
+        await a.create_table("tm", overrides={"action_seconds": 0.3})
+        await a.seat("tm", "ann", seat=1)
+        await a.seat("tm", "bob", seat=2)
+        stream = a.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/tm"), metadata=a.player_md("ann")
+        )
+        await first_message(stream)
+        runtime = a.server.manager.tables["tm"]
+        async with asyncio.timeout(10):
+            while not runtime.hand_running:
+                await asyncio.sleep(0.02)
+        hand = runtime.hand_number
+        # The move waits for the running hand (no hand is cut short), then hands over.
+        waited = await a.server.manager.move("tm", "b")
+        assert waited
+        ended = await stream_end(stream)
+        assert ended.code() == grpc.StatusCode.UNAVAILABLE
+        where = {"node": "b", "grpc_address": b.grpc_address, "web_url": b.web_url}
+        info = await refused(_raise(ended), grpc.StatusCode.UNAVAILABLE, "TABLE_MOVED", **where)
+        assert info.metadata["table"] == "tables/tm"
+        # The Python bots read the address from the refusal.
+        assert moved_to(ended) == b.grpc_address
+        # The hand finished (not cancelled) before the move.
+        engine = create_engine_for(database_url)
+        try:
+            async with engine.connect() as connection:
+                states = (
+                    await connection.execute(
+                        sa.text("SELECT hand_number, state FROM hands WHERE table_id = 'tm'")
+                    )
+                ).all()
+        finally:
+            await engine.dispose()
+        assert (hand, "complete") in [tuple(r) for r in states]
+        assert "cancelled" not in {r[1] for r in states}
+        # Calls at the old node are sent on, whatever the transport.
+        await refused(
+            a.tables.WatchTable(
+                table_service_pb2.WatchTableRequest(table="tables/tm"),
+                metadata=a.player_md("ann"),
+            ).read(),
+            grpc.StatusCode.UNAVAILABLE,
+            "TABLE_MOVED",
+            **where,
+        )
+        for protocol in (ProtocolType.CONNECT, ProtocolType.GRPC_WEB):
+            async with TableServiceClient(a.web_url, protocol=protocol) as client:
+                with pytest.raises(ConnectError) as caught:
+                    async for _ in client.watch_table(
+                        table_service_pb2.WatchTableRequest(table="tables/tm"),
+                        headers=dict(a.player_md("ann")),
+                    ):
+                        pass
+                assert caught.value.code == Code.UNAVAILABLE
+                web_info = the_info(caught.value)
+                assert web_info.reason == "TABLE_MOVED"
+                assert {k: web_info.metadata[k] for k in where} == where
+        # The lobby and ops calling the old node are told the owner.
+        await refused(
+            a.seat("tm", "cy", seat=3),
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "TABLE_ON_OTHER_NODE",
+            node="b",
+        )
+        # The new node loads it and deals on, the players in their seats.
+        await adopted(b, "tm")
+        there = b.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/tm"), metadata=b.player_md("ann")
+        )
+        snapshot = (await first_message(there)).snapshot
+        assert sorted((s.number, s.player_id) for s in snapshot.seats) == [
+            (1, "ann"),
+            (2, "bob"),
+        ]
+        async with asyncio.timeout(10):
+            while b.server.manager.tables["tm"].hand_number <= hand:
+                await asyncio.sleep(0.05)
+        there.cancel()
+        # Moving it on to a node that is not live is refused, and changes nothing.
+        with pytest.raises(TableError) as refusal:
+            await b.server.manager.move("tm", "nowhere")
+        assert "not live" in refusal.value.message
+        assert "tm" in b.server.manager.tables
+    finally:
+        await shut(a)
+        await shut(b)
+
+
+async def test_a_table_taken_from_under_a_node_stops_there_at_its_next_write(
+    database_url: str,
+) -> None:
+    a, b = await two_nodes(database_url)
+    try:
+        await a.create_table("tt")
+        await a.server.manager.tables["tt"].pause("test")
+        await a.seat("tt", "ann", seat=1)
+        stream = a.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/tt"), metadata=a.player_md("ann")
+        )
+        await first_message(stream)
+        # Another process moved the table on (as a takeover does), behind a's back.
+        engine = create_engine_for(database_url)
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(
+                    sa.text(
+                        "UPDATE tables SET node_id = 'b', owner_epoch = owner_epoch + 1"
+                        " WHERE id = 'tt'"
+                    )
+                )
+        finally:
+            await engine.dispose()
+        # a's next write of the table changes nothing, and names the owner.
+        await refused(
+            a.seat("tt", "bob", seat=2), grpc.StatusCode.UNAVAILABLE, "TABLE_MOVED", node="b"
+        )
+        ended = await stream_end(stream)
+        assert moved_to(ended) == b.grpc_address
+        async with asyncio.timeout(5):
+            while "tt" in a.server.manager.tables:
+                await asyncio.sleep(0.02)
+        # a goes on serving (its lease is its own), b serves the table, bob was never seated.
+        assert not a.server.lost.is_set()
+        await adopted(b, "tt")
+        assert [s.player_id for s in b.server.manager.tables["tt"].seats.values()] == ["ann"]
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            stream.cancel()
+    finally:
+        await shut(a)
+        await shut(b)
