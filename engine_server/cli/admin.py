@@ -11,8 +11,12 @@
             cancel-hand NAME [--hand N] [--reason R]         every chip of the hand goes back
             remove NAME SEAT_SESSION_ID [--reason R]
             rotate-seed NAME [--client-seed S]
-            drain                                            no new hands on this node (the
-                                                             pause outlasts a restart)
+            drain [--move]                                   no new hands on this node (the
+                                                             pause outlasts a restart); --move:
+                                                             its tables go to the other nodes
+            move NAME [--node N]                             move a table to another node
+                                                             (between hands; default: the
+                                                             least loaded live node)
             sessions [--table NAME] [--state open|closing|closed] [--all-pages]
 
 The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else the room ``stud run`` is
@@ -123,10 +127,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     rotate.add_argument("name", help="the table: its id or tables/{id}")
     rotate.add_argument("--client-seed", default="", help="a new client seed (default: keep)")
 
-    action(
+    drain = action(
         "drain",
         "start no new hand on this engine node; returns when the running ones end (its tables"
         " stay paused after a restart, until resumed)",
+    )
+    drain.add_argument(
+        "--move",
+        action="store_true",
+        help="move every table to the other live nodes instead (each between hands, to the"
+        " least loaded node): a rolling upgrade that closes no table",
+    )
+
+    move = action("move", "move a table to another live engine node, between hands")
+    move.add_argument("name", help="the table: its id or tables/{id}")
+    move.add_argument(
+        "--node", default="", help="the node to move it to (default: the least loaded live one)"
     )
 
     action(
@@ -169,7 +185,7 @@ def _connection_options(parser: argparse.ArgumentParser, default: Callable[[str]
         type=_positive_float,
         default=default("timeout"),
         metavar="SECONDS",
-        help=f"deadline of the call (default {DEFAULT_TIMEOUT:g}; drain: none)",
+        help=f"deadline of the call (default {DEFAULT_TIMEOUT:g}; drain and move: none)",
     )
 
 
@@ -236,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
     if not sep or not host or not port.isdigit():
         raise CliError(f"--engine: expected HOST:PORT, got {address!r}")
     token = args.token or env.get("STUD_ADMIN_TOKEN") or _command_token(env)
-    timeout = args.timeout or (None if args.action == "drain" else DEFAULT_TIMEOUT)
+    timeout = args.timeout or (None if args.action in ("drain", "move") else DEFAULT_TIMEOUT)
     with grpc.insecure_channel(address) as channel:
         client = _Client(admin_service_pb2_grpc.AdminServiceStub(channel), token, timeout, address)
         ACTIONS[args.action](client, args)
@@ -540,14 +556,38 @@ def _rotate_seed(client: _Client, args: argparse.Namespace) -> None:
 def _drain(client: _Client, args: argparse.Namespace) -> None:
     from stud.v1 import admin_service_pb2
 
-    answer = client("Drain", admin_service_pb2.DrainRequest())
+    answer = client("Drain", admin_service_pb2.DrainRequest(move_tables=args.move))
     if args.json:
         _print_json(answer)
+        return
+    if args.move:
+        left = answer.tables - answer.tables_moved
+        print(
+            f"drained: {_count(answer.tables_moved, 'table')} moved to other nodes, "
+            f"{_count(left, 'table')} left here paused; "
+            f"{_count(answer.hands_finished, 'running hand')} finished first"
+        )
         return
     print(
         f"drained: {_count(answer.tables, 'table')} on this node, "
         f"{_count(answer.hands_finished, 'running hand')} finished; no new hand starts"
         " (the tables stay paused after a restart: `stud admin resume NAME`)"
+    )
+
+
+def _move(client: _Client, args: argparse.Namespace) -> None:
+    from stud.v1 import admin_service_pb2
+
+    answer = client(
+        "MoveTable", admin_service_pb2.MoveTableRequest(name=_table_name(args.name), node=args.node)
+    )
+    if args.json:
+        _print_json(answer)
+        return
+    waited = " (after its running hand)" if answer.waited_for_hand else ""
+    print(
+        f"{_table_name(args.name)}: moved to engine node {answer.node}{waited}; players:"
+        f" {answer.grpc_address}, browsers: {answer.web_url}"
     )
 
 
@@ -613,6 +653,7 @@ ACTIONS: dict[str, Callable[[_Client, argparse.Namespace], None]] = {
     "remove": _remove,
     "rotate-seed": _rotate_seed,
     "drain": _drain,
+    "move": _move,
     "sessions": _sessions,
     "nodes": _nodes,
 }

@@ -391,10 +391,22 @@ class StoreTables:
         return self._loaded(tables)
 
     async def hand_over(self, table_id: str, to_node: str) -> None:
-        """Give the table (stopped here, between hands) to live node ``to_node``."""
-        async with self._writes, _translated():
-            await self.store.owners.hand_over(table_id, to_node, now=self.store.tx.clock())
+        """Give the table (between hands) to live node ``to_node``."""
+        try:
+            async with self._writes, _translated(), self._owned():
+                await self.store.owners.hand_over(table_id, to_node, now=self.store.tx.clock())
+        except TableError as error:
+            if error.reason == "INVALID_ARGUMENT":  # NodeNotLive: the node asked for
+                raise TableError.invalid(error.reason, error.message, field="node") from None
+            raise
         self._release(table_id)
+
+    async def least_loaded_node(self) -> str | None:
+        """The live node but this one a table of this node should go to (the least loaded:
+        seated players, then open tables); None when no other node is live."""
+        return await self.store.owners.least_loaded_node(
+            now=self.store.tx.clock(), exclude=self.node_id
+        )
 
     async def node_addresses(self, node_id: str) -> tuple[str, str] | None:
         """The players' gRPC address and gRPC-Web URL node ``node_id`` advertises."""

@@ -24,6 +24,7 @@ __all__ = [
     "InvalidPageToken",
     "InvalidRecord",
     "NodeFenced",
+    "NodeNotLive",
     "NotFoundError",
     "SeatSessionClosed",
     "SeatSessionNotFound",
@@ -89,6 +90,13 @@ class NodeFenced(StoreError):
     process may write nothing more for the node's tables."""
 
     reason = "TABLE_MOVED"
+
+
+class NodeNotLive(StoreError):
+    """A table cannot go to this node: it is not serving with its lease held (or it is the
+    table's node already)."""
+
+    reason = "INVALID_ARGUMENT"
 
 
 class TableMoved(StoreError):

@@ -59,7 +59,7 @@ import sqlalchemy as sa
 from sqlmodel import col, select
 
 from engine_server.store.base import Transactions, running_hand, table_row
-from engine_server.store.errors import HandInProgress, StoreError, TableClosed
+from engine_server.store.errors import HandInProgress, NodeNotLive, TableClosed
 from engine_server.store.models import (
     EngineNodeRow,
     NodeState,
@@ -70,7 +70,7 @@ from engine_server.store.models import (
 from engine_server.store.nodes import node_loads
 from engine_server.store.sessions import OCCUPYING
 
-__all__ = ["Handover", "NodeLoad", "TableOwners", "Takeover"]
+__all__ = ["Handover", "NodeLoad", "TableOwners", "Takeover", "least_loaded_node"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +194,11 @@ class TableOwners:
             assigned.setdefault(target.node_id, []).append(table.id)
         return assigned
 
+    async def least_loaded_node(self, *, now: datetime, exclude: str) -> str | None:
+        """The live node but ``exclude`` a table should go to (the least loaded)."""
+        async with self._tx.read() as session:
+            return await least_loaded_node(session, now, exclude)
+
     async def assigned(self, node_id: str) -> dict[str, int]:
         """The open tables of ``node_id`` with their ``owner_epoch``, by table id."""
         async with self._tx.read() as session:
@@ -210,7 +215,7 @@ class TableOwners:
         """Give the table (this process's, between hands) to live node ``to_node``.
 
         A playing table is handed over waiting (the new owner deals on). Refusals, nothing
-        written: ``HandInProgress``, ``TableClosed``, ``StoreError`` when ``to_node`` is not
+        written: ``HandInProgress``, ``TableClosed``, ``NodeNotLive`` when ``to_node`` is not
         live or is the table's node already; ``TableMoved`` when the table is no longer this
         process's.
         """
@@ -220,7 +225,7 @@ class TableOwners:
             if table.status == TableStatus.CLOSED.value:
                 raise TableClosed(f"table {table_id} is closed")
             if table.node_id == to_node:
-                raise StoreError(f"table {table_id} is on engine node {to_node} already")
+                raise NodeNotLive(f"table {table_id} is on engine node {to_node} already")
             connection = await session.connection()
             live = (
                 await connection.execute(
@@ -232,7 +237,7 @@ class TableOwners:
                 )
             ).first()
             if live is None:
-                raise StoreError(f"engine node {to_node} is not live (serving, lease held)")
+                raise NodeNotLive(f"engine node {to_node} is not live (serving, lease held)")
             if await running_hand(session, table_id) is not None:
                 raise HandInProgress(f"table {table_id} has a hand running")
             if table.status == TableStatus.PLAYING.value:
@@ -258,3 +263,12 @@ async def _seated(session: Any, table_ids: list[str]) -> dict[str, int]:
         )
     ).all()
     return {table_id: int(count) for table_id, count in rows}
+
+
+async def least_loaded_node(session: Any, now: datetime, exclude: str) -> str | None:
+    """The live node but ``exclude`` with the least load (seated players, then open tables,
+    then id); None when there is none."""
+    loads = node_loads(now).where(EngineNodeRow.__table__.c.id != exclude)  # type: ignore[attr-defined]
+    connection = await session.connection()
+    row = (await connection.execute(loads.limit(1))).first()
+    return None if row is None else str(row.id)

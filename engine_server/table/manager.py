@@ -114,6 +114,10 @@ class TableDirectory(Protocol):
         """The players' gRPC address and gRPC-Web URL of ``node_id`` (None: no such node)."""
         ...
 
+    async def least_loaded_node(self) -> str | None:
+        """The live node but this one a table should move to (None: no other is live)."""
+        ...
+
 
 def normalize_overrides(value: Any) -> Any:
     """Rule overrides with every whole-number float made an int, at any depth.
@@ -376,6 +380,35 @@ class TableManager:
         """Seat sessions (``states``: ``SEAT_SESSION_STATE_*`` names; empty for all)."""
         return await self._directory.list_sessions(table_id, states, page_size, page_token)
 
+    async def drain_onto_others(self) -> tuple[int, int, int]:
+        """Ops' Drain moving the tables away: each open table goes, between hands, to the
+        least loaded live node at the time; the tables no node can take are drained here
+        (paused, kept). Returns (tables, hands finished, tables moved)."""
+        self.draining = True
+        tables = len(self._tables)
+        running = sum(1 for t in self._tables.values() if t.hand_running)
+        # One choice at a time: two tables ready at once must not both read the same loads.
+        choosing = asyncio.Lock()
+
+        async def away(runtime: TableRuntime) -> bool:
+            runtime.draining = True
+            await runtime.wait_idle()
+            async with choosing:
+                to_node = await self._directory.least_loaded_node()
+                if to_node is None:
+                    return False
+                try:
+                    await self.move(runtime.table_id, to_node)
+                except TableError as error:
+                    log.warning("table %s could not move: %s", runtime.table_id, error.message)
+                    return False
+            return True
+
+        moving = [t for t in self._tables.values() if t.status is not TableStatus.CLOSED]
+        moved = sum(await asyncio.gather(*(away(t) for t in moving)))
+        await self.drain(kept=True)
+        return tables, running, moved
+
     async def drain(self, *, kept: bool = False) -> tuple[int, int]:
         """Start no new hands; wait for the running ones. Returns (tables, hands finished).
 
@@ -467,11 +500,20 @@ class TableManager:
         log.warning("table %s is served by engine node %s now: stopped here", table_id, owner)
         await runtime.stop(error)
 
+    async def node_addresses(self, node_id: str) -> tuple[str, str] | None:
+        """The players' gRPC address and gRPC-Web URL of ``node_id`` (None: no such node)."""
+        return await self._directory.node_addresses(node_id)
+
+    async def least_loaded_node(self) -> str | None:
+        """The live node but this one a table should move to (None: no other is live)."""
+        return await self._directory.least_loaded_node()
+
     async def move(self, table_id: str, to_node: str) -> bool:
         """Give the table to live node ``to_node`` between hands: no new hand starts, the
         running one (if any) plays out, the table is handed over in the store, and its
         streams end with TABLE_MOVED naming ``to_node``; the node there loads it. Returns
-        whether a hand had to finish first."""
+        whether a hand had to finish first. A table on ``to_node`` already (a retry) is left
+        as it is."""
         if to_node == self.node_id:
             raise TableError.invalid(
                 "INVALID_ARGUMENT",
@@ -480,6 +522,8 @@ class TableManager:
             )
         runtime = self._tables.get(table_id)
         if runtime is None:
+            if await self._directory.table_owner(table_id) == to_node:
+                return False
             await self.check_own(table_id)
             raise self._not_found(table_id)
         if runtime.status is TableStatus.CLOSED:

@@ -20,7 +20,7 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 from stud.bots.runner import moved_to
-from stud.v1 import table_service_pb2
+from stud.v1 import admin_service_pb2, table_service_pb2
 from stud.v1.table_service_connect import TableServiceClient
 
 from engine_server.store.database import create_engine_for
@@ -200,3 +200,130 @@ async def test_a_table_taken_from_under_a_node_stops_there_at_its_next_write(
     finally:
         await shut(a)
         await shut(b)
+
+
+async def hands_of(url: str, tables: list[str]) -> list[tuple[str, int, str]]:
+    engine = create_engine_for(url)
+    try:
+        async with engine.connect() as connection:
+            found = await connection.execute(
+                sa.text(
+                    "SELECT table_id, hand_number, state FROM hands WHERE table_id IN :ids"
+                ).bindparams(sa.bindparam("ids", expanding=True)),
+                {"ids": tables},
+            )
+            return [tuple(r) for r in found.all()]  # type: ignore[misc]
+    finally:
+        await engine.dispose()
+
+
+async def test_move_table_through_the_admin_service(database_url: str) -> None:
+    a, b = await two_nodes(database_url)
+    try:
+        await a.create_table("mv")
+        await a.seat("mv", "ann", seat=1)
+        request = admin_service_pb2.MoveTableRequest(name="tables/mv", node="b")
+        # Not to itself, not to a node that is not live; nothing changes.
+        for node, says in (("a", "already"), ("zz", "not live")):
+            info = await refused(
+                a.admin.MoveTable(
+                    admin_service_pb2.MoveTableRequest(name="tables/mv", node=node),
+                    metadata=a.admin_md,
+                ),
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "INVALID_ARGUMENT",
+                field="node",
+            )
+            assert info is not None and says in (await _details(a, node))
+        assert "mv" in a.server.manager.tables
+        # Players and the lobby may not move tables.
+        await refused(
+            a.admin.MoveTable(request, metadata=a.player_md("ann")),
+            grpc.StatusCode.PERMISSION_DENIED,
+            "ADMIN_REQUIRED",
+        )
+        answer = await a.admin.MoveTable(request, metadata=a.admin_md)
+        assert (answer.node, answer.grpc_address, answer.web_url) == (
+            "b",
+            b.grpc_address,
+            b.web_url,
+        )
+        assert not answer.waited_for_hand
+        # A retry answers the same and changes nothing.
+        again = await a.admin.MoveTable(request, metadata=a.admin_md)
+        assert again.node == "b"
+        await adopted(b, "mv")
+        # No node given: the least loaded live node but this one (a, the only other).
+        back = await b.admin.MoveTable(
+            admin_service_pb2.MoveTableRequest(name="tables/mv"), metadata=b.admin_md
+        )
+        assert back.node == "a"
+        await adopted(a, "mv")
+        assert [s.player_id for s in a.server.manager.tables["mv"].seats.values()] == ["ann"]
+    finally:
+        await shut(a)
+        await shut(b)
+
+
+async def _details(node: Engine, target: str) -> str:
+    """The message MoveTable's refusal gives for ``target``."""
+    try:
+        await node.admin.MoveTable(
+            admin_service_pb2.MoveTableRequest(name="tables/mv", node=target),
+            metadata=node.admin_md,
+        )
+    except grpc.aio.AioRpcError as error:
+        return str(error.details())
+    raise AssertionError("not refused")
+
+
+async def test_a_drain_moves_every_table_to_the_other_nodes_under_play(
+    database_url: str,
+) -> None:
+    a, b = await two_nodes(database_url)
+    c = await launch(database_url, node_id="c", lease_seconds=LEASE)
+    try:
+        tables = ["d1", "d2", "d3", "d4"]
+        streams = {}
+        for table_id in tables:
+            await a.create_table(table_id, overrides={"action_seconds": 0.2})
+            await a.seat(table_id, f"{table_id}-ann", seat=1)
+            await a.seat(table_id, f"{table_id}-bob", seat=2)
+            streams[table_id] = a.tables.WatchTable(
+                table_service_pb2.WatchTableRequest(table=f"tables/{table_id}"),
+                metadata=a.player_md(f"{table_id}-ann"),
+            )
+            await first_message(streams[table_id])
+        async with asyncio.timeout(10):
+            while not any(a.server.manager.tables[t].hand_running for t in tables):
+                await asyncio.sleep(0.02)
+        answer = await a.admin.Drain(
+            admin_service_pb2.DrainRequest(move_tables=True), metadata=a.admin_md, timeout=30
+        )
+        assert (answer.tables, answer.tables_moved) == (4, 4)
+        assert answer.hands_finished >= 1
+        assert a.server.manager.tables == {}
+        addresses = {"b": b.grpc_address, "c": c.grpc_address}
+        went = {}
+        for table_id, stream in streams.items():
+            ended = await stream_end(stream)
+            went[table_id] = moved_to(ended)
+        # Spread over b and c, two each.
+        assert sorted(went.values()) == sorted([addresses["b"]] * 2 + [addresses["c"]] * 2)
+        for table_id, address in went.items():
+            node = b if address == b.grpc_address else c
+            await adopted(node, table_id)
+        # No hand was cancelled: each was played out before its table moved.
+        assert "cancelled" not in {state for _, _, state in await hands_of(database_url, tables)}
+        # The drained node stops cleanly, with nothing left to finish.
+        await shut(a)
+        async with asyncio.timeout(10):
+            while True:
+                played = await hands_of(database_url, tables)
+                if all(any(t == table_id and n > 1 for t, n, _ in played) for table_id in tables):
+                    break
+                await asyncio.sleep(0.1)
+    finally:
+        for node in (a, b, c):
+            with contextlib.suppress(Exception):
+                await shut(node)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engine_server.store.database import create_engine_for
-from engine_server.store.errors import HandInProgress, NodeFenced, StoreError, TableMoved
+from engine_server.store.errors import HandInProgress, NodeFenced, NodeNotLive, TableMoved
 from engine_server.store.models import NodeState
 from engine_server.store.nodes import NodeAddresses, NodeRegistry, WriteFence
 from engine_server.store.repository import EngineStore
@@ -154,9 +154,9 @@ async def test_a_table_handed_over_is_fenced_per_table_for_its_old_owner(
     with pytest.raises(HandInProgress):
         await store.owners.hand_over(table.id, "b", now=T0)
     await store.hands.cancel_hand(hand.id, "test")
-    with pytest.raises(StoreError, match="engine node c is not live"):
+    with pytest.raises(NodeNotLive, match="engine node c is not live"):
         await store.owners.hand_over(table.id, "c", now=T0)
-    with pytest.raises(StoreError, match="on engine node a already"):
+    with pytest.raises(NodeNotLive, match="on engine node a already"):
         await store.owners.hand_over(table.id, "a", now=T0)
     moved = await store.owners.hand_over(table.id, "b", now=T0)
     assert (moved.node_id, moved.owner_epoch) == ("b", 2)
