@@ -769,12 +769,20 @@ class DrainRequest(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    MOVE_TABLES_FIELD_NUMBER: _builtins.int
+    move_tables: _builtins.bool
+    """Move every open table to the other live nodes (each to the least loaded one at the time,
+    between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+    closes no table and cancels no hand. Tables no live node can take stay here, paused.
+    """
     def __init__(
         self,
+        *,
+        move_tables: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move_tables", b"move_tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -788,23 +796,89 @@ class DrainResponse(_message.Message):
 
     TABLES_FIELD_NUMBER: _builtins.int
     HANDS_FINISHED_FIELD_NUMBER: _builtins.int
+    TABLES_MOVED_FIELD_NUMBER: _builtins.int
     tables: _builtins.int
-    """Tables on this node."""
+    """Tables on this node (when the drain started)."""
     hands_finished: _builtins.int
     """Hands that were running when the drain started and have since ended."""
+    tables_moved: _builtins.int
+    """Tables moved to other nodes (move_tables)."""
     def __init__(
         self,
         *,
         tables: _builtins.int = ...,
         hands_finished: _builtins.int = ...,
+        tables_moved: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands_finished", b"hands_finished", "tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands_finished", b"hands_finished", "tables", b"tables", "tables_moved", b"tables_moved"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DrainResponse: _TypeAlias = DrainResponse  # noqa: Y015
+
+@_typing.final
+class MoveTableRequest(_message.Message):
+    """MoveTable's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    NODE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The table, "tables/{table_id}"."""
+    node: _builtins.str
+    """The live node to move it to; empty: the least loaded live node but this one (seated
+    players, then open tables).
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        node: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "node", b"node"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveTableRequest: _TypeAlias = MoveTableRequest  # noqa: Y015
+
+@_typing.final
+class MoveTableResponse(_message.Message):
+    """MoveTable's response (sent once the table is handed over)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODE_FIELD_NUMBER: _builtins.int
+    GRPC_ADDRESS_FIELD_NUMBER: _builtins.int
+    WEB_URL_FIELD_NUMBER: _builtins.int
+    WAITED_FOR_HAND_FIELD_NUMBER: _builtins.int
+    node: _builtins.str
+    """The node the table is on now."""
+    grpc_address: _builtins.str
+    """The gRPC address its players are given there."""
+    web_url: _builtins.str
+    """The gRPC-Web URL its browsers are given there."""
+    waited_for_hand: _builtins.bool
+    """Whether a running hand had to finish first."""
+    def __init__(
+        self,
+        *,
+        node: _builtins.str = ...,
+        grpc_address: _builtins.str = ...,
+        web_url: _builtins.str = ...,
+        waited_for_hand: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["grpc_address", b"grpc_address", "node", b"node", "waited_for_hand", b"waited_for_hand", "web_url", b"web_url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveTableResponse: _TypeAlias = MoveTableResponse  # noqa: Y015
 
 @_typing.final
 class ListSeatSessionsRequest(_message.Message):

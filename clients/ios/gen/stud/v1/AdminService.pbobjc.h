@@ -630,10 +630,21 @@ GPB_FINAL @interface STUDRotateSeedResponse : GPBMessage
 
 #pragma mark - STUDDrainRequest
 
+typedef GPB_ENUM(STUDDrainRequest_FieldNumber) {
+  STUDDrainRequest_FieldNumber_MoveTables = 1,
+};
+
 /**
  * Drain's request.
  **/
 GPB_FINAL @interface STUDDrainRequest : GPBMessage
+
+/**
+ * Move every open table to the other live nodes (each to the least loaded one at the time,
+ * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+ * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+ **/
+@property(nonatomic, readwrite) BOOL moveTables;
 
 @end
 
@@ -642,6 +653,7 @@ GPB_FINAL @interface STUDDrainRequest : GPBMessage
 typedef GPB_ENUM(STUDDrainResponse_FieldNumber) {
   STUDDrainResponse_FieldNumber_Tables = 1,
   STUDDrainResponse_FieldNumber_HandsFinished = 2,
+  STUDDrainResponse_FieldNumber_TablesMoved = 3,
 };
 
 /**
@@ -649,11 +661,65 @@ typedef GPB_ENUM(STUDDrainResponse_FieldNumber) {
  **/
 GPB_FINAL @interface STUDDrainResponse : GPBMessage
 
-/** Tables on this node. */
+/** Tables on this node (when the drain started). */
 @property(nonatomic, readwrite) int32_t tables;
 
 /** Hands that were running when the drain started and have since ended. */
 @property(nonatomic, readwrite) int32_t handsFinished;
+
+/** Tables moved to other nodes (move_tables). */
+@property(nonatomic, readwrite) int32_t tablesMoved;
+
+@end
+
+#pragma mark - STUDMoveTableRequest
+
+typedef GPB_ENUM(STUDMoveTableRequest_FieldNumber) {
+  STUDMoveTableRequest_FieldNumber_Name = 1,
+  STUDMoveTableRequest_FieldNumber_Node = 2,
+};
+
+/**
+ * MoveTable's request.
+ **/
+GPB_FINAL @interface STUDMoveTableRequest : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *name;
+
+/**
+ * The live node to move it to; empty: the least loaded live node but this one (seated
+ * players, then open tables).
+ **/
+@property(nonatomic, readwrite, copy, null_resettable) NSString *node;
+
+@end
+
+#pragma mark - STUDMoveTableResponse
+
+typedef GPB_ENUM(STUDMoveTableResponse_FieldNumber) {
+  STUDMoveTableResponse_FieldNumber_Node = 1,
+  STUDMoveTableResponse_FieldNumber_GrpcAddress = 2,
+  STUDMoveTableResponse_FieldNumber_WebURL = 3,
+  STUDMoveTableResponse_FieldNumber_WaitedForHand = 4,
+};
+
+/**
+ * MoveTable's response (sent once the table is handed over).
+ **/
+GPB_FINAL @interface STUDMoveTableResponse : GPBMessage
+
+/** The node the table is on now. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *node;
+
+/** The gRPC address its players are given there. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *grpcAddress;
+
+/** The gRPC-Web URL its browsers are given there. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *webURL;
+
+/** Whether a running hand had to finish first. */
+@property(nonatomic, readwrite) BOOL waitedForHand;
 
 @end
 

@@ -1475,6 +1475,7 @@ typedef struct STUDRotateSeedResponse__storage_ {
 
 @implementation STUDDrainRequest
 
+@dynamic moveTables;
 
 typedef struct STUDDrainRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -1485,12 +1486,23 @@ typedef struct STUDDrainRequest__storage_ {
 + (GPBDescriptor *)descriptor {
   static GPBDescriptor *descriptor = nil;
   if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "moveTables",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDDrainRequest_FieldNumber_MoveTables,
+        .hasIndex = 0,
+        .offset = 1,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+    };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDDrainRequest class]
                                      rootClass:[STUDAdminServiceRoot class]
                                           file:STUDAdminServiceRoot_FileDescriptor()
-                                        fields:NULL
-                                    fieldCount:0
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDDrainRequest__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
@@ -1509,11 +1521,13 @@ typedef struct STUDDrainRequest__storage_ {
 
 @dynamic tables;
 @dynamic handsFinished;
+@dynamic tablesMoved;
 
 typedef struct STUDDrainResponse__storage_ {
   uint32_t _has_storage_[1];
   int32_t tables;
   int32_t handsFinished;
+  int32_t tablesMoved;
 } STUDDrainResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -1540,6 +1554,15 @@ typedef struct STUDDrainResponse__storage_ {
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeInt32,
       },
+      {
+        .name = "tablesMoved",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDDrainResponse_FieldNumber_TablesMoved,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDDrainResponse__storage_, tablesMoved),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDDrainResponse class]
@@ -1549,6 +1572,144 @@ typedef struct STUDDrainResponse__storage_ {
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDDrainResponse__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDMoveTableRequest
+
+@implementation STUDMoveTableRequest
+
+@dynamic name;
+@dynamic node;
+
+typedef struct STUDMoveTableRequest__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *name;
+  NSString *node;
+} STUDMoveTableRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "name",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableRequest_FieldNumber_Name,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDMoveTableRequest__storage_, name),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "node",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableRequest_FieldNumber_Node,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDMoveTableRequest__storage_, node),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDMoveTableRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDMoveTableRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDMoveTableResponse
+
+@implementation STUDMoveTableResponse
+
+@dynamic node;
+@dynamic grpcAddress;
+@dynamic webURL;
+@dynamic waitedForHand;
+
+typedef struct STUDMoveTableResponse__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *node;
+  NSString *grpcAddress;
+  NSString *webURL;
+} STUDMoveTableResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "node",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_Node,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDMoveTableResponse__storage_, node),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "grpcAddress",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_GrpcAddress,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDMoveTableResponse__storage_, grpcAddress),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "webURL",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_WebURL,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDMoveTableResponse__storage_, webURL),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldTextFormatNameCustom | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "waitedForHand",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_WaitedForHand,
+        .hasIndex = 3,
+        .offset = 4,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDMoveTableResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDMoveTableResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+#if !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    static const char *extraTextFormatInfo =
+        "\001\003\003\241!!\000";
+    [localDescriptor setupExtraTextInfo:extraTextFormatInfo];
+#endif  // !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");
     #endif  // DEBUG

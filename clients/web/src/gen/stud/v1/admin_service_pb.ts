@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/admin_service.proto.
  */
 export const file_stud_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLJAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJNChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPQoUUmVtb3ZlUGxheWVyUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iNgoRUm90YXRlU2VlZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtjbGllbnRfc2VlZBgCIAEoCSJ2ChJSb3RhdGVTZWVkUmVzcG9uc2USIwoIcmV2ZWFsZWQYASABKAsyES5zdHVkLnYxLlNlZWRQYWlyEiIKB2N1cnJlbnQYAiABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhcKD25leHRfY29tbWl0bWVudBgDIAEoCSIOCgxEcmFpblJlcXVlc3QiNwoNRHJhaW5SZXNwb25zZRIOCgZ0YWJsZXMYASABKAUSFgoOaGFuZHNfZmluaXNoZWQYAiABKAUiegoXTGlzdFNlYXRTZXNzaW9uc1JlcXVlc3QSDQoFdGFibGUYASABKAkSKQoGc3RhdGVzGAIgAygOMhkuc3R1ZC52MS5TZWF0U2Vzc2lvblN0YXRlEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlsKGExpc3RTZWF0U2Vzc2lvbnNSZXNwb25zZRImCghzZXNzaW9ucxgBIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhIKEExpc3ROb2Rlc1JlcXVlc3QiTAoRTGlzdE5vZGVzUmVzcG9uc2USIgoFbm9kZXMYASADKAsyEy5zdHVkLnYxLkVuZ2luZU5vZGUSEwoLYW5zd2VyZWRfYnkYAiABKAkiwwIKCkVuZ2luZU5vZGUSCgoCaWQYASABKAkSJwoFc3RhdGUYAiABKA4yGC5zdHVkLnYxLkVuZ2luZU5vZGVTdGF0ZRINCgVlcG9jaBgDIAEoAxIVCg1hZG1pbl9hZGRyZXNzGAQgASgJEhQKDGdycGNfYWRkcmVzcxgFIAEoCRIPCgd3ZWJfdXJsGAYgASgJEi4KCnN0YXJ0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGhlYXJ0YmVhdF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEbGl2ZRgKIAEoCBITCgtvcGVuX3RhYmxlcxgLIAEoBSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyrAgKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICElwKEExpc3RTZWF0U2Vzc2lvbnMSIC5zdHVkLnYxLkxpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0GiEuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVzcG9uc2UiA5ACARJHCglMaXN0Tm9kZXMSGS5zdHVkLnYxLkxpc3ROb2Rlc1JlcXVlc3QaGi5zdHVkLnYxLkxpc3ROb2Rlc1Jlc3BvbnNlIgOQAgFCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLJAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJNChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPQoUUmVtb3ZlUGxheWVyUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iNgoRUm90YXRlU2VlZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtjbGllbnRfc2VlZBgCIAEoCSJ2ChJSb3RhdGVTZWVkUmVzcG9uc2USIwoIcmV2ZWFsZWQYASABKAsyES5zdHVkLnYxLlNlZWRQYWlyEiIKB2N1cnJlbnQYAiABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhcKD25leHRfY29tbWl0bWVudBgDIAEoCSIjCgxEcmFpblJlcXVlc3QSEwoLbW92ZV90YWJsZXMYASABKAgiTQoNRHJhaW5SZXNwb25zZRIOCgZ0YWJsZXMYASABKAUSFgoOaGFuZHNfZmluaXNoZWQYAiABKAUSFAoMdGFibGVzX21vdmVkGAMgASgFIi4KEE1vdmVUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRub2RlGAIgASgJImEKEU1vdmVUYWJsZVJlc3BvbnNlEgwKBG5vZGUYASABKAkSFAoMZ3JwY19hZGRyZXNzGAIgASgJEg8KB3dlYl91cmwYAyABKAkSFwoPd2FpdGVkX2Zvcl9oYW5kGAQgASgIInoKF0xpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEikKBnN0YXRlcxgCIAMoDjIZLnN0dWQudjEuU2VhdFNlc3Npb25TdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJbChhMaXN0U2VhdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0Tm9kZXNSZXF1ZXN0IkwKEUxpc3ROb2Rlc1Jlc3BvbnNlEiIKBW5vZGVzGAEgAygLMhMuc3R1ZC52MS5FbmdpbmVOb2RlEhMKC2Fuc3dlcmVkX2J5GAIgASgJIsMCCgpFbmdpbmVOb2RlEgoKAmlkGAEgASgJEicKBXN0YXRlGAIgASgOMhguc3R1ZC52MS5FbmdpbmVOb2RlU3RhdGUSDQoFZXBvY2gYAyABKAMSFQoNYWRtaW5fYWRkcmVzcxgEIAEoCRIUCgxncnBjX2FkZHJlc3MYBSABKAkSDwoHd2ViX3VybBgGIAEoCRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxoZWFydGJlYXRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYCiABKAgSEwoLb3Blbl90YWJsZXMYCyABKAUqsgEKD0VuZ2luZU5vZGVTdGF0ZRIhCh1FTkdJTkVfTk9ERV9TVEFURV9VTlNQRUNJRklFRBAAEh4KGkVOR0lORV9OT0RFX1NUQVRFX1NUQVJUSU5HEAESHQoZRU5HSU5FX05PREVfU1RBVEVfU0VSVklORxACEh4KGkVOR0lORV9OT0RFX1NUQVRFX0RSQUlOSU5HEAMSHQoZRU5HSU5FX05PREVfU1RBVEVfU1RPUFBFRBAEMvUICgxBZG1pblNlcnZpY2USTQoLQ3JlYXRlVGFibGUSGy5zdHVkLnYxLkNyZWF0ZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuQ3JlYXRlVGFibGVSZXNwb25zZSIDkAICEkoKClNlYXRQbGF5ZXISGi5zdHVkLnYxLlNlYXRQbGF5ZXJSZXF1ZXN0Ghsuc3R1ZC52MS5TZWF0UGxheWVyUmVzcG9uc2UiA5ACAhJECghBZGRDaGlwcxIYLnN0dWQudjEuQWRkQ2hpcHNSZXF1ZXN0Ghkuc3R1ZC52MS5BZGRDaGlwc1Jlc3BvbnNlIgOQAgISSgoKTGlzdFRhYmxlcxIaLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5zdHVkLnYxLkxpc3RUYWJsZXNSZXNwb25zZSIDkAIBEj8KCEdldFRhYmxlEhguc3R1ZC52MS5HZXRUYWJsZVJlcXVlc3QaGS5zdHVkLnYxLkdldFRhYmxlUmVzcG9uc2USSgoKUGF1c2VUYWJsZRIaLnN0dWQudjEuUGF1c2VUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLlBhdXNlVGFibGVSZXNwb25zZSIDkAICEk0KC1Jlc3VtZVRhYmxlEhsuc3R1ZC52MS5SZXN1bWVUYWJsZVJlcXVlc3QaHC5zdHVkLnYxLlJlc3VtZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDbG9zZVRhYmxlEhouc3R1ZC52MS5DbG9zZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuQ2xvc2VUYWJsZVJlc3BvbnNlIgOQAgISSgoKQ2FuY2VsSGFuZBIaLnN0dWQudjEuQ2FuY2VsSGFuZFJlcXVlc3QaGy5zdHVkLnYxLkNhbmNlbEhhbmRSZXNwb25zZSIDkAICElAKDFJlbW92ZVBsYXllchIcLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVxdWVzdBodLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVzcG9uc2UiA5ACAhJFCgpSb3RhdGVTZWVkEhouc3R1ZC52MS5Sb3RhdGVTZWVkUmVxdWVzdBobLnN0dWQudjEuUm90YXRlU2VlZFJlc3BvbnNlEjsKBURyYWluEhUuc3R1ZC52MS5EcmFpblJlcXVlc3QaFi5zdHVkLnYxLkRyYWluUmVzcG9uc2UiA5ACAhJHCglNb3ZlVGFibGUSGS5zdHVkLnYxLk1vdmVUYWJsZVJlcXVlc3QaGi5zdHVkLnYxLk1vdmVUYWJsZVJlc3BvbnNlIgOQAgISXAoQTGlzdFNlYXRTZXNzaW9ucxIgLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1JlcXVlc3QaIS5zdHVkLnYxLkxpc3RTZWF0U2Vzc2lvbnNSZXNwb25zZSIDkAIBEkcKCUxpc3ROb2RlcxIZLnN0dWQudjEuTGlzdE5vZGVzUmVxdWVzdBoaLnN0dWQudjEuTGlzdE5vZGVzUmVzcG9uc2UiA5ACAUIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * CreateTable's request.
@@ -729,6 +729,14 @@ export const RotateSeedResponseSchema: GenMessage<RotateSeedResponse> = /*@__PUR
  * @generated from message stud.v1.DrainRequest
  */
 export type DrainRequest = Message<"stud.v1.DrainRequest"> & {
+  /**
+   * Move every open table to the other live nodes (each to the least loaded one at the time,
+   * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+   * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+   *
+   * @generated from field: bool move_tables = 1;
+   */
+  moveTables: boolean;
 };
 
 /**
@@ -745,7 +753,7 @@ export const DrainRequestSchema: GenMessage<DrainRequest> = /*@__PURE__*/
  */
 export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
   /**
-   * Tables on this node.
+   * Tables on this node (when the drain started).
    *
    * @generated from field: int32 tables = 1;
    */
@@ -757,6 +765,13 @@ export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
    * @generated from field: int32 hands_finished = 2;
    */
   handsFinished: number;
+
+  /**
+   * Tables moved to other nodes (move_tables).
+   *
+   * @generated from field: int32 tables_moved = 3;
+   */
+  tablesMoved: number;
 };
 
 /**
@@ -765,6 +780,77 @@ export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
  */
 export const DrainResponseSchema: GenMessage<DrainResponse> = /*@__PURE__*/
   messageDesc(file_stud_v1_admin_service, 23);
+
+/**
+ * MoveTable's request.
+ *
+ * @generated from message stud.v1.MoveTableRequest
+ */
+export type MoveTableRequest = Message<"stud.v1.MoveTableRequest"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The live node to move it to; empty: the least loaded live node but this one (seated
+   * players, then open tables).
+   *
+   * @generated from field: string node = 2;
+   */
+  node: string;
+};
+
+/**
+ * Describes the message stud.v1.MoveTableRequest.
+ * Use `create(MoveTableRequestSchema)` to create a new message.
+ */
+export const MoveTableRequestSchema: GenMessage<MoveTableRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 24);
+
+/**
+ * MoveTable's response (sent once the table is handed over).
+ *
+ * @generated from message stud.v1.MoveTableResponse
+ */
+export type MoveTableResponse = Message<"stud.v1.MoveTableResponse"> & {
+  /**
+   * The node the table is on now.
+   *
+   * @generated from field: string node = 1;
+   */
+  node: string;
+
+  /**
+   * The gRPC address its players are given there.
+   *
+   * @generated from field: string grpc_address = 2;
+   */
+  grpcAddress: string;
+
+  /**
+   * The gRPC-Web URL its browsers are given there.
+   *
+   * @generated from field: string web_url = 3;
+   */
+  webUrl: string;
+
+  /**
+   * Whether a running hand had to finish first.
+   *
+   * @generated from field: bool waited_for_hand = 4;
+   */
+  waitedForHand: boolean;
+};
+
+/**
+ * Describes the message stud.v1.MoveTableResponse.
+ * Use `create(MoveTableResponseSchema)` to create a new message.
+ */
+export const MoveTableResponseSchema: GenMessage<MoveTableResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 25);
 
 /**
  * ListSeatSessions' request.
@@ -807,7 +893,7 @@ export type ListSeatSessionsRequest = Message<"stud.v1.ListSeatSessionsRequest">
  * Use `create(ListSeatSessionsRequestSchema)` to create a new message.
  */
 export const ListSeatSessionsRequestSchema: GenMessage<ListSeatSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 24);
+  messageDesc(file_stud_v1_admin_service, 26);
 
 /**
  * ListSeatSessions' response.
@@ -835,7 +921,7 @@ export type ListSeatSessionsResponse = Message<"stud.v1.ListSeatSessionsResponse
  * Use `create(ListSeatSessionsResponseSchema)` to create a new message.
  */
 export const ListSeatSessionsResponseSchema: GenMessage<ListSeatSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 25);
+  messageDesc(file_stud_v1_admin_service, 27);
 
 /**
  * ListNodes' request.
@@ -850,7 +936,7 @@ export type ListNodesRequest = Message<"stud.v1.ListNodesRequest"> & {
  * Use `create(ListNodesRequestSchema)` to create a new message.
  */
 export const ListNodesRequestSchema: GenMessage<ListNodesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 26);
+  messageDesc(file_stud_v1_admin_service, 28);
 
 /**
  * ListNodes' response.
@@ -878,7 +964,7 @@ export type ListNodesResponse = Message<"stud.v1.ListNodesResponse"> & {
  * Use `create(ListNodesResponseSchema)` to create a new message.
  */
 export const ListNodesResponseSchema: GenMessage<ListNodesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 27);
+  messageDesc(file_stud_v1_admin_service, 29);
 
 /**
  * An engine node of the registry (docs/operations.md, "Several engine nodes").
@@ -969,7 +1055,7 @@ export type EngineNode = Message<"stud.v1.EngineNode"> & {
  * Use `create(EngineNodeSchema)` to create a new message.
  */
 export const EngineNodeSchema: GenMessage<EngineNode> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 28);
+  messageDesc(file_stud_v1_admin_service, 30);
 
 /**
  * An engine node's state as its process recorded it.
@@ -1204,6 +1290,25 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof DrainRequestSchema;
     output: typeof DrainResponseSchema;
+  },
+  /**
+   * Moves one table of this node to another live node, between hands: no new hand starts on
+   * it, the running hand (if any) plays out, then the table is handed over in the shared
+   * database (its fencing number moves on: this node can write nothing more to it) and the
+   * node there loads it within a sixth of its lease; its players keep their seats and their
+   * stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+   * with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+   * naming the new node; calls for it here get the same refusal. Returns once handed over.
+   * Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+   * Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+   * (field "node": this node, a node that is not live, or none given and no other is live).
+   *
+   * @generated from rpc stud.v1.AdminService.MoveTable
+   */
+  moveTable: {
+    methodKind: "unary";
+    input: typeof MoveTableRequestSchema;
+    output: typeof MoveTableResponseSchema;
   },
   /**
    * Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
