@@ -84,7 +84,7 @@ def create_app(
     """The lobby app. ``engine_client``, ``password_hasher`` and ``database`` replace the
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
-    from lobby_api.quickgame.tables import planned_node, quick_settlement
+    from lobby_api.quickgame.tables import opening_by_node, planned_node, quick_settlement
     from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.settlement.services import owed_to_player
     from lobby_api.sweep import Sweep
@@ -99,7 +99,7 @@ def create_app(
     )
     # Each table's calls go to the engine node that owns it (STUD_LOBBY_ENGINE: none known).
     # (A table the engine has not created yet goes to the node chosen for it.)
-    engines = TableEngines(db, engine, settings, planned=planned_node)
+    engines = TableEngines(db, engine, settings, planned=planned_node, pending=opening_by_node)
     hasher = password_hasher or PasswordHasher()
     # Failed log-ins per account, whatever address they come from (0: no such limit).
     login_failures = (
