@@ -135,6 +135,7 @@ def node_message(node: NodeEntry) -> admin_service_pb2.EngineNode:
         expires_at=timestamp(node.expires_at),
         live=node.live,
         open_tables=node.open_tables,
+        seated_players=node.seated_players,
     )
 
 
@@ -254,10 +255,22 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 statuses,
                 include_private=identity.has(Scope.ADMIN),
                 labels=dict(request.labels),
+                all_nodes=request.all_nodes,
             )
-            return admin_service_pb2.ListTablesResponse(
+            answer = admin_service_pb2.ListTablesResponse(
                 tables=[table_message(t) for t in tables], next_page_token=token
             )
+            if request.all_nodes:
+                placed = await self.manager.placements([t.table_id for t in tables])
+                for table_id, where in placed.items():
+                    answer.placements[f"tables/{table_id}"].CopyFrom(
+                        admin_service_pb2.TablePlacement(
+                            node=where.node,
+                            node_live=where.node_live,
+                            owner_epoch=where.owner_epoch,
+                        )
+                    )
+            return answer
 
         return await self._run("ListTables", context, body)
 

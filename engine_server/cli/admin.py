@@ -5,7 +5,8 @@
     stud admin token [--subject ops] [--ttl 3600] [--scope admin|lobby]
     stud admin [--engine HOST:PORT] [--token T] [--json] [--timeout S] ACTION ...
 
-    ACTION: tables [--status S] [--label K=V] [--all-pages]   list tables
+    ACTION: tables [--status S] [--label K=V] [--all-pages] [--all-nodes]
+                                                             list tables (--all-nodes: the room)
             table NAME [--reason R]                          one table, every card (audited)
             pause NAME [--reason R] | resume NAME | close NAME [--reason R]
             cancel-hand NAME [--hand N] [--reason R]         every chip of the hand goes back
@@ -92,6 +93,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     tables.add_argument(
         "--label", action="append", type=_label, metavar="KEY=VALUE", help="repeatable"
+    )
+    tables.add_argument(
+        "--all-nodes",
+        action="store_true",
+        help="every engine node's tables (the whole room), with the node serving each",
     )
     _paging(tables, 50)
 
@@ -338,6 +344,7 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
             table_pb2.TableStatus.Value(f"TABLE_STATUS_{s.upper()}") for s in args.status or ()
         ],
         labels=dict(args.label or ()),
+        all_nodes=args.all_nodes,
     )
     answer = _pages(client, "ListTables", request, "tables", args.all_pages)
     if args.json:
@@ -346,12 +353,24 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
     if not answer.tables:
         print("no tables")
     else:
+        nodes = ("NODE",) if args.all_nodes else ()
         print(
             _columns(
-                ("TABLE", "STATUS", "PROFILE", "STAKES", "SEATS", "HAND", "RUNNING", "LABELS"),
+                (
+                    "TABLE",
+                    *nodes,
+                    "STATUS",
+                    "PROFILE",
+                    "STAKES",
+                    "SEATS",
+                    "HAND",
+                    "RUNNING",
+                    "LABELS",
+                ),
                 (
                     (
                         t.name.removeprefix("tables/"),
+                        *((_placed(answer.placements.get(t.name)),) if args.all_nodes else ()),
                         _enum(table_pb2.TableStatus, t.status),
                         t.settings.profile + (" (private)" if t.settings.private else ""),
                         _stakes(t.settings.stakes),
@@ -365,6 +384,13 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
             )
         )
     _more(answer.next_page_token)
+
+
+def _placed(placement: Any) -> str:
+    """A table's node in ``tables --all-nodes``: its id, marked when that node is not live."""
+    if placement is None:
+        return "-"
+    return placement.node + ("" if placement.node_live else " (down)")
 
 
 def _table(client: _Client, args: argparse.Namespace) -> None:
@@ -623,7 +649,18 @@ def _nodes(client: _Client, args: argparse.Namespace) -> None:
         return
     print(
         _columns(
-            ("NODE", "STATE", "LIVE", "EPOCH", "TABLES", "LEASE UNTIL", "GRPC", "ADMIN", "WEB"),
+            (
+                "NODE",
+                "STATE",
+                "LIVE",
+                "EPOCH",
+                "TABLES",
+                "PLAYERS",
+                "LEASE UNTIL",
+                "GRPC",
+                "ADMIN",
+                "WEB",
+            ),
             (
                 (
                     n.id + (" *" if n.id == answer.answered_by else ""),
@@ -631,6 +668,7 @@ def _nodes(client: _Client, args: argparse.Namespace) -> None:
                     "yes" if n.live else "no",
                     str(n.epoch),
                     str(n.open_tables),
+                    str(n.seated_players),
                     n.expires_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
                     n.grpc_address,
                     n.admin_address,
@@ -669,6 +707,9 @@ def _pages(client: _Client, method: str, request: Any, field: str, every: bool) 
         request.page_token = answer.next_page_token
         page = client(method, request)
         getattr(answer, field).extend(getattr(page, field))
+        if method == "ListTables":
+            for name, placement in page.placements.items():
+                answer.placements[name].CopyFrom(placement)
         answer.next_page_token = page.next_page_token
     return answer
 

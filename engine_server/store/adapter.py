@@ -37,7 +37,7 @@ from engine_server.table.model import (
     TableConfig,
     TableStatus,
 )
-from engine_server.table.ports import HandRecord, RevealedPair, StartedHand
+from engine_server.table.ports import HandRecord, Placement, RevealedPair, StartedHand
 
 __all__ = ["RECOVERY_REASON", "OnTableMoved", "StoreTables", "open_store"]
 
@@ -427,6 +427,7 @@ class StoreTables:
         statuses: list[TableStatus],
         include_private: bool,
         labels: dict[str, str] | None = None,
+        all_nodes: bool = False,
     ) -> tuple[list[str], str]:
         async with _translated():
             page = await self.store.tables.list_tables(
@@ -435,9 +436,17 @@ class StoreTables:
                 statuses=[str(s) for s in statuses] or None,
                 include_private=include_private,
                 labels=labels or None,
-                node_id=self.node_id,
+                node_id=None if all_nodes else self.node_id,
             )
         return [row.id for row in page.items], page.next_page_token
+
+    async def placements(self, table_ids: list[str]) -> dict[str, Placement]:
+        owners = await self.store.owners.owners(table_ids)
+        live = {n.id for n in await self.registry.listing(self.store.tx.clock()) if n.live}
+        return {
+            table_id: Placement(node, node in live, epoch)
+            for table_id, (node, epoch) in owners.items()
+        }
 
     async def list_sessions(
         self, table_id: str | None, states: list[str], page_size: int, page_token: str

@@ -247,17 +247,23 @@ class NodeRegistry:
         return None if found is None else _row(found)
 
     async def listing(self, now: datetime) -> list[NodeEntry]:
-        """Every registered node, by id, with its tables not closed and whether it is live
+        """Every registered node, by id, with its tables not closed, their seated players and
+        whether it is live
         at ``now`` (serving, lease not run out: :func:`live_nodes`'s condition)."""
         live = sa.and_(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
         statement = sa.select(
-            *_NODES.c, _open_tables().label("open_tables"), live.label("live")
+            *_NODES.c,
+            _open_tables().label("open_tables"),
+            _seated_players().label("seated_players"),
+            live.label("live"),
         ).order_by(_NODES.c.id)
         async with self.engine.connect() as connection:
             rows = (await connection.execute(statement)).mappings().all()
         listed = []
         for r in rows:
-            node = _row({k: v for k, v in r.items() if k not in ("open_tables", "live")})
+            node = _row(
+                {k: v for k, v in r.items() if k not in ("open_tables", "seated_players", "live")}
+            )
             listed.append(
                 NodeEntry(
                     id=node.id,
@@ -271,6 +277,7 @@ class NodeRegistry:
                     expires_at=node.expires_at,
                     live=bool(r["live"]),
                     open_tables=int(r["open_tables"]),
+                    seated_players=int(r["seated_players"]),
                 )
             )
         return listed

@@ -199,6 +199,18 @@ class TableOwners:
         async with self._tx.read() as session:
             return await least_loaded_node(session, now, exclude)
 
+    async def owners(self, table_ids: list[str]) -> dict[str, tuple[str, int]]:
+        """Each of these tables' node and ``owner_epoch``, by table id (unknown ids left out)."""
+        async with self._tx.read() as session:
+            rows = (
+                await session.exec(
+                    select(TableRow.id, TableRow.node_id, TableRow.owner_epoch).where(
+                        col(TableRow.id).in_(sorted(set(table_ids)))
+                    )
+                )
+            ).all()
+        return {table_id: (node, int(epoch)) for table_id, node, epoch in rows}
+
     async def assigned(self, node_id: str) -> dict[str, int]:
         """The open tables of ``node_id`` with their ``owner_epoch``, by table id."""
         async with self._tx.read() as session:

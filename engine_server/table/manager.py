@@ -25,7 +25,7 @@ from engine_server.table.model import (
     TableConfig,
     TableStatus,
 )
-from engine_server.table.ports import TableStore
+from engine_server.table.ports import Placement, TableStore
 from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
 
 __all__ = [
@@ -92,7 +92,12 @@ class TableDirectory(Protocol):
         statuses: list[TableStatus],
         include_private: bool,
         labels: dict[str, str] | None = None,
+        all_nodes: bool = False,
     ) -> tuple[list[str], str]: ...
+
+    async def placements(self, table_ids: list[str]) -> dict[str, Placement]:
+        """Where each of these tables is served (its node, whether live, its owner epoch)."""
+        ...
 
     async def list_sessions(
         self, table_id: str | None, states: list[str], page_size: int, page_token: str
@@ -269,6 +274,26 @@ class TableManager:
             log.info("table %s was closing: closed now", runtime.table_id)
             await runtime.close("closed after a restart")
 
+    async def placements(self, table_ids: list[str]) -> dict[str, Placement]:
+        """Where each of these tables is served."""
+        return await self._directory.placements(table_ids)
+
+    def _stored_runtime(self, loaded: LoadedTable) -> TableRuntime:
+        """A table as stored (another node's, or closed): read only, with no task."""
+        if loaded.status is TableStatus.CLOSED:
+            return self._closed_runtime(loaded)
+        return TableRuntime(
+            loaded.config,
+            loaded.seed,
+            self._store,
+            status=loaded.status,
+            hands_started=loaded.hands_started,
+            button=loaded.button,
+            seats=loaded.seats,
+            timing=self._timing,
+            hooks=self._hooks,
+        )
+
     def _closed_runtime(self, loaded: LoadedTable) -> TableRuntime:
         """A closed table as ops see it: its settings, revealed seed and counters, no task
         (its commands only read or refuse, and run in the caller's task)."""
@@ -361,16 +386,18 @@ class TableManager:
         statuses: list[TableStatus],
         include_private: bool,
         labels: dict[str, str] | None = None,
+        all_nodes: bool = False,
     ) -> tuple[list[TableRuntime], str]:
-        """One page of tables, newest first (``labels``: only tables carrying all of them)."""
+        """One page of tables, newest first (``labels``: only tables carrying all of them;
+        ``all_nodes``: every node's, another node's as stored, else this node's)."""
         ids, token = await self._directory.list_tables(
-            page_size, page_token, statuses, include_private, labels
+            page_size, page_token, statuses, include_private, labels, all_nodes
         )
-        closed = [i for i in ids if i not in self._tables and i in self._closed]
+        stored = [i for i in ids if i not in self._tables and (all_nodes or i in self._closed)]
         read: dict[str, TableRuntime] = {}
-        if closed:
-            for loaded in await self._directory.load_tables(closed):
-                read[loaded.config.table_id] = self._closed_runtime(loaded)
+        if stored:
+            for loaded in await self._directory.load_tables(stored):
+                read[loaded.config.table_id] = self._stored_runtime(loaded)
         tables = [self._tables.get(i) or read.get(i) for i in ids]
         return [t for t in tables if t is not None], token
 

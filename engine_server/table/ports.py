@@ -16,6 +16,7 @@ __all__ = [
     "HandRecord",
     "NodeDirectory",
     "NodeEntry",
+    "Placement",
     "RevealedPair",
     "StartedHand",
     "TableStore",
@@ -136,6 +137,15 @@ class TableStore(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a table is served (ListTables across nodes)."""
+
+    node: str
+    node_live: bool
+    owner_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
 class NodeEntry:
     """An engine node of the registry as ops see it (AdminService ``ListNodes``)."""
 
@@ -154,6 +164,8 @@ class NodeEntry:
     live: bool
     #: Its tables that are not closed.
     open_tables: int
+    #: The players seated at them (sessions not closed).
+    seated_players: int = 0
 
 
 class NodeDirectory(Protocol):

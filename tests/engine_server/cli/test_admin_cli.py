@@ -165,7 +165,8 @@ async def test_nodes_lists_the_registry_in_columns_and_as_json(engine: Engine) -
     assert footnote == "(* answered; lease times in UTC)"
     rows = columns("\n".join(table))
     assert list(rows[0]) == [
-        "NODE", "STATE", "LIVE", "EPOCH", "TABLES", "LEASE UNTIL", "GRPC", "ADMIN", "WEB"
+        "NODE", "STATE", "LIVE", "EPOCH", "TABLES", "PLAYERS", "LEASE UNTIL", "GRPC", "ADMIN",
+        "WEB",
     ]  # fmt: skip
     assert [r["NODE"] for r in rows] == ["main *"]
     (node,) = rows
@@ -384,6 +385,32 @@ async def test_move_and_drain_onto_the_other_nodes(tmp_path: Path) -> None:
         back = await stud_admin("move", "mv1", engine=b)
         assert back.code == 1
         assert back.err.startswith("stud admin: INVALID_ARGUMENT: no other engine node is live")
+        # Any node lists the whole room, with the node serving each table.
+        room = await stud_admin(
+            "tables", "--all-nodes", "--page-size", "1", "--all-pages", engine=a
+        )
+        assert room.code == 0, room
+        assert sorted((r["TABLE"], r["NODE"], r["SEATS"]) for r in columns(room.out)) == [
+            ("mv1", "b", "1/7"),
+            ("mv2", "b", "1/7"),
+        ]
+        mine = await stud_admin("tables", engine=a)
+        assert mine.out == "no tables\n"
+        as_json = json.loads((await stud_admin("tables", "--all-nodes", "--json", engine=a)).out)
+        assert as_json["placements"]["tables/mv1"] == {
+            "node": "b",
+            "nodeLive": True,
+            "ownerEpoch": "2",
+        }
+        nodes = {
+            r["NODE"].rstrip(" *"): r
+            for r in columns("\n".join((await stud_admin("nodes", engine=b)).out.splitlines()[:-1]))
+        }
+        assert (nodes["a"]["TABLES"], nodes["b"]["TABLES"], nodes["b"]["PLAYERS"]) == (
+            "0",
+            "2",
+            "2",
+        )
     finally:
         await shut(a)
         await shut(b)
