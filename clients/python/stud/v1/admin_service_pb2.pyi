@@ -325,10 +325,16 @@ class ListTablesRequest(_message.Message):
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     STATUSES_FIELD_NUMBER: _builtins.int
     LABELS_FIELD_NUMBER: _builtins.int
+    ALL_NODES_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
     """At most this many tables (default 50, at most 500)."""
     page_token: _builtins.str
     """The next_page_token of the previous page; empty for the first."""
+    all_nodes: _builtins.bool
+    """Every node's tables (the whole room, from the database the nodes share), not only this
+    node's. Another node's table is shown as stored: its status, seats and stacks as of its
+    last hand, no running hand's details (ask its node: `placements`).
+    """
     @_builtins.property
     def statuses(self) -> _containers.RepeatedScalarFieldContainer[_table_pb2.TableStatus.ValueType]:
         """Only tables in these statuses; empty: every status but CLOSED. A value that is not a
@@ -346,10 +352,11 @@ class ListTablesRequest(_message.Message):
         page_token: _builtins.str = ...,
         statuses: _abc.Iterable[_table_pb2.TableStatus.ValueType] | None = ...,
         labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        all_nodes: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["labels", b"labels", "page_size", b"page_size", "page_token", b"page_token", "statuses", b"statuses"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_nodes", b"all_nodes", "labels", b"labels", "page_size", b"page_size", "page_token", b"page_token", "statuses", b"statuses"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -361,27 +368,84 @@ class ListTablesResponse(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class PlacementsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___TablePlacement: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___TablePlacement | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     TABLES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    PLACEMENTS_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
     """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[_table_pb2.Table]:
         """The tables, newest first."""
 
+    @_builtins.property
+    def placements(self) -> _containers.MessageMap[_builtins.str, Global___TablePlacement]:
+        """Where each table of `tables` is served, by table name ("tables/{table_id}")."""
+
     def __init__(
         self,
         *,
         tables: _abc.Iterable[_table_pb2.Table] | None = ...,
         next_page_token: _builtins.str = ...,
+        placements: _abc.Mapping[_builtins.str, Global___TablePlacement] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "placements", b"placements", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
+
+@_typing.final
+class TablePlacement(_message.Message):
+    """The engine node serving a table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODE_FIELD_NUMBER: _builtins.int
+    NODE_LIVE_FIELD_NUMBER: _builtins.int
+    OWNER_EPOCH_FIELD_NUMBER: _builtins.int
+    node: _builtins.str
+    """The node's id."""
+    node_live: _builtins.bool
+    """Whether that node is live (serving, lease not run out)."""
+    owner_epoch: _builtins.int
+    """The table's fencing number: one more each time it changed hands (taken over, moved)."""
+    def __init__(
+        self,
+        *,
+        node: _builtins.str = ...,
+        node_live: _builtins.bool = ...,
+        owner_epoch: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["node", b"node", "node_live", b"node_live", "owner_epoch", b"owner_epoch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TablePlacement: _TypeAlias = TablePlacement  # noqa: Y015
 
 @_typing.final
 class GetTableRequest(_message.Message):
@@ -1008,6 +1072,7 @@ class EngineNode(_message.Message):
     EXPIRES_AT_FIELD_NUMBER: _builtins.int
     LIVE_FIELD_NUMBER: _builtins.int
     OPEN_TABLES_FIELD_NUMBER: _builtins.int
+    SEATED_PLAYERS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Its id (STUD_ENGINE_NODE_ID)."""
     state: Global___EngineNodeState.ValueType
@@ -1024,6 +1089,8 @@ class EngineNode(_message.Message):
     """Serving with its lease not run out: new tables may go there."""
     open_tables: _builtins.int
     """Its tables that are not closed."""
+    seated_players: _builtins.int
+    """The players seated at those tables (what placement weighs first)."""
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When its current process claimed it."""
@@ -1050,10 +1117,11 @@ class EngineNode(_message.Message):
         expires_at: _timestamp_pb2.Timestamp | None = ...,
         live: _builtins.bool = ...,
         open_tables: _builtins.int = ...,
+        seated_players: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at", "heartbeat_at", b"heartbeat_at", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_address", b"admin_address", "epoch", b"epoch", "expires_at", b"expires_at", "grpc_address", b"grpc_address", "heartbeat_at", b"heartbeat_at", "id", b"id", "live", b"live", "open_tables", b"open_tables", "started_at", b"started_at", "state", b"state", "web_url", b"web_url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_address", b"admin_address", "epoch", b"epoch", "expires_at", b"expires_at", "grpc_address", b"grpc_address", "heartbeat_at", b"heartbeat_at", "id", b"id", "live", b"live", "open_tables", b"open_tables", "seated_players", b"seated_players", "started_at", b"started_at", "state", b"state", "web_url", b"web_url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

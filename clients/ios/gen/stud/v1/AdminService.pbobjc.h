@@ -33,6 +33,7 @@ CF_EXTERN_C_BEGIN
 @class STUDSeedPair;
 @class STUDStakes;
 @class STUDTable;
+@class STUDTablePlacement;
 @class STUDTableSnapshot;
 
 NS_ASSUME_NONNULL_BEGIN
@@ -279,6 +280,7 @@ typedef GPB_ENUM(STUDListTablesRequest_FieldNumber) {
   STUDListTablesRequest_FieldNumber_PageToken = 2,
   STUDListTablesRequest_FieldNumber_StatusesArray = 3,
   STUDListTablesRequest_FieldNumber_Labels = 4,
+  STUDListTablesRequest_FieldNumber_AllNodes = 5,
 };
 
 /**
@@ -306,6 +308,13 @@ GPB_FINAL @interface STUDListTablesRequest : GPBMessage
 /** The number of items in @c labels without causing the array to be created. */
 @property(nonatomic, readonly) NSUInteger labels_Count;
 
+/**
+ * Every node's tables (the whole room, from the database the nodes share), not only this
+ * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+ * last hand, no running hand's details (ask its node: `placements`).
+ **/
+@property(nonatomic, readwrite) BOOL allNodes;
+
 @end
 
 #pragma mark - STUDListTablesResponse
@@ -313,6 +322,7 @@ GPB_FINAL @interface STUDListTablesRequest : GPBMessage
 typedef GPB_ENUM(STUDListTablesResponse_FieldNumber) {
   STUDListTablesResponse_FieldNumber_TablesArray = 1,
   STUDListTablesResponse_FieldNumber_NextPageToken = 2,
+  STUDListTablesResponse_FieldNumber_Placements = 3,
 };
 
 /**
@@ -327,6 +337,35 @@ GPB_FINAL @interface STUDListTablesResponse : GPBMessage
 
 /** Pass as page_token for the next page; empty on the last page. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *nextPageToken;
+
+/** Where each table of `tables` is served, by table name ("tables/{table_id}"). */
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableDictionary<NSString*, STUDTablePlacement*> *placements;
+/** The number of items in @c placements without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger placements_Count;
+
+@end
+
+#pragma mark - STUDTablePlacement
+
+typedef GPB_ENUM(STUDTablePlacement_FieldNumber) {
+  STUDTablePlacement_FieldNumber_Node = 1,
+  STUDTablePlacement_FieldNumber_NodeLive = 2,
+  STUDTablePlacement_FieldNumber_OwnerEpoch = 3,
+};
+
+/**
+ * The engine node serving a table.
+ **/
+GPB_FINAL @interface STUDTablePlacement : GPBMessage
+
+/** The node's id. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *node;
+
+/** Whether that node is live (serving, lease not run out). */
+@property(nonatomic, readwrite) BOOL nodeLive;
+
+/** The table's fencing number: one more each time it changed hands (taken over, moved). */
+@property(nonatomic, readwrite) int64_t ownerEpoch;
 
 @end
 
@@ -824,6 +863,7 @@ typedef GPB_ENUM(STUDEngineNode_FieldNumber) {
   STUDEngineNode_FieldNumber_ExpiresAt = 9,
   STUDEngineNode_FieldNumber_Live = 10,
   STUDEngineNode_FieldNumber_OpenTables = 11,
+  STUDEngineNode_FieldNumber_SeatedPlayers = 12,
 };
 
 /**
@@ -869,6 +909,9 @@ GPB_FINAL @interface STUDEngineNode : GPBMessage
 
 /** Its tables that are not closed. */
 @property(nonatomic, readwrite) int32_t openTables;
+
+/** The players seated at those tables (what placement weighs first). */
+@property(nonatomic, readwrite) int32_t seatedPlayers;
 
 @end
 

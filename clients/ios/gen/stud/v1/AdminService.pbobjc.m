@@ -34,10 +34,12 @@ GPBObjCClassDeclaration(STUDCreateTableRequest);
 GPBObjCClassDeclaration(STUDEngineNode);
 GPBObjCClassDeclaration(STUDHandResult);
 GPBObjCClassDeclaration(STUDListTablesRequest);
+GPBObjCClassDeclaration(STUDListTablesResponse);
 GPBObjCClassDeclaration(STUDSeatSession);
 GPBObjCClassDeclaration(STUDSeedPair);
 GPBObjCClassDeclaration(STUDStakes);
 GPBObjCClassDeclaration(STUDTable);
+GPBObjCClassDeclaration(STUDTablePlacement);
 GPBObjCClassDeclaration(STUDTableSnapshot);
 
 #pragma mark - STUDAdminServiceRoot
@@ -583,6 +585,7 @@ typedef struct STUDAddChipsResponse__storage_ {
 @dynamic pageToken;
 @dynamic statusesArray, statusesArray_Count;
 @dynamic labels, labels_Count;
+@dynamic allNodes;
 
 typedef struct STUDListTablesRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -634,6 +637,15 @@ typedef struct STUDListTablesRequest__storage_ {
         .flags = GPBFieldMapKeyString,
         .dataType = GPBDataTypeString,
       },
+      {
+        .name = "allNodes",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDListTablesRequest_FieldNumber_AllNodes,
+        .hasIndex = 2,
+        .offset = 3,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDListTablesRequest class]
@@ -659,11 +671,13 @@ typedef struct STUDListTablesRequest__storage_ {
 
 @dynamic tablesArray, tablesArray_Count;
 @dynamic nextPageToken;
+@dynamic placements, placements_Count;
 
 typedef struct STUDListTablesResponse__storage_ {
   uint32_t _has_storage_[1];
   NSMutableArray *tablesArray;
   NSString *nextPageToken;
+  NSMutableDictionary *placements;
 } STUDListTablesResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -690,6 +704,15 @@ typedef struct STUDListTablesResponse__storage_ {
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeString,
       },
+      {
+        .name = "placements",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTablePlacement),
+        .number = STUDListTablesResponse_FieldNumber_Placements,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDListTablesResponse__storage_, placements),
+        .flags = GPBFieldMapKeyString,
+        .dataType = GPBDataTypeMessage,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDListTablesResponse class]
@@ -698,6 +721,72 @@ typedef struct STUDListTablesResponse__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDListTablesResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTablePlacement
+
+@implementation STUDTablePlacement
+
+@dynamic node;
+@dynamic nodeLive;
+@dynamic ownerEpoch;
+
+typedef struct STUDTablePlacement__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *node;
+  int64_t ownerEpoch;
+} STUDTablePlacement__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "node",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTablePlacement_FieldNumber_Node,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTablePlacement__storage_, node),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "nodeLive",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTablePlacement_FieldNumber_NodeLive,
+        .hasIndex = 1,
+        .offset = 2,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+      {
+        .name = "ownerEpoch",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTablePlacement_FieldNumber_OwnerEpoch,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDTablePlacement__storage_, ownerEpoch),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTablePlacement class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTablePlacement__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");
@@ -1957,11 +2046,13 @@ typedef struct STUDListNodesResponse__storage_ {
 @dynamic hasExpiresAt, expiresAt;
 @dynamic live;
 @dynamic openTables;
+@dynamic seatedPlayers;
 
 typedef struct STUDEngineNode__storage_ {
   uint32_t _has_storage_[1];
   STUDEngineNodeState state;
   int32_t openTables;
+  int32_t seatedPlayers;
   NSString *id_p;
   NSString *adminAddress;
   NSString *grpcAddress;
@@ -2074,6 +2165,15 @@ typedef struct STUDEngineNode__storage_ {
         .number = STUDEngineNode_FieldNumber_OpenTables,
         .hasIndex = 11,
         .offset = (uint32_t)offsetof(STUDEngineNode__storage_, openTables),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "seatedPlayers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_SeatedPlayers,
+        .hasIndex = 12,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, seatedPlayers),
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeInt32,
       },

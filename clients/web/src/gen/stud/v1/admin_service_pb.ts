@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/admin_service.proto.
  */
 export const file_stud_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLJAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJNChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJNChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiPQoUUmVtb3ZlUGxheWVyUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iNgoRUm90YXRlU2VlZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtjbGllbnRfc2VlZBgCIAEoCSJ2ChJSb3RhdGVTZWVkUmVzcG9uc2USIwoIcmV2ZWFsZWQYASABKAsyES5zdHVkLnYxLlNlZWRQYWlyEiIKB2N1cnJlbnQYAiABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhcKD25leHRfY29tbWl0bWVudBgDIAEoCSIjCgxEcmFpblJlcXVlc3QSEwoLbW92ZV90YWJsZXMYASABKAgiTQoNRHJhaW5SZXNwb25zZRIOCgZ0YWJsZXMYASABKAUSFgoOaGFuZHNfZmluaXNoZWQYAiABKAUSFAoMdGFibGVzX21vdmVkGAMgASgFIi4KEE1vdmVUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIMCgRub2RlGAIgASgJImEKEU1vdmVUYWJsZVJlc3BvbnNlEgwKBG5vZGUYASABKAkSFAoMZ3JwY19hZGRyZXNzGAIgASgJEg8KB3dlYl91cmwYAyABKAkSFwoPd2FpdGVkX2Zvcl9oYW5kGAQgASgIInoKF0xpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEikKBnN0YXRlcxgCIAMoDjIZLnN0dWQudjEuU2VhdFNlc3Npb25TdGF0ZRIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJbChhMaXN0U2VhdFNlc3Npb25zUmVzcG9uc2USJgoIc2Vzc2lvbnMYASADKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSISChBMaXN0Tm9kZXNSZXF1ZXN0IkwKEUxpc3ROb2Rlc1Jlc3BvbnNlEiIKBW5vZGVzGAEgAygLMhMuc3R1ZC52MS5FbmdpbmVOb2RlEhMKC2Fuc3dlcmVkX2J5GAIgASgJIsMCCgpFbmdpbmVOb2RlEgoKAmlkGAEgASgJEicKBXN0YXRlGAIgASgOMhguc3R1ZC52MS5FbmdpbmVOb2RlU3RhdGUSDQoFZXBvY2gYAyABKAMSFQoNYWRtaW5fYWRkcmVzcxgEIAEoCRIUCgxncnBjX2FkZHJlc3MYBSABKAkSDwoHd2ViX3VybBgGIAEoCRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxoZWFydGJlYXRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGxpdmUYCiABKAgSEwoLb3Blbl90YWJsZXMYCyABKAUqsgEKD0VuZ2luZU5vZGVTdGF0ZRIhCh1FTkdJTkVfTk9ERV9TVEFURV9VTlNQRUNJRklFRBAAEh4KGkVOR0lORV9OT0RFX1NUQVRFX1NUQVJUSU5HEAESHQoZRU5HSU5FX05PREVfU1RBVEVfU0VSVklORxACEh4KGkVOR0lORV9OT0RFX1NUQVRFX0RSQUlOSU5HEAMSHQoZRU5HSU5FX05PREVfU1RBVEVfU1RPUFBFRBAEMvUICgxBZG1pblNlcnZpY2USTQoLQ3JlYXRlVGFibGUSGy5zdHVkLnYxLkNyZWF0ZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuQ3JlYXRlVGFibGVSZXNwb25zZSIDkAICEkoKClNlYXRQbGF5ZXISGi5zdHVkLnYxLlNlYXRQbGF5ZXJSZXF1ZXN0Ghsuc3R1ZC52MS5TZWF0UGxheWVyUmVzcG9uc2UiA5ACAhJECghBZGRDaGlwcxIYLnN0dWQudjEuQWRkQ2hpcHNSZXF1ZXN0Ghkuc3R1ZC52MS5BZGRDaGlwc1Jlc3BvbnNlIgOQAgISSgoKTGlzdFRhYmxlcxIaLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QaGy5zdHVkLnYxLkxpc3RUYWJsZXNSZXNwb25zZSIDkAIBEj8KCEdldFRhYmxlEhguc3R1ZC52MS5HZXRUYWJsZVJlcXVlc3QaGS5zdHVkLnYxLkdldFRhYmxlUmVzcG9uc2USSgoKUGF1c2VUYWJsZRIaLnN0dWQudjEuUGF1c2VUYWJsZVJlcXVlc3QaGy5zdHVkLnYxLlBhdXNlVGFibGVSZXNwb25zZSIDkAICEk0KC1Jlc3VtZVRhYmxlEhsuc3R1ZC52MS5SZXN1bWVUYWJsZVJlcXVlc3QaHC5zdHVkLnYxLlJlc3VtZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDbG9zZVRhYmxlEhouc3R1ZC52MS5DbG9zZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuQ2xvc2VUYWJsZVJlc3BvbnNlIgOQAgISSgoKQ2FuY2VsSGFuZBIaLnN0dWQudjEuQ2FuY2VsSGFuZFJlcXVlc3QaGy5zdHVkLnYxLkNhbmNlbEhhbmRSZXNwb25zZSIDkAICElAKDFJlbW92ZVBsYXllchIcLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVxdWVzdBodLnN0dWQudjEuUmVtb3ZlUGxheWVyUmVzcG9uc2UiA5ACAhJFCgpSb3RhdGVTZWVkEhouc3R1ZC52MS5Sb3RhdGVTZWVkUmVxdWVzdBobLnN0dWQudjEuUm90YXRlU2VlZFJlc3BvbnNlEjsKBURyYWluEhUuc3R1ZC52MS5EcmFpblJlcXVlc3QaFi5zdHVkLnYxLkRyYWluUmVzcG9uc2UiA5ACAhJHCglNb3ZlVGFibGUSGS5zdHVkLnYxLk1vdmVUYWJsZVJlcXVlc3QaGi5zdHVkLnYxLk1vdmVUYWJsZVJlc3BvbnNlIgOQAgISXAoQTGlzdFNlYXRTZXNzaW9ucxIgLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1JlcXVlc3QaIS5zdHVkLnYxLkxpc3RTZWF0U2Vzc2lvbnNSZXNwb25zZSIDkAIBEkcKCUxpc3ROb2RlcxIZLnN0dWQudjEuTGlzdE5vZGVzUmVxdWVzdBoaLnN0dWQudjEuTGlzdE5vZGVzUmVzcG9uc2UiA5ACAUIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEi7QIKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI0ChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSKCAQoRU2VhdFBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhEKCXBsYXllcl9pZBgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDAoEc2VhdBgFIAEoBRIOCgZidXlfaW4YBiABKAMiOwoSU2VhdFBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIl0KD0FkZENoaXBzUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCRIOCgZhbW91bnQYBCABKAMiOQoQQWRkQ2hpcHNSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiLcAQoRTGlzdFRhYmxlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSJgoIc3RhdHVzZXMYAyADKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEjYKBmxhYmVscxgEIAMoCzImLnN0dWQudjEuTGlzdFRhYmxlc1JlcXVlc3QuTGFiZWxzRW50cnkSEQoJYWxsX25vZGVzGAUgASgIGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi2gEKEkxpc3RUYWJsZXNSZXNwb25zZRIeCgZ0YWJsZXMYASADKAsyDi5zdHVkLnYxLlRhYmxlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRI/CgpwbGFjZW1lbnRzGAMgAygLMisuc3R1ZC52MS5MaXN0VGFibGVzUmVzcG9uc2UuUGxhY2VtZW50c0VudHJ5GkoKD1BsYWNlbWVudHNFbnRyeRILCgNrZXkYASABKAkSJgoFdmFsdWUYAiABKAsyFy5zdHVkLnYxLlRhYmxlUGxhY2VtZW50OgI4ASJGCg5UYWJsZVBsYWNlbWVudBIMCgRub2RlGAEgASgJEhEKCW5vZGVfbGl2ZRgCIAEoCBITCgtvd25lcl9lcG9jaBgDIAEoAyIvCg9HZXRUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoQR2V0VGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSKAoIc25hcHNob3QYAiABKAsyFi5zdHVkLnYxLlRhYmxlU25hcHNob3QiMQoRUGF1c2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiMwoSUGF1c2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSIiChJSZXN1bWVUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSI0ChNSZXN1bWVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZSIxChFDbG9zZVRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJbChJDbG9zZVRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEiYKCHNlc3Npb25zGAIgAygLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiJGChFDYW5jZWxIYW5kUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2hhbmRfbnVtYmVyGAIgASgDEg4KBnJlYXNvbhgDIAEoCSI5ChJDYW5jZWxIYW5kUmVzcG9uc2USIwoGcmVzdWx0GAEgASgLMhMuc3R1ZC52MS5IYW5kUmVzdWx0Ik0KE1JlbW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSI9ChRSZW1vdmVQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiI2ChFSb3RhdGVTZWVkUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2NsaWVudF9zZWVkGAIgASgJInYKElJvdGF0ZVNlZWRSZXNwb25zZRIjCghyZXZlYWxlZBgBIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISIgoHY3VycmVudBgCIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAMgASgJIiMKDERyYWluUmVxdWVzdBITCgttb3ZlX3RhYmxlcxgBIAEoCCJNCg1EcmFpblJlc3BvbnNlEg4KBnRhYmxlcxgBIAEoBRIWCg5oYW5kc19maW5pc2hlZBgCIAEoBRIUCgx0YWJsZXNfbW92ZWQYAyABKAUiLgoQTW92ZVRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBG5vZGUYAiABKAkiYQoRTW92ZVRhYmxlUmVzcG9uc2USDAoEbm9kZRgBIAEoCRIUCgxncnBjX2FkZHJlc3MYAiABKAkSDwoHd2ViX3VybBgDIAEoCRIXCg93YWl0ZWRfZm9yX2hhbmQYBCABKAgiegoXTGlzdFNlYXRTZXNzaW9uc1JlcXVlc3QSDQoFdGFibGUYASABKAkSKQoGc3RhdGVzGAIgAygOMhkuc3R1ZC52MS5TZWF0U2Vzc2lvblN0YXRlEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlsKGExpc3RTZWF0U2Vzc2lvbnNSZXNwb25zZRImCghzZXNzaW9ucxgBIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhIKEExpc3ROb2Rlc1JlcXVlc3QiTAoRTGlzdE5vZGVzUmVzcG9uc2USIgoFbm9kZXMYASADKAsyEy5zdHVkLnYxLkVuZ2luZU5vZGUSEwoLYW5zd2VyZWRfYnkYAiABKAki2wIKCkVuZ2luZU5vZGUSCgoCaWQYASABKAkSJwoFc3RhdGUYAiABKA4yGC5zdHVkLnYxLkVuZ2luZU5vZGVTdGF0ZRINCgVlcG9jaBgDIAEoAxIVCg1hZG1pbl9hZGRyZXNzGAQgASgJEhQKDGdycGNfYWRkcmVzcxgFIAEoCRIPCgd3ZWJfdXJsGAYgASgJEi4KCnN0YXJ0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGhlYXJ0YmVhdF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEbGl2ZRgKIAEoCBITCgtvcGVuX3RhYmxlcxgLIAEoBRIWCg5zZWF0ZWRfcGxheWVycxgMIAEoBSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQy9QgKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICEkcKCU1vdmVUYWJsZRIZLnN0dWQudjEuTW92ZVRhYmxlUmVxdWVzdBoaLnN0dWQudjEuTW92ZVRhYmxlUmVzcG9uc2UiA5ACAhJcChBMaXN0U2VhdFNlc3Npb25zEiAuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVxdWVzdBohLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlIgOQAgESRwoJTGlzdE5vZGVzEhkuc3R1ZC52MS5MaXN0Tm9kZXNSZXF1ZXN0Ghouc3R1ZC52MS5MaXN0Tm9kZXNSZXNwb25zZSIDkAIBQglQAaICBFNUVURiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * CreateTable's request.
@@ -306,6 +306,15 @@ export type ListTablesRequest = Message<"stud.v1.ListTablesRequest"> & {
    * @generated from field: map<string, string> labels = 4;
    */
   labels: { [key: string]: string };
+
+  /**
+   * Every node's tables (the whole room, from the database the nodes share), not only this
+   * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+   * last hand, no running hand's details (ask its node: `placements`).
+   *
+   * @generated from field: bool all_nodes = 5;
+   */
+  allNodes: boolean;
 };
 
 /**
@@ -334,6 +343,13 @@ export type ListTablesResponse = Message<"stud.v1.ListTablesResponse"> & {
    * @generated from field: string next_page_token = 2;
    */
   nextPageToken: string;
+
+  /**
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   *
+   * @generated from field: map<string, stud.v1.TablePlacement> placements = 3;
+   */
+  placements: { [key: string]: TablePlacement };
 };
 
 /**
@@ -342,6 +358,41 @@ export type ListTablesResponse = Message<"stud.v1.ListTablesResponse"> & {
  */
 export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
   messageDesc(file_stud_v1_admin_service, 7);
+
+/**
+ * The engine node serving a table.
+ *
+ * @generated from message stud.v1.TablePlacement
+ */
+export type TablePlacement = Message<"stud.v1.TablePlacement"> & {
+  /**
+   * The node's id.
+   *
+   * @generated from field: string node = 1;
+   */
+  node: string;
+
+  /**
+   * Whether that node is live (serving, lease not run out).
+   *
+   * @generated from field: bool node_live = 2;
+   */
+  nodeLive: boolean;
+
+  /**
+   * The table's fencing number: one more each time it changed hands (taken over, moved).
+   *
+   * @generated from field: int64 owner_epoch = 3;
+   */
+  ownerEpoch: bigint;
+};
+
+/**
+ * Describes the message stud.v1.TablePlacement.
+ * Use `create(TablePlacementSchema)` to create a new message.
+ */
+export const TablePlacementSchema: GenMessage<TablePlacement> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 8);
 
 /**
  * GetTable's request.
@@ -369,7 +420,7 @@ export type GetTableRequest = Message<"stud.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 8);
+  messageDesc(file_stud_v1_admin_service, 9);
 
 /**
  * GetTable's response.
@@ -398,7 +449,7 @@ export type GetTableResponse = Message<"stud.v1.GetTableResponse"> & {
  * Use `create(GetTableResponseSchema)` to create a new message.
  */
 export const GetTableResponseSchema: GenMessage<GetTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 9);
+  messageDesc(file_stud_v1_admin_service, 10);
 
 /**
  * PauseTable's request.
@@ -426,7 +477,7 @@ export type PauseTableRequest = Message<"stud.v1.PauseTableRequest"> & {
  * Use `create(PauseTableRequestSchema)` to create a new message.
  */
 export const PauseTableRequestSchema: GenMessage<PauseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 10);
+  messageDesc(file_stud_v1_admin_service, 11);
 
 /**
  * PauseTable's response.
@@ -447,7 +498,7 @@ export type PauseTableResponse = Message<"stud.v1.PauseTableResponse"> & {
  * Use `create(PauseTableResponseSchema)` to create a new message.
  */
 export const PauseTableResponseSchema: GenMessage<PauseTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 11);
+  messageDesc(file_stud_v1_admin_service, 12);
 
 /**
  * ResumeTable's request.
@@ -468,7 +519,7 @@ export type ResumeTableRequest = Message<"stud.v1.ResumeTableRequest"> & {
  * Use `create(ResumeTableRequestSchema)` to create a new message.
  */
 export const ResumeTableRequestSchema: GenMessage<ResumeTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 12);
+  messageDesc(file_stud_v1_admin_service, 13);
 
 /**
  * ResumeTable's response.
@@ -489,7 +540,7 @@ export type ResumeTableResponse = Message<"stud.v1.ResumeTableResponse"> & {
  * Use `create(ResumeTableResponseSchema)` to create a new message.
  */
 export const ResumeTableResponseSchema: GenMessage<ResumeTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 13);
+  messageDesc(file_stud_v1_admin_service, 14);
 
 /**
  * CloseTable's request.
@@ -517,7 +568,7 @@ export type CloseTableRequest = Message<"stud.v1.CloseTableRequest"> & {
  * Use `create(CloseTableRequestSchema)` to create a new message.
  */
 export const CloseTableRequestSchema: GenMessage<CloseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 14);
+  messageDesc(file_stud_v1_admin_service, 15);
 
 /**
  * CloseTable's response.
@@ -545,7 +596,7 @@ export type CloseTableResponse = Message<"stud.v1.CloseTableResponse"> & {
  * Use `create(CloseTableResponseSchema)` to create a new message.
  */
 export const CloseTableResponseSchema: GenMessage<CloseTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 15);
+  messageDesc(file_stud_v1_admin_service, 16);
 
 /**
  * CancelHand's request.
@@ -580,7 +631,7 @@ export type CancelHandRequest = Message<"stud.v1.CancelHandRequest"> & {
  * Use `create(CancelHandRequestSchema)` to create a new message.
  */
 export const CancelHandRequestSchema: GenMessage<CancelHandRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 16);
+  messageDesc(file_stud_v1_admin_service, 17);
 
 /**
  * CancelHand's response.
@@ -601,7 +652,7 @@ export type CancelHandResponse = Message<"stud.v1.CancelHandResponse"> & {
  * Use `create(CancelHandResponseSchema)` to create a new message.
  */
 export const CancelHandResponseSchema: GenMessage<CancelHandResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 17);
+  messageDesc(file_stud_v1_admin_service, 18);
 
 /**
  * RemovePlayer's request.
@@ -636,7 +687,7 @@ export type RemovePlayerRequest = Message<"stud.v1.RemovePlayerRequest"> & {
  * Use `create(RemovePlayerRequestSchema)` to create a new message.
  */
 export const RemovePlayerRequestSchema: GenMessage<RemovePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 18);
+  messageDesc(file_stud_v1_admin_service, 19);
 
 /**
  * RemovePlayer's response.
@@ -658,7 +709,7 @@ export type RemovePlayerResponse = Message<"stud.v1.RemovePlayerResponse"> & {
  * Use `create(RemovePlayerResponseSchema)` to create a new message.
  */
 export const RemovePlayerResponseSchema: GenMessage<RemovePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 19);
+  messageDesc(file_stud_v1_admin_service, 20);
 
 /**
  * RotateSeed's request.
@@ -686,7 +737,7 @@ export type RotateSeedRequest = Message<"stud.v1.RotateSeedRequest"> & {
  * Use `create(RotateSeedRequestSchema)` to create a new message.
  */
 export const RotateSeedRequestSchema: GenMessage<RotateSeedRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 20);
+  messageDesc(file_stud_v1_admin_service, 21);
 
 /**
  * RotateSeed's response.
@@ -721,7 +772,7 @@ export type RotateSeedResponse = Message<"stud.v1.RotateSeedResponse"> & {
  * Use `create(RotateSeedResponseSchema)` to create a new message.
  */
 export const RotateSeedResponseSchema: GenMessage<RotateSeedResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 21);
+  messageDesc(file_stud_v1_admin_service, 22);
 
 /**
  * Drain's request.
@@ -744,7 +795,7 @@ export type DrainRequest = Message<"stud.v1.DrainRequest"> & {
  * Use `create(DrainRequestSchema)` to create a new message.
  */
 export const DrainRequestSchema: GenMessage<DrainRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 22);
+  messageDesc(file_stud_v1_admin_service, 23);
 
 /**
  * Drain's response (sent once the node is drained).
@@ -779,7 +830,7 @@ export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
  * Use `create(DrainResponseSchema)` to create a new message.
  */
 export const DrainResponseSchema: GenMessage<DrainResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 23);
+  messageDesc(file_stud_v1_admin_service, 24);
 
 /**
  * MoveTable's request.
@@ -808,7 +859,7 @@ export type MoveTableRequest = Message<"stud.v1.MoveTableRequest"> & {
  * Use `create(MoveTableRequestSchema)` to create a new message.
  */
 export const MoveTableRequestSchema: GenMessage<MoveTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 24);
+  messageDesc(file_stud_v1_admin_service, 25);
 
 /**
  * MoveTable's response (sent once the table is handed over).
@@ -850,7 +901,7 @@ export type MoveTableResponse = Message<"stud.v1.MoveTableResponse"> & {
  * Use `create(MoveTableResponseSchema)` to create a new message.
  */
 export const MoveTableResponseSchema: GenMessage<MoveTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 25);
+  messageDesc(file_stud_v1_admin_service, 26);
 
 /**
  * ListSeatSessions' request.
@@ -893,7 +944,7 @@ export type ListSeatSessionsRequest = Message<"stud.v1.ListSeatSessionsRequest">
  * Use `create(ListSeatSessionsRequestSchema)` to create a new message.
  */
 export const ListSeatSessionsRequestSchema: GenMessage<ListSeatSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 26);
+  messageDesc(file_stud_v1_admin_service, 27);
 
 /**
  * ListSeatSessions' response.
@@ -921,7 +972,7 @@ export type ListSeatSessionsResponse = Message<"stud.v1.ListSeatSessionsResponse
  * Use `create(ListSeatSessionsResponseSchema)` to create a new message.
  */
 export const ListSeatSessionsResponseSchema: GenMessage<ListSeatSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 27);
+  messageDesc(file_stud_v1_admin_service, 28);
 
 /**
  * ListNodes' request.
@@ -936,7 +987,7 @@ export type ListNodesRequest = Message<"stud.v1.ListNodesRequest"> & {
  * Use `create(ListNodesRequestSchema)` to create a new message.
  */
 export const ListNodesRequestSchema: GenMessage<ListNodesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 28);
+  messageDesc(file_stud_v1_admin_service, 29);
 
 /**
  * ListNodes' response.
@@ -964,7 +1015,7 @@ export type ListNodesResponse = Message<"stud.v1.ListNodesResponse"> & {
  * Use `create(ListNodesResponseSchema)` to create a new message.
  */
 export const ListNodesResponseSchema: GenMessage<ListNodesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 29);
+  messageDesc(file_stud_v1_admin_service, 30);
 
 /**
  * An engine node of the registry (docs/operations.md, "Several engine nodes").
@@ -1048,6 +1099,13 @@ export type EngineNode = Message<"stud.v1.EngineNode"> & {
    * @generated from field: int32 open_tables = 11;
    */
   openTables: number;
+
+  /**
+   * The players seated at those tables (what placement weighs first).
+   *
+   * @generated from field: int32 seated_players = 12;
+   */
+  seatedPlayers: number;
 };
 
 /**
@@ -1055,7 +1113,7 @@ export type EngineNode = Message<"stud.v1.EngineNode"> & {
  * Use `create(EngineNodeSchema)` to create a new message.
  */
 export const EngineNodeSchema: GenMessage<EngineNode> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 30);
+  messageDesc(file_stud_v1_admin_service, 31);
 
 /**
  * An engine node's state as its process recorded it.
