@@ -23,7 +23,7 @@ from engine_server.store.database import create_engine_for, is_sqlite
 from engine_server.store.hands import HandSeat, RunningHand
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
-from engine_server.store.nodes import WriteFence
+from engine_server.store.nodes import NodeRegistry, WriteFence
 from engine_server.store.ownership import Takeover
 from engine_server.store.repository import EngineStore
 from engine_server.store.tables import OpenTable
@@ -627,4 +627,14 @@ async def open_store(
     await prepare_database(url)
     store = EngineStore(create_engine_for(url))
     tables = StoreTables(store, one_writer=is_sqlite(url), node_id=node_id)
-    return tables, tables, store.dispose
+    # The lease's renewals on connections of their own: on a busy node every pooled connection
+    # can be in a table write at once, and a renewal queued behind them for a connection would
+    # let the lease run out (the node would stop, and its tables be taken over).
+    lease_engine = create_engine_for(url, pool_size=2, max_overflow=0)
+    tables.registry = NodeRegistry(lease_engine)
+
+    async def close() -> None:
+        await store.dispose()
+        await lease_engine.dispose()
+
+    return tables, tables, close

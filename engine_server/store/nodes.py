@@ -82,9 +82,10 @@ class WriteFence:
 
     Checked at the start of every write transaction of every store (``EngineStore.tx.fence``):
     the node's row must still carry ``epoch``, the fencing number this process
-    claimed. On PostgreSQL the row is read ``FOR SHARE``: a claim by another process (an
-    update of that row) waits until the write has committed, and every write after the
-    claim sees the new epoch. On SQLite a write transaction holds the database's one write
+    claimed. On PostgreSQL the row is read ``FOR KEY SHARE``: a claim by another process
+    (which locks that row ``FOR UPDATE`` before it changes it) waits until the write has
+    committed, and every write after the claim sees the new epoch; this process's own
+    renewals (``FOR NO KEY UPDATE``) do not wait for its writes. On SQLite a write transaction holds the database's one write
     lock from its start, so the same holds. ``on_stale(reason)`` is told once, at the first
     refusal: the process should stop serving.
 
@@ -101,8 +102,14 @@ class WriteFence:
         self._on_stale = on_stale
         self._told = False
         self._tables: dict[str, int] = {}
+        # FOR KEY SHARE, not FOR SHARE: the process's own renewals (an UPDATE of columns no
+        # key uses: FOR NO KEY UPDATE) must not queue behind its table writes, which overlap
+        # without pause on a busy node and would starve them past the lease. Claims and
+        # takeovers lock the row FOR UPDATE first, which does wait for every write in flight.
         self._statement = (
-            sa.select(_NODES.c.epoch).where(_NODES.c.id == node_id).with_for_update(read=True)
+            sa.select(_NODES.c.epoch)
+            .where(_NODES.c.id == node_id)
+            .with_for_update(read=True, key_share=True)
         )
 
     def hold(self, table_id: str, owner_epoch: int) -> None:
@@ -193,6 +200,11 @@ class NodeRegistry:
             ),
         ).returning(_NODES.c.epoch)
         async with self._writer.begin() as connection:
+            # FOR UPDATE first (PostgreSQL): the upsert alone takes a lock that writes in flight
+            # (FOR KEY SHARE, WriteFence) do not block; this one waits for them to commit.
+            await connection.execute(
+                sa.select(_NODES.c.id).where(_NODES.c.id == node_id).with_for_update()
+            )
             epoch = (await connection.execute(statement)).scalar_one_or_none()
         return None if epoch is None else int(epoch)
 
