@@ -8,7 +8,8 @@ created and dropped)::
 For each count N: three ``stud engine`` processes (nodes ``a``, ``b``, ``c``; ``--pin``:
 ``a`` and ``c`` on CPU 0, ``b`` on CPU 1, as the load benchmark pins its nodes) on one
 PostgreSQL database; N tables on ``c``, two players at each, dealt by a 0.5 s clock acting
-for them (so hands run when ``c`` dies), and ten such tables on each of ``a`` and ``b``. Once
+for them (so hands run when ``c`` dies), and ten such tables on each of ``a`` and ``b``; the nodes'
+logs go to ``$STUD_BENCH_LOGS/recovery-{node}.log`` (default ``/tmp``). Once
 every table of ``c`` has dealt a hand, ``c`` is killed (SIGKILL). It reports, from the kill:
 when ``c`` was retired (its lease ran out and a live node took its tables), and for each of
 ``c``'s tables when its next hand started at its new owner (the hands' ``started_at``, the
@@ -83,17 +84,20 @@ async def engine(url: str, node: str, lease: float, cpu: int | None) -> AsyncIte
         "STUD_LOG_FORMAT": "text",
         "STUD_LOG_LEVEL": "ERROR",
     }
-    process = await asyncio.create_subprocess_exec(
-        str(STUD),
-        "engine",
-        "--grpc-port",
-        "0",
-        "--web-port",
-        "0",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=open(f"{os.environ.get('STUD_BENCH_LOGS', '/tmp')}/recovery-{node}.log", "ab"),
-    )
+    # Each node's log (why a node stopped, if one does) in STUD_BENCH_LOGS (default /tmp).
+    log = Path(os.environ.get("STUD_BENCH_LOGS", "/tmp")) / f"recovery-{node}.log"
+    with log.open("ab") as errors:
+        process = await asyncio.create_subprocess_exec(
+            str(STUD),
+            "engine",
+            "--grpc-port",
+            "0",
+            "--web-port",
+            "0",
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=errors,
+        )
     try:
         assert process.stdout is not None
         while True:
