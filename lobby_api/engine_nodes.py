@@ -115,6 +115,7 @@ class TableEngines:
         the tables placed there and not opened yet included, then open tables (None: no node
         is live, the table goes to STUD_LOBBY_ENGINE). ``session``: the write transaction
         recording the choice (the placement lock is held until it ends)."""
+        await engine_reads.lock_placement(session)
         return await engine_reads.least_loaded_live_node(session, await self.pending(session))
 
     async def route(self, table_id: str) -> EngineRoute:

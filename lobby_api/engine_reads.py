@@ -71,6 +71,7 @@ __all__ = [
     "display_names",
     "hands_ended_since",
     "least_loaded_live_node",
+    "lock_placement",
     "node",
     "player_hands_at_table",
     "player_hands_page",
@@ -453,16 +454,10 @@ async def table_owner(session: AsyncSession, table_id: str) -> str | None:
 PLACEMENT_LOCK = 0x5374_7564_506C_6163
 
 
-async def least_loaded_live_node(
-    session: AsyncSession, pending: Mapping[str, tuple[int, int]] | None = None
-) -> str | None:
-    """The live node (lease not run out, serving) with the fewest seated players, then the
-    fewest open tables, then by id (None: no node is live). ``pending``: by node, the players
-    and tables the lobby has placed there that the engine does not count yet (a quick table
-    not created there yet, its opener not seated yet).
-
-    Call it in the write transaction that records the choice: on PostgreSQL it takes the
-    placement lock, held to that transaction's end, so the next choice (on any lobby replica)
+async def lock_placement(session: AsyncSession) -> None:
+    """Take the placement lock for the rest of ``session``'s write transaction (the one
+    recording the choice), before reading anything a choice depends on: on PostgreSQL an
+    advisory lock held to that transaction's end, so the next choice (on any lobby replica)
     reads the counts with this one's table in them; SQLite's write transactions run one at a
     time already. Two quick games opened at the same moment thus never read the same counts.
     """
@@ -470,6 +465,17 @@ async def least_loaded_live_node(
         await session.exec(  # type: ignore[call-overload]
             sa.select(sa.func.pg_advisory_xact_lock(PLACEMENT_LOCK))
         )
+
+
+async def least_loaded_live_node(
+    session: AsyncSession, pending: Mapping[str, tuple[int, int]] | None = None
+) -> str | None:
+    """The live node (lease not run out, serving) with the fewest seated players, then the
+    fewest open tables, then by id (None: no node is live). ``pending``: by node, the players
+    and tables the lobby has placed there that the engine does not count yet (a quick table
+    not created there yet, its opener not seated yet). Read both under
+    :func:`lock_placement`.
+    """
     # exec() runs any statement; SQLModel types it for its own select() and DML only.
     rows = (await session.exec(node_loads(utc_now()))).all()  # type: ignore[call-overload]
     if not rows:
