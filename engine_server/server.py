@@ -60,6 +60,7 @@ from engine_server.store.models import NodeState
 from engine_server.store.nodes import NodeAddresses, NodeRegistry
 from engine_server.table.manager import TableManager
 from engine_server.table.runtime import RuntimeHooks, Timing
+from engine_server.takeover import TakeoverWatch
 
 __all__ = [
     "GRPC_OPTIONS",
@@ -164,6 +165,8 @@ class EngineServer:
     lease: NodeLease | None = None
     #: set once the lease was lost and the engine has stopped serving (:meth:`abandon`)
     lost: asyncio.Event = field(default_factory=asyncio.Event)
+    #: takes over the tables of dead nodes, loads the tables given to this one (with a lease)
+    takeover: TakeoverWatch | None = None
     _abandoned: bool = False
 
     @property
@@ -189,6 +192,8 @@ class EngineServer:
             await self.lost.wait()
             await _stop_asgi(self.metrics_server, self.metrics_task)
             return
+        if self.takeover is not None:
+            await self.takeover.stop()
         if self.lease is not None:
             await self.lease.set_state(NodeState.DRAINING)
         if self.health is not None:
@@ -269,6 +274,8 @@ class EngineServer:
         if self._abandoned:
             return
         self._abandoned = True
+        if self.takeover is not None:
+            await self.takeover.stop(wait=0)
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
         await self.manager.shutdown()
@@ -333,6 +340,11 @@ async def start_engine(
                 await lease.publish(NodeAddresses(*advertised), NodeState.SERVING)
             except LeaseLost as error:
                 await engine.abandon(str(error))
+            else:
+                engine.takeover = TakeoverWatch(
+                    directory.take_over_expired, engine.manager, lease.lease_seconds / 6
+                )
+                engine.takeover.start()
     return engine
 
 
@@ -354,6 +366,9 @@ async def _start(
         hooks=metrics.hooks(hooks),
     )
     metrics.watch(manager)
+    if hasattr(directory, "on_table_moved"):
+        # A write finding its table taken over or moved stops the table here.
+        directory.on_table_moved = manager.table_moved
     await manager.load()
     limit = settings.max_request_bytes
     options = [*GRPC_OPTIONS, ("grpc.max_receive_message_length", transport_limit(limit))]

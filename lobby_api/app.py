@@ -86,7 +86,7 @@ def create_app(
     """The lobby app. ``engine_client``, ``password_hasher`` and ``database`` replace the
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
-    from lobby_api.quickgame.tables import planned_node, quick_settlement
+    from lobby_api.quickgame.tables import opening_by_node, planned_node, quick_settlement
     from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.settlement.services import owed_to_player
     from lobby_api.sweep import Sweep
@@ -113,7 +113,7 @@ def create_app(
             session, table_id
         )
 
-    engines = TableEngines(db, engine, settings, planned=planned)
+    engines = TableEngines(db, engine, settings, planned=planned, pending=opening_by_node)
     hasher = password_hasher or PasswordHasher()
     # Failed log-ins per account, whatever address they come from (0: no such limit).
     login_failures = (

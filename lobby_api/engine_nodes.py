@@ -5,8 +5,9 @@ and each table names its owner (``tables.node_id``); the lobby reads both throug
 port (:mod:`lobby_api.engine_reads`).
 :class:`TableEngines` has the methods of :class:`~lobby_api.engine_client.EngineClient` the
 lobby uses, each routed to the node that owns the table, with one client (one channel) per
-node address, reused. A new quick game goes to the live node (lease not run out, serving)
-with the fewest open tables (:meth:`TableEngines.choose`); the lobby records its choice on
+node address, reused. A new quick game goes to the least loaded live node (lease not run
+out, serving; seated players, then open tables: :meth:`TableEngines.choose`, one choice at
+a time, whichever lobby replica makes it); the lobby records its choice on
 the table it is opening (the quick table), so a retried CreateTable goes to the same node
 (``planned`` looks that choice up).
 
@@ -30,7 +31,7 @@ from lobby_api.db import Database
 from lobby_api.engine_client import EngineClient, EngineError, TableSpec
 from lobby_api.settings import LobbySettings
 
-__all__ = ["EngineRoute", "PlannedNode", "TableEngines"]
+__all__ = ["EngineRoute", "PendingTables", "PlannedNode", "TableEngines"]
 
 T = TypeVar("T")
 
@@ -38,8 +39,17 @@ T = TypeVar("T")
 PlannedNode = Callable[[AsyncSession, str], Awaitable[str | None]]
 
 
+#: What the lobby has placed on each node that the engine does not count yet, by node id:
+#: (players not seated there yet, tables not created there yet).
+PendingTables = Callable[[AsyncSession], Awaitable[dict[str, tuple[int, int]]]]
+
+
 async def _nothing_planned(session: AsyncSession, table_id: str) -> str | None:
     return None
+
+
+async def _nothing_pending(session: AsyncSession) -> dict[str, tuple[int, int]]:
+    return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +72,13 @@ class TableEngines:
         default: EngineClient,
         settings: LobbySettings,
         planned: PlannedNode = _nothing_planned,
+        pending: PendingTables = _nothing_pending,
     ) -> None:
         self.db = db
         self.default = default
         self.settings = settings
         self.planned = planned
+        self.pending = pending
         self._clients: dict[str, EngineClient] = {default.address: default}
 
     def client(self, address: str) -> EngineClient:
@@ -99,9 +111,12 @@ class TableEngines:
         )
 
     async def choose(self, session: AsyncSession) -> str | None:
-        """The node a new table should go to: the live one with the fewest open tables
-        (None: no node is live, the table goes to STUD_LOBBY_ENGINE)."""
-        return await engine_reads.least_loaded_live_node(session)
+        """The node a new table should go to: the least loaded live one — seated players,
+        the tables placed there and not opened yet included, then open tables (None: no node
+        is live, the table goes to STUD_LOBBY_ENGINE). ``session``: the write transaction
+        recording the choice (the placement lock is held until it ends)."""
+        await engine_reads.lock_placement(session)
+        return await engine_reads.least_loaded_live_node(session, await self.pending(session))
 
     async def route(self, table_id: str) -> EngineRoute:
         """The table's node: its owner once the engine created it, else the node the lobby
@@ -112,6 +127,13 @@ class TableEngines:
                 owner = await self.planned(session, table_id)
             node = await engine_reads.node(session, owner) if owner is not None else None
         return self._route(node)
+
+    async def addresses(self, table_id: str) -> dict[str, str]:
+        """The addresses players are given for the table, as it is served now (a stored
+        answer's are those of the node at the time: the table may have moved since):
+        ``engine_grpc`` and ``engine_grpc_web``."""
+        route = await self.route(table_id)
+        return {"engine_grpc": route.grpc, "engine_grpc_web": route.web}
 
     async def _node_route(self, node_id: str) -> EngineRoute:
         async with self.db.read() as session:

@@ -34,7 +34,7 @@ engine nodes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -56,7 +56,7 @@ from engine_server.store.models import (
     TableRow,
     TableStatus,
 )
-from engine_server.store.nodes import live_nodes
+from engine_server.store.nodes import node_loads
 from engine_server.store.types import utc_now
 
 __all__ = [
@@ -79,6 +79,7 @@ __all__ = [
     "hands_ended_since",
     "hands_started",
     "least_loaded_live_node",
+    "lock_placement",
     "node",
     "player_hands_at_table",
     "player_hands_page",
@@ -89,6 +90,8 @@ __all__ = [
     "seat_stacks",
     "seed_pair",
     "seed_pairs_of",
+    "table_created",
+    "table_has_players",
     "table_owner",
     "tournament_tables",
 ]
@@ -332,6 +335,25 @@ def seat_session_closed(seat_session_id: Any) -> Any:
         .where(
             col(SeatSessionRow.id) == seat_session_id,
             col(SeatSessionRow.state) == SeatSessionState.CLOSED.value,
+        )
+        .correlate_except(SeatSessionRow)
+    )
+
+
+def table_created(table_id: Any) -> Any:
+    """Condition: the engine has created the table ``table_id`` names (a column or an
+    expression of the caller's statement)."""
+    return sa.exists().where(col(TableRow.id) == table_id).correlate_except(TableRow)
+
+
+def table_has_players(table_id: Any) -> Any:
+    """Condition: a player holds a seat (a session not closed) at the engine's table
+    ``table_id`` names."""
+    return (
+        sa.exists()
+        .where(
+            col(SeatSessionRow.table_id) == table_id,
+            col(SeatSessionRow.state) != SeatSessionState.CLOSED.value,
         )
         .correlate_except(SeatSessionRow)
     )
@@ -672,12 +694,44 @@ async def table_owner(session: AsyncSession, table_id: str) -> str | None:
 # ----------------------------------------------------------------------- engine nodes
 
 
-async def least_loaded_live_node(session: AsyncSession) -> str | None:
-    """The live node (lease not run out, serving) with the fewest tables not closed, then
-    by id (None: no node is live)."""
+#: PostgreSQL's advisory lock of placement (a transaction's): one choice at a time, whichever
+#: lobby replica makes it ("StudPlac")
+PLACEMENT_LOCK = 0x5374_7564_506C_6163
+
+
+async def lock_placement(session: AsyncSession) -> None:
+    """Take the placement lock for the rest of ``session``'s write transaction (the one
+    recording the choice), before reading anything a choice depends on: on PostgreSQL an
+    advisory lock held to that transaction's end, so the next choice (on any lobby replica)
+    reads the counts with this one's table in them; SQLite's write transactions run one at a
+    time already. Two quick games opened at the same moment thus never read the same counts.
+    """
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.exec(  # type: ignore[call-overload]
+            sa.select(sa.func.pg_advisory_xact_lock(PLACEMENT_LOCK))
+        )
+
+
+async def least_loaded_live_node(
+    session: AsyncSession, pending: Mapping[str, tuple[int, int]] | None = None
+) -> str | None:
+    """The live node (lease not run out, serving) with the fewest seated players, then the
+    fewest open tables, then by id (None: no node is live). ``pending``: by node, the players
+    and tables the lobby has placed there that the engine does not count yet (a quick table
+    not created there yet, its opener not seated yet). Read both under
+    :func:`lock_placement`.
+    """
     # exec() runs any statement; SQLModel types it for its own select() and DML only.
-    row = (await session.exec(live_nodes(utc_now()).limit(1))).first()  # type: ignore[call-overload]
-    return None if row is None else str(row.id)
+    rows = (await session.exec(node_loads(utc_now()))).all()  # type: ignore[call-overload]
+    if not rows:
+        return None
+    waiting = pending or {}
+
+    def load(row: Any) -> tuple[int, int, str]:
+        players, tables = waiting.get(row.id, (0, 0))
+        return (int(row.players) + players, int(row.open_tables) + tables, str(row.id))
+
+    return str(min(rows, key=load).id)
 
 
 async def node(session: AsyncSession, node_id: str) -> EngineNode | None:

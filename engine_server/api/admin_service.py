@@ -152,6 +152,7 @@ def node_message(node: NodeEntry) -> admin_service_pb2.EngineNode:
         expires_at=timestamp(node.expires_at),
         live=node.live,
         open_tables=node.open_tables,
+        seated_players=node.seated_players,
     )
 
 
@@ -281,10 +282,22 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 statuses,
                 include_private=identity.has(Scope.ADMIN),
                 labels=dict(request.labels),
+                all_nodes=request.all_nodes,
             )
-            return admin_service_pb2.ListTablesResponse(
+            answer = admin_service_pb2.ListTablesResponse(
                 tables=[table_message(t) for t in tables], next_page_token=token
             )
+            if request.all_nodes:
+                placed = await self.manager.placements([t.table_id for t in tables])
+                for table_id, where in placed.items():
+                    answer.placements[f"tables/{table_id}"].CopyFrom(
+                        admin_service_pb2.TablePlacement(
+                            node=where.node,
+                            node_live=where.node_live,
+                            owner_epoch=where.owner_epoch,
+                        )
+                    )
+            return answer
 
         return await self._run("ListTables", context, body)
 
@@ -377,13 +390,43 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
         async def body(identity: Identity) -> Any:
             if self.on_drain is not None:
                 await self.on_drain()
-            tables, hands = await self.manager.drain(kept=True)
+            moved = 0
+            if request.move_tables:
+                tables, hands, moved = await self.manager.drain_onto_others()
+            else:
+                tables, hands = await self.manager.drain(kept=True)
             log.warning(
-                "node drained by %s: %d tables, %d hands finished", identity.subject, tables, hands
+                "node drained by %s: %d tables, %d hands finished, %d tables moved",
+                identity.subject,
+                tables,
+                hands,
+                moved,
             )
-            return admin_service_pb2.DrainResponse(tables=tables, hands_finished=hands)
+            return admin_service_pb2.DrainResponse(
+                tables=tables, hands_finished=hands, tables_moved=moved
+            )
 
         return await self._run("Drain", context, body)
+
+    async def MoveTable(self, request: Any, context: Any) -> Any:
+        async def body(identity: Identity) -> Any:
+            table_id = parse_table_name(request.name, "name")
+            to_node = _id(request.node, "node") if request.node else None
+            if to_node is None:
+                await self.manager.check_own(table_id)
+                to_node = await self.manager.least_loaded_node()
+                if to_node is None:
+                    raise invalid("node", "no other engine node is live to take the table")
+            waited = await self.manager.move(table_id, to_node)
+            log.warning(
+                "tables/%s moved to engine node %s by %s", table_id, to_node, identity.subject
+            )
+            grpc_address, web_url = await self.manager.node_addresses(to_node) or ("", "")
+            return admin_service_pb2.MoveTableResponse(
+                node=to_node, grpc_address=grpc_address, web_url=web_url, waited_for_hand=waited
+            )
+
+        return await self._run("MoveTable", context, body)
 
     async def ListSeatSessions(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:

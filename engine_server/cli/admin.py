@@ -5,14 +5,19 @@
     stud admin token [--subject ops] [--ttl 3600] [--scope admin|lobby]
     stud admin [--engine HOST:PORT] [--token T] [--json] [--timeout S] ACTION ...
 
-    ACTION: tables [--status S] [--label K=V] [--all-pages]   list tables
+    ACTION: tables [--status S] [--label K=V] [--all-pages] [--all-nodes]
+                                                             list tables (--all-nodes: the room)
             table NAME [--reason R]                          one table, every card (audited)
             pause NAME [--reason R] | resume NAME | close NAME [--reason R]
             cancel-hand NAME [--hand N] [--reason R]         every chip of the hand goes back
             remove NAME SEAT_SESSION_ID [--reason R] [--by-player]
             rotate-seed NAME [--client-seed S]
-            drain                                            no new hands on this node (the
-                                                             pause outlasts a restart)
+            drain [--move]                                   no new hands on this node (the
+                                                             pause outlasts a restart); --move:
+                                                             its tables go to the other nodes
+            move NAME [--node N]                             move a table to another node
+                                                             (between hands; default: the
+                                                             least loaded live node)
             sessions [--table NAME] [--state open|closing|closed] [--all-pages]
 
 The engine is ``--engine``, else ``$STUD_ENGINE_ADDRESS``, else the room ``stud run`` is
@@ -89,6 +94,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     tables.add_argument(
         "--label", action="append", type=_label, metavar="KEY=VALUE", help="repeatable"
     )
+    tables.add_argument(
+        "--all-nodes",
+        action="store_true",
+        help="every engine node's tables (the whole room), with the node serving each",
+    )
     _paging(tables, 50)
 
     table = action("table", "one table with every seat's cards (the call is audited)")
@@ -128,10 +138,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     rotate.add_argument("name", help="the table: its id or tables/{id}")
     rotate.add_argument("--client-seed", default="", help="a new client seed (default: keep)")
 
-    action(
+    drain = action(
         "drain",
         "start no new hand on this engine node; returns when the running ones end (its tables"
         " stay paused after a restart, until resumed)",
+    )
+    drain.add_argument(
+        "--move",
+        action="store_true",
+        help="move every table to the other live nodes instead (each between hands, to the"
+        " least loaded node): a rolling upgrade that closes no table",
+    )
+
+    move = action("move", "move a table to another live engine node, between hands")
+    move.add_argument("name", help="the table: its id or tables/{id}")
+    move.add_argument(
+        "--node", default="", help="the node to move it to (default: the least loaded live one)"
     )
 
     action(
@@ -174,7 +196,7 @@ def _connection_options(parser: argparse.ArgumentParser, default: Callable[[str]
         type=_positive_float,
         default=default("timeout"),
         metavar="SECONDS",
-        help=f"deadline of the call (default {DEFAULT_TIMEOUT:g}; drain: none)",
+        help=f"deadline of the call (default {DEFAULT_TIMEOUT:g}; drain and move: none)",
     )
 
 
@@ -241,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
     if not sep or not host or not port.isdigit():
         raise CliError(f"--engine: expected HOST:PORT, got {address!r}")
     token = args.token or env.get("STUD_ADMIN_TOKEN") or _command_token(env)
-    timeout = args.timeout or (None if args.action == "drain" else DEFAULT_TIMEOUT)
+    timeout = args.timeout or (None if args.action in ("drain", "move") else DEFAULT_TIMEOUT)
     with grpc.insecure_channel(address) as channel:
         client = _Client(admin_service_pb2_grpc.AdminServiceStub(channel), token, timeout, address)
         ACTIONS[args.action](client, args)
@@ -327,6 +349,7 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
             table_pb2.TableStatus.Value(f"TABLE_STATUS_{s.upper()}") for s in args.status or ()
         ],
         labels=dict(args.label or ()),
+        all_nodes=args.all_nodes,
     )
     answer = _pages(client, "ListTables", request, "tables", args.all_pages)
     if args.json:
@@ -335,10 +358,12 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
     if not answer.tables:
         print("no tables")
     else:
+        nodes = ("NODE",) if args.all_nodes else ()
         print(
             _columns(
                 (
                     "TABLE",
+                    *nodes,
                     "STATUS",
                     "PROFILE",
                     "STAKES",
@@ -351,6 +376,7 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
                 (
                     (
                         t.name.removeprefix("tables/"),
+                        *((_placed(answer.placements.get(t.name)),) if args.all_nodes else ()),
                         _enum(table_pb2.TableStatus, t.status),
                         t.settings.profile + (" (private)" if t.settings.private else ""),
                         _stakes(t.settings.stakes),
@@ -365,6 +391,13 @@ def _tables(client: _Client, args: argparse.Namespace) -> None:
             )
         )
     _more(answer.next_page_token)
+
+
+def _placed(placement: Any) -> str:
+    """A table's node in ``tables --all-nodes``: its id, marked when that node is not live."""
+    if placement is None:
+        return "-"
+    return placement.node + ("" if placement.node_live else " (down)")
 
 
 def _table(client: _Client, args: argparse.Namespace) -> None:
@@ -573,14 +606,38 @@ def _rotate_seed(client: _Client, args: argparse.Namespace) -> None:
 def _drain(client: _Client, args: argparse.Namespace) -> None:
     from stud.v1 import admin_service_pb2
 
-    answer = client("Drain", admin_service_pb2.DrainRequest())
+    answer = client("Drain", admin_service_pb2.DrainRequest(move_tables=args.move))
     if args.json:
         _print_json(answer)
+        return
+    if args.move:
+        left = answer.tables - answer.tables_moved
+        print(
+            f"drained: {_count(answer.tables_moved, 'table')} moved to other nodes, "
+            f"{_count(left, 'table')} left here paused; "
+            f"{_count(answer.hands_finished, 'running hand')} finished first"
+        )
         return
     print(
         f"drained: {_count(answer.tables, 'table')} on this node, "
         f"{_count(answer.hands_finished, 'running hand')} finished; no new hand starts"
         " (the tables stay paused after a restart: `stud admin resume NAME`)"
+    )
+
+
+def _move(client: _Client, args: argparse.Namespace) -> None:
+    from stud.v1 import admin_service_pb2
+
+    answer = client(
+        "MoveTable", admin_service_pb2.MoveTableRequest(name=_table_name(args.name), node=args.node)
+    )
+    if args.json:
+        _print_json(answer)
+        return
+    waited = " (after its running hand)" if answer.waited_for_hand else ""
+    print(
+        f"{_table_name(args.name)}: moved to engine node {answer.node}{waited}; players:"
+        f" {answer.grpc_address}, browsers: {answer.web_url}"
     )
 
 
@@ -616,7 +673,18 @@ def _nodes(client: _Client, args: argparse.Namespace) -> None:
         return
     print(
         _columns(
-            ("NODE", "STATE", "LIVE", "EPOCH", "TABLES", "LEASE UNTIL", "GRPC", "ADMIN", "WEB"),
+            (
+                "NODE",
+                "STATE",
+                "LIVE",
+                "EPOCH",
+                "TABLES",
+                "PLAYERS",
+                "LEASE UNTIL",
+                "GRPC",
+                "ADMIN",
+                "WEB",
+            ),
             (
                 (
                     n.id + (" *" if n.id == answer.answered_by else ""),
@@ -624,6 +692,7 @@ def _nodes(client: _Client, args: argparse.Namespace) -> None:
                     "yes" if n.live else "no",
                     str(n.epoch),
                     str(n.open_tables),
+                    str(n.seated_players),
                     n.expires_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
                     n.grpc_address,
                     n.admin_address,
@@ -646,6 +715,7 @@ ACTIONS: dict[str, Callable[[_Client, argparse.Namespace], None]] = {
     "remove": _remove,
     "rotate-seed": _rotate_seed,
     "drain": _drain,
+    "move": _move,
     "sessions": _sessions,
     "nodes": _nodes,
 }
@@ -661,6 +731,9 @@ def _pages(client: _Client, method: str, request: Any, field: str, every: bool) 
         request.page_token = answer.next_page_token
         page = client(method, request)
         getattr(answer, field).extend(getattr(page, field))
+        if method == "ListTables":
+            for name, placement in page.placements.items():
+                answer.placements[name].CopyFrom(placement)
         answer.next_page_token = page.next_page_token
     return answer
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -23,7 +23,8 @@ from engine_server.store.database import create_engine_for, is_outage, is_sqlite
 from engine_server.store.hands import HandSeat, RunningHand
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
-from engine_server.store.nodes import WriteFence
+from engine_server.store.nodes import NodeRegistry, WriteFence
+from engine_server.store.ownership import Takeover
 from engine_server.store.repository import EngineStore
 from engine_server.store.sessions import Move
 from engine_server.store.tables import OpenTable
@@ -43,13 +44,14 @@ from engine_server.table.model import (
 from engine_server.table.ports import (
     HandRecord,
     MoveOrder,
+    Placement,
     RecordedMove,
     RevealedPair,
     StartedHand,
 )
 from engine_server.table.rules.tournament import info_from_json, stakes_from_json
 
-__all__ = ["RECOVERY_REASON", "StoreTables", "open_store"]
+__all__ = ["RECOVERY_REASON", "OnTableMoved", "StoreTables", "open_store"]
 
 log = logging.getLogger("stud.store")
 
@@ -243,6 +245,10 @@ def _rebuilt_deal(
     return hand_trail(dealt)
 
 
+#: told when a write found its table taken over or moved: (table id, its owner now)
+OnTableMoved = Callable[[str, str], None]
+
+
 class StoreTables:
     """Both ports the table layer needs: ``TableStore`` (runtime) and ``TableDirectory``.
 
@@ -264,11 +270,42 @@ class StoreTables:
         self._writes: contextlib.AbstractAsyncContextManager[Any] = (
             asyncio.Lock() if one_writer else contextlib.nullcontext()
         )
+        #: told when a write finds its table changed hands (the manager stops serving it)
+        self.on_table_moved: OnTableMoved | None = None
+
+    @asynccontextmanager
+    async def _owned(self) -> AsyncIterator[None]:
+        """A table write: one refused because the table changed hands since it was loaded
+        here (``TableMoved``) tells :attr:`on_table_moved` and becomes ``UNAVAILABLE`` /
+        ``TABLE_MOVED`` naming the owner (metadata ``node``)."""
+        try:
+            yield
+        except store_errors.TableMoved as error:
+            if self.on_table_moved is not None and error.table_id:
+                self.on_table_moved(error.table_id, error.owner)
+            raise TableError(
+                ErrorKind.UNAVAILABLE,
+                "TABLE_MOVED",
+                str(error),
+                table=f"tables/{error.table_id}",
+                node=error.owner,
+            ) from None
 
     def fence_writes(self, epoch: int, on_stale: Callable[[str], None]) -> None:
         """Refuse every table write once the node's epoch is no longer ``epoch`` (another
-        process claimed the node); ``on_stale(reason)`` at the first refusal."""
+        process claimed the node); ``on_stale(reason)`` at the first refusal. Each table's
+        writes are refused, too, once the table changed hands since it was loaded here."""
         self.store.tx.fence = WriteFence(self.node_id, epoch, on_stale)
+
+    def _hold(self, table_id: str, owner_epoch: int) -> None:
+        fence = self.store.tx.fence
+        if fence is not None:
+            fence.hold(table_id, owner_epoch)
+
+    def _release(self, table_id: str) -> None:
+        fence = self.store.tx.fence
+        if fence is not None:
+            fence.release(table_id)
 
     # -- TableDirectory
 
@@ -302,6 +339,7 @@ class StoreTables:
             )
             current = await self.store.seeds.current_seed_pair(row.id)
             following = await self.store.seeds.next_seed_pair(row.id)
+        self._hold(row.id, row.owner_epoch)
         return (
             LoadedTable(
                 config=_config(row),
@@ -315,7 +353,10 @@ class StoreTables:
         )
 
     async def open_tables(self) -> list[LoadedTable]:
-        return self._loaded(await self.store.tables.open_tables(self.node_id))
+        tables = await self.store.tables.open_tables(self.node_id)
+        for item in tables:
+            self._hold(item.table.id, item.table.owner_epoch)
+        return self._loaded(tables)
 
     async def closed_table_ids(self) -> list[str]:
         return await self.store.tables.closed_table_ids(self.node_id)
@@ -352,9 +393,13 @@ class StoreTables:
         hand began with, from its seed pair, nonce, button and start stacks (the same deck
         and dealing as the live hand's). Nothing is won and no chip moves.
         """
+        return await self._recover(None)
+
+    async def _recover(self, table_ids: list[str] | None) -> int:
+        """Cancel the running hands of this node's tables (``table_ids``: of those only)."""
         cancelled = 0
         async with self._writes:
-            for running in await self.store.hands.running_hands(self.node_id):
+            for running in await self.store.hands.running_hands(self.node_id, table_ids=table_ids):
                 try:
                     cards, actions = _rebuilt_deal(running)
                 except Exception:
@@ -379,9 +424,74 @@ class StoreTables:
                 cancelled += 1
             # Any hand started meanwhile by another engine on this database (none on start-up).
             cancelled += len(
-                await self.store.hands.recover_running_hands(RECOVERY_REASON, node_id=self.node_id)
+                await self.store.hands.recover_running_hands(
+                    RECOVERY_REASON, node_id=self.node_id, table_ids=table_ids
+                )
             )
         return cancelled
+
+    # -- tables changing hands (engine_server.store.ownership)
+
+    async def take_over_expired(self) -> list[Takeover]:
+        """Retire the nodes whose lease ran out and spread their tables over the live nodes
+        (this one included); each node then adopts its share (:meth:`adopt_tables`)."""
+        async with self._writes:
+            return await self.store.owners.take_over_expired(
+                self.node_id, now=self.store.tx.clock()
+            )
+
+    async def tables_to_adopt(self, known: Collection[str]) -> list[str]:
+        """This node's open tables not among ``known`` (given to it by a takeover or a move),
+        oldest id first."""
+        assigned = await self.store.owners.assigned(self.node_id)
+        return sorted(set(assigned) - set(known))
+
+    async def adopt_tables(self, table_ids: list[str]) -> list[LoadedTable]:
+        """Load tables given to this node as after a crash: the hand their last owner left
+        running cancelled (every chip back, its nonce used), a shutdown's hold lifted, a
+        pausing table paused; seated players keep their seats. Tables no longer this node's
+        are left out."""
+        assigned = await self.store.owners.assigned(self.node_id)
+        ids = [t for t in table_ids if t in assigned]
+        if not ids:
+            return []
+        for table_id in ids:
+            self._hold(table_id, assigned[table_id])
+        await self._recover(ids)
+        async with self._writes:
+            await self.store.tables.settle_statuses_on_start(self.node_id, table_ids=ids)
+        tables = [
+            item
+            for item in await self.store.tables.load_tables(ids)
+            if item.table.node_id == self.node_id
+            and item.table.owner_epoch == assigned[item.table.id]
+        ]
+        for table_id in set(ids) - {item.table.id for item in tables}:
+            self._release(table_id)
+        return self._loaded(tables)
+
+    async def hand_over(self, table_id: str, to_node: str) -> None:
+        """Give the table (between hands) to live node ``to_node``."""
+        try:
+            async with self._writes, _translated(), self._owned():
+                await self.store.owners.hand_over(table_id, to_node, now=self.store.tx.clock())
+        except TableError as error:
+            if error.reason == "INVALID_ARGUMENT":  # NodeNotLive: the node asked for
+                raise TableError.invalid(error.reason, error.message, field="node") from None
+            raise
+        self._release(table_id)
+
+    async def least_loaded_node(self) -> str | None:
+        """The live node but this one a table of this node should go to (the least loaded:
+        seated players, then open tables); None when no other node is live."""
+        return await self.store.owners.least_loaded_node(
+            now=self.store.tx.clock(), exclude=self.node_id
+        )
+
+    async def node_addresses(self, node_id: str) -> tuple[str, str] | None:
+        """The players' gRPC address and gRPC-Web URL node ``node_id`` advertises."""
+        row = await self.registry.get(node_id)
+        return None if row is None else (row.grpc_address, row.web_url)
 
     async def settle_statuses_on_start(self) -> tuple[list[str], list[str]]:
         """Once running hands are cancelled: tables a stopped node's drain held deal again,
@@ -397,6 +507,7 @@ class StoreTables:
         statuses: list[TableStatus],
         include_private: bool,
         labels: dict[str, str] | None = None,
+        all_nodes: bool = False,
     ) -> tuple[list[str], str]:
         async with _translated():
             page = await self.store.tables.list_tables(
@@ -405,9 +516,17 @@ class StoreTables:
                 statuses=[str(s) for s in statuses] or None,
                 include_private=include_private,
                 labels=labels or None,
-                node_id=self.node_id,
+                node_id=None if all_nodes else self.node_id,
             )
         return [row.id for row in page.items], page.next_page_token
+
+    async def placements(self, table_ids: list[str]) -> dict[str, Placement]:
+        owners = await self.store.owners.owners(table_ids)
+        live = {n.id for n in await self.registry.listing(self.store.tx.clock()) if n.live}
+        return {
+            table_id: Placement(node, node in live, epoch)
+            for table_id, (node, epoch) in owners.items()
+        }
 
     async def list_sessions(
         self, table_id: str | None, states: list[str], page_size: int, page_token: str
@@ -431,7 +550,7 @@ class StoreTables:
         profile: str,
         settings: dict[str, Any],
     ) -> StartedHand:
-        async with self._writes:
+        async with self._writes, self._owned():
             row = await self.store.hands.start_hand(
                 table_id,
                 hand_number=hand_number,
@@ -451,7 +570,7 @@ class StoreTables:
         close_sessions: list[tuple[str, str]],
         button_seat: int,
     ) -> None:
-        async with self._writes:
+        async with self._writes, self._owned():
             await self.store.hands.finish_hand(
                 hand_id,
                 cards=record.cards,
@@ -468,7 +587,7 @@ class StoreTables:
     async def cancel_hand(
         self, hand_id: str, reason: str, record: HandRecord | None = None
     ) -> None:
-        async with self._writes:
+        async with self._writes, self._owned():
             if record is None:
                 await self.store.hands.cancel_hand(hand_id, reason)
                 return
@@ -490,7 +609,7 @@ class StoreTables:
         seat: int,
         buy_in: int,
     ) -> SessionSnapshot:
-        async with self._writes, _translated():
+        async with self._writes, _translated(), self._owned():
             row = await self.store.sessions.seat_player(
                 table_id,
                 session_id,
@@ -502,7 +621,7 @@ class StoreTables:
         return _session(row)
 
     async def add_chips(self, session_id: str, request_id: str, amount: int) -> SessionSnapshot:
-        async with self._writes, _translated(), _reused("request_id"):
+        async with self._writes, _translated(), _reused("request_id"), self._owned():
             return _session(await self.store.sessions.add_chips(session_id, request_id, amount))
 
     async def chip_addition(
@@ -535,7 +654,7 @@ class StoreTables:
         self, session_id: str, removal: Removal, answer: SessionSnapshot
     ) -> None:
         state = "closed" if not answer.open else "closing" if answer.closing else "open"
-        async with self._writes, _translated(), _reused("reason"):
+        async with self._writes, _translated(), _reused("reason"), self._owned():
             await self.store.sessions.record_removal(
                 session_id,
                 removal.reason,
@@ -550,7 +669,7 @@ class StoreTables:
         self, session_id: str, removal: Removal | None = None, move: MoveOrder | None = None
     ) -> SessionSnapshot:
         field = "request_id" if move is not None else "reason"
-        async with self._writes, _translated(), _reused(field):
+        async with self._writes, _translated(), _reused(field), self._owned():
             return _session(
                 await self.store.sessions.mark_closing(
                     session_id,
@@ -569,7 +688,7 @@ class StoreTables:
         move: MoveOrder | None = None,
     ) -> SessionSnapshot:
         field = "request_id" if move is not None else "reason"
-        async with self._writes, _translated(), _reused(field):
+        async with self._writes, _translated(), _reused(field), self._owned():
             return _session(
                 await self.store.sessions.close_session(
                     session_id,
@@ -590,13 +709,13 @@ class StoreTables:
         return RecordedMove(row.id, _destination(record.destination or {}), _session(row))
 
     async def update_tournament(self, table_id: str, changes: dict[str, Any]) -> None:
-        async with self._writes, _translated():
+        async with self._writes, _translated(), self._owned():
             await self.store.tables.update_tournament(table_id, changes)
 
     async def set_table_status(
         self, table_id: str, status: TableStatus, drain_hold: DrainHold | None = None
     ) -> None:
-        async with self._writes, _translated():
+        async with self._writes, _translated(), self._owned():
             await self.store.tables.set_table_status(
                 table_id, str(status), None if drain_hold is None else str(drain_hold)
             )
@@ -604,12 +723,12 @@ class StoreTables:
     async def rotate_seed(
         self, table_id: str, client_seed: str | None
     ) -> tuple[RevealedPair, SeedPair]:
-        async with self._writes, _translated():
+        async with self._writes, _translated(), self._owned():
             rotation = await self.store.seeds.rotate_seed(table_id, client_seed)
         return _revealed(rotation.revealed), _pair(rotation.current, rotation.next)
 
     async def close_table(self, table_id: str) -> tuple[list[SessionSnapshot], RevealedPair]:
-        async with self._writes, _translated():
+        async with self._writes, _translated(), self._owned():
             closure = await self.store.tables.close_table(table_id)
         return [_session(s) for s in closure.closed_sessions], _revealed(closure.revealed)
 
@@ -625,4 +744,14 @@ async def open_store(
     await prepare_database(url)
     store = EngineStore(create_engine_for(url))
     tables = StoreTables(store, one_writer=is_sqlite(url), node_id=node_id)
-    return tables, tables, store.dispose
+    # The lease's renewals on connections of their own: on a busy node every pooled connection
+    # can be in a table write at once, and a renewal queued behind them for a connection would
+    # let the lease run out (the node would stop, and its tables be taken over).
+    lease_engine = create_engine_for(url, pool_size=2, max_overflow=0)
+    tables.registry = NodeRegistry(lease_engine)
+
+    async def close() -> None:
+        await store.dispose()
+        await lease_engine.dispose()
+
+    return tables, tables, close

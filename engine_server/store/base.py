@@ -43,6 +43,9 @@ __all__ = ["Transactions", "check_id", "for_update", "running_hand", "table_row"
 
 Q = TypeVar("Q", bound="SelectOfScalar[Any]")
 
+#: where a fenced write transaction keeps its fence (``session.info``)
+FENCE = "stud.fence"
+
 
 class Transactions:
     """Read and write transactions on ``engine``, the write ones fenced.
@@ -71,6 +74,8 @@ class Transactions:
         async with self._writer() as session, session.begin():
             if self.fence is not None:
                 await self.fence.check(session)
+                # For the per-table check under each table's row lock (table_row).
+                session.info[FENCE] = self.fence
             yield session
 
     @asynccontextmanager
@@ -88,13 +93,17 @@ def for_update(query: Q) -> Q:
 
 async def table_row(session: AsyncSession, table_id: str, *, lock: bool = False) -> TableRow:
     """The table's row (``TableNotFound`` when there is none); ``lock``: locked, the first
-    lock a write takes."""
+    lock a write takes, and in a fenced write checked to be still this process's
+    (``TableMoved`` when it changed hands since it was loaded here)."""
     query = select(TableRow).where(TableRow.id == table_id)
     if lock:
         query = for_update(query)
     table = (await session.exec(query)).first()
     if table is None:
         raise TableNotFound(f"no table {table_id}")
+    fence: WriteFence | None = session.info.get(FENCE) if lock else None
+    if fence is not None:
+        fence.check_table(table.id, table.node_id, table.owner_epoch)
     return table
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "InvalidPageToken",
     "InvalidRecord",
     "NodeFenced",
+    "NodeNotLive",
     "NotFoundError",
     "SeatSessionClosed",
     "SeatSessionNotFound",
@@ -32,6 +33,7 @@ __all__ = [
     "StoreError",
     "TableClosed",
     "TableExists",
+    "TableMoved",
     "TableNotFound",
     "TableOnOtherNode",
     "TableState",
@@ -93,6 +95,26 @@ class NodeFenced(StoreError):
     process may write nothing more for the node's tables."""
 
     reason = "TABLE_MOVED"
+
+
+class NodeNotLive(StoreError):
+    """A table cannot go to this node: it is not serving with its lease held (or it is the
+    table's node already)."""
+
+    reason = "INVALID_ARGUMENT"
+
+
+class TableMoved(StoreError):
+    """The table changed hands (taken over or moved to ``owner``) since this process loaded
+    it: the write changed nothing, and this process must stop serving the table (only it;
+    the node's other tables are still its own)."""
+
+    reason = "TABLE_MOVED"
+
+    def __init__(self, message: str, owner: str, table_id: str = "") -> None:
+        super().__init__(message)
+        self.owner = owner
+        self.table_id = table_id
 
 
 class TableClosed(StoreError):

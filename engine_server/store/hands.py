@@ -381,10 +381,14 @@ class Hands:
             session.add(hand)
             return hand
 
-    async def running_hands(self, node_id: str | None = None) -> list[RunningHand]:
-        """Every hand still running (at ``node_id``'s tables, or any), oldest first
-        (start-up: a previous engine left them)."""
+    async def running_hands(
+        self, node_id: str | None = None, *, table_ids: Collection[str] | None = None
+    ) -> list[RunningHand]:
+        """Every hand still running (at ``node_id``'s tables and ``table_ids``, or any),
+        oldest first (start-up, a takeover: a previous engine left them)."""
         query = select(HandRow).where(HandRow.state == HandState.RUNNING.value)
+        if table_ids is not None:
+            query = query.where(col(HandRow.table_id).in_(sorted(set(table_ids))))
         if node_id is not None:
             query = query.where(
                 col(HandRow.table_id).in_(select(TableRow.id).where(TableRow.node_id == node_id))

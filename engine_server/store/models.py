@@ -191,6 +191,7 @@ class TableRow(SQLModel, table=True):
             " OR (tournament_id IS NOT NULL AND min_buy_in = 0 AND max_buy_in = 0)",
             name="buy_in",
         ),
+        sa.CheckConstraint("owner_epoch >= 1", name="owner_epoch"),
         sa.CheckConstraint(
             f"drain_hold IS NULL OR ({_one_of('drain_hold', DrainHold)}"
             " AND status IN ('pausing', 'paused'))",
@@ -208,6 +209,12 @@ class TableRow(SQLModel, table=True):
         max_length=ID_LENGTH,
         index=True,
         sa_column_kwargs={"server_default": DEFAULT_NODE_ID},
+    )
+    #: The table's fencing number: bumped each time it changes hands (taken over from a node
+    #: whose lease ran out, moved between live nodes). The owning process checks it, with
+    #: ``node_id``, under the row lock of every write of the table (engine_server.store.nodes).
+    owner_epoch: int = Field(
+        default=1, sa_type=sa.BigInteger, sa_column_kwargs={"server_default": "1"}
     )
     #: CreateTable's request_id: a retry finds the table the first call created.
     create_request_id: str = Field(max_length=ID_LENGTH, unique=True)

@@ -46,14 +46,22 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from engine_server.store.database import WRITE_OPTIONS
-from engine_server.store.errors import NodeFenced
-from engine_server.store.models import EngineNodeRow, NodeState, TableRow, TableStatus
+from engine_server.store.errors import NodeFenced, TableMoved
+from engine_server.store.models import (
+    EngineNodeRow,
+    NodeState,
+    SeatSessionRow,
+    SeatSessionState,
+    TableRow,
+    TableStatus,
+)
 from engine_server.table.ports import NodeEntry
 
-__all__ = ["NodeAddresses", "NodeRegistry", "WriteFence", "live_nodes"]
+__all__ = ["NodeAddresses", "NodeRegistry", "WriteFence", "live_nodes", "node_loads"]
 
 _NODES = EngineNodeRow.__table__  # type: ignore[attr-defined]
 _TABLES = TableRow.__table__  # type: ignore[attr-defined]
+_SESSIONS = SeatSessionRow.__table__  # type: ignore[attr-defined]
 
 
 class NodeAddresses(NamedTuple):
@@ -74,11 +82,18 @@ class WriteFence:
 
     Checked at the start of every write transaction of every store (``EngineStore.tx.fence``):
     the node's row must still carry ``epoch``, the fencing number this process
-    claimed. On PostgreSQL the row is read ``FOR SHARE``: a claim by another process (an
-    update of that row) waits until the write has committed, and every write after the
-    claim sees the new epoch. On SQLite a write transaction holds the database's one write
+    claimed. On PostgreSQL the row is read ``FOR KEY SHARE``: a claim by another process
+    (which locks that row ``FOR UPDATE`` before it changes it) waits until the write has
+    committed, and every write after the claim sees the new epoch; this process's own
+    renewals (``FOR NO KEY UPDATE``) do not wait for its writes. On SQLite a write transaction holds the database's one write
     lock from its start, so the same holds. ``on_stale(reason)`` is told once, at the first
     refusal: the process should stop serving.
+
+    Per table, :meth:`check_table` runs under the table's row lock (taken first by every
+    write of a table, :func:`engine_server.store.base.table_row`): the row must still name
+    this node and the ``owner_epoch`` this process loaded the table with (:meth:`hold`). A
+    table taken over or moved since (the row updated under the same lock) is refused with
+    :class:`~engine_server.store.errors.TableMoved`; only that table stops here.
     """
 
     def __init__(self, node_id: str, epoch: int, on_stale: Callable[[str], None]) -> None:
@@ -86,8 +101,40 @@ class WriteFence:
         self.epoch = epoch
         self._on_stale = on_stale
         self._told = False
+        self._tables: dict[str, int] = {}
+        # FOR KEY SHARE, not FOR SHARE: the process's own renewals (an UPDATE of columns no
+        # key uses: FOR NO KEY UPDATE) must not queue behind its table writes, which overlap
+        # without pause on a busy node and would starve them past the lease. Claims and
+        # takeovers lock the row FOR UPDATE first, which does wait for every write in flight.
         self._statement = (
-            sa.select(_NODES.c.epoch).where(_NODES.c.id == node_id).with_for_update(read=True)
+            sa.select(_NODES.c.epoch)
+            .where(_NODES.c.id == node_id)
+            .with_for_update(read=True, key_share=True)
+        )
+
+    def hold(self, table_id: str, owner_epoch: int) -> None:
+        """This process serves ``table_id`` as loaded at ``owner_epoch``."""
+        self._tables[table_id] = owner_epoch
+
+    def release(self, table_id: str) -> None:
+        """This process no longer serves ``table_id`` (moved away)."""
+        self._tables.pop(table_id, None)
+
+    def held(self, table_id: str) -> int | None:
+        """The ``owner_epoch`` this process loaded the table with (None: not loaded here)."""
+        return self._tables.get(table_id)
+
+    def check_table(self, table_id: str, node_id: str, owner_epoch: int) -> None:
+        """Raise :class:`~engine_server.store.errors.TableMoved` unless the table's row (read
+        under its lock: ``node_id``, ``owner_epoch``) is still this process's."""
+        held = self._tables.get(table_id)
+        if node_id == self.node_id and held in (None, owner_epoch):
+            return
+        raise TableMoved(
+            f"table {table_id} is served by engine node {node_id} now (owner epoch "
+            f"{owner_epoch}; this process held it at {held}): it writes nothing more to it",
+            node_id,
+            table_id,
         )
 
     async def check(self, session: AsyncSession) -> None:
@@ -153,6 +200,11 @@ class NodeRegistry:
             ),
         ).returning(_NODES.c.epoch)
         async with self._writer.begin() as connection:
+            # FOR UPDATE first (PostgreSQL): the upsert alone takes a lock that writes in flight
+            # (FOR KEY SHARE, WriteFence) do not block; this one waits for them to commit.
+            await connection.execute(
+                sa.select(_NODES.c.id).where(_NODES.c.id == node_id).with_for_update()
+            )
             epoch = (await connection.execute(statement)).scalar_one_or_none()
         return None if epoch is None else int(epoch)
 
@@ -207,17 +259,23 @@ class NodeRegistry:
         return None if found is None else _row(found)
 
     async def listing(self, now: datetime) -> list[NodeEntry]:
-        """Every registered node, by id, with its tables not closed and whether it is live
+        """Every registered node, by id, with its tables not closed, their seated players and
+        whether it is live
         at ``now`` (serving, lease not run out: :func:`live_nodes`'s condition)."""
         live = sa.and_(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
         statement = sa.select(
-            *_NODES.c, _open_tables().label("open_tables"), live.label("live")
+            *_NODES.c,
+            _open_tables().label("open_tables"),
+            _seated_players().label("seated_players"),
+            live.label("live"),
         ).order_by(_NODES.c.id)
         async with self.engine.connect() as connection:
             rows = (await connection.execute(statement)).mappings().all()
         listed = []
         for r in rows:
-            node = _row({k: v for k, v in r.items() if k not in ("open_tables", "live")})
+            node = _row(
+                {k: v for k, v in r.items() if k not in ("open_tables", "seated_players", "live")}
+            )
             listed.append(
                 NodeEntry(
                     id=node.id,
@@ -231,6 +289,7 @@ class NodeRegistry:
                     expires_at=node.expires_at,
                     live=bool(r["live"]),
                     open_tables=int(r["open_tables"]),
+                    seated_players=int(r["seated_players"]),
                 )
             )
         return listed
@@ -254,4 +313,31 @@ def live_nodes(now: datetime) -> sa.Select[Any]:
         sa.select(*_NODES.c, open_tables.label("open_tables"))
         .where(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
         .order_by(open_tables, _NODES.c.id)
+    )
+
+
+def _seated_players() -> Any:
+    """The players seated at a node's open tables (sessions not closed; a scalar subquery on
+    the node's row)."""
+    return (
+        sa.select(sa.func.count())
+        .select_from(_SESSIONS.join(_TABLES, _SESSIONS.c.table_id == _TABLES.c.id))
+        .where(
+            _TABLES.c.node_id == _NODES.c.id,
+            _TABLES.c.status != TableStatus.CLOSED.value,
+            _SESSIONS.c.state != SeatSessionState.CLOSED.value,
+        )
+        .scalar_subquery()
+    )
+
+
+def node_loads(now: datetime) -> sa.Select[Any]:
+    """The live nodes (as :func:`live_nodes`) with their load: ``(id, players,
+    open_tables)``, least loaded first (seated players, then open tables, then id)."""
+    players = _seated_players()
+    open_tables = _open_tables()
+    return (
+        sa.select(_NODES.c.id, players.label("players"), open_tables.label("open_tables"))
+        .where(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+        .order_by(players, open_tables, _NODES.c.id)
     )

@@ -11,7 +11,9 @@ node's epoch fence):
   removals, closing);
 - ``hands``: :class:`~engine_server.store.hands.Hands` (start, finish, cancel, recovery);
 - ``nodes``: :class:`~engine_server.store.nodes.NodeRegistry` (claims and leases; not fenced:
-  it is what the fence reads).
+  it is what the fence reads);
+- ``owners``: :class:`~engine_server.store.ownership.TableOwners` (a dead node's tables taken
+  over by the live ones, a table handed over to another node).
 
 Every method of a store is one transaction: it either happens entirely or not at all, and a
 refusal (:mod:`engine_server.store.errors`) writes nothing.
@@ -83,6 +85,7 @@ from engine_server.store.base import Transactions
 from engine_server.store.database import create_engine_for
 from engine_server.store.hands import Hands
 from engine_server.store.nodes import NodeRegistry
+from engine_server.store.ownership import TableOwners
 from engine_server.store.seeds import SeedPairs
 from engine_server.store.sessions import SeatSessions
 from engine_server.store.tables import Tables
@@ -113,6 +116,7 @@ class EngineStore:
         self.sessions = SeatSessions(self.tx)
         self.hands = Hands(self.tx)
         self.nodes = NodeRegistry(engine)
+        self.owners = TableOwners(self.tx)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> EngineStore:

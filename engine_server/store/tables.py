@@ -370,11 +370,15 @@ class Tables:
             session.add(table)
             return table
 
-    async def settle_statuses_on_start(self, node_id: str | None = None) -> StartSettlement:
+    async def settle_statuses_on_start(
+        self, node_id: str | None = None, *, table_ids: Collection[str] | None = None
+    ) -> StartSettlement:
         """On start, once running hands are cancelled (none runs now): tables held by a
         shutdown's drain deal again (waiting, hold cleared); a table left pausing (its pause,
         or an ops' drain, was waiting for a hand that is gone) is now paused, its hold kept.
-        ``node_id``: only that node's tables (None: every node's)."""
+        ``node_id``: only that node's tables (None: every node's); ``table_ids``: only those
+        (a takeover's)."""
+        only = () if table_ids is None else (col(TableRow.id).in_(sorted(set(table_ids))),)
         async with self._tx.write() as session:
             held = (
                 await session.exec(
@@ -387,6 +391,7 @@ class Tables:
                                 col(TableRow.status) == TableStatus.PAUSING.value,
                             ),
                             *_of_node(node_id),
+                            *only,
                         )
                         .order_by(col(TableRow.created_at), col(TableRow.id))
                     )

@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine_server.game.fairness import FairnessError, validate_client_seed
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
-from engine_server.table.errors import TableError
+from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.model import (
     SeatState,
     SeedPair,
@@ -26,7 +27,7 @@ from engine_server.table.model import (
     TournamentInfo,
     TournamentTable,
 )
-from engine_server.table.ports import TableStore
+from engine_server.table.ports import Placement, TableStore
 from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
 from engine_server.table.stalls import StallWatch
 
@@ -100,11 +101,36 @@ class TableDirectory(Protocol):
         statuses: list[TableStatus],
         include_private: bool,
         labels: dict[str, str] | None = None,
+        all_nodes: bool = False,
     ) -> tuple[list[str], str]: ...
+
+    async def placements(self, table_ids: list[str]) -> dict[str, Placement]:
+        """Where each of these tables is served (its node, whether live, its owner epoch)."""
+        ...
 
     async def list_sessions(
         self, table_id: str | None, states: list[str], page_size: int, page_token: str
     ) -> tuple[list[SessionSnapshot], str]: ...
+
+    async def tables_to_adopt(self, known: Collection[str]) -> list[str]:
+        """This node's open tables not among ``known`` (given to it since it loaded)."""
+        ...
+
+    async def adopt_tables(self, table_ids: list[str]) -> list[LoadedTable]:
+        """Load tables given to this node, as after a crash (running hands cancelled)."""
+        ...
+
+    async def hand_over(self, table_id: str, to_node: str) -> None:
+        """Give the table (between hands) to live node ``to_node``."""
+        ...
+
+    async def node_addresses(self, node_id: str) -> tuple[str, str] | None:
+        """The players' gRPC address and gRPC-Web URL of ``node_id`` (None: no such node)."""
+        ...
+
+    async def least_loaded_node(self) -> str | None:
+        """The live node but this one a table should move to (None: no other is live)."""
+        ...
 
 
 def normalize_overrides(value: Any) -> Any:
@@ -277,6 +303,10 @@ class TableManager:
         self.draining = False
         #: the node's heartbeat: every table's clock gets back the time the loop was stalled
         self.stalls = StallWatch()
+        #: tables this process served until they changed hands: the refusal their players get
+        #: here (UNAVAILABLE / TABLE_MOVED naming the owner now)
+        self._moved: dict[str, TableError] = {}
+        self._losing: set[asyncio.Task[None]] = set()
 
     @property
     def node_id(self) -> str:
@@ -307,6 +337,26 @@ class TableManager:
             # Its close waited for a hand that recovery has just cancelled: carry it out.
             log.info("table %s was closing: closed now", runtime.table_id)
             await runtime.close("closed after a restart")
+
+    async def placements(self, table_ids: list[str]) -> dict[str, Placement]:
+        """Where each of these tables is served."""
+        return await self._directory.placements(table_ids)
+
+    def _stored_runtime(self, loaded: LoadedTable) -> TableRuntime:
+        """A table as stored (another node's, or closed): read only, with no task."""
+        if loaded.status is TableStatus.CLOSED:
+            return self._closed_runtime(loaded)
+        return TableRuntime(
+            loaded.config,
+            loaded.seed,
+            self._store,
+            status=loaded.status,
+            hands_started=loaded.hands_started,
+            button=loaded.button,
+            seats=loaded.seats,
+            timing=self._timing,
+            hooks=self._hooks,
+        )
 
     def _closed_runtime(self, loaded: LoadedTable) -> TableRuntime:
         """A closed table as ops see it: its settings, revealed seed and counters, no task
@@ -361,9 +411,12 @@ class TableManager:
             return existing if existing is not None else self._start(loaded)
 
     def get(self, table_id: str) -> TableRuntime:
-        """A table players may use (TableService): ``TABLE_NOT_FOUND``, or ``TABLE_CLOSED``
-        (FAILED_PRECONDITION) once it has closed, whether before this node started or since."""
+        """A table players may use (TableService): ``TABLE_NOT_FOUND``, ``TABLE_CLOSED``
+        (FAILED_PRECONDITION) once it has closed, whether before this node started or since,
+        or ``TABLE_MOVED`` (UNAVAILABLE, naming the owner) once it went to another node."""
         runtime = self._tables.get(table_id)
+        if runtime is None and table_id in self._moved:
+            raise self._moved[table_id]
         if runtime is None or runtime.status is TableStatus.CLOSED:
             if runtime is not None or table_id in self._closed:
                 raise TableError.precondition(
@@ -407,16 +460,18 @@ class TableManager:
         statuses: list[TableStatus],
         include_private: bool,
         labels: dict[str, str] | None = None,
+        all_nodes: bool = False,
     ) -> tuple[list[TableRuntime], str]:
-        """One page of tables, newest first (``labels``: only tables carrying all of them)."""
+        """One page of tables, newest first (``labels``: only tables carrying all of them;
+        ``all_nodes``: every node's, another node's as stored, else this node's)."""
         ids, token = await self._directory.list_tables(
-            page_size, page_token, statuses, include_private, labels
+            page_size, page_token, statuses, include_private, labels, all_nodes
         )
-        closed = [i for i in ids if i not in self._tables and i in self._closed]
+        stored = [i for i in ids if i not in self._tables and (all_nodes or i in self._closed)]
         read: dict[str, TableRuntime] = {}
-        if closed:
-            for loaded in await self._directory.load_tables(closed):
-                read[loaded.config.table_id] = self._closed_runtime(loaded)
+        if stored:
+            for loaded in await self._directory.load_tables(stored):
+                read[loaded.config.table_id] = self._stored_runtime(loaded)
         tables = [self._tables.get(i) or read.get(i) for i in ids]
         return [t for t in tables if t is not None], token
 
@@ -425,6 +480,35 @@ class TableManager:
     ) -> tuple[list[SessionSnapshot], str]:
         """Seat sessions (``states``: ``SEAT_SESSION_STATE_*`` names; empty for all)."""
         return await self._directory.list_sessions(table_id, states, page_size, page_token)
+
+    async def drain_onto_others(self) -> tuple[int, int, int]:
+        """Ops' Drain moving the tables away: each open table goes, between hands, to the
+        least loaded live node at the time; the tables no node can take are drained here
+        (paused, kept). Returns (tables, hands finished, tables moved)."""
+        self.draining = True
+        tables = len(self._tables)
+        running = sum(1 for t in self._tables.values() if t.hand_running)
+        # One choice at a time: two tables ready at once must not both read the same loads.
+        choosing = asyncio.Lock()
+
+        async def away(runtime: TableRuntime) -> bool:
+            runtime.draining = True
+            await runtime.wait_idle()
+            async with choosing:
+                to_node = await self._directory.least_loaded_node()
+                if to_node is None:
+                    return False
+                try:
+                    await self.move(runtime.table_id, to_node)
+                except TableError as error:
+                    log.warning("table %s could not move: %s", runtime.table_id, error.message)
+                    return False
+            return True
+
+        moving = [t for t in self._tables.values() if t.status is not TableStatus.CLOSED]
+        moved = sum(await asyncio.gather(*(away(t) for t in moving)))
+        await self.drain(kept=True)
+        return tables, running, moved
 
     async def drain(self, *, kept: bool = False) -> tuple[int, int]:
         """Start no new hands; wait for the running ones. Returns (tables, hands finished).
@@ -450,3 +534,125 @@ class TableManager:
     async def shutdown(self) -> None:
         await asyncio.gather(*(t.stop() for t in self._tables.values()))
         await self.stalls.stop()
+
+    # -------------------------------------------------- tables changing hands
+
+    async def adopt(self) -> list[str]:
+        """Load the tables given to this node since it started (taken over from a node whose
+        lease ran out, or moved here): as after a crash, each table's running hand
+        cancelled, every chip back. Returns their ids."""
+        async with self._lock:
+            known = [*self._tables, *self._closed]
+            wanted = await self._directory.tables_to_adopt(known)
+            if not wanted:
+                return []
+            closing = []
+            adopted = []
+            for loaded in await self._directory.adopt_tables(wanted):
+                table_id = loaded.config.table_id
+                if table_id in self._tables:
+                    continue
+                self._moved.pop(table_id, None)
+                runtime = self._start(loaded)
+                adopted.append(table_id)
+                if loaded.status is TableStatus.CLOSING:
+                    closing.append(runtime)
+        if adopted:
+            log.warning(
+                "node %s took on %d table(s): %s", self.node_id, len(adopted), ", ".join(adopted)
+            )
+        for runtime in closing:
+            await runtime.close("closed after it changed hands")
+        return adopted
+
+    async def moved_error(self, table_id: str, owner: str) -> TableError:
+        """UNAVAILABLE / TABLE_MOVED for a table node ``owner`` serves now, with its
+        addresses (metadata ``node``, ``grpc_address``, ``web_url``)."""
+        where: dict[str, str] = {"table": f"tables/{table_id}", "node": owner}
+        try:
+            addresses = await self._directory.node_addresses(owner)
+        except Exception:  # the refusal still names the node; the lobby knows the rest
+            log.exception("could not read the addresses of engine node %s", owner)
+            addresses = None
+        if addresses is not None:
+            where["grpc_address"], where["web_url"] = addresses
+        return TableError(
+            ErrorKind.UNAVAILABLE,
+            "TABLE_MOVED",
+            f"tables/{table_id} moved to engine node {owner}: open it there",
+            **where,
+        )
+
+    def table_moved(self, table_id: str, owner: str) -> None:
+        """A write found the table served by ``owner`` now: stop serving it here (its streams
+        end with TABLE_MOVED naming the owner). Called from inside the table's own task, so
+        the stop runs as a task of its own."""
+        if table_id not in self._tables or owner == self.node_id:
+            return
+        task = asyncio.get_running_loop().create_task(self._lose(table_id, owner))
+        self._losing.add(task)
+        task.add_done_callback(self._losing.discard)
+
+    async def _lose(self, table_id: str, owner: str) -> None:
+        runtime = self._tables.pop(table_id, None)
+        if runtime is None:
+            return
+        error = await self.moved_error(table_id, owner)
+        self._moved[table_id] = error
+        log.warning("table %s is served by engine node %s now: stopped here", table_id, owner)
+        await runtime.stop(error)
+
+    async def node_addresses(self, node_id: str) -> tuple[str, str] | None:
+        """The players' gRPC address and gRPC-Web URL of ``node_id`` (None: no such node)."""
+        return await self._directory.node_addresses(node_id)
+
+    async def least_loaded_node(self) -> str | None:
+        """The live node but this one a table should move to (None: no other is live)."""
+        return await self._directory.least_loaded_node()
+
+    async def move(self, table_id: str, to_node: str) -> bool:
+        """Give the table to live node ``to_node`` between hands: no new hand starts, the
+        running one (if any) plays out, the table is handed over in the store, and its
+        streams end with TABLE_MOVED naming ``to_node``; the node there loads it. Returns
+        whether a hand had to finish first. A table on ``to_node`` already (a retry) is left
+        as it is."""
+        if to_node == self.node_id:
+            raise TableError.invalid(
+                "INVALID_ARGUMENT",
+                f"tables/{table_id} is on engine node {to_node} already",
+                field="node",
+            )
+        runtime = self._tables.get(table_id)
+        if runtime is None:
+            if await self._directory.table_owner(table_id) == to_node:
+                return False
+            await self.check_own(table_id)
+            raise self._not_found(table_id)
+        if runtime.status is TableStatus.CLOSED:
+            raise TableError.precondition(
+                "TABLE_CLOSED", f"tables/{table_id} is closed", table=f"tables/{table_id}"
+            )
+        waited = runtime.hand_running
+        runtime.draining = True
+        try:
+            while True:
+                await runtime.wait_idle()
+
+                async def hand_over() -> bool:
+                    if runtime.hand_running:
+                        return False
+                    await self._directory.hand_over(table_id, to_node)
+                    return True
+
+                if await runtime.call(hand_over):
+                    break
+        except BaseException:
+            runtime.draining = self.draining
+            raise
+        async with self._lock:
+            self._tables.pop(table_id, None)
+            error = await self.moved_error(table_id, to_node)
+            self._moved[table_id] = error
+        await runtime.stop(error)
+        log.info("table %s moved to engine node %s", table_id, to_node)
+        return waited

@@ -24,6 +24,7 @@ __all__ = [
     "MoveOrder",
     "NodeDirectory",
     "NodeEntry",
+    "Placement",
     "RecordedMove",
     "RevealedPair",
     "StartedHand",
@@ -184,6 +185,15 @@ class TableStore(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a table is served (ListTables across nodes)."""
+
+    node: str
+    node_live: bool
+    owner_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
 class NodeEntry:
     """An engine node of the registry as ops see it (AdminService ``ListNodes``)."""
 
@@ -202,6 +212,8 @@ class NodeEntry:
     live: bool
     #: Its tables that are not closed.
     open_tables: int
+    #: The players seated at them (sessions not closed).
+    seated_players: int = 0
 
 
 class NodeDirectory(Protocol):

@@ -237,14 +237,17 @@ class TableRuntime:
         self._actor.start()
         self._stalls.subscribe(self._stalled)
 
-    async def stop(self) -> None:
-        """Stop the owner task (a running hand stays unfinished: recovery cancels it)."""
+    async def stop(self, ending: TableError | None = None) -> None:
+        """Stop the owner task (a running hand stays unfinished: recovery cancels it); every
+        stream ends with ``ending`` (default: UNAVAILABLE / TABLE_MOVED, the engine is
+        shutting down; a moved table's names its new owner)."""
         self._stalls.unsubscribe(self._stalled)
         await self._actor.stop()
         for watcher in list(self._broadcast.watchers):
             self._broadcast.end(
                 watcher,
-                TableError(ErrorKind.UNAVAILABLE, "TABLE_MOVED", "the engine is shutting down"),
+                ending
+                or TableError(ErrorKind.UNAVAILABLE, "TABLE_MOVED", "the engine is shutting down"),
             )
 
     async def wait_idle(self) -> None:

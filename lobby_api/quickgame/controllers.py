@@ -121,10 +121,12 @@ class QuickGameController(Controller):
         body = answer.body
         extra: dict[str, Any] = {"token": token}
         if answer.status < 400:
-            # Fresh at every answer (a replay too): who sits there now, and what to do alone.
+            # Fresh at every answer (a replay too): who sits there now, and what to do alone;
+            # where the table is served now (it may have moved since the answer was stored).
             opponents = await bot_requests.opponents_at(current_player.id, str(body["table_id"]))
             if opponents is not None:
                 extra["opponents"] = msgspec.to_builtins(opponents)
+            extra.update(await opening.engines.addresses(str(body["table_id"])))
         matching = BackgroundTask(
             matchmaking.match_waiting, str(body.get("city")), str(body.get("stake_level"))
         )
@@ -149,6 +151,10 @@ class QuickGameController(Controller):
         answer = await matchmaking.open_ticket(
             current_player, data, key, fingerprint("ticket", "POST", request.url.path, data)
         )
+        body = answer.body
+        if answer.status < 400 and body.get("table_id") and body.get("engine_grpc"):
+            # Seated: where the table is served now (a stored answer names the node then).
+            return _respond(answer, await matchmaking.engines.addresses(str(body["table_id"])))
         return _respond(answer)
 
     @get(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -30,7 +31,7 @@ from lobby_api.settlement.services import Settled, Settlement, occupied_seats, u
 from lobby_api.wallet.ledger import RAKE, escrow_account, post
 from lobby_api.wallet.models import LedgerAccountRow
 
-__all__ = ["QuickTables", "planned_node", "quick_settlement"]
+__all__ = ["QuickTables", "opening_by_node", "planned_node", "quick_settlement"]
 
 log = logging.getLogger("stud.lobby.settlement")
 
@@ -41,6 +42,26 @@ async def planned_node(session: AsyncSession, table_id: str) -> str | None:
     return (
         await session.exec(select(QuickTableRow.node_id).where(QuickTableRow.table_id == table_id))
     ).first()
+
+
+async def opening_by_node(session: AsyncSession) -> dict[str, tuple[int, int]]:
+    """The quick tables being opened (placed on a node, not open yet), by node: how many of
+    their openers are not seated there yet, and how many are not created there yet (what the
+    engine's own counts do not show)."""
+    table_id = col(QuickTableRow.table_id)
+    not_seated = sa.func.sum(sa.case((engine_reads.table_has_players(table_id), 0), else_=1))
+    not_created = sa.func.sum(sa.case((engine_reads.table_created(table_id), 0), else_=1))
+    rows = (
+        await session.exec(
+            select(QuickTableRow.node_id, not_seated, not_created)
+            .where(
+                QuickTableRow.status == QuickTableStatus.OPENING.value,
+                col(QuickTableRow.node_id).is_not(None),
+            )
+            .group_by(col(QuickTableRow.node_id))
+        )
+    ).all()
+    return {str(node): (int(players), int(tables)) for node, players, tables in rows}
 
 
 def quick_settlement(db: Database, engines: TableEngines) -> Settlement:

@@ -627,8 +627,9 @@ async def test_bots_ride_out_engine_restarts_and_leave_a_seat_they_give_up(
 ) -> None:
     """kill -9 of the engine, five times: each time the bots watch their table again and play
     on (their failures counted per outage, not for ever). Then the engine comes back at
-    another address the bots' tickets do not name: after --reconnect-seconds they give
-    their seats up through the lobby (never keeping them), and sit in again from new tickets.
+    another address: the lobby's answer for their tickets names it, and they follow it there.
+    Then the engine stays away longer than --reconnect-seconds: they give their seats up
+    through the lobby (never keeping them), and sit in again from new tickets.
     """
     database = tmp_path / "room.sqlite3"
     await prepare_database(f"sqlite:///{database}")
@@ -680,9 +681,21 @@ async def test_bots_ride_out_engine_restarts_and_leave_a_seat_they_give_up(
             assert not [e for e in bots.named("error") if "stream" in e.get("detail", "")], bots
             assert await _open_seats(app, table_id) == 3  # Ann and the two bots
 
-            # The table's engine moves to another port: the bots' stream address is gone.
+            # The table's engine moves to another port: the bots' stream address is gone, and
+            # the lobby's answer for their tickets names the new one (the node's registry row).
             await _kill(engine)
             moved = _free_port()
+            engine = await _start_engine(database, moved, log)
+            followed = await bots.wait_for("moved", 2, timeout=60)
+            assert {(f["table"], f["engine"]) for f in followed} == {
+                (table_id, f"127.0.0.1:{moved}")
+            }
+            await _until_playing(moved, table_id, seats)
+            assert not bots.named("left"), bots
+
+            # Away for longer than --reconnect-seconds: they give their seats up.
+            await _kill(engine)
+            await asyncio.sleep(22)
             engine = await _start_engine(database, moved, log)
             gave_up = await bots.wait_for("left", 2, timeout=60)
             assert {(g["table"], g["reason"]) for g in gave_up} == {(table_id, "stream_failed")}

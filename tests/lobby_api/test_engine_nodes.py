@@ -8,6 +8,7 @@ calls (seating a ticket, leaving, closing the table) go to the table's owner.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import grpc
@@ -23,7 +24,9 @@ from tests.engine_server.api.conftest import Engine, launch, shut
 from tests.lobby_api.conftest import add_test_levels, build_app, running
 from tests.lobby_api.support import Player, register, rows, scalar
 
-LEASE = 1.0
+#: leases of three seconds: on a loaded machine a node late with a one second renewal would be
+#: taken for dead and its tables taken over, which these tests are not about
+LEASE = 3.0
 
 
 @pytest.fixture
@@ -159,3 +162,111 @@ async def test_with_no_live_node_the_lobby_falls_back_to_its_own_engine_address(
     assert all(engine.server.manager.tables == {} for engine in nodes.values())
     await engines.close()
     await engines.default.close()
+
+
+async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
+    nodes: dict[str, Engine], lobby: tuple[httpx.AsyncClient, Database], city: str
+) -> None:
+    client, db = lobby
+    opener, sitter = await register(client, city), await register(client, city)
+    opened = await opener.post("/quickgame", quick("seed_moving"), idempotency="open-1")
+    assert opened.status_code == 201, opened.text
+    game = opened.json()
+    assert await owner(db, game["table_id"]) == "a"
+    ticket = await sitter.post(
+        "/tickets", {"stake_level": "t-austria", "buy_in": 100}, idempotency="ticket-1"
+    )
+    assert ticket.status_code == 201, ticket.text
+    assert ticket.json()["table_id"] == game["table_id"]
+    assert ticket.json()["engine_grpc"] == nodes["a"].grpc_address
+
+    # The table moves to b (between hands).
+    await nodes["a"].server.manager.move(game["table_id"], "b")
+    assert await owner(db, game["table_id"]) == "b"
+    here = (nodes["b"].grpc_address, nodes["b"].web_url)
+    # Retries get their stored answers, with the addresses of the node serving it now.
+    again = await opener.post("/quickgame", quick("seed_moving"), idempotency="open-1")
+    assert again.status_code == 201, again.text
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert (again.json()["engine_grpc"], again.json()["engine_grpc_web"]) == here
+    assert again.json()["seat_session_id"] == game["seat_session_id"]
+    ticket_again = await sitter.post(
+        "/tickets", {"stake_level": "t-austria", "buy_in": 100}, idempotency="ticket-1"
+    )
+    assert ticket_again.status_code == 201, ticket_again.text
+    assert (ticket_again.json()["engine_grpc"], ticket_again.json()["engine_grpc_web"]) == here
+    polled = await sitter.get(f"/tickets/{ticket.json()['id']}")
+    assert (polled.json()["engine_grpc"], polled.json()["engine_grpc_web"]) == here
+    # The player reaches his table there; the lobby's calls go there too (he leaves at b).
+    async with asyncio.timeout(LEASE * 3):
+        while game["table_id"] not in nodes["b"].server.manager.tables:
+            await asyncio.sleep(0.05)
+    view = await first_view(again.json()["engine_grpc"], game["table"], again.json()["token"])
+    assert sorted(s.player_id for s in view.seats) == sorted([opener.id, sitter.id])
+    left = await sitter.post(f"/tables/{game['table_id']}/leave", idempotency=None)
+    assert left.status_code == 200, left.text
+    # Paid out at once, or after the hand he is dealt into (the two of them deal on there).
+    assert left.json()["state"] in ("closed", "leaving")
+
+
+async def test_quick_games_opened_at_once_through_two_lobbies_spread_evenly(
+    database_url: str, fresh_database: None, settings: LobbySettings, city: str
+) -> None:
+    started = []
+    try:
+        first, second = build_app(settings), build_app(settings)
+        async with running(first), running(second):
+            await add_test_levels(first.state.db)
+            async with (
+                httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=first), base_url="http://lobby-1"
+                ) as one,
+                httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=second), base_url="http://lobby-2"
+                ) as two,
+            ):
+                # Registered before the engines start: password hashing holds this one loop
+                # (the engines' too, here) long enough for a lease to run out.
+                players = await asyncio.gather(
+                    *(register(one if n % 2 else two, city) for n in range(50))
+                )
+                # Long leases: 50 quick games at once on this one loop (two lobbies, three
+                # engines, SQLite's one writer) delay renewals by seconds; a node taken for
+                # dead would hand its tables to the others, which is not this test's subject.
+                for node_id in ("a", "b", "c"):
+                    started.append(await launch(database_url, node_id=node_id, lease_seconds=15))
+
+                async def open_game(n: int, player: Player) -> httpx.Response:
+                    # A 503 (an engine slow to answer on this loaded machine) is retried with
+                    # the same key, as clients are told to.
+                    for _ in range(10):
+                        answer = await player.post(
+                            "/quickgame", quick(f"seed_{n}"), idempotency=f"open-{n}"
+                        )
+                        if answer.status_code != 503:
+                            break
+                        await asyncio.sleep(0.5)
+                    return answer
+
+                answers = await asyncio.gather(*(open_game(n, p) for n, p in enumerate(players)))
+                assert [a.status_code for a in answers] == [201] * 50, [
+                    a.text for a in answers if a.status_code != 201
+                ]
+                counts = {
+                    node: int(
+                        await scalar(
+                            first.state.db,
+                            "SELECT COUNT(*) FROM tables WHERE node_id = :n AND status <> 'closed'",
+                            n=node,
+                        )
+                    )
+                    for node in "abc"
+                }
+            await first.state.engine.close()
+            await second.state.engine.close()
+        # Each choice saw every earlier one: within one table of even (17, 17, 16).
+        assert sum(counts.values()) == 50
+        assert max(counts.values()) - min(counts.values()) <= 1, counts
+    finally:
+        for engine in started:
+            await shut(engine)

@@ -361,7 +361,9 @@ def engine_env(url: str, node_id: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def engine_process(url: str, node_id: str) -> AsyncIterator[asyncio.subprocess.Process]:
+async def engine_process(
+    url: str, node_id: str, **env: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
     process = await asyncio.create_subprocess_exec(
         str(STUD),
         "engine",
@@ -369,7 +371,7 @@ async def engine_process(url: str, node_id: str) -> AsyncIterator[asyncio.subpro
         "0",
         "--web-port",
         "0",
-        env=engine_env(url, node_id),
+        env={**engine_env(url, node_id), **env},
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )

@@ -167,7 +167,8 @@ async def test_nodes_lists_the_registry_in_columns_and_as_json(engine: Engine) -
     assert footnote == "(* answered; lease times in UTC)"
     rows = columns("\n".join(table))
     assert list(rows[0]) == [
-        "NODE", "STATE", "LIVE", "EPOCH", "TABLES", "LEASE UNTIL", "GRPC", "ADMIN", "WEB"
+        "NODE", "STATE", "LIVE", "EPOCH", "TABLES", "PLAYERS", "LEASE UNTIL", "GRPC", "ADMIN",
+        "WEB",
     ]  # fmt: skip
     assert [r["NODE"] for r in rows] == ["main *"]
     (node,) = rows
@@ -392,11 +393,73 @@ async def test_drain_waits_for_the_running_hand_then_no_hand_starts(tmp_path: Pa
         listed = columns((await stud_admin("tables", engine=engine)).out)
         assert [(r["TABLE"], r["HAND"], r["RUNNING"]) for r in listed] == [(table_id, "1", "no")]
         again = await stud_admin("drain", "--json", engine=engine)
-        assert json.loads(again.out) == {"tables": 1, "handsFinished": 0}
+        assert json.loads(again.out) == {"tables": 1, "handsFinished": 0, "tablesMoved": 0}
         view = await get_table(engine, table_id)
         assert view.table.hand_number == 1 and not view.table.hand_in_progress
     finally:
         await shut(engine)
+
+
+async def test_move_and_drain_onto_the_other_nodes(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/move.sqlite3"
+    a = await launch(url, node_id="a", lease_seconds=2.0)
+    b = await launch(url, node_id="b", lease_seconds=2.0)
+    try:
+        for table_id in ("mv1", "mv2"):
+            await a.create_table(table_id)
+            await a.seat(table_id, f"{table_id}-ann", seat=1)
+        moved = await stud_admin("move", "mv1", "--node", "b", engine=a)
+        assert moved.code == 0, moved
+        assert moved.out == (
+            f"tables/mv1: moved to engine node b; players: {b.grpc_address},"
+            f" browsers: {b.web_url}\n"
+        )
+        # To itself: refused, naming the field.
+        refused = await stud_admin("move", "mv2", "--node", "a", engine=a)
+        assert refused.code == 1
+        assert refused.err.startswith(
+            "stud admin: INVALID_ARGUMENT: tables/mv2 is on engine node a"
+        )
+        drained = await stud_admin("drain", "--move", "--json", engine=a)
+        assert drained.code == 0, drained
+        assert json.loads(drained.out) == {"tables": 1, "handsFinished": 0, "tablesMoved": 1}
+        assert a.server.manager.tables == {}
+        async with asyncio.timeout(10):
+            while set(b.server.manager.tables) != {"mv1", "mv2"}:
+                await asyncio.sleep(0.05)
+        # b cannot move them back: a is draining (not live for new tables).
+        back = await stud_admin("move", "mv1", engine=b)
+        assert back.code == 1
+        assert back.err.startswith("stud admin: INVALID_ARGUMENT: no other engine node is live")
+        # Any node lists the whole room, with the node serving each table.
+        room = await stud_admin(
+            "tables", "--all-nodes", "--page-size", "1", "--all-pages", engine=a
+        )
+        assert room.code == 0, room
+        assert sorted((r["TABLE"], r["NODE"], r["SEATS"]) for r in columns(room.out)) == [
+            ("mv1", "b", "1/7"),
+            ("mv2", "b", "1/7"),
+        ]
+        mine = await stud_admin("tables", engine=a)
+        assert mine.out == "no tables\n"
+        as_json = json.loads((await stud_admin("tables", "--all-nodes", "--json", engine=a)).out)
+        assert as_json["placements"]["tables/mv1"] == {
+            "node": "b",
+            "nodeLive": True,
+            "ownerEpoch": "2",
+        }
+        nodes = {
+            r["NODE"].rstrip(" *"): r
+            for r in columns("\n".join((await stud_admin("nodes", engine=b)).out.splitlines()[:-1]))
+        }
+        assert (nodes["a"]["TABLES"], nodes["b"]["TABLES"], nodes["b"]["PLAYERS"]) == (
+            "0",
+            "2",
+            "2",
+        )
+    finally:
+        await shut(a)
+        await shut(b)
 
 
 # ------------------------------------------------------------ errors, tokens

@@ -58,6 +58,7 @@ from typing import Any
 
 import grpc
 import httpx
+from google.rpc import error_details_pb2, status_pb2
 
 from stud.bots.lobby import LobbyClient, LobbyError
 from stud.bots.strategy import decide
@@ -89,6 +90,25 @@ _RETRY_STREAM = {
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.INTERNAL,
 }
+
+
+def moved_to(error: grpc.aio.AioRpcError) -> str | None:
+    """The gRPC address a refusal ``UNAVAILABLE`` / ``TABLE_MOVED`` names for the table's new
+    engine node (its ErrorInfo's ``grpc_address``); None for any other failure."""
+    if error.code() != grpc.StatusCode.UNAVAILABLE:
+        return None
+    for key, value in error.trailing_metadata() or ():
+        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
+            continue
+        try:
+            status = status_pb2.Status.FromString(value)
+        except Exception:  # not a status: nothing to follow
+            return None
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info) and info.reason == "TABLE_MOVED":
+                return info.metadata.get("grpc_address") or None
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +329,7 @@ class _Slot:
         shared.emit("seated", bot=self._name, table=table_id, seat=ticket.get("seat"))
         if self.on_seated is not None:
             self.on_seated()
-        game = _Game(self, table_id, ticket["table"], shared.stub(ticket["engine_grpc"]))
+        game = _Game(self, table_id, ticket["table"], ticket["engine_grpc"], ticket["id"])
         leave_on_stop = asyncio.create_task(game.leave_when_stopping())
         try:
             reason = await game.play()
@@ -337,18 +357,17 @@ class _Game:
     """One slot at one table: the WatchTable stream, its decisions and its way out."""
 
     def __init__(
-        self,
-        slot: _Slot,
-        table_id: str,
-        table: str,
-        stub: table_service_pb2_grpc.TableServiceStub,
+        self, slot: _Slot, table_id: str, table: str, address: str, ticket_id: str
     ) -> None:
         self.slot = slot
         self.shared = slot.shared
         self.lobby = slot.bot.lobby
         self.table_id = table_id
         self.table = table
-        self.stub = stub
+        self.ticket_id = ticket_id
+        #: the engine node serving the table (followed when the table moves)
+        self.address = address
+        self.stub: table_service_pb2_grpc.TableServiceStub = self.shared.stub(address)
         self.hands = 0
         self.leaving: str | None = None
         self._counted_hand = 0
@@ -409,6 +428,8 @@ class _Game:
                 if self._streamed or failures == 0:
                     # The stream was up (or this is the first failure): a new outage.
                     failures, outage_began = 0, time.monotonic()
+                if await self._follow(error):
+                    continue
                 retry = code in _RETRY_STREAM or (
                     code == grpc.StatusCode.UNAUTHENTICATED and failures == 0
                 )
@@ -431,6 +452,26 @@ class _Game:
                     await self.leave("stopped")
                 continue
             return self.leaving or ended
+
+    async def _follow(self, error: grpc.aio.AioRpcError) -> bool:
+        """After ``UNAVAILABLE``: whether the table is served elsewhere now, and if so watch
+        it there. A ``TABLE_MOVED`` refusal names the new node; a node that is gone (killed,
+        unreachable) says nothing, and the lobby's answer for the ticket names the node
+        that took the table over once it has."""
+        if error.code() != grpc.StatusCode.UNAVAILABLE:
+            return False
+        address = moved_to(error)
+        if address is None:
+            try:
+                address = (await self.lobby.ticket(self.ticket_id)).get("engine_grpc")
+            except LobbyError:
+                return False
+        if not address or address == self.address:
+            return False
+        self.shared.emit("moved", bot=self.slot.bot.username, table=self.table_id, engine=address)
+        self.address = address
+        self.stub = self.shared.stub(address)
+        return True
 
     async def _watch(self) -> str:
         stream = self.stub.WatchTable(

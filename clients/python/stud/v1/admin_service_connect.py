@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .admin_service_pb2 import AddChipsRequest, AddChipsResponse, AwardPlaceRequest, AwardPlaceResponse, CancelHandRequest, CancelHandResponse, CloseTableRequest, CloseTableResponse, CreateTableRequest, CreateTableResponse, DrainRequest, DrainResponse, GetTableRequest, GetTableResponse, ListNodesRequest, ListNodesResponse, ListSeatSessionsRequest, ListSeatSessionsResponse, ListTablesRequest, ListTablesResponse, MovePlayerRequest, MovePlayerResponse, PauseTableRequest, PauseTableResponse, RemovePlayerRequest, RemovePlayerResponse, ResumeTableRequest, ResumeTableResponse, RotateSeedRequest, RotateSeedResponse, SeatPlayerRequest, SeatPlayerResponse, SetHandHoldRequest, SetHandHoldResponse, SetStakesRequest, SetStakesResponse, SetTournamentInfoRequest, SetTournamentInfoResponse
+from .admin_service_pb2 import AddChipsRequest, AddChipsResponse, AwardPlaceRequest, AwardPlaceResponse, CancelHandRequest, CancelHandResponse, CloseTableRequest, CloseTableResponse, CreateTableRequest, CreateTableResponse, DrainRequest, DrainResponse, GetTableRequest, GetTableResponse, ListNodesRequest, ListNodesResponse, ListSeatSessionsRequest, ListSeatSessionsResponse, ListTablesRequest, ListTablesResponse, MovePlayerRequest, MovePlayerResponse, MoveTableRequest, MoveTableResponse, PauseTableRequest, PauseTableResponse, RemovePlayerRequest, RemovePlayerResponse, ResumeTableRequest, ResumeTableResponse, RotateSeedRequest, RotateSeedResponse, SeatPlayerRequest, SeatPlayerResponse, SetHandHoldRequest, SetHandHoldResponse, SetStakesRequest, SetStakesResponse, SetTournamentInfoRequest, SetTournamentInfoResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -185,6 +185,21 @@ class AdminService(Protocol):
         outlasts a restart: the node that loads the table next (this one restarted, or another)
         deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
         Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def move_table(self, request: MoveTableRequest, ctx: RequestContext[MoveTableRequest, MoveTableResponse], /) -> MoveTableResponse:
+        """
+        Moves one table of this node to another live node, between hands: no new hand starts on
+        it, the running hand (if any) plays out, then the table is handed over in the shared
+        database (its fencing number moves on: this node can write nothing more to it) and the
+        node there loads it within a sixth of its lease; its players keep their seats and their
+        stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+        with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+        naming the new node; calls for it here get the same refusal. Returns once handed over.
+        Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+        Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+        (field "node": this node, a node that is not live, or none given and no other is live).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -413,6 +428,17 @@ class AdminServiceASGIApplication(ConnectASGIApplication[AdminService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.drain,
+                ),
+                "/stud.v1.AdminService/MoveTable": Endpoint.unary(
+                    method=MethodInfo(
+                        name="MoveTable",
+                        service_name="stud.v1.AdminService",
+                        input=MoveTableRequest,
+                        output=MoveTableResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.move_table,
                 ),
                 "/stud.v1.AdminService/ListSeatSessions": Endpoint.unary(
                     method=MethodInfo(
@@ -885,6 +911,38 @@ class AdminServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def move_table(
+        self,
+        request: MoveTableRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> MoveTableResponse:
+        """
+        Moves one table of this node to another live node, between hands: no new hand starts on
+        it, the running hand (if any) plays out, then the table is handed over in the shared
+        database (its fencing number moves on: this node can write nothing more to it) and the
+        node there loads it within a sixth of its lease; its players keep their seats and their
+        stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+        with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+        naming the new node; calls for it here get the same refusal. Returns once handed over.
+        Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+        Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+        (field "node": this node, a node that is not live, or none given and no other is live).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="MoveTable",
+                service_name="stud.v1.AdminService",
+                input=MoveTableRequest,
+                output=MoveTableResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
     async def list_seat_sessions(
         self,
         request: ListSeatSessionsRequest,
@@ -1240,6 +1298,21 @@ class AdminServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def move_table(self, request: MoveTableRequest, ctx: RequestContext[MoveTableRequest, MoveTableResponse], /) -> MoveTableResponse:
+        """
+        Moves one table of this node to another live node, between hands: no new hand starts on
+        it, the running hand (if any) plays out, then the table is handed over in the shared
+        database (its fencing number moves on: this node can write nothing more to it) and the
+        node there loads it within a sixth of its lease; its players keep their seats and their
+        stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+        with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+        naming the new node; calls for it here get the same refusal. Returns once handed over.
+        Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+        Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+        (field "node": this node, a node that is not live, or none given and no other is live).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def list_seat_sessions(self, request: ListSeatSessionsRequest, ctx: RequestContext[ListSeatSessionsRequest, ListSeatSessionsResponse], /) -> ListSeatSessionsResponse:
         """
         Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
@@ -1463,6 +1536,17 @@ class AdminServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.drain,
+                ),
+                "/stud.v1.AdminService/MoveTable": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="MoveTable",
+                        service_name="stud.v1.AdminService",
+                        input=MoveTableRequest,
+                        output=MoveTableResponse,
+                        idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.move_table,
                 ),
                 "/stud.v1.AdminService/ListSeatSessions": EndpointSync.unary(
                     method=MethodInfo(
@@ -1929,6 +2013,38 @@ class AdminServiceClientSync(ConnectClientSync):
                 service_name="stud.v1.AdminService",
                 input=DrainRequest,
                 output=DrainResponse,
+                idempotency_level=IdempotencyLevel.IDEMPOTENT,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def move_table(
+        self,
+        request: MoveTableRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> MoveTableResponse:
+        """
+        Moves one table of this node to another live node, between hands: no new hand starts on
+        it, the running hand (if any) plays out, then the table is handed over in the shared
+        database (its fencing number moves on: this node can write nothing more to it) and the
+        node there loads it within a sixth of its lease; its players keep their seats and their
+        stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+        with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+        naming the new node; calls for it here get the same refusal. Returns once handed over.
+        Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+        Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+        (field "node": this node, a node that is not live, or none given and no other is live).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="MoveTable",
+                service_name="stud.v1.AdminService",
+                input=MoveTableRequest,
+                output=MoveTableResponse,
                 idempotency_level=IdempotencyLevel.IDEMPOTENT,
                 stream_type=StreamType.UNARY,
             ),

@@ -337,10 +337,16 @@ class ListTablesRequest(_message.Message):
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     STATUSES_FIELD_NUMBER: _builtins.int
     LABELS_FIELD_NUMBER: _builtins.int
+    ALL_NODES_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
     """At most this many tables (default 50, at most 500)."""
     page_token: _builtins.str
     """The next_page_token of the previous page; empty for the first."""
+    all_nodes: _builtins.bool
+    """Every node's tables (the whole room, from the database the nodes share), not only this
+    node's. Another node's table is shown as stored: its status, seats and stacks as of its
+    last hand, no running hand's details (ask its node: `placements`).
+    """
     @_builtins.property
     def statuses(self) -> _containers.RepeatedScalarFieldContainer[_table_pb2.TableStatus.ValueType]:
         """Only tables in these statuses; empty: every status but CLOSED. A value that is not a
@@ -358,10 +364,11 @@ class ListTablesRequest(_message.Message):
         page_token: _builtins.str = ...,
         statuses: _abc.Iterable[_table_pb2.TableStatus.ValueType] | None = ...,
         labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        all_nodes: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["labels", b"labels", "page_size", b"page_size", "page_token", b"page_token", "statuses", b"statuses"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all_nodes", b"all_nodes", "labels", b"labels", "page_size", b"page_size", "page_token", b"page_token", "statuses", b"statuses"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -373,27 +380,84 @@ class ListTablesResponse(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class PlacementsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___TablePlacement: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___TablePlacement | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     TABLES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    PLACEMENTS_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
     """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[_table_pb2.Table]:
         """The tables, newest first."""
 
+    @_builtins.property
+    def placements(self) -> _containers.MessageMap[_builtins.str, Global___TablePlacement]:
+        """Where each table of `tables` is served, by table name ("tables/{table_id}")."""
+
     def __init__(
         self,
         *,
         tables: _abc.Iterable[_table_pb2.Table] | None = ...,
         next_page_token: _builtins.str = ...,
+        placements: _abc.Mapping[_builtins.str, Global___TablePlacement] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "placements", b"placements", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListTablesResponse: _TypeAlias = ListTablesResponse  # noqa: Y015
+
+@_typing.final
+class TablePlacement(_message.Message):
+    """The engine node serving a table."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODE_FIELD_NUMBER: _builtins.int
+    NODE_LIVE_FIELD_NUMBER: _builtins.int
+    OWNER_EPOCH_FIELD_NUMBER: _builtins.int
+    node: _builtins.str
+    """The node's id."""
+    node_live: _builtins.bool
+    """Whether that node is live (serving, lease not run out)."""
+    owner_epoch: _builtins.int
+    """The table's fencing number: one more each time it changed hands (taken over, moved)."""
+    def __init__(
+        self,
+        *,
+        node: _builtins.str = ...,
+        node_live: _builtins.bool = ...,
+        owner_epoch: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["node", b"node", "node_live", b"node_live", "owner_epoch", b"owner_epoch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TablePlacement: _TypeAlias = TablePlacement  # noqa: Y015
 
 @_typing.final
 class GetTableRequest(_message.Message):
@@ -788,12 +852,20 @@ class DrainRequest(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    MOVE_TABLES_FIELD_NUMBER: _builtins.int
+    move_tables: _builtins.bool
+    """Move every open table to the other live nodes (each to the least loaded one at the time,
+    between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+    closes no table and cancels no hand. Tables no live node can take stay here, paused.
+    """
     def __init__(
         self,
+        *,
+        move_tables: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["move_tables", b"move_tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -807,23 +879,89 @@ class DrainResponse(_message.Message):
 
     TABLES_FIELD_NUMBER: _builtins.int
     HANDS_FINISHED_FIELD_NUMBER: _builtins.int
+    TABLES_MOVED_FIELD_NUMBER: _builtins.int
     tables: _builtins.int
-    """Tables on this node."""
+    """Tables on this node (when the drain started)."""
     hands_finished: _builtins.int
     """Hands that were running when the drain started and have since ended."""
+    tables_moved: _builtins.int
+    """Tables moved to other nodes (move_tables)."""
     def __init__(
         self,
         *,
         tables: _builtins.int = ...,
         hands_finished: _builtins.int = ...,
+        tables_moved: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands_finished", b"hands_finished", "tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hands_finished", b"hands_finished", "tables", b"tables", "tables_moved", b"tables_moved"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DrainResponse: _TypeAlias = DrainResponse  # noqa: Y015
+
+@_typing.final
+class MoveTableRequest(_message.Message):
+    """MoveTable's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    NODE_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The table, "tables/{table_id}"."""
+    node: _builtins.str
+    """The live node to move it to; empty: the least loaded live node but this one (seated
+    players, then open tables).
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        node: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "node", b"node"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveTableRequest: _TypeAlias = MoveTableRequest  # noqa: Y015
+
+@_typing.final
+class MoveTableResponse(_message.Message):
+    """MoveTable's response (sent once the table is handed over)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODE_FIELD_NUMBER: _builtins.int
+    GRPC_ADDRESS_FIELD_NUMBER: _builtins.int
+    WEB_URL_FIELD_NUMBER: _builtins.int
+    WAITED_FOR_HAND_FIELD_NUMBER: _builtins.int
+    node: _builtins.str
+    """The node the table is on now."""
+    grpc_address: _builtins.str
+    """The gRPC address its players are given there."""
+    web_url: _builtins.str
+    """The gRPC-Web URL its browsers are given there."""
+    waited_for_hand: _builtins.bool
+    """Whether a running hand had to finish first."""
+    def __init__(
+        self,
+        *,
+        node: _builtins.str = ...,
+        grpc_address: _builtins.str = ...,
+        web_url: _builtins.str = ...,
+        waited_for_hand: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["grpc_address", b"grpc_address", "node", b"node", "waited_for_hand", b"waited_for_hand", "web_url", b"web_url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveTableResponse: _TypeAlias = MoveTableResponse  # noqa: Y015
 
 @_typing.final
 class ListSeatSessionsRequest(_message.Message):
@@ -953,6 +1091,7 @@ class EngineNode(_message.Message):
     EXPIRES_AT_FIELD_NUMBER: _builtins.int
     LIVE_FIELD_NUMBER: _builtins.int
     OPEN_TABLES_FIELD_NUMBER: _builtins.int
+    SEATED_PLAYERS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Its id (STUD_ENGINE_NODE_ID)."""
     state: Global___EngineNodeState.ValueType
@@ -969,6 +1108,8 @@ class EngineNode(_message.Message):
     """Serving with its lease not run out: new tables may go there."""
     open_tables: _builtins.int
     """Its tables that are not closed."""
+    seated_players: _builtins.int
+    """The players seated at those tables (what placement weighs first)."""
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When its current process claimed it."""
@@ -995,10 +1136,11 @@ class EngineNode(_message.Message):
         expires_at: _timestamp_pb2.Timestamp | None = ...,
         live: _builtins.bool = ...,
         open_tables: _builtins.int = ...,
+        seated_players: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at", "heartbeat_at", b"heartbeat_at", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_address", b"admin_address", "epoch", b"epoch", "expires_at", b"expires_at", "grpc_address", b"grpc_address", "heartbeat_at", b"heartbeat_at", "id", b"id", "live", b"live", "open_tables", b"open_tables", "started_at", b"started_at", "state", b"state", "web_url", b"web_url"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_address", b"admin_address", "epoch", b"epoch", "expires_at", b"expires_at", "grpc_address", b"grpc_address", "heartbeat_at", b"heartbeat_at", "id", b"id", "live", b"live", "open_tables", b"open_tables", "seated_players", b"seated_players", "started_at", b"started_at", "state", b"state", "web_url", b"web_url"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -129,6 +129,11 @@ class AdminServiceStub:
                 request_serializer=stud_dot_v1_dot_admin__service__pb2.DrainRequest.SerializeToString,
                 response_deserializer=stud_dot_v1_dot_admin__service__pb2.DrainResponse.FromString,
                 _registered_method=True)
+        self.MoveTable = channel.unary_unary(
+                '/stud.v1.AdminService/MoveTable',
+                request_serializer=stud_dot_v1_dot_admin__service__pb2.MoveTableRequest.SerializeToString,
+                response_deserializer=stud_dot_v1_dot_admin__service__pb2.MoveTableResponse.FromString,
+                _registered_method=True)
         self.ListSeatSessions = channel.unary_unary(
                 '/stud.v1.AdminService/ListSeatSessions',
                 request_serializer=stud_dot_v1_dot_admin__service__pb2.ListSeatSessionsRequest.SerializeToString,
@@ -329,6 +334,22 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def MoveTable(self, request, context):
+        """Moves one table of this node to another live node, between hands: no new hand starts on
+        it, the running hand (if any) plays out, then the table is handed over in the shared
+        database (its fencing number moves on: this node can write nothing more to it) and the
+        node there loads it within a sixth of its lease; its players keep their seats and their
+        stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+        with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+        naming the new node; calls for it here get the same refusal. Returns once handed over.
+        Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+        Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+        (field "node": this node, a node that is not live, or none given and no other is live).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListSeatSessions(self, request, context):
         """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
         """
@@ -478,6 +499,11 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.Drain,
                     request_deserializer=stud_dot_v1_dot_admin__service__pb2.DrainRequest.FromString,
                     response_serializer=stud_dot_v1_dot_admin__service__pb2.DrainResponse.SerializeToString,
+            ),
+            'MoveTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.MoveTable,
+                    request_deserializer=stud_dot_v1_dot_admin__service__pb2.MoveTableRequest.FromString,
+                    response_serializer=stud_dot_v1_dot_admin__service__pb2.MoveTableResponse.SerializeToString,
             ),
             'ListSeatSessions': grpc.unary_unary_rpc_method_handler(
                     servicer.ListSeatSessions,
@@ -874,6 +900,33 @@ class AdminService:
             '/stud.v1.AdminService/Drain',
             stud_dot_v1_dot_admin__service__pb2.DrainRequest.SerializeToString,
             stud_dot_v1_dot_admin__service__pb2.DrainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MoveTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stud.v1.AdminService/MoveTable',
+            stud_dot_v1_dot_admin__service__pb2.MoveTableRequest.SerializeToString,
+            stud_dot_v1_dot_admin__service__pb2.MoveTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -143,6 +143,18 @@ class AdminServiceStub:
     deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
     Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
     """
+    MoveTable: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.MoveTableRequest, _admin_service_pb2.MoveTableResponse]
+    """Moves one table of this node to another live node, between hands: no new hand starts on
+    it, the running hand (if any) plays out, then the table is handed over in the shared
+    database (its fencing number moves on: this node can write nothing more to it) and the
+    node there loads it within a sixth of its lease; its players keep their seats and their
+    stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+    with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+    naming the new node; calls for it here get the same refusal. Returns once handed over.
+    Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+    Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+    (field "node": this node, a node that is not live, or none given and no other is live).
+    """
     ListSeatSessions: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListSeatSessionsRequest, _admin_service_pb2.ListSeatSessionsResponse]
     """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
     ListNodes: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.ListNodesRequest, _admin_service_pb2.ListNodesResponse]
@@ -316,6 +328,18 @@ class AdminServiceAsyncStub(AdminServiceStub):
     outlasts a restart: the node that loads the table next (this one restarted, or another)
     deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
     Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
+    """
+    MoveTable: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.MoveTableRequest, _admin_service_pb2.MoveTableResponse]  # type: ignore[assignment]
+    """Moves one table of this node to another live node, between hands: no new hand starts on
+    it, the running hand (if any) plays out, then the table is handed over in the shared
+    database (its fencing number moves on: this node can write nothing more to it) and the
+    node there loads it within a sixth of its lease; its players keep their seats and their
+    stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+    with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+    naming the new node; calls for it here get the same refusal. Returns once handed over.
+    Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+    Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+    (field "node": this node, a node that is not live, or none given and no other is live).
     """
     ListSeatSessions: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.ListSeatSessionsRequest, _admin_service_pb2.ListSeatSessionsResponse]  # type: ignore[assignment]
     """Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first."""
@@ -559,6 +583,24 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         outlasts a restart: the node that loads the table next (this one restarted, or another)
         deals nothing there until ResumeTable. (The drain of a node stopping on SIGTERM is not
         Drain: the next start deals again.) ResumeTable on a drained node fails with DRAINING.
+        """
+
+    @_abc_1.abstractmethod
+    def MoveTable(
+        self,
+        request: _admin_service_pb2.MoveTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_admin_service_pb2.MoveTableResponse, _abc.Awaitable[_admin_service_pb2.MoveTableResponse]]:
+        """Moves one table of this node to another live node, between hands: no new hand starts on
+        it, the running hand (if any) plays out, then the table is handed over in the shared
+        database (its fencing number moves on: this node can write nothing more to it) and the
+        node there loads it within a sixth of its lease; its players keep their seats and their
+        stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+        with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+        naming the new node; calls for it here get the same refusal. Returns once handed over.
+        Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+        Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+        (field "node": this node, a node that is not live, or none given and no other is live).
         """
 
     @_abc_1.abstractmethod

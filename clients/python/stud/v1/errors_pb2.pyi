@@ -166,7 +166,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_TABLE_MOVED: _ErrorReason.ValueType  # 52
     """UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
-    new WatchTable at the address the lobby returns.
+    new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
+    this node knows where the table went, else at the address the lobby returns for it.
     """
     ERROR_REASON_DATABASE_UNAVAILABLE: _ErrorReason.ValueType  # 60
     """--- The engine's database ------------------------------------------------------------------
@@ -197,7 +198,10 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
                                    in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
                   "field"          the request field that was wrong, e.g. "amount"
                   "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
-                  "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE)
+                  "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE,
+                                   TABLE_MOVED)
+                  "grpc_address"   that node's gRPC address for players (TABLE_MOVED)
+                  "web_url"        that node's gRPC-Web URL for browsers (TABLE_MOVED)
       }
 
     `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -368,7 +372,8 @@ new WatchTable (it starts from a fresh snapshot).
 """
 ERROR_REASON_TABLE_MOVED: ErrorReason.ValueType  # 52
 """UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
-new WatchTable at the address the lobby returns.
+new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
+this node knows where the table went, else at the address the lobby returns for it.
 """
 ERROR_REASON_DATABASE_UNAVAILABLE: ErrorReason.ValueType  # 60
 """--- The engine's database ------------------------------------------------------------------

@@ -33,6 +33,7 @@ CF_EXTERN_C_BEGIN
 @class STUDSeedPair;
 @class STUDStakes;
 @class STUDTable;
+@class STUDTablePlacement;
 @class STUDTableSnapshot;
 @class STUDTournamentInfo;
 @class STUDTournamentTable;
@@ -295,6 +296,7 @@ typedef GPB_ENUM(STUDListTablesRequest_FieldNumber) {
   STUDListTablesRequest_FieldNumber_PageToken = 2,
   STUDListTablesRequest_FieldNumber_StatusesArray = 3,
   STUDListTablesRequest_FieldNumber_Labels = 4,
+  STUDListTablesRequest_FieldNumber_AllNodes = 5,
 };
 
 /**
@@ -322,6 +324,13 @@ GPB_FINAL @interface STUDListTablesRequest : GPBMessage
 /** The number of items in @c labels without causing the array to be created. */
 @property(nonatomic, readonly) NSUInteger labels_Count;
 
+/**
+ * Every node's tables (the whole room, from the database the nodes share), not only this
+ * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+ * last hand, no running hand's details (ask its node: `placements`).
+ **/
+@property(nonatomic, readwrite) BOOL allNodes;
+
 @end
 
 #pragma mark - STUDListTablesResponse
@@ -329,6 +338,7 @@ GPB_FINAL @interface STUDListTablesRequest : GPBMessage
 typedef GPB_ENUM(STUDListTablesResponse_FieldNumber) {
   STUDListTablesResponse_FieldNumber_TablesArray = 1,
   STUDListTablesResponse_FieldNumber_NextPageToken = 2,
+  STUDListTablesResponse_FieldNumber_Placements = 3,
 };
 
 /**
@@ -343,6 +353,35 @@ GPB_FINAL @interface STUDListTablesResponse : GPBMessage
 
 /** Pass as page_token for the next page; empty on the last page. */
 @property(nonatomic, readwrite, copy, null_resettable) NSString *nextPageToken;
+
+/** Where each table of `tables` is served, by table name ("tables/{table_id}"). */
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableDictionary<NSString*, STUDTablePlacement*> *placements;
+/** The number of items in @c placements without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger placements_Count;
+
+@end
+
+#pragma mark - STUDTablePlacement
+
+typedef GPB_ENUM(STUDTablePlacement_FieldNumber) {
+  STUDTablePlacement_FieldNumber_Node = 1,
+  STUDTablePlacement_FieldNumber_NodeLive = 2,
+  STUDTablePlacement_FieldNumber_OwnerEpoch = 3,
+};
+
+/**
+ * The engine node serving a table.
+ **/
+GPB_FINAL @interface STUDTablePlacement : GPBMessage
+
+/** The node's id. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *node;
+
+/** Whether that node is live (serving, lease not run out). */
+@property(nonatomic, readwrite) BOOL nodeLive;
+
+/** The table's fencing number: one more each time it changed hands (taken over, moved). */
+@property(nonatomic, readwrite) int64_t ownerEpoch;
 
 @end
 
@@ -654,10 +693,21 @@ GPB_FINAL @interface STUDRotateSeedResponse : GPBMessage
 
 #pragma mark - STUDDrainRequest
 
+typedef GPB_ENUM(STUDDrainRequest_FieldNumber) {
+  STUDDrainRequest_FieldNumber_MoveTables = 1,
+};
+
 /**
  * Drain's request.
  **/
 GPB_FINAL @interface STUDDrainRequest : GPBMessage
+
+/**
+ * Move every open table to the other live nodes (each to the least loaded one at the time,
+ * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+ * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+ **/
+@property(nonatomic, readwrite) BOOL moveTables;
 
 @end
 
@@ -666,6 +716,7 @@ GPB_FINAL @interface STUDDrainRequest : GPBMessage
 typedef GPB_ENUM(STUDDrainResponse_FieldNumber) {
   STUDDrainResponse_FieldNumber_Tables = 1,
   STUDDrainResponse_FieldNumber_HandsFinished = 2,
+  STUDDrainResponse_FieldNumber_TablesMoved = 3,
 };
 
 /**
@@ -673,11 +724,65 @@ typedef GPB_ENUM(STUDDrainResponse_FieldNumber) {
  **/
 GPB_FINAL @interface STUDDrainResponse : GPBMessage
 
-/** Tables on this node. */
+/** Tables on this node (when the drain started). */
 @property(nonatomic, readwrite) int32_t tables;
 
 /** Hands that were running when the drain started and have since ended. */
 @property(nonatomic, readwrite) int32_t handsFinished;
+
+/** Tables moved to other nodes (move_tables). */
+@property(nonatomic, readwrite) int32_t tablesMoved;
+
+@end
+
+#pragma mark - STUDMoveTableRequest
+
+typedef GPB_ENUM(STUDMoveTableRequest_FieldNumber) {
+  STUDMoveTableRequest_FieldNumber_Name = 1,
+  STUDMoveTableRequest_FieldNumber_Node = 2,
+};
+
+/**
+ * MoveTable's request.
+ **/
+GPB_FINAL @interface STUDMoveTableRequest : GPBMessage
+
+/** The table, "tables/{table_id}". */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *name;
+
+/**
+ * The live node to move it to; empty: the least loaded live node but this one (seated
+ * players, then open tables).
+ **/
+@property(nonatomic, readwrite, copy, null_resettable) NSString *node;
+
+@end
+
+#pragma mark - STUDMoveTableResponse
+
+typedef GPB_ENUM(STUDMoveTableResponse_FieldNumber) {
+  STUDMoveTableResponse_FieldNumber_Node = 1,
+  STUDMoveTableResponse_FieldNumber_GrpcAddress = 2,
+  STUDMoveTableResponse_FieldNumber_WebURL = 3,
+  STUDMoveTableResponse_FieldNumber_WaitedForHand = 4,
+};
+
+/**
+ * MoveTable's response (sent once the table is handed over).
+ **/
+GPB_FINAL @interface STUDMoveTableResponse : GPBMessage
+
+/** The node the table is on now. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *node;
+
+/** The gRPC address its players are given there. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *grpcAddress;
+
+/** The gRPC-Web URL its browsers are given there. */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *webURL;
+
+/** Whether a running hand had to finish first. */
+@property(nonatomic, readwrite) BOOL waitedForHand;
 
 @end
 
@@ -782,6 +887,7 @@ typedef GPB_ENUM(STUDEngineNode_FieldNumber) {
   STUDEngineNode_FieldNumber_ExpiresAt = 9,
   STUDEngineNode_FieldNumber_Live = 10,
   STUDEngineNode_FieldNumber_OpenTables = 11,
+  STUDEngineNode_FieldNumber_SeatedPlayers = 12,
 };
 
 /**
@@ -827,6 +933,9 @@ GPB_FINAL @interface STUDEngineNode : GPBMessage
 
 /** Its tables that are not closed. */
 @property(nonatomic, readwrite) int32_t openTables;
+
+/** The players seated at those tables (what placement weighs first). */
+@property(nonatomic, readwrite) int32_t seatedPlayers;
 
 @end
 

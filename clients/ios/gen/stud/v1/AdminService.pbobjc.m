@@ -34,10 +34,12 @@ GPBObjCClassDeclaration(STUDCreateTableRequest);
 GPBObjCClassDeclaration(STUDEngineNode);
 GPBObjCClassDeclaration(STUDHandResult);
 GPBObjCClassDeclaration(STUDListTablesRequest);
+GPBObjCClassDeclaration(STUDListTablesResponse);
 GPBObjCClassDeclaration(STUDSeatSession);
 GPBObjCClassDeclaration(STUDSeedPair);
 GPBObjCClassDeclaration(STUDStakes);
 GPBObjCClassDeclaration(STUDTable);
+GPBObjCClassDeclaration(STUDTablePlacement);
 GPBObjCClassDeclaration(STUDTableSnapshot);
 GPBObjCClassDeclaration(STUDTournamentInfo);
 GPBObjCClassDeclaration(STUDTournamentTable);
@@ -596,6 +598,7 @@ typedef struct STUDAddChipsResponse__storage_ {
 @dynamic pageToken;
 @dynamic statusesArray, statusesArray_Count;
 @dynamic labels, labels_Count;
+@dynamic allNodes;
 
 typedef struct STUDListTablesRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -647,6 +650,15 @@ typedef struct STUDListTablesRequest__storage_ {
         .flags = GPBFieldMapKeyString,
         .dataType = GPBDataTypeString,
       },
+      {
+        .name = "allNodes",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDListTablesRequest_FieldNumber_AllNodes,
+        .hasIndex = 2,
+        .offset = 3,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDListTablesRequest class]
@@ -672,11 +684,13 @@ typedef struct STUDListTablesRequest__storage_ {
 
 @dynamic tablesArray, tablesArray_Count;
 @dynamic nextPageToken;
+@dynamic placements, placements_Count;
 
 typedef struct STUDListTablesResponse__storage_ {
   uint32_t _has_storage_[1];
   NSMutableArray *tablesArray;
   NSString *nextPageToken;
+  NSMutableDictionary *placements;
 } STUDListTablesResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -703,6 +717,15 @@ typedef struct STUDListTablesResponse__storage_ {
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeString,
       },
+      {
+        .name = "placements",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTablePlacement),
+        .number = STUDListTablesResponse_FieldNumber_Placements,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDListTablesResponse__storage_, placements),
+        .flags = GPBFieldMapKeyString,
+        .dataType = GPBDataTypeMessage,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDListTablesResponse class]
@@ -711,6 +734,72 @@ typedef struct STUDListTablesResponse__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDListTablesResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDTablePlacement
+
+@implementation STUDTablePlacement
+
+@dynamic node;
+@dynamic nodeLive;
+@dynamic ownerEpoch;
+
+typedef struct STUDTablePlacement__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *node;
+  int64_t ownerEpoch;
+} STUDTablePlacement__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "node",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTablePlacement_FieldNumber_Node,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDTablePlacement__storage_, node),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "nodeLive",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTablePlacement_FieldNumber_NodeLive,
+        .hasIndex = 1,
+        .offset = 2,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+      {
+        .name = "ownerEpoch",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDTablePlacement_FieldNumber_OwnerEpoch,
+        .hasIndex = 3,
+        .offset = (uint32_t)offsetof(STUDTablePlacement__storage_, ownerEpoch),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDTablePlacement class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDTablePlacement__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");
@@ -1498,6 +1587,7 @@ typedef struct STUDRotateSeedResponse__storage_ {
 
 @implementation STUDDrainRequest
 
+@dynamic moveTables;
 
 typedef struct STUDDrainRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -1508,12 +1598,23 @@ typedef struct STUDDrainRequest__storage_ {
 + (GPBDescriptor *)descriptor {
   static GPBDescriptor *descriptor = nil;
   if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "moveTables",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDDrainRequest_FieldNumber_MoveTables,
+        .hasIndex = 0,
+        .offset = 1,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+    };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDDrainRequest class]
                                      rootClass:[STUDAdminServiceRoot class]
                                           file:STUDAdminServiceRoot_FileDescriptor()
-                                        fields:NULL
-                                    fieldCount:0
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDDrainRequest__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
@@ -1532,11 +1633,13 @@ typedef struct STUDDrainRequest__storage_ {
 
 @dynamic tables;
 @dynamic handsFinished;
+@dynamic tablesMoved;
 
 typedef struct STUDDrainResponse__storage_ {
   uint32_t _has_storage_[1];
   int32_t tables;
   int32_t handsFinished;
+  int32_t tablesMoved;
 } STUDDrainResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -1563,6 +1666,15 @@ typedef struct STUDDrainResponse__storage_ {
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeInt32,
       },
+      {
+        .name = "tablesMoved",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDDrainResponse_FieldNumber_TablesMoved,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDDrainResponse__storage_, tablesMoved),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDDrainResponse class]
@@ -1572,6 +1684,144 @@ typedef struct STUDDrainResponse__storage_ {
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDDrainResponse__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDMoveTableRequest
+
+@implementation STUDMoveTableRequest
+
+@dynamic name;
+@dynamic node;
+
+typedef struct STUDMoveTableRequest__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *name;
+  NSString *node;
+} STUDMoveTableRequest__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "name",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableRequest_FieldNumber_Name,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDMoveTableRequest__storage_, name),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "node",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableRequest_FieldNumber_Node,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDMoveTableRequest__storage_, node),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDMoveTableRequest class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDMoveTableRequest__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDMoveTableResponse
+
+@implementation STUDMoveTableResponse
+
+@dynamic node;
+@dynamic grpcAddress;
+@dynamic webURL;
+@dynamic waitedForHand;
+
+typedef struct STUDMoveTableResponse__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *node;
+  NSString *grpcAddress;
+  NSString *webURL;
+} STUDMoveTableResponse__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "node",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_Node,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDMoveTableResponse__storage_, node),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "grpcAddress",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_GrpcAddress,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDMoveTableResponse__storage_, grpcAddress),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "webURL",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_WebURL,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDMoveTableResponse__storage_, webURL),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldTextFormatNameCustom | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "waitedForHand",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDMoveTableResponse_FieldNumber_WaitedForHand,
+        .hasIndex = 3,
+        .offset = 4,  // Stored in _has_storage_ to save space.
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeBool,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDMoveTableResponse class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDMoveTableResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+#if !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
+    static const char *extraTextFormatInfo =
+        "\001\003\003\241!!\000";
+    [localDescriptor setupExtraTextInfo:extraTextFormatInfo];
+#endif  // !GPBOBJC_SKIP_MESSAGE_TEXTFORMAT_EXTRAS
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");
     #endif  // DEBUG
@@ -1819,11 +2069,13 @@ typedef struct STUDListNodesResponse__storage_ {
 @dynamic hasExpiresAt, expiresAt;
 @dynamic live;
 @dynamic openTables;
+@dynamic seatedPlayers;
 
 typedef struct STUDEngineNode__storage_ {
   uint32_t _has_storage_[1];
   STUDEngineNodeState state;
   int32_t openTables;
+  int32_t seatedPlayers;
   NSString *id_p;
   NSString *adminAddress;
   NSString *grpcAddress;
@@ -1936,6 +2188,15 @@ typedef struct STUDEngineNode__storage_ {
         .number = STUDEngineNode_FieldNumber_OpenTables,
         .hasIndex = 11,
         .offset = (uint32_t)offsetof(STUDEngineNode__storage_, openTables),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt32,
+      },
+      {
+        .name = "seatedPlayers",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDEngineNode_FieldNumber_SeatedPlayers,
+        .hasIndex = 12,
+        .offset = (uint32_t)offsetof(STUDEngineNode__storage_, seatedPlayers),
         .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
         .dataType = GPBDataTypeInt32,
       },

@@ -52,7 +52,10 @@ NS_ASSUME_NONNULL_BEGIN
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
  *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
- *               "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE)
+ *               "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE,
+ *                                TABLE_MOVED)
+ *               "grpc_address"   that node's gRPC address for players (TABLE_MOVED)
+ *               "web_url"        that node's gRPC-Web URL for browsers (TABLE_MOVED)
  *   }
  *
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
@@ -272,7 +275,8 @@ typedef GPB_ENUM(STUDErrorReason) {
 
   /**
    * UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
-   * new WatchTable at the address the lobby returns.
+   * new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
+   * this node knows where the table went, else at the address the lobby returns for it.
    **/
   STUDErrorReason_ErrorReasonTableMoved = 52,
 

@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/admin_service.proto.
  */
 export const file_stud_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEimwMKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkSLAoKdG91cm5hbWVudBgMIAEoCzIYLnN0dWQudjEuVG91cm5hbWVudFRhYmxlGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiNAoTQ3JlYXRlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiggEKEVNlYXRQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIRCglwbGF5ZXJfaWQYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEgwKBHNlYXQYBSABKAUSDgoGYnV5X2luGAYgASgDIjsKElNlYXRQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiJdCg9BZGRDaGlwc1JlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGYW1vdW50GAQgASgDIjkKEEFkZENoaXBzUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iyQEKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKCHN0YXR1c2VzGAMgAygOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxI2CgZsYWJlbHMYBCADKAsyJi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiTQoSTGlzdFRhYmxlc1Jlc3BvbnNlEh4KBnRhYmxlcxgBIAMoCzIOLnN0dWQudjEuVGFibGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIi8KD0dldFRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCSJbChBHZXRUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIoCghzbmFwc2hvdBgCIAEoCzIWLnN0dWQudjEuVGFibGVTbmFwc2hvdCIxChFQYXVzZVRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCSIzChJQYXVzZVRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlIiIKElJlc3VtZVRhYmxlUmVxdWVzdBIMCgRuYW1lGAEgASgJIjQKE1Jlc3VtZVRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlIjEKEUNsb3NlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEkNsb3NlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSJgoIc2Vzc2lvbnMYAiADKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIkYKEUNhbmNlbEhhbmRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLaGFuZF9udW1iZXIYAiABKAMSDgoGcmVhc29uGAMgASgJIjkKEkNhbmNlbEhhbmRSZXNwb25zZRIjCgZyZXN1bHQYASABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiYAoTUmVtb3ZlUGxheWVyUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIXCg9zZWF0X3Nlc3Npb25faWQYAiABKAkSDgoGcmVhc29uGAMgASgJEhEKCWJ5X3BsYXllchgEIAEoCCI9ChRSZW1vdmVQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiI2ChFSb3RhdGVTZWVkUmVxdWVzdBIMCgRuYW1lGAEgASgJEhMKC2NsaWVudF9zZWVkGAIgASgJInYKElJvdGF0ZVNlZWRSZXNwb25zZRIjCghyZXZlYWxlZBgBIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISIgoHY3VycmVudBgCIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAMgASgJIg4KDERyYWluUmVxdWVzdCI3Cg1EcmFpblJlc3BvbnNlEg4KBnRhYmxlcxgBIAEoBRIWCg5oYW5kc19maW5pc2hlZBgCIAEoBSJ6ChdMaXN0U2VhdFNlc3Npb25zUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIpCgZzdGF0ZXMYAiADKA4yGS5zdHVkLnYxLlNlYXRTZXNzaW9uU3RhdGUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiWwoYTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdE5vZGVzUmVxdWVzdCJMChFMaXN0Tm9kZXNSZXNwb25zZRIiCgVub2RlcxgBIAMoCzITLnN0dWQudjEuRW5naW5lTm9kZRITCgthbnN3ZXJlZF9ieRgCIAEoCSLDAgoKRW5naW5lTm9kZRIKCgJpZBgBIAEoCRInCgVzdGF0ZRgCIAEoDjIYLnN0dWQudjEuRW5naW5lTm9kZVN0YXRlEg0KBWVwb2NoGAMgASgDEhUKDWFkbWluX2FkZHJlc3MYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMaGVhcnRiZWF0X2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRsaXZlGAogASgIEhMKC29wZW5fdGFibGVzGAsgASgFIlAKEFNldFN0YWtlc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVsZXZlbBgCIAEoBRIfCgZzdGFrZXMYAyABKAsyDy5zdHVkLnYxLlN0YWtlcyJMChFTZXRTdGFrZXNSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyKRAQoRTW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSGQoRZGVzdGluYXRpb25fdGFibGUYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkiOwoSTW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjAKElNldEhhbmRIb2xkUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBGhlbGQYAiABKAgiNAoTU2V0SGFuZEhvbGRSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiTwoYU2V0VG91cm5hbWVudEluZm9SZXF1ZXN0EgwKBG5hbWUYASABKAkSJQoEaW5mbxgCIAEoCzIXLnN0dWQudjEuVG91cm5hbWVudEluZm8iOgoZU2V0VG91cm5hbWVudEluZm9SZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiaAoRQXdhcmRQbGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXBsYWNlGAQgASgFEg0KBXByaXplGAUgASgDIhQKEkF3YXJkUGxhY2VSZXNwb25zZSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyvQsKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICElwKEExpc3RTZWF0U2Vzc2lvbnMSIC5zdHVkLnYxLkxpc3RTZWF0U2Vzc2lvbnNSZXF1ZXN0GiEuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVzcG9uc2UiA5ACARJHCglMaXN0Tm9kZXMSGS5zdHVkLnYxLkxpc3ROb2Rlc1JlcXVlc3QaGi5zdHVkLnYxLkxpc3ROb2Rlc1Jlc3BvbnNlIgOQAgESRwoJU2V0U3Rha2VzEhkuc3R1ZC52MS5TZXRTdGFrZXNSZXF1ZXN0Ghouc3R1ZC52MS5TZXRTdGFrZXNSZXNwb25zZSIDkAICEkoKCk1vdmVQbGF5ZXISGi5zdHVkLnYxLk1vdmVQbGF5ZXJSZXF1ZXN0Ghsuc3R1ZC52MS5Nb3ZlUGxheWVyUmVzcG9uc2UiA5ACAhJNCgtTZXRIYW5kSG9sZBIbLnN0dWQudjEuU2V0SGFuZEhvbGRSZXF1ZXN0Ghwuc3R1ZC52MS5TZXRIYW5kSG9sZFJlc3BvbnNlIgOQAgISXwoRU2V0VG91cm5hbWVudEluZm8SIS5zdHVkLnYxLlNldFRvdXJuYW1lbnRJbmZvUmVxdWVzdBoiLnN0dWQudjEuU2V0VG91cm5hbWVudEluZm9SZXNwb25zZSIDkAICEkoKCkF3YXJkUGxhY2USGi5zdHVkLnYxLkF3YXJkUGxhY2VSZXF1ZXN0Ghsuc3R1ZC52MS5Bd2FyZFBsYWNlUmVzcG9uc2UiA5ACAkIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEimwMKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkSLAoKdG91cm5hbWVudBgMIAEoCzIYLnN0dWQudjEuVG91cm5hbWVudFRhYmxlGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiNAoTQ3JlYXRlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiggEKEVNlYXRQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIRCglwbGF5ZXJfaWQYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEgwKBHNlYXQYBSABKAUSDgoGYnV5X2luGAYgASgDIjsKElNlYXRQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiJdCg9BZGRDaGlwc1JlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGYW1vdW50GAQgASgDIjkKEEFkZENoaXBzUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24i3AEKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKCHN0YXR1c2VzGAMgAygOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxI2CgZsYWJlbHMYBCADKAsyJi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0LkxhYmVsc0VudHJ5EhEKCWFsbF9ub2RlcxgFIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItoBChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSPwoKcGxhY2VtZW50cxgDIAMoCzIrLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlLlBsYWNlbWVudHNFbnRyeRpKCg9QbGFjZW1lbnRzRW50cnkSCwoDa2V5GAEgASgJEiYKBXZhbHVlGAIgASgLMhcuc3R1ZC52MS5UYWJsZVBsYWNlbWVudDoCOAEiRgoOVGFibGVQbGFjZW1lbnQSDAoEbm9kZRgBIAEoCRIRCglub2RlX2xpdmUYAiABKAgSEwoLb3duZXJfZXBvY2gYAyABKAMiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIlsKEEdldFRhYmxlUmVzcG9uc2USHQoFdGFibGUYASABKAsyDi5zdHVkLnYxLlRhYmxlEigKCHNuYXBzaG90GAIgASgLMhYuc3R1ZC52MS5UYWJsZVNuYXBzaG90IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJgChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSEQoJYnlfcGxheWVyGAQgASgIIj0KFFJlbW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjYKEVJvdGF0ZVNlZWRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLY2xpZW50X3NlZWQYAiABKAkidgoSUm90YXRlU2VlZFJlc3BvbnNlEiMKCHJldmVhbGVkGAEgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIiCgdjdXJyZW50GAIgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYAyABKAkiIwoMRHJhaW5SZXF1ZXN0EhMKC21vdmVfdGFibGVzGAEgASgIIk0KDURyYWluUmVzcG9uc2USDgoGdGFibGVzGAEgASgFEhYKDmhhbmRzX2ZpbmlzaGVkGAIgASgFEhQKDHRhYmxlc19tb3ZlZBgDIAEoBSIuChBNb3ZlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDAoEbm9kZRgCIAEoCSJhChFNb3ZlVGFibGVSZXNwb25zZRIMCgRub2RlGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRIPCgd3ZWJfdXJsGAMgASgJEhcKD3dhaXRlZF9mb3JfaGFuZBgEIAEoCCJ6ChdMaXN0U2VhdFNlc3Npb25zUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIpCgZzdGF0ZXMYAiADKA4yGS5zdHVkLnYxLlNlYXRTZXNzaW9uU3RhdGUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiWwoYTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdE5vZGVzUmVxdWVzdCJMChFMaXN0Tm9kZXNSZXNwb25zZRIiCgVub2RlcxgBIAMoCzITLnN0dWQudjEuRW5naW5lTm9kZRITCgthbnN3ZXJlZF9ieRgCIAEoCSLbAgoKRW5naW5lTm9kZRIKCgJpZBgBIAEoCRInCgVzdGF0ZRgCIAEoDjIYLnN0dWQudjEuRW5naW5lTm9kZVN0YXRlEg0KBWVwb2NoGAMgASgDEhUKDWFkbWluX2FkZHJlc3MYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMaGVhcnRiZWF0X2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRsaXZlGAogASgIEhMKC29wZW5fdGFibGVzGAsgASgFEhYKDnNlYXRlZF9wbGF5ZXJzGAwgASgFIlAKEFNldFN0YWtlc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVsZXZlbBgCIAEoBRIfCgZzdGFrZXMYAyABKAsyDy5zdHVkLnYxLlN0YWtlcyJMChFTZXRTdGFrZXNSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyKRAQoRTW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSGQoRZGVzdGluYXRpb25fdGFibGUYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkiOwoSTW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjAKElNldEhhbmRIb2xkUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBGhlbGQYAiABKAgiNAoTU2V0SGFuZEhvbGRSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiTwoYU2V0VG91cm5hbWVudEluZm9SZXF1ZXN0EgwKBG5hbWUYASABKAkSJQoEaW5mbxgCIAEoCzIXLnN0dWQudjEuVG91cm5hbWVudEluZm8iOgoZU2V0VG91cm5hbWVudEluZm9SZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiaAoRQXdhcmRQbGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXBsYWNlGAQgASgFEg0KBXByaXplGAUgASgDIhQKEkF3YXJkUGxhY2VSZXNwb25zZSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyhgwKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICEkcKCU1vdmVUYWJsZRIZLnN0dWQudjEuTW92ZVRhYmxlUmVxdWVzdBoaLnN0dWQudjEuTW92ZVRhYmxlUmVzcG9uc2UiA5ACAhJcChBMaXN0U2VhdFNlc3Npb25zEiAuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVxdWVzdBohLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlIgOQAgESRwoJTGlzdE5vZGVzEhkuc3R1ZC52MS5MaXN0Tm9kZXNSZXF1ZXN0Ghouc3R1ZC52MS5MaXN0Tm9kZXNSZXNwb25zZSIDkAIBEkcKCVNldFN0YWtlcxIZLnN0dWQudjEuU2V0U3Rha2VzUmVxdWVzdBoaLnN0dWQudjEuU2V0U3Rha2VzUmVzcG9uc2UiA5ACAhJKCgpNb3ZlUGxheWVyEhouc3R1ZC52MS5Nb3ZlUGxheWVyUmVxdWVzdBobLnN0dWQudjEuTW92ZVBsYXllclJlc3BvbnNlIgOQAgISTQoLU2V0SGFuZEhvbGQSGy5zdHVkLnYxLlNldEhhbmRIb2xkUmVxdWVzdBocLnN0dWQudjEuU2V0SGFuZEhvbGRSZXNwb25zZSIDkAICEl8KEVNldFRvdXJuYW1lbnRJbmZvEiEuc3R1ZC52MS5TZXRUb3VybmFtZW50SW5mb1JlcXVlc3QaIi5zdHVkLnYxLlNldFRvdXJuYW1lbnRJbmZvUmVzcG9uc2UiA5ACAhJKCgpBd2FyZFBsYWNlEhouc3R1ZC52MS5Bd2FyZFBsYWNlUmVxdWVzdBobLnN0dWQudjEuQXdhcmRQbGFjZVJlc3BvbnNlIgOQAgJCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * CreateTable's request.
@@ -317,6 +317,15 @@ export type ListTablesRequest = Message<"stud.v1.ListTablesRequest"> & {
    * @generated from field: map<string, string> labels = 4;
    */
   labels: { [key: string]: string };
+
+  /**
+   * Every node's tables (the whole room, from the database the nodes share), not only this
+   * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+   * last hand, no running hand's details (ask its node: `placements`).
+   *
+   * @generated from field: bool all_nodes = 5;
+   */
+  allNodes: boolean;
 };
 
 /**
@@ -345,6 +354,13 @@ export type ListTablesResponse = Message<"stud.v1.ListTablesResponse"> & {
    * @generated from field: string next_page_token = 2;
    */
   nextPageToken: string;
+
+  /**
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   *
+   * @generated from field: map<string, stud.v1.TablePlacement> placements = 3;
+   */
+  placements: { [key: string]: TablePlacement };
 };
 
 /**
@@ -353,6 +369,41 @@ export type ListTablesResponse = Message<"stud.v1.ListTablesResponse"> & {
  */
 export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
   messageDesc(file_stud_v1_admin_service, 7);
+
+/**
+ * The engine node serving a table.
+ *
+ * @generated from message stud.v1.TablePlacement
+ */
+export type TablePlacement = Message<"stud.v1.TablePlacement"> & {
+  /**
+   * The node's id.
+   *
+   * @generated from field: string node = 1;
+   */
+  node: string;
+
+  /**
+   * Whether that node is live (serving, lease not run out).
+   *
+   * @generated from field: bool node_live = 2;
+   */
+  nodeLive: boolean;
+
+  /**
+   * The table's fencing number: one more each time it changed hands (taken over, moved).
+   *
+   * @generated from field: int64 owner_epoch = 3;
+   */
+  ownerEpoch: bigint;
+};
+
+/**
+ * Describes the message stud.v1.TablePlacement.
+ * Use `create(TablePlacementSchema)` to create a new message.
+ */
+export const TablePlacementSchema: GenMessage<TablePlacement> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 8);
 
 /**
  * GetTable's request.
@@ -380,7 +431,7 @@ export type GetTableRequest = Message<"stud.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 8);
+  messageDesc(file_stud_v1_admin_service, 9);
 
 /**
  * GetTable's response.
@@ -409,7 +460,7 @@ export type GetTableResponse = Message<"stud.v1.GetTableResponse"> & {
  * Use `create(GetTableResponseSchema)` to create a new message.
  */
 export const GetTableResponseSchema: GenMessage<GetTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 9);
+  messageDesc(file_stud_v1_admin_service, 10);
 
 /**
  * PauseTable's request.
@@ -437,7 +488,7 @@ export type PauseTableRequest = Message<"stud.v1.PauseTableRequest"> & {
  * Use `create(PauseTableRequestSchema)` to create a new message.
  */
 export const PauseTableRequestSchema: GenMessage<PauseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 10);
+  messageDesc(file_stud_v1_admin_service, 11);
 
 /**
  * PauseTable's response.
@@ -458,7 +509,7 @@ export type PauseTableResponse = Message<"stud.v1.PauseTableResponse"> & {
  * Use `create(PauseTableResponseSchema)` to create a new message.
  */
 export const PauseTableResponseSchema: GenMessage<PauseTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 11);
+  messageDesc(file_stud_v1_admin_service, 12);
 
 /**
  * ResumeTable's request.
@@ -479,7 +530,7 @@ export type ResumeTableRequest = Message<"stud.v1.ResumeTableRequest"> & {
  * Use `create(ResumeTableRequestSchema)` to create a new message.
  */
 export const ResumeTableRequestSchema: GenMessage<ResumeTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 12);
+  messageDesc(file_stud_v1_admin_service, 13);
 
 /**
  * ResumeTable's response.
@@ -500,7 +551,7 @@ export type ResumeTableResponse = Message<"stud.v1.ResumeTableResponse"> & {
  * Use `create(ResumeTableResponseSchema)` to create a new message.
  */
 export const ResumeTableResponseSchema: GenMessage<ResumeTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 13);
+  messageDesc(file_stud_v1_admin_service, 14);
 
 /**
  * CloseTable's request.
@@ -528,7 +579,7 @@ export type CloseTableRequest = Message<"stud.v1.CloseTableRequest"> & {
  * Use `create(CloseTableRequestSchema)` to create a new message.
  */
 export const CloseTableRequestSchema: GenMessage<CloseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 14);
+  messageDesc(file_stud_v1_admin_service, 15);
 
 /**
  * CloseTable's response.
@@ -556,7 +607,7 @@ export type CloseTableResponse = Message<"stud.v1.CloseTableResponse"> & {
  * Use `create(CloseTableResponseSchema)` to create a new message.
  */
 export const CloseTableResponseSchema: GenMessage<CloseTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 15);
+  messageDesc(file_stud_v1_admin_service, 16);
 
 /**
  * CancelHand's request.
@@ -591,7 +642,7 @@ export type CancelHandRequest = Message<"stud.v1.CancelHandRequest"> & {
  * Use `create(CancelHandRequestSchema)` to create a new message.
  */
 export const CancelHandRequestSchema: GenMessage<CancelHandRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 16);
+  messageDesc(file_stud_v1_admin_service, 17);
 
 /**
  * CancelHand's response.
@@ -612,7 +663,7 @@ export type CancelHandResponse = Message<"stud.v1.CancelHandResponse"> & {
  * Use `create(CancelHandResponseSchema)` to create a new message.
  */
 export const CancelHandResponseSchema: GenMessage<CancelHandResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 17);
+  messageDesc(file_stud_v1_admin_service, 18);
 
 /**
  * RemovePlayer's request.
@@ -656,7 +707,7 @@ export type RemovePlayerRequest = Message<"stud.v1.RemovePlayerRequest"> & {
  * Use `create(RemovePlayerRequestSchema)` to create a new message.
  */
 export const RemovePlayerRequestSchema: GenMessage<RemovePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 18);
+  messageDesc(file_stud_v1_admin_service, 19);
 
 /**
  * RemovePlayer's response.
@@ -678,7 +729,7 @@ export type RemovePlayerResponse = Message<"stud.v1.RemovePlayerResponse"> & {
  * Use `create(RemovePlayerResponseSchema)` to create a new message.
  */
 export const RemovePlayerResponseSchema: GenMessage<RemovePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 19);
+  messageDesc(file_stud_v1_admin_service, 20);
 
 /**
  * RotateSeed's request.
@@ -706,7 +757,7 @@ export type RotateSeedRequest = Message<"stud.v1.RotateSeedRequest"> & {
  * Use `create(RotateSeedRequestSchema)` to create a new message.
  */
 export const RotateSeedRequestSchema: GenMessage<RotateSeedRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 20);
+  messageDesc(file_stud_v1_admin_service, 21);
 
 /**
  * RotateSeed's response.
@@ -741,7 +792,7 @@ export type RotateSeedResponse = Message<"stud.v1.RotateSeedResponse"> & {
  * Use `create(RotateSeedResponseSchema)` to create a new message.
  */
 export const RotateSeedResponseSchema: GenMessage<RotateSeedResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 21);
+  messageDesc(file_stud_v1_admin_service, 22);
 
 /**
  * Drain's request.
@@ -749,6 +800,14 @@ export const RotateSeedResponseSchema: GenMessage<RotateSeedResponse> = /*@__PUR
  * @generated from message stud.v1.DrainRequest
  */
 export type DrainRequest = Message<"stud.v1.DrainRequest"> & {
+  /**
+   * Move every open table to the other live nodes (each to the least loaded one at the time,
+   * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+   * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+   *
+   * @generated from field: bool move_tables = 1;
+   */
+  moveTables: boolean;
 };
 
 /**
@@ -756,7 +815,7 @@ export type DrainRequest = Message<"stud.v1.DrainRequest"> & {
  * Use `create(DrainRequestSchema)` to create a new message.
  */
 export const DrainRequestSchema: GenMessage<DrainRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 22);
+  messageDesc(file_stud_v1_admin_service, 23);
 
 /**
  * Drain's response (sent once the node is drained).
@@ -765,7 +824,7 @@ export const DrainRequestSchema: GenMessage<DrainRequest> = /*@__PURE__*/
  */
 export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
   /**
-   * Tables on this node.
+   * Tables on this node (when the drain started).
    *
    * @generated from field: int32 tables = 1;
    */
@@ -777,6 +836,13 @@ export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
    * @generated from field: int32 hands_finished = 2;
    */
   handsFinished: number;
+
+  /**
+   * Tables moved to other nodes (move_tables).
+   *
+   * @generated from field: int32 tables_moved = 3;
+   */
+  tablesMoved: number;
 };
 
 /**
@@ -784,7 +850,78 @@ export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
  * Use `create(DrainResponseSchema)` to create a new message.
  */
 export const DrainResponseSchema: GenMessage<DrainResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 23);
+  messageDesc(file_stud_v1_admin_service, 24);
+
+/**
+ * MoveTable's request.
+ *
+ * @generated from message stud.v1.MoveTableRequest
+ */
+export type MoveTableRequest = Message<"stud.v1.MoveTableRequest"> & {
+  /**
+   * The table, "tables/{table_id}".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The live node to move it to; empty: the least loaded live node but this one (seated
+   * players, then open tables).
+   *
+   * @generated from field: string node = 2;
+   */
+  node: string;
+};
+
+/**
+ * Describes the message stud.v1.MoveTableRequest.
+ * Use `create(MoveTableRequestSchema)` to create a new message.
+ */
+export const MoveTableRequestSchema: GenMessage<MoveTableRequest> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 25);
+
+/**
+ * MoveTable's response (sent once the table is handed over).
+ *
+ * @generated from message stud.v1.MoveTableResponse
+ */
+export type MoveTableResponse = Message<"stud.v1.MoveTableResponse"> & {
+  /**
+   * The node the table is on now.
+   *
+   * @generated from field: string node = 1;
+   */
+  node: string;
+
+  /**
+   * The gRPC address its players are given there.
+   *
+   * @generated from field: string grpc_address = 2;
+   */
+  grpcAddress: string;
+
+  /**
+   * The gRPC-Web URL its browsers are given there.
+   *
+   * @generated from field: string web_url = 3;
+   */
+  webUrl: string;
+
+  /**
+   * Whether a running hand had to finish first.
+   *
+   * @generated from field: bool waited_for_hand = 4;
+   */
+  waitedForHand: boolean;
+};
+
+/**
+ * Describes the message stud.v1.MoveTableResponse.
+ * Use `create(MoveTableResponseSchema)` to create a new message.
+ */
+export const MoveTableResponseSchema: GenMessage<MoveTableResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 26);
 
 /**
  * ListSeatSessions' request.
@@ -827,7 +964,7 @@ export type ListSeatSessionsRequest = Message<"stud.v1.ListSeatSessionsRequest">
  * Use `create(ListSeatSessionsRequestSchema)` to create a new message.
  */
 export const ListSeatSessionsRequestSchema: GenMessage<ListSeatSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 24);
+  messageDesc(file_stud_v1_admin_service, 27);
 
 /**
  * ListSeatSessions' response.
@@ -855,7 +992,7 @@ export type ListSeatSessionsResponse = Message<"stud.v1.ListSeatSessionsResponse
  * Use `create(ListSeatSessionsResponseSchema)` to create a new message.
  */
 export const ListSeatSessionsResponseSchema: GenMessage<ListSeatSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 25);
+  messageDesc(file_stud_v1_admin_service, 28);
 
 /**
  * ListNodes' request.
@@ -870,7 +1007,7 @@ export type ListNodesRequest = Message<"stud.v1.ListNodesRequest"> & {
  * Use `create(ListNodesRequestSchema)` to create a new message.
  */
 export const ListNodesRequestSchema: GenMessage<ListNodesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 26);
+  messageDesc(file_stud_v1_admin_service, 29);
 
 /**
  * ListNodes' response.
@@ -898,7 +1035,7 @@ export type ListNodesResponse = Message<"stud.v1.ListNodesResponse"> & {
  * Use `create(ListNodesResponseSchema)` to create a new message.
  */
 export const ListNodesResponseSchema: GenMessage<ListNodesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 27);
+  messageDesc(file_stud_v1_admin_service, 30);
 
 /**
  * An engine node of the registry (docs/operations.md, "Several engine nodes").
@@ -982,6 +1119,13 @@ export type EngineNode = Message<"stud.v1.EngineNode"> & {
    * @generated from field: int32 open_tables = 11;
    */
   openTables: number;
+
+  /**
+   * The players seated at those tables (what placement weighs first).
+   *
+   * @generated from field: int32 seated_players = 12;
+   */
+  seatedPlayers: number;
 };
 
 /**
@@ -989,7 +1133,7 @@ export type EngineNode = Message<"stud.v1.EngineNode"> & {
  * Use `create(EngineNodeSchema)` to create a new message.
  */
 export const EngineNodeSchema: GenMessage<EngineNode> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 28);
+  messageDesc(file_stud_v1_admin_service, 31);
 
 /**
  * SetStakes' request.
@@ -1024,7 +1168,7 @@ export type SetStakesRequest = Message<"stud.v1.SetStakesRequest"> & {
  * Use `create(SetStakesRequestSchema)` to create a new message.
  */
 export const SetStakesRequestSchema: GenMessage<SetStakesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 29);
+  messageDesc(file_stud_v1_admin_service, 32);
 
 /**
  * SetStakes' response.
@@ -1052,7 +1196,7 @@ export type SetStakesResponse = Message<"stud.v1.SetStakesResponse"> & {
  * Use `create(SetStakesResponseSchema)` to create a new message.
  */
 export const SetStakesResponseSchema: GenMessage<SetStakesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 30);
+  messageDesc(file_stud_v1_admin_service, 33);
 
 /**
  * MovePlayer's request.
@@ -1108,7 +1252,7 @@ export type MovePlayerRequest = Message<"stud.v1.MovePlayerRequest"> & {
  * Use `create(MovePlayerRequestSchema)` to create a new message.
  */
 export const MovePlayerRequestSchema: GenMessage<MovePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 31);
+  messageDesc(file_stud_v1_admin_service, 34);
 
 /**
  * MovePlayer's response.
@@ -1131,7 +1275,7 @@ export type MovePlayerResponse = Message<"stud.v1.MovePlayerResponse"> & {
  * Use `create(MovePlayerResponseSchema)` to create a new message.
  */
 export const MovePlayerResponseSchema: GenMessage<MovePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 32);
+  messageDesc(file_stud_v1_admin_service, 35);
 
 /**
  * SetHandHold's request.
@@ -1159,7 +1303,7 @@ export type SetHandHoldRequest = Message<"stud.v1.SetHandHoldRequest"> & {
  * Use `create(SetHandHoldRequestSchema)` to create a new message.
  */
 export const SetHandHoldRequestSchema: GenMessage<SetHandHoldRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 33);
+  messageDesc(file_stud_v1_admin_service, 36);
 
 /**
  * SetHandHold's response.
@@ -1180,7 +1324,7 @@ export type SetHandHoldResponse = Message<"stud.v1.SetHandHoldResponse"> & {
  * Use `create(SetHandHoldResponseSchema)` to create a new message.
  */
 export const SetHandHoldResponseSchema: GenMessage<SetHandHoldResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 34);
+  messageDesc(file_stud_v1_admin_service, 37);
 
 /**
  * SetTournamentInfo's request.
@@ -1208,7 +1352,7 @@ export type SetTournamentInfoRequest = Message<"stud.v1.SetTournamentInfoRequest
  * Use `create(SetTournamentInfoRequestSchema)` to create a new message.
  */
 export const SetTournamentInfoRequestSchema: GenMessage<SetTournamentInfoRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 35);
+  messageDesc(file_stud_v1_admin_service, 38);
 
 /**
  * SetTournamentInfo's response.
@@ -1229,7 +1373,7 @@ export type SetTournamentInfoResponse = Message<"stud.v1.SetTournamentInfoRespon
  * Use `create(SetTournamentInfoResponseSchema)` to create a new message.
  */
 export const SetTournamentInfoResponseSchema: GenMessage<SetTournamentInfoResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 36);
+  messageDesc(file_stud_v1_admin_service, 39);
 
 /**
  * AwardPlace's request.
@@ -1278,7 +1422,7 @@ export type AwardPlaceRequest = Message<"stud.v1.AwardPlaceRequest"> & {
  * Use `create(AwardPlaceRequestSchema)` to create a new message.
  */
 export const AwardPlaceRequestSchema: GenMessage<AwardPlaceRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 37);
+  messageDesc(file_stud_v1_admin_service, 40);
 
 /**
  * AwardPlace's response.
@@ -1293,7 +1437,7 @@ export type AwardPlaceResponse = Message<"stud.v1.AwardPlaceResponse"> & {
  * Use `create(AwardPlaceResponseSchema)` to create a new message.
  */
 export const AwardPlaceResponseSchema: GenMessage<AwardPlaceResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 38);
+  messageDesc(file_stud_v1_admin_service, 41);
 
 /**
  * An engine node's state as its process recorded it.
@@ -1543,6 +1687,25 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof DrainRequestSchema;
     output: typeof DrainResponseSchema;
+  },
+  /**
+   * Moves one table of this node to another live node, between hands: no new hand starts on
+   * it, the running hand (if any) plays out, then the table is handed over in the shared
+   * database (its fencing number moves on: this node can write nothing more to it) and the
+   * node there loads it within a sixth of its lease; its players keep their seats and their
+   * stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+   * with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+   * naming the new node; calls for it here get the same refusal. Returns once handed over.
+   * Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+   * Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+   * (field "node": this node, a node that is not live, or none given and no other is live).
+   *
+   * @generated from rpc stud.v1.AdminService.MoveTable
+   */
+  moveTable: {
+    methodKind: "unary";
+    input: typeof MoveTableRequestSchema;
+    output: typeof MoveTableResponseSchema;
   },
   /**
    * Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.

@@ -417,6 +417,37 @@ public final class AdminServiceGrpc {
     return getDrainMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<stud.v1.MoveTableRequest,
+      stud.v1.MoveTableResponse> getMoveTableMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "MoveTable",
+      requestType = stud.v1.MoveTableRequest.class,
+      responseType = stud.v1.MoveTableResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<stud.v1.MoveTableRequest,
+      stud.v1.MoveTableResponse> getMoveTableMethod() {
+    io.grpc.MethodDescriptor<stud.v1.MoveTableRequest, stud.v1.MoveTableResponse> getMoveTableMethod;
+    if ((getMoveTableMethod = AdminServiceGrpc.getMoveTableMethod) == null) {
+      synchronized (AdminServiceGrpc.class) {
+        if ((getMoveTableMethod = AdminServiceGrpc.getMoveTableMethod) == null) {
+          AdminServiceGrpc.getMoveTableMethod = getMoveTableMethod =
+              io.grpc.MethodDescriptor.<stud.v1.MoveTableRequest, stud.v1.MoveTableResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "MoveTable"))
+              .setIdempotent(true)
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.MoveTableRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.lite.ProtoLiteUtils.marshaller(
+                  stud.v1.MoveTableResponse.getDefaultInstance()))
+              .build();
+        }
+      }
+    }
+    return getMoveTableMethod;
+  }
+
   private static volatile io.grpc.MethodDescriptor<stud.v1.ListSeatSessionsRequest,
       stud.v1.ListSeatSessionsResponse> getListSeatSessionsMethod;
 
@@ -877,6 +908,25 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
+     * Moves one table of this node to another live node, between hands: no new hand starts on
+     * it, the running hand (if any) plays out, then the table is handed over in the shared
+     * database (its fencing number moves on: this node can write nothing more to it) and the
+     * node there loads it within a sixth of its lease; its players keep their seats and their
+     * stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+     * with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+     * naming the new node; calls for it here get the same refusal. Returns once handed over.
+     * Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+     * Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+     * (field "node": this node, a node that is not live, or none given and no other is live).
+     * </pre>
+     */
+    public void moveTable(stud.v1.MoveTableRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.MoveTableResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getMoveTableMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
      * Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
      * </pre>
      */
@@ -1069,6 +1119,13 @@ public final class AdminServiceGrpc {
                 stud.v1.DrainRequest,
                 stud.v1.DrainResponse>(
                   this, METHODID_DRAIN)))
+          .addMethod(
+            getMoveTableMethod(),
+            io.grpc.stub.ServerCalls.asyncUnaryCall(
+              new MethodHandlers<
+                stud.v1.MoveTableRequest,
+                stud.v1.MoveTableResponse>(
+                  this, METHODID_MOVE_TABLE)))
           .addMethod(
             getListSeatSessionsMethod(),
             io.grpc.stub.ServerCalls.asyncUnaryCall(
@@ -1339,6 +1396,26 @@ public final class AdminServiceGrpc {
         io.grpc.stub.StreamObserver<stud.v1.DrainResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getDrainMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Moves one table of this node to another live node, between hands: no new hand starts on
+     * it, the running hand (if any) plays out, then the table is handed over in the shared
+     * database (its fencing number moves on: this node can write nothing more to it) and the
+     * node there loads it within a sixth of its lease; its players keep their seats and their
+     * stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+     * with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+     * naming the new node; calls for it here get the same refusal. Returns once handed over.
+     * Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+     * Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+     * (field "node": this node, a node that is not live, or none given and no other is live).
+     * </pre>
+     */
+    public void moveTable(stud.v1.MoveTableRequest request,
+        io.grpc.stub.StreamObserver<stud.v1.MoveTableResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getMoveTableMethod(), getCallOptions()), request, responseObserver);
     }
 
     /**
@@ -1662,6 +1739,25 @@ public final class AdminServiceGrpc {
     public stud.v1.DrainResponse drain(stud.v1.DrainRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getDrainMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Moves one table of this node to another live node, between hands: no new hand starts on
+     * it, the running hand (if any) plays out, then the table is handed over in the shared
+     * database (its fencing number moves on: this node can write nothing more to it) and the
+     * node there loads it within a sixth of its lease; its players keep their seats and their
+     * stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+     * with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+     * naming the new node; calls for it here get the same refusal. Returns once handed over.
+     * Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+     * Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+     * (field "node": this node, a node that is not live, or none given and no other is live).
+     * </pre>
+     */
+    public stud.v1.MoveTableResponse moveTable(stud.v1.MoveTableRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getMoveTableMethod(), getCallOptions(), request);
     }
 
     /**
@@ -1994,6 +2090,26 @@ public final class AdminServiceGrpc {
 
     /**
      * <pre>
+     * Moves one table of this node to another live node, between hands: no new hand starts on
+     * it, the running hand (if any) plays out, then the table is handed over in the shared
+     * database (its fencing number moves on: this node can write nothing more to it) and the
+     * node there loads it within a sixth of its lease; its players keep their seats and their
+     * stacks, a paused table stays paused, a playing one deals on there. The table's streams end
+     * with UNAVAILABLE / TABLE_MOVED, ErrorInfo metadata "node", "grpc_address" and "web_url"
+     * naming the new node; calls for it here get the same refusal. Returns once handed over.
+     * Idempotent: a retry once the table is on `node` answers the same and changes nothing.
+     * Errors: TABLE_ON_OTHER_NODE (another node serves it), TABLE_CLOSED, INVALID_ARGUMENT
+     * (field "node": this node, a node that is not live, or none given and no other is live).
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<stud.v1.MoveTableResponse> moveTable(
+        stud.v1.MoveTableRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getMoveTableMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
      * Lists seat sessions (e.g. closed ones the lobby has yet to settle), oldest first.
      * </pre>
      */
@@ -2120,13 +2236,14 @@ public final class AdminServiceGrpc {
   private static final int METHODID_REMOVE_PLAYER = 9;
   private static final int METHODID_ROTATE_SEED = 10;
   private static final int METHODID_DRAIN = 11;
-  private static final int METHODID_LIST_SEAT_SESSIONS = 12;
-  private static final int METHODID_LIST_NODES = 13;
-  private static final int METHODID_SET_STAKES = 14;
-  private static final int METHODID_MOVE_PLAYER = 15;
-  private static final int METHODID_SET_HAND_HOLD = 16;
-  private static final int METHODID_SET_TOURNAMENT_INFO = 17;
-  private static final int METHODID_AWARD_PLACE = 18;
+  private static final int METHODID_MOVE_TABLE = 12;
+  private static final int METHODID_LIST_SEAT_SESSIONS = 13;
+  private static final int METHODID_LIST_NODES = 14;
+  private static final int METHODID_SET_STAKES = 15;
+  private static final int METHODID_MOVE_PLAYER = 16;
+  private static final int METHODID_SET_HAND_HOLD = 17;
+  private static final int METHODID_SET_TOURNAMENT_INFO = 18;
+  private static final int METHODID_AWARD_PLACE = 19;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -2193,6 +2310,10 @@ public final class AdminServiceGrpc {
           serviceImpl.drain((stud.v1.DrainRequest) request,
               (io.grpc.stub.StreamObserver<stud.v1.DrainResponse>) responseObserver);
           break;
+        case METHODID_MOVE_TABLE:
+          serviceImpl.moveTable((stud.v1.MoveTableRequest) request,
+              (io.grpc.stub.StreamObserver<stud.v1.MoveTableResponse>) responseObserver);
+          break;
         case METHODID_LIST_SEAT_SESSIONS:
           serviceImpl.listSeatSessions((stud.v1.ListSeatSessionsRequest) request,
               (io.grpc.stub.StreamObserver<stud.v1.ListSeatSessionsResponse>) responseObserver);
@@ -2258,6 +2379,7 @@ public final class AdminServiceGrpc {
               .addMethod(getRemovePlayerMethod())
               .addMethod(getRotateSeedMethod())
               .addMethod(getDrainMethod())
+              .addMethod(getMoveTableMethod())
               .addMethod(getListSeatSessionsMethod())
               .addMethod(getListNodesMethod())
               .addMethod(getSetStakesMethod())

@@ -17,6 +17,50 @@ public  final class DrainRequest extends
     DrainRequestOrBuilder {
   private DrainRequest() {
   }
+  public static final int MOVE_TABLES_FIELD_NUMBER = 1;
+  private boolean moveTables_;
+  /**
+   * <pre>
+   * Move every open table to the other live nodes (each to the least loaded one at the time,
+   * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+   * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+   * </pre>
+   *
+   * <code>bool move_tables = 1;</code>
+   * @return The moveTables.
+   */
+  @java.lang.Override
+  public boolean getMoveTables() {
+    return moveTables_;
+  }
+  /**
+   * <pre>
+   * Move every open table to the other live nodes (each to the least loaded one at the time,
+   * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+   * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+   * </pre>
+   *
+   * <code>bool move_tables = 1;</code>
+   * @param value The moveTables to set.
+   */
+  private void setMoveTables(boolean value) {
+    
+    moveTables_ = value;
+  }
+  /**
+   * <pre>
+   * Move every open table to the other live nodes (each to the least loaded one at the time,
+   * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+   * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+   * </pre>
+   *
+   * <code>bool move_tables = 1;</code>
+   */
+  private void clearMoveTables() {
+    
+    moveTables_ = false;
+  }
+
   public static stud.v1.DrainRequest parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -116,6 +160,52 @@ public  final class DrainRequest extends
     }
 
 
+    /**
+     * <pre>
+     * Move every open table to the other live nodes (each to the least loaded one at the time,
+     * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+     * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+     * </pre>
+     *
+     * <code>bool move_tables = 1;</code>
+     * @return The moveTables.
+     */
+    @java.lang.Override
+    public boolean getMoveTables() {
+      return instance.getMoveTables();
+    }
+    /**
+     * <pre>
+     * Move every open table to the other live nodes (each to the least loaded one at the time,
+     * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+     * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+     * </pre>
+     *
+     * <code>bool move_tables = 1;</code>
+     * @param value The moveTables to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMoveTables(boolean value) {
+      copyOnWrite();
+      instance.setMoveTables(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Move every open table to the other live nodes (each to the least loaded one at the time,
+     * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+     * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+     * </pre>
+     *
+     * <code>bool move_tables = 1;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMoveTables() {
+      copyOnWrite();
+      instance.clearMoveTables();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.DrainRequest)
   }
   @java.lang.Override
@@ -131,8 +221,11 @@ public  final class DrainRequest extends
         return new Builder();
       }
       case BUILD_MESSAGE_INFO: {
-          java.lang.Object[] objects = null;java.lang.String info =
-              "\u0000\u0000";
+          java.lang.Object[] objects = new java.lang.Object[] {
+            "moveTables_",
+          };
+          java.lang.String info =
+              "\u0000\u0001\u0000\u0000\u0001\u0001\u0001\u0000\u0000\u0000\u0001\u0007";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

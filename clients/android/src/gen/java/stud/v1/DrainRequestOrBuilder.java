@@ -6,4 +6,16 @@ package stud.v1;
 public interface DrainRequestOrBuilder extends
     // @@protoc_insertion_point(interface_extends:stud.v1.DrainRequest)
     com.google.protobuf.MessageLiteOrBuilder {
+
+  /**
+   * <pre>
+   * Move every open table to the other live nodes (each to the least loaded one at the time,
+   * between hands, as MoveTable does) instead of pausing them here: a rolling upgrade that
+   * closes no table and cancels no hand. Tables no live node can take stay here, paused.
+   * </pre>
+   *
+   * <code>bool move_tables = 1;</code>
+   * @return The moveTables.
+   */
+  boolean getMoveTables();
 }

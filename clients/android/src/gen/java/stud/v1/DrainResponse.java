@@ -21,7 +21,7 @@ public  final class DrainResponse extends
   private int tables_;
   /**
    * <pre>
-   * Tables on this node.
+   * Tables on this node (when the drain started).
    * </pre>
    *
    * <code>int32 tables = 1;</code>
@@ -33,7 +33,7 @@ public  final class DrainResponse extends
   }
   /**
    * <pre>
-   * Tables on this node.
+   * Tables on this node (when the drain started).
    * </pre>
    *
    * <code>int32 tables = 1;</code>
@@ -45,7 +45,7 @@ public  final class DrainResponse extends
   }
   /**
    * <pre>
-   * Tables on this node.
+   * Tables on this node (when the drain started).
    * </pre>
    *
    * <code>int32 tables = 1;</code>
@@ -91,6 +91,44 @@ public  final class DrainResponse extends
   private void clearHandsFinished() {
     
     handsFinished_ = 0;
+  }
+
+  public static final int TABLES_MOVED_FIELD_NUMBER = 3;
+  private int tablesMoved_;
+  /**
+   * <pre>
+   * Tables moved to other nodes (move_tables).
+   * </pre>
+   *
+   * <code>int32 tables_moved = 3;</code>
+   * @return The tablesMoved.
+   */
+  @java.lang.Override
+  public int getTablesMoved() {
+    return tablesMoved_;
+  }
+  /**
+   * <pre>
+   * Tables moved to other nodes (move_tables).
+   * </pre>
+   *
+   * <code>int32 tables_moved = 3;</code>
+   * @param value The tablesMoved to set.
+   */
+  private void setTablesMoved(int value) {
+    
+    tablesMoved_ = value;
+  }
+  /**
+   * <pre>
+   * Tables moved to other nodes (move_tables).
+   * </pre>
+   *
+   * <code>int32 tables_moved = 3;</code>
+   */
+  private void clearTablesMoved() {
+    
+    tablesMoved_ = 0;
   }
 
   public static stud.v1.DrainResponse parseFrom(
@@ -194,7 +232,7 @@ public  final class DrainResponse extends
 
     /**
      * <pre>
-     * Tables on this node.
+     * Tables on this node (when the drain started).
      * </pre>
      *
      * <code>int32 tables = 1;</code>
@@ -206,7 +244,7 @@ public  final class DrainResponse extends
     }
     /**
      * <pre>
-     * Tables on this node.
+     * Tables on this node (when the drain started).
      * </pre>
      *
      * <code>int32 tables = 1;</code>
@@ -220,7 +258,7 @@ public  final class DrainResponse extends
     }
     /**
      * <pre>
-     * Tables on this node.
+     * Tables on this node (when the drain started).
      * </pre>
      *
      * <code>int32 tables = 1;</code>
@@ -272,6 +310,46 @@ public  final class DrainResponse extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Tables moved to other nodes (move_tables).
+     * </pre>
+     *
+     * <code>int32 tables_moved = 3;</code>
+     * @return The tablesMoved.
+     */
+    @java.lang.Override
+    public int getTablesMoved() {
+      return instance.getTablesMoved();
+    }
+    /**
+     * <pre>
+     * Tables moved to other nodes (move_tables).
+     * </pre>
+     *
+     * <code>int32 tables_moved = 3;</code>
+     * @param value The tablesMoved to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTablesMoved(int value) {
+      copyOnWrite();
+      instance.setTablesMoved(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Tables moved to other nodes (move_tables).
+     * </pre>
+     *
+     * <code>int32 tables_moved = 3;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTablesMoved() {
+      copyOnWrite();
+      instance.clearTablesMoved();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.DrainResponse)
   }
   @java.lang.Override
@@ -290,10 +368,11 @@ public  final class DrainResponse extends
           java.lang.Object[] objects = new java.lang.Object[] {
             "tables_",
             "handsFinished_",
+            "tablesMoved_",
           };
           java.lang.String info =
-              "\u0000\u0002\u0000\u0000\u0001\u0002\u0002\u0000\u0000\u0000\u0001\u0004\u0002\u0004" +
-              "";
+              "\u0000\u0003\u0000\u0000\u0001\u0003\u0003\u0000\u0000\u0000\u0001\u0004\u0002\u0004" +
+              "\u0003\u0004";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -9,7 +9,7 @@ public interface DrainResponseOrBuilder extends
 
   /**
    * <pre>
-   * Tables on this node.
+   * Tables on this node (when the drain started).
    * </pre>
    *
    * <code>int32 tables = 1;</code>
@@ -26,4 +26,14 @@ public interface DrainResponseOrBuilder extends
    * @return The handsFinished.
    */
   int getHandsFinished();
+
+  /**
+   * <pre>
+   * Tables moved to other nodes (move_tables).
+   * </pre>
+   *
+   * <code>int32 tables_moved = 3;</code>
+   * @return The tablesMoved.
+   */
+  int getTablesMoved();
 }

@@ -663,6 +663,44 @@ public  final class EngineNode extends
     openTables_ = 0;
   }
 
+  public static final int SEATED_PLAYERS_FIELD_NUMBER = 12;
+  private int seatedPlayers_;
+  /**
+   * <pre>
+   * The players seated at those tables (what placement weighs first).
+   * </pre>
+   *
+   * <code>int32 seated_players = 12;</code>
+   * @return The seatedPlayers.
+   */
+  @java.lang.Override
+  public int getSeatedPlayers() {
+    return seatedPlayers_;
+  }
+  /**
+   * <pre>
+   * The players seated at those tables (what placement weighs first).
+   * </pre>
+   *
+   * <code>int32 seated_players = 12;</code>
+   * @param value The seatedPlayers to set.
+   */
+  private void setSeatedPlayers(int value) {
+    
+    seatedPlayers_ = value;
+  }
+  /**
+   * <pre>
+   * The players seated at those tables (what placement weighs first).
+   * </pre>
+   *
+   * <code>int32 seated_players = 12;</code>
+   */
+  private void clearSeatedPlayers() {
+    
+    seatedPlayers_ = 0;
+  }
+
   public static stud.v1.EngineNode parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -1437,6 +1475,46 @@ public  final class EngineNode extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The players seated at those tables (what placement weighs first).
+     * </pre>
+     *
+     * <code>int32 seated_players = 12;</code>
+     * @return The seatedPlayers.
+     */
+    @java.lang.Override
+    public int getSeatedPlayers() {
+      return instance.getSeatedPlayers();
+    }
+    /**
+     * <pre>
+     * The players seated at those tables (what placement weighs first).
+     * </pre>
+     *
+     * <code>int32 seated_players = 12;</code>
+     * @param value The seatedPlayers to set.
+     * @return This builder for chaining.
+     */
+    public Builder setSeatedPlayers(int value) {
+      copyOnWrite();
+      instance.setSeatedPlayers(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The players seated at those tables (what placement weighs first).
+     * </pre>
+     *
+     * <code>int32 seated_players = 12;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearSeatedPlayers() {
+      copyOnWrite();
+      instance.clearSeatedPlayers();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.EngineNode)
   }
   @java.lang.Override
@@ -1464,10 +1542,11 @@ public  final class EngineNode extends
             "expiresAt_",
             "live_",
             "openTables_",
+            "seatedPlayers_",
           };
           java.lang.String info =
-              "\u0000\u000b\u0000\u0000\u0001\u000b\u000b\u0000\u0000\u0000\u0001\u0208\u0002\f" +
-              "\u0003\u0002\u0004\u0208\u0005\u0208\u0006\u0208\u0007\t\b\t\t\t\n\u0007\u000b\u0004" +
+              "\u0000\f\u0000\u0000\u0001\f\f\u0000\u0000\u0000\u0001\u0208\u0002\f\u0003\u0002" +
+              "\u0004\u0208\u0005\u0208\u0006\u0208\u0007\t\b\t\t\t\n\u0007\u000b\u0004\f\u0004" +
               "";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }

@@ -192,4 +192,14 @@ public interface EngineNodeOrBuilder extends
    * @return The openTables.
    */
   int getOpenTables();
+
+  /**
+   * <pre>
+   * The players seated at those tables (what placement weighs first).
+   * </pre>
+   *
+   * <code>int32 seated_players = 12;</code>
+   * @return The seatedPlayers.
+   */
+  int getSeatedPlayers();
 }

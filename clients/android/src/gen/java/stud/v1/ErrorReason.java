@@ -23,7 +23,10 @@ package stud.v1;
  *                                in the order of TableSnapshot.legal_actions, e.g. "fold,call,raise"
  *               "field"          the request field that was wrong, e.g. "amount"
  *               "max_bytes"      the largest request message the engine takes (MESSAGE_TOO_LARGE)
- *               "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE)
+ *               "node"           the engine node that owns the table (TABLE_ON_OTHER_NODE,
+ *                                TABLE_MOVED)
+ *               "grpc_address"   that node's gRPC address for players (TABLE_MOVED)
+ *               "web_url"        that node's gRPC-Web URL for browsers (TABLE_MOVED)
  *   }
  * `Status.message` is an English sentence for developers (e.g. "seat 4 acted, seat 5 is to
  * act"); show users a text chosen from `reason`, not the message.
@@ -370,7 +373,8 @@ public enum ErrorReason
   /**
    * <pre>
    * UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
-   * new WatchTable at the address the lobby returns.
+   * new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
+   * this node knows where the table went, else at the address the lobby returns for it.
    * </pre>
    *
    * <code>ERROR_REASON_TABLE_MOVED = 52;</code>
@@ -711,7 +715,8 @@ public enum ErrorReason
   /**
    * <pre>
    * UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
-   * new WatchTable at the address the lobby returns.
+   * new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
+   * this node knows where the table went, else at the address the lobby returns for it.
    * </pre>
    *
    * <code>ERROR_REASON_TABLE_MOVED = 52;</code>

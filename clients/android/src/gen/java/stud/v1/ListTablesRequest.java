@@ -428,6 +428,50 @@ public  final class ListTablesRequest extends
     return internalGetMutableLabels();
   }
 
+  public static final int ALL_NODES_FIELD_NUMBER = 5;
+  private boolean allNodes_;
+  /**
+   * <pre>
+   * Every node's tables (the whole room, from the database the nodes share), not only this
+   * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+   * last hand, no running hand's details (ask its node: `placements`).
+   * </pre>
+   *
+   * <code>bool all_nodes = 5;</code>
+   * @return The allNodes.
+   */
+  @java.lang.Override
+  public boolean getAllNodes() {
+    return allNodes_;
+  }
+  /**
+   * <pre>
+   * Every node's tables (the whole room, from the database the nodes share), not only this
+   * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+   * last hand, no running hand's details (ask its node: `placements`).
+   * </pre>
+   *
+   * <code>bool all_nodes = 5;</code>
+   * @param value The allNodes to set.
+   */
+  private void setAllNodes(boolean value) {
+    
+    allNodes_ = value;
+  }
+  /**
+   * <pre>
+   * Every node's tables (the whole room, from the database the nodes share), not only this
+   * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+   * last hand, no running hand's details (ask its node: `placements`).
+   * </pre>
+   *
+   * <code>bool all_nodes = 5;</code>
+   */
+  private void clearAllNodes() {
+    
+    allNodes_ = false;
+  }
+
   public static stud.v1.ListTablesRequest parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -940,6 +984,52 @@ public  final class ListTablesRequest extends
       return this;
     }
 
+    /**
+     * <pre>
+     * Every node's tables (the whole room, from the database the nodes share), not only this
+     * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+     * last hand, no running hand's details (ask its node: `placements`).
+     * </pre>
+     *
+     * <code>bool all_nodes = 5;</code>
+     * @return The allNodes.
+     */
+    @java.lang.Override
+    public boolean getAllNodes() {
+      return instance.getAllNodes();
+    }
+    /**
+     * <pre>
+     * Every node's tables (the whole room, from the database the nodes share), not only this
+     * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+     * last hand, no running hand's details (ask its node: `placements`).
+     * </pre>
+     *
+     * <code>bool all_nodes = 5;</code>
+     * @param value The allNodes to set.
+     * @return This builder for chaining.
+     */
+    public Builder setAllNodes(boolean value) {
+      copyOnWrite();
+      instance.setAllNodes(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Every node's tables (the whole room, from the database the nodes share), not only this
+     * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+     * last hand, no running hand's details (ask its node: `placements`).
+     * </pre>
+     *
+     * <code>bool all_nodes = 5;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearAllNodes() {
+      copyOnWrite();
+      instance.clearAllNodes();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.ListTablesRequest)
   }
   @java.lang.Override
@@ -961,10 +1051,11 @@ public  final class ListTablesRequest extends
             "statuses_",
             "labels_",
             LabelsDefaultEntryHolder.defaultEntry,
+            "allNodes_",
           };
           java.lang.String info =
-              "\u0000\u0004\u0000\u0000\u0001\u0004\u0004\u0001\u0001\u0000\u0001\u0004\u0002\u0208" +
-              "\u0003,\u00042";
+              "\u0000\u0005\u0000\u0000\u0001\u0005\u0005\u0001\u0001\u0000\u0001\u0004\u0002\u0208" +
+              "\u0003,\u00042\u0005\u0007";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

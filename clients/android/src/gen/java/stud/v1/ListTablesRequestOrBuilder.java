@@ -146,4 +146,16 @@ java.lang.String defaultValue);
 
   java.lang.String getLabelsOrThrow(
       java.lang.String key);
+
+  /**
+   * <pre>
+   * Every node's tables (the whole room, from the database the nodes share), not only this
+   * node's. Another node's table is shown as stored: its status, seats and stacks as of its
+   * last hand, no running hand's details (ask its node: `placements`).
+   * </pre>
+   *
+   * <code>bool all_nodes = 5;</code>
+   * @return The allNodes.
+   */
+  boolean getAllNodes();
 }

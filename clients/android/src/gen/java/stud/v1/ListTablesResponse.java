@@ -224,6 +224,119 @@ public  final class ListTablesResponse extends
     
   }
 
+  public static final int PLACEMENTS_FIELD_NUMBER = 3;
+  private static final class PlacementsDefaultEntryHolder {
+    static final com.google.protobuf.MapEntryLite<
+        java.lang.String, stud.v1.TablePlacement> defaultEntry =
+            com.google.protobuf.MapEntryLite
+            .<java.lang.String, stud.v1.TablePlacement>newDefaultInstance(
+                com.google.protobuf.WireFormat.FieldType.STRING,
+                "",
+                com.google.protobuf.WireFormat.FieldType.MESSAGE,
+                stud.v1.TablePlacement.getDefaultInstance());
+  }
+  private com.google.protobuf.MapFieldLite<
+      java.lang.String, stud.v1.TablePlacement> placements_ =
+          com.google.protobuf.MapFieldLite.emptyMapField();
+  private com.google.protobuf.MapFieldLite<java.lang.String, stud.v1.TablePlacement>
+  internalGetPlacements() {
+    return placements_;
+  }
+  private com.google.protobuf.MapFieldLite<java.lang.String, stud.v1.TablePlacement>
+  internalGetMutablePlacements() {
+    if (!placements_.isMutable()) {
+      placements_ = placements_.mutableCopy();
+    }
+    return placements_;
+  }
+  @java.lang.Override
+
+  public int getPlacementsCount() {
+    return internalGetPlacements().size();
+  }
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  @java.lang.Override
+
+  public boolean containsPlacements(
+      java.lang.String key) {
+    java.lang.Class<?> keyClass = key.getClass();
+    return internalGetPlacements().containsKey(key);
+  }
+  /**
+   * Use {@link #getPlacementsMap()} instead.
+   */
+  @java.lang.Override
+  @java.lang.Deprecated
+  public java.util.Map<java.lang.String, stud.v1.TablePlacement> getPlacements() {
+    return getPlacementsMap();
+  }
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  @java.lang.Override
+
+  public java.util.Map<java.lang.String, stud.v1.TablePlacement> getPlacementsMap() {
+    return java.util.Collections.unmodifiableMap(
+        internalGetPlacements());
+  }
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  @java.lang.Override
+
+  public stud.v1.TablePlacement getPlacementsOrDefault(
+      java.lang.String key,
+      stud.v1.TablePlacement defaultValue) {
+    java.lang.Class<?> keyClass = key.getClass();
+    java.util.Map<java.lang.String, stud.v1.TablePlacement> map =
+        internalGetPlacements();
+    return map.containsKey(key) ? map.get(key) : defaultValue;
+  }
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  @java.lang.Override
+
+  public stud.v1.TablePlacement getPlacementsOrThrow(
+      java.lang.String key) {
+    java.lang.Class<?> keyClass = key.getClass();
+    java.util.Map<java.lang.String, stud.v1.TablePlacement> map =
+        internalGetPlacements();
+    if (!map.containsKey(key)) {
+      throw new java.lang.IllegalArgumentException();
+    }
+    return map.get(key);
+  }
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  private java.util.Map<java.lang.String, stud.v1.TablePlacement>
+  getMutablePlacementsMap() {
+    return internalGetMutablePlacements();
+  }
+
   public static stud.v1.ListTablesResponse parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -542,6 +655,132 @@ public  final class ListTablesResponse extends
       return this;
     }
 
+    @java.lang.Override
+
+    public int getPlacementsCount() {
+      return instance.getPlacementsMap().size();
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+    @java.lang.Override
+
+    public boolean containsPlacements(
+        java.lang.String key) {
+      java.lang.Class<?> keyClass = key.getClass();
+      return instance.getPlacementsMap().containsKey(key);
+    }
+
+    public Builder clearPlacements() {
+      copyOnWrite();
+      instance.getMutablePlacementsMap().clear();
+      return this;
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+
+    public Builder removePlacements(
+        java.lang.String key) {
+      java.lang.Class<?> keyClass = key.getClass();
+      copyOnWrite();
+      instance.getMutablePlacementsMap().remove(key);
+      return this;
+    }
+    /**
+     * Use {@link #getPlacementsMap()} instead.
+     */
+    @java.lang.Override
+    @java.lang.Deprecated
+    public java.util.Map<java.lang.String, stud.v1.TablePlacement> getPlacements() {
+      return getPlacementsMap();
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+    @java.lang.Override
+    public java.util.Map<java.lang.String, stud.v1.TablePlacement> getPlacementsMap() {
+      return java.util.Collections.unmodifiableMap(
+          instance.getPlacementsMap());
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+    @java.lang.Override
+
+    public stud.v1.TablePlacement getPlacementsOrDefault(
+        java.lang.String key,
+        stud.v1.TablePlacement defaultValue) {
+      java.lang.Class<?> keyClass = key.getClass();
+      java.util.Map<java.lang.String, stud.v1.TablePlacement> map =
+          instance.getPlacementsMap();
+      return map.containsKey(key) ? map.get(key) : defaultValue;
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+    @java.lang.Override
+
+    public stud.v1.TablePlacement getPlacementsOrThrow(
+        java.lang.String key) {
+      java.lang.Class<?> keyClass = key.getClass();
+      java.util.Map<java.lang.String, stud.v1.TablePlacement> map =
+          instance.getPlacementsMap();
+      if (!map.containsKey(key)) {
+        throw new java.lang.IllegalArgumentException();
+      }
+      return map.get(key);
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+    public Builder putPlacements(
+        java.lang.String key,
+        stud.v1.TablePlacement value) {
+      java.lang.Class<?> keyClass = key.getClass();
+      java.lang.Class<?> valueClass = value.getClass();
+      copyOnWrite();
+      instance.getMutablePlacementsMap().put(key, value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Where each table of `tables` is served, by table name ("tables/{table_id}").
+     * </pre>
+     *
+     * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+     */
+    public Builder putAllPlacements(
+        java.util.Map<java.lang.String, stud.v1.TablePlacement> values) {
+      copyOnWrite();
+      instance.getMutablePlacementsMap().putAll(values);
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.ListTablesResponse)
   }
   @java.lang.Override
@@ -561,10 +800,12 @@ public  final class ListTablesResponse extends
             "tables_",
             stud.v1.Table.class,
             "nextPageToken_",
+            "placements_",
+            PlacementsDefaultEntryHolder.defaultEntry,
           };
           java.lang.String info =
-              "\u0000\u0002\u0000\u0000\u0001\u0002\u0002\u0000\u0001\u0000\u0001\u001b\u0002\u0208" +
-              "";
+              "\u0000\u0003\u0000\u0000\u0001\u0003\u0003\u0001\u0001\u0000\u0001\u001b\u0002\u0208" +
+              "\u00032";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -52,4 +52,60 @@ public interface ListTablesResponseOrBuilder extends
    */
   com.google.protobuf.ByteString
       getNextPageTokenBytes();
+
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  int getPlacementsCount();
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  boolean containsPlacements(
+      java.lang.String key);
+  /**
+   * Use {@link #getPlacementsMap()} instead.
+   */
+  @java.lang.Deprecated
+  java.util.Map<java.lang.String, stud.v1.TablePlacement>
+  getPlacements();
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+  java.util.Map<java.lang.String, stud.v1.TablePlacement>
+  getPlacementsMap();
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+
+  /* nullable */
+stud.v1.TablePlacement getPlacementsOrDefault(
+      java.lang.String key,
+      /* nullable */
+stud.v1.TablePlacement defaultValue);
+  /**
+   * <pre>
+   * Where each table of `tables` is served, by table name ("tables/{table_id}").
+   * </pre>
+   *
+   * <code>map&lt;string, .stud.v1.TablePlacement&gt; placements = 3;</code>
+   */
+
+  stud.v1.TablePlacement getPlacementsOrThrow(
+      java.lang.String key);
 }
