@@ -69,6 +69,7 @@ ADMIN_SERVICE_RPCS = {
     "SetHandHold": UNARY,
     "SetTournamentInfo": UNARY,
     "AwardPlace": UNARY,
+    "MoveTable": UNARY,
 }
 
 SERVICES = {

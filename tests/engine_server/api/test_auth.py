@@ -369,6 +369,7 @@ def _admin_requests(table: str, session_id: str, hand_number: int) -> dict[str, 
         "SetTournamentInfo": a.SetTournamentInfoRequest(name=table),
         "AwardPlace": a.AwardPlaceRequest(name=table, player_id="lee", place=1),
         "ListNodes": a.ListNodesRequest(),
+        "MoveTable": a.MoveTableRequest(name=table, node="elsewhere"),
     }
 
 
@@ -376,7 +377,15 @@ ADMIN_METHODS = sorted(
     admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].methods_by_name
 )
 #: admin_service.proto: what only the admin token may call, and what the lobby's may too
-ADMIN_ONLY = ["CancelHand", "Drain", "GetTable", "ListNodes", "PauseTable", "ResumeTable"]
+ADMIN_ONLY = [
+    "CancelHand",
+    "Drain",
+    "GetTable",
+    "ListNodes",
+    "MoveTable",
+    "PauseTable",
+    "ResumeTable",
+]
 LOBBY_ALLOWED = [
     "AddChips",
     "AwardPlace",
