@@ -20,7 +20,8 @@ seat sessions
     :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`display_names`,
     :func:`running_hand_of`
 hands
-    :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
+    :func:`hands_ended_after` (condition), :func:`hands_ended_since`, :func:`dealt_hand`,
+    :func:`player_hands_page`,
     :func:`player_hands_at_table`
 seed pairs
     :func:`seed_pair`, :func:`seed_pairs_of`
@@ -69,6 +70,7 @@ __all__ = [
     "closed_table",
     "dealt_hand",
     "display_names",
+    "hands_ended_after",
     "hands_ended_since",
     "least_loaded_live_node",
     "node",
@@ -308,6 +310,20 @@ async def running_hand_of(session: AsyncSession, seat_session_id: str) -> str | 
 
 
 # ------------------------------------------------------------------------------ hands
+
+
+def hands_ended_after(table_id: Any, after_number: Any) -> Any:
+    """Condition: the table ``table_id`` names has a hand numbered above ``after_number`` that
+    is over (columns or expressions of the caller's statement)."""
+    return (
+        sa.exists()
+        .where(
+            col(HandRow.table_id) == table_id,
+            col(HandRow.hand_number) > after_number,
+            col(HandRow.state) != HandState.RUNNING.value,
+        )
+        .correlate_except(HandRow)
+    )
 
 
 async def hands_ended_since(
