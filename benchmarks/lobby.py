@@ -126,7 +126,7 @@ def _serve_bare(port: int, loop: str) -> None:
 
 
 @contextmanager
-def _process(command: list[str], env: dict[str, str]) -> Iterator[dict[str, str]]:
+def _process(command: list[str], env: dict[str, str]) -> Iterator[dict[str, Any]]:
     """Start a server process; yield the JSON line it prints when ready; stop it."""
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True

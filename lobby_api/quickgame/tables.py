@@ -158,9 +158,9 @@ class QuickTables:
         closed and not yet finished. An open table with players and no hand over since the
         last rake is skipped: winding it up would move nothing (issue 16: the sweep took two
         write transactions per open table every few seconds, and the open tables pile up)."""
-        table_id = col(QuickTableRow.table_id)
+        table_column = col(QuickTableRow.table_id)
         someone_sits = (
-            sa.exists().where(col(LobbySeatRow.table_id) == table_id, seat_taken())
+            sa.exists().where(col(LobbySeatRow.table_id) == table_column, seat_taken())
         ).correlate_except(LobbySeatRow)
         async with self.db.read() as session:
             ids = (
@@ -178,7 +178,7 @@ class QuickTables:
                             col(QuickTableRow.status) != QuickTableStatus.OPEN.value,
                             sa.not_(someone_sits),
                             engine_reads.hands_ended_after(
-                                table_id, col(QuickTableRow.raked_through)
+                                table_column, col(QuickTableRow.raked_through)
                             ),
                         ),
                     )
