@@ -31,6 +31,7 @@ from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from lobby_api.accounts.controllers import AccountsController
+from lobby_api.accounts.passwords import default_hasher
 from lobby_api.accounts.services import Accounts
 from lobby_api.api_docs import render_plugins
 from lobby_api.auth import provide_current_player, provide_player_id, token_subject
@@ -114,7 +115,8 @@ def create_app(
         )
 
     engines = TableEngines(db, engine, settings, planned=planned, pending=opening_by_node)
-    hasher = password_hasher or PasswordHasher()
+    # argon2id at OWASP's minimum; older hashes are upgraded at log-in.
+    hasher = password_hasher or default_hasher()
     # Failed log-ins per account, whatever address they come from (0: no such limit).
     login_failures = (
         LoginFailures(db, settings.login_failures, settings.login_backoff_max_seconds)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlalchemy as sa
 from litestar import Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency
@@ -68,11 +69,16 @@ def provide_player_id(request: Request[Any, Any, Any], state: State) -> str:
     return token_subject(request.headers.get("authorization"), state.settings.jwt_secret)
 
 
+#: The player a token names: one statement, built once (bound parameter).
+_PLAYER_BY_ID = sa.select(*PlayerRow.__table__.columns).where(  # type: ignore[attr-defined]
+    PlayerRow.__table__.c.id == sa.bindparam("player_id")  # type: ignore[attr-defined]
+)
+
+
 async def provide_current_player(state: State, player_id: NamedDependency[str]) -> PlayerRow:
-    # A short read of its own: the request's shared session would hold a connection for the
-    # whole request.
-    async with state.db.read() as session:
-        player: PlayerRow | None = await session.get(PlayerRow, player_id)
-    if player is None:
+    # A lone read (no transaction around it, no session): every request that moves money asks
+    # it first (issue 16). The request's shared session would hold a connection throughout.
+    found = await state.db.fetch(_PLAYER_BY_ID, {"player_id": player_id})
+    if not found:
         raise _unauthenticated("the token names no account", "token_invalid")
-    return player
+    return PlayerRow(**found[0]._mapping)

@@ -15,10 +15,20 @@ With no node registered (an engine older than the registry), or none live, every
 to ``STUD_LOBBY_ENGINE`` and players are given ``STUD_LOBBY_ENGINE_PUBLIC_GRPC`` and
 ``STUD_LOBBY_ENGINE_WEB``, as before nodes existed; the engine that answers there records
 itself as the table's owner, and later calls follow that.
+
+Routes are remembered (issue 16: a quick game read its table's route three times, five round
+trips each): the node that answered for a table (or the one the lobby chose for a table it
+is opening, :meth:`TableEngines.expect`) is kept for the table, and a node's addresses for
+:data:`NODE_SECONDS`. A remembered route that went stale corrects itself: a node that no
+longer owns the table refuses with ``TABLE_ON_OTHER_NODE`` or ``TABLE_MOVED`` naming the
+owner (the call goes there), and a node that cannot be reached is forgotten and the route read afresh (the call
+goes again if that names another node or address).
 """
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -31,9 +41,22 @@ from lobby_api.db import Database
 from lobby_api.engine_client import EngineClient, EngineError, TableSpec
 from lobby_api.settings import LobbySettings
 
-__all__ = ["EngineRoute", "PendingTables", "PlannedNode", "TableEngines"]
+__all__ = [
+    "NODE_SECONDS",
+    "OWNERS_KEPT",
+    "EngineRoute",
+    "PendingTables",
+    "PlannedNode",
+    "TableEngines",
+]
 
 T = TypeVar("T")
+
+#: How long a node's addresses, once read, are taken as they are (a node that restarts on
+#: other ports is followed at the first call that cannot reach it, or after this long).
+NODE_SECONDS = 5.0
+#: How many tables' owners are remembered (the most recently used).
+OWNERS_KEPT = 10_000
 
 #: The node the lobby chose for a table it is opening, by table id (None: none chosen).
 PlannedNode = Callable[[AsyncSession, str], Awaitable[str | None]]
@@ -80,6 +103,10 @@ class TableEngines:
         self.planned = planned
         self.pending = pending
         self._clients: dict[str, EngineClient] = {default.address: default}
+        #: table id → the node that answered for it (or was chosen for it), most recent last
+        self._owners: OrderedDict[str, str] = OrderedDict()
+        #: node id → (when read, by the monotonic clock; the node, None: not registered)
+        self._nodes: dict[str, tuple[float, engine_reads.EngineNode | None]] = {}
 
     def client(self, address: str) -> EngineClient:
         """The client of the engine at ``address`` (one per address, kept)."""
@@ -118,42 +145,100 @@ class TableEngines:
         await engine_reads.lock_placement(session)
         return await engine_reads.least_loaded_live_node(session, await self.pending(session))
 
+    def expect(self, table_id: str, node_id: str | None) -> None:
+        """The lobby chose ``node_id`` for a table it is opening: its calls go there."""
+        if node_id is not None:
+            self._remember(table_id, node_id)
+
+    def _remember(self, table_id: str, node_id: str) -> None:
+        self._owners[table_id] = node_id
+        self._owners.move_to_end(table_id)
+        while len(self._owners) > OWNERS_KEPT:
+            self._owners.popitem(last=False)
+
+    def _forget(self, table_id: str, node_id: str | None) -> None:
+        self._owners.pop(table_id, None)
+        if node_id is not None:
+            self._nodes.pop(node_id, None)
+
     async def route(self, table_id: str) -> EngineRoute:
         """The table's node: its owner once the engine created it, else the node the lobby
-        chose for it."""
+        chose for it (remembered once known: see the module's docstring)."""
+        known = self._owners.get(table_id)
+        if known is not None:
+            self._owners.move_to_end(table_id)
+            return await self._node_route(known)
+        return await self._read_route(table_id)
+
+    async def _read_route(self, table_id: str) -> EngineRoute:
         async with self.db.read() as session:
             owner = await engine_reads.table_owner(session, table_id)
             if owner is None:
                 owner = await self.planned(session, table_id)
             node = await engine_reads.node(session, owner) if owner is not None else None
+        if node is not None:
+            self._nodes[node.id] = (time.monotonic(), node)
         return self._route(node)
 
     async def addresses(self, table_id: str) -> dict[str, str]:
         """The addresses players are given for the table, as it is served now (a stored
         answer's are those of the node at the time: the table may have moved since):
-        ``engine_grpc`` and ``engine_grpc_web``."""
-        route = await self.route(table_id)
+        ``engine_grpc`` and ``engine_grpc_web``. Read afresh, not remembered: a player must
+        be sent where the table is now (another node may have taken it over)."""
+        route = await self._read_route(table_id)
+        if route.node_id is not None:
+            self._remember(table_id, route.node_id)
         return {"engine_grpc": route.grpc, "engine_grpc_web": route.web}
 
     async def _node_route(self, node_id: str) -> EngineRoute:
+        cached = self._nodes.get(node_id)
+        if cached is not None and time.monotonic() - cached[0] < NODE_SECONDS:
+            return self._route(cached[1])
         async with self.db.read() as session:
             node = await engine_reads.node(session, node_id)
+        self._nodes[node_id] = (time.monotonic(), node)
         return self._route(node)
 
     async def _call(self, table_id: str, call: Callable[[EngineClient], Awaitable[T]]) -> T:
         """``call`` on the table's node; once more on the node named by a refusal
-        ``TABLE_ON_OTHER_NODE`` (the owner changed since it was read)."""
+        ``TABLE_ON_OTHER_NODE`` (the owner changed since it was read), or on the route read
+        afresh when a remembered one could not be reached and the table is elsewhere now."""
+        remembered = table_id in self._owners
         route = await self.route(table_id)
         try:
-            return await call(route.client)
+            answer = await call(route.client)
         except EngineError as error:
+            other = await self._elsewhere(table_id, route, error, remembered)
+            if other is None:
+                raise
+            answer = await call(other.client)
+            route = other
+        if route.node_id is not None:
+            self._remember(table_id, route.node_id)
+        return answer
+
+    async def _elsewhere(
+        self, table_id: str, route: EngineRoute, error: EngineError, remembered: bool
+    ) -> EngineRoute | None:
+        """Where to try a call again that failed at ``route`` (None: nowhere)."""
+        if error.reason in ("TABLE_ON_OTHER_NODE", "TABLE_MOVED"):
             owner = error.metadata.get("node")
-            if error.reason != "TABLE_ON_OTHER_NODE" or not owner or owner == route.node_id:
-                raise
+            if not owner or owner == route.node_id:
+                return None
             other = await self._node_route(owner)
-            if other.node_id is None:
-                raise
-        return await call(other.client)
+            return other if other.node_id is not None else None
+        if not error.transient:
+            return None  # a refusal by the table's node: nothing to correct
+        self._forget(table_id, route.node_id)
+        if not remembered:
+            return None
+        # The remembered node could not be reached: if the table is elsewhere now (another
+        # owner, or its node moved to other addresses), go there; a node that lost the table
+        # is fenced, so the call cannot have been applied where it failed.
+        fresh = await self._read_route(table_id)
+        if (fresh.node_id, fresh.client.address) == (route.node_id, route.client.address):
+            return None
+        return fresh
 
     # -- the EngineClient calls the lobby makes, routed
 

@@ -20,9 +20,9 @@ seat sessions
     :func:`seat_session_closed` (condition), :func:`seat_session`, :func:`seat_stacks`,
     :func:`display_names`, :func:`running_hand_of`
 hands
-    :func:`hands_ended_since`, :func:`dealt_hand`, :func:`player_hands_page`,
-    :func:`player_hands_at_table`, :func:`hand_outcomes_since` (a tournament director's view
-    of each hand's end: stacks at its start and end, busts)
+    :func:`hands_ended_after` (condition), :func:`hands_ended_since`, :func:`dealt_hand`,
+    :func:`player_hands_page`, :func:`player_hands_at_table`, :func:`hand_outcomes_since` (a
+    tournament director's view of each hand's end: stacks at its start and end, busts)
 seed pairs
     :func:`seed_pair`, :func:`seed_pairs_of`, :func:`rotated_pairs`
 tables
@@ -76,6 +76,7 @@ __all__ = [
     "dealt_hand",
     "display_names",
     "hand_outcomes_since",
+    "hands_ended_after",
     "hands_ended_since",
     "hands_started",
     "least_loaded_live_node",
@@ -412,6 +413,20 @@ async def running_hand_of(session: AsyncSession, seat_session_id: str) -> str | 
 
 
 # ------------------------------------------------------------------------------ hands
+
+
+def hands_ended_after(table_id: Any, after_number: Any) -> Any:
+    """Condition: the table ``table_id`` names has a hand numbered above ``after_number`` that
+    is over (columns or expressions of the caller's statement)."""
+    return (
+        sa.exists()
+        .where(
+            col(HandRow.table_id) == table_id,
+            col(HandRow.hand_number) > after_number,
+            col(HandRow.state) != HandState.RUNNING.value,
+        )
+        .correlate_except(HandRow)
+    )
 
 
 async def hands_ended_since(

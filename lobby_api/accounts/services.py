@@ -1,19 +1,21 @@
-"""Registering players, checking passwords (argon2id) and minting their tokens."""
+"""Registering players, checking passwords (argon2id, :mod:`lobby_api.accounts.passwords`)
+and minting their tokens."""
 
 from __future__ import annotations
 
-import asyncio
+import logging
 import secrets
 
+import sqlalchemy as sa
 from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
 from lobby_api.accounts.models import PlayerRow
+from lobby_api.accounts.passwords import hash_password, needs_upgrade, verify_password
 from lobby_api.accounts.schemas import LoginRequest, PasswordChangeRequest, RegisterRequest
 from lobby_api.catalog.services import get_city
 from lobby_api.db import Database, insert_ignore
@@ -24,6 +26,8 @@ from lobby_api.wallet.ledger import ISSUER, post, wallet_account
 from lobby_api.wallet.models import AccountKind, LedgerAccountRow
 
 __all__ = ["Accounts", "new_player_id"]
+
+log = logging.getLogger("stud.lobby.accounts")
 
 
 def new_player_id() -> str:
@@ -55,7 +59,7 @@ class Accounts:
             await get_city(session, data.city)
             if await self._by_key(session, key) is not None:
                 raise _taken(data.username)
-        password_hash = await asyncio.to_thread(self.hasher.hash, data.password)
+        password_hash = await hash_password(self.hasher, data.password)
         now = utc_now()
         player = PlayerRow(
             id=new_player_id(),
@@ -104,14 +108,31 @@ class Accounts:
         async with self.db.read() as session:
             player = await self._by_key(session, data.username.lower())
         stored = player.password_hash if player is not None else self._dummy_hash
-        try:
-            await asyncio.to_thread(self.hasher.verify, stored, data.password)
-        except (VerificationError, InvalidHashError):
+        if not await verify_password(self.hasher, stored, data.password):
             player = None
         if player is None:
             raise DomainError(401, "wrong_credentials", "wrong username or password", "password")
         if self.login_failures is not None:
             await self.login_failures.succeeded(data.username)
+        if needs_upgrade(self.hasher, stored):
+            player = await self._upgrade_hash(player, data.password)
+        return player
+
+    async def _upgrade_hash(self, player: PlayerRow, password: str) -> PlayerRow:
+        """Hash the password again with the current parameters (it was just checked), unless
+        the hash changed meanwhile (another log-in upgraded it first)."""
+        upgraded = await hash_password(self.hasher, password)
+        changed = await self.db.execute_write(
+            sa.update(PlayerRow)
+            .where(
+                col(PlayerRow.id) == player.id,
+                col(PlayerRow.password_hash) == player.password_hash,
+            )
+            .values(password_hash=upgraded)
+        )
+        if changed:
+            log.info("player %s: password hash upgraded to the current parameters", player.id)
+            player.password_hash = upgraded
         return player
 
     async def change_password(self, player_id: str, data: PasswordChangeRequest) -> PlayerRow:

@@ -12,6 +12,7 @@ from lobby_api.idempotency.services import (
     complete_and_finish,
     fingerprint,
     finish,
+    finish_in,
     resume_stale,
     run_idempotent,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "complete_and_finish",
     "fingerprint",
     "finish",
+    "finish_in",
     "resume_stale",
     "run_idempotent",
 ]

@@ -31,7 +31,8 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
@@ -56,6 +57,7 @@ __all__ = [
     "complete_and_finish",
     "fingerprint",
     "finish",
+    "finish_in",
     "resume_stale",
     "run_idempotent",
 ]
@@ -75,6 +77,12 @@ class Answer:
     status: int
     body: dict[str, Any]
     replayed: bool = False
+    #: Stored already by ``complete``, in its last transaction (:func:`finish_in`).
+    stored: bool = False
+
+
+#: The key (player id, key) whose request ``complete`` is finishing (complete_and_finish).
+_FINISHING: ContextVar[tuple[str, str] | None] = ContextVar("stud_finishing", default=None)
 
 
 #: A request's second part: given its ``reference``, finish it and say the answer.
@@ -150,18 +158,34 @@ async def _release(db: Database, player_id: str, key: str) -> None:
         )
 
 
+async def _store(session: AsyncSession, player_id: str, key: str, answer: Answer) -> None:
+    await session.exec(
+        sa.update(IdempotencyRow)
+        .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
+        .values(
+            state=IdempotencyState.DONE.value,
+            status_code=answer.status,
+            response=answer.body,
+        )
+    )
+
+
 async def finish(db: Database, player_id: str, key: str, answer: Answer) -> None:
     """Store the answer every later retry gets."""
     async with db.write() as session:
-        await session.exec(
-            sa.update(IdempotencyRow)
-            .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
-            .values(
-                state=IdempotencyState.DONE.value,
-                status_code=answer.status,
-                response=answer.body,
-            )
-        )
+        await _store(session, player_id, key, answer)
+
+
+async def finish_in(session: AsyncSession, answer: Answer) -> Answer:
+    """Store ``answer`` as the answer of the request ``complete`` is finishing, in the
+    caller's (last) transaction, so that the answer commits with what it says and costs no
+    transaction of its own; ``complete`` returns what this returns. Outside
+    :func:`complete_and_finish` nothing is stored here (that one stores it after)."""
+    finishing = _FINISHING.get()
+    if finishing is None:
+        return answer
+    await _store(session, *finishing, answer)
+    return replace(answer, stored=True)
 
 
 async def complete_and_finish(
@@ -171,7 +195,9 @@ async def complete_and_finish(
     reference: str,
     complete: Complete,
 ) -> Answer:
-    """Run ``complete`` as the key's owner; store its answer (a transient failure: 503)."""
+    """Run ``complete`` as the key's owner; store its answer unless ``complete`` did
+    (:func:`finish_in`; a transient failure: 503)."""
+    finishing = _FINISHING.set((player_id, key))
     try:
         answer = await complete(reference)
     except Transient as error:
@@ -185,7 +211,10 @@ async def complete_and_finish(
     except BaseException:
         await _release(db, player_id, key)
         raise
-    await finish(db, player_id, key, answer)
+    finally:
+        _FINISHING.reset(finishing)
+    if not answer.stored:
+        await finish(db, player_id, key, answer)
     return answer
 
 

@@ -20,7 +20,7 @@ polled within :data:`DESK_SECONDS`; asking for bots anywhere else is refused (40
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Literal
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlmodel import col, select
@@ -142,20 +142,19 @@ async def _desk_serves(session: AsyncSession, city: str, stake_level: str) -> bo
 
 async def _waiting_players(session: AsyncSession, table: QuickTableRow, player_id: str) -> int:
     """Other players of the table's city looking for a game at its stake level: holders of
-    a waiting ticket for any table, and players alone at another open quick table."""
-    ticket_holders = await session.exec(
-        select(TicketRow.player_id)
-        .where(
-            col(TicketRow.status) == TicketStatus.WAITING.value,
-            col(TicketRow.city) == table.city,
-            col(TicketRow.stake_level) == table.stake_level,
-            col(TicketRow.expires_at) > utc_now(),
-            col(TicketRow.for_table_id).is_(None),
-        )
-        .distinct()
+    a waiting ticket for any table, and players alone at another open quick table.
+
+    Counted by the database in one statement (issue 16: the players alone at every other
+    open table of the city came back as rows, one per table, at every quick game)."""
+    ticket_holders: sa.Select[Any] = sa.select(col(TicketRow.player_id).label("player_id")).where(
+        col(TicketRow.status) == TicketStatus.WAITING.value,
+        col(TicketRow.city) == table.city,
+        col(TicketRow.stake_level) == table.stake_level,
+        col(TicketRow.expires_at) > utc_now(),
+        col(TicketRow.for_table_id).is_(None),
     )
-    alone = await session.exec(
-        select(sa.func.min(col(LobbySeatRow.player_id)))
+    alone = (
+        sa.select(sa.func.min(col(LobbySeatRow.player_id)).label("player_id"))
         .select_from(LobbySeatRow)
         .join(QuickTableRow, col(QuickTableRow.table_id) == col(LobbySeatRow.table_id))
         .where(
@@ -168,9 +167,12 @@ async def _waiting_players(session: AsyncSession, table: QuickTableRow, player_i
         .group_by(col(LobbySeatRow.table_id))
         .having(sa.func.count() == 1)
     )
-    players = set(ticket_holders.all()) | set(alone.all())
-    players.discard(player_id)
-    return len(players)
+    # UNION (not UNION ALL): a player with a ticket who also sits alone counts once.
+    players = sa.union(ticket_holders, alone).subquery()
+    counted = await session.exec(  # type: ignore[call-overload]
+        sa.select(sa.func.count()).select_from(players).where(players.c.player_id != player_id)
+    )
+    return int(counted.scalar_one())
 
 
 class BotRequests:

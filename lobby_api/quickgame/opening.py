@@ -11,8 +11,11 @@ Idempotency-Key or by the sweep (:mod:`lobby_api.idempotency`).
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import msgspec
+import sqlalchemy as sa
+from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.ids import new_id
@@ -23,7 +26,7 @@ from lobby_api.catalog.services import check_buy_in, get_stake_level, rule_overr
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineError, TableSpec
 from lobby_api.engine_nodes import TableEngines
-from lobby_api.idempotency import Answer, Transient, run_idempotent
+from lobby_api.idempotency import Answer, Transient, finish_in, run_idempotent
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.common import check_client_seed, engine_refusal, escrow, locked, problem
 from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus
@@ -35,6 +38,16 @@ from lobby_api.wallet.ledger import escrow_account, post, wallet_account
 __all__ = ["QuickGameOpening"]
 
 log = logging.getLogger("stud.lobby.quickgame")
+
+
+@dataclass(frozen=True, slots=True)
+class _Opening:
+    """What completing a quick game needs: the rows prepare wrote or read."""
+
+    seat: LobbySeatRow
+    table: QuickTableRow
+    level: StakeLevelRow
+    player: PlayerRow
 
 
 class QuickGameOpening:
@@ -51,6 +64,7 @@ class QuickGameOpening:
         self, player: PlayerRow, data: QuickGameRequest, key: str, fingerprint: str
     ) -> Answer:
         """Escrow the buy-in, open a private table dealt from the player's seed pair, seat him."""
+        prepared: list[_Opening] = []
 
         async def prepare(session: AsyncSession) -> str:
             level = await get_stake_level(session, data.stake_level)
@@ -89,7 +103,14 @@ class QuickGameOpening:
                 data.buy_in,
                 "buy_in",
             )
+            prepared.append(_Opening(seat, table, level, player))
             return seat.seat_session_id
+
+        async def complete(seat_session_id: str) -> Answer:
+            # Right after prepare, its rows as it committed them; a retry or the sweep (which
+            # may finish a request another process began) reads them.
+            known = next((o for o in prepared if o.seat.seat_session_id == seat_session_id), None)
+            return await self.complete_quick_game(seat_session_id, known)
 
         await quick_settlement(self.db, self.engines).settle_player(player.id)
         return await run_idempotent(
@@ -99,10 +120,10 @@ class QuickGameOpening:
             operation=self.OPERATION,
             fingerprint=fingerprint,
             prepare=prepare,
-            complete=self.complete_quick_game,
+            complete=complete,
         )
 
-    async def complete_quick_game(self, seat_session_id: str) -> Answer:
+    async def _read_opening(self, seat_session_id: str) -> _Opening:
         async with self.db.read() as session:
             seat = await session.get(LobbySeatRow, seat_session_id)
             assert seat is not None, seat_session_id
@@ -111,6 +132,15 @@ class QuickGameOpening:
             level = await session.get(StakeLevelRow, table.stake_level)
             player = await session.get(PlayerRow, seat.player_id)
             assert level is not None and player is not None
+        return _Opening(seat, table, level, player)
+
+    async def complete_quick_game(
+        self, seat_session_id: str, known: _Opening | None = None
+    ) -> Answer:
+        """CreateTable and SeatPlayer, then the seat and the table marked open (``known``:
+        the rows prepare has just committed, else they are read)."""
+        opening = known or await self._read_opening(seat_session_id)
+        seat, table, level, player = opening.seat, opening.table, opening.level, opening.player
         if seat.state == SeatState.FAILED.value:
             return problem(
                 DomainError(502, "engine_refused", "the game server refused to open the table")
@@ -131,6 +161,7 @@ class QuickGameOpening:
             labels={"city": table.city, "stake_level": level.id, "kind": "quickgame"},
         )
         created = False
+        self.engines.expect(table.table_id, table.node_id)
         try:
             engine_table = await self.engines.create_table(spec)
             created = True
@@ -147,17 +178,6 @@ class QuickGameOpening:
             await self._fail_quick_game(seat_session_id, close_on_engine=created)
             field = "client_seed" if error.field == "client_seed" else None
             return problem(engine_refusal(error, field))
-        async with self.db.write() as session:
-            locked_seat = await locked(
-                session, LobbySeatRow, LobbySeatRow.seat_session_id == seat_session_id
-            )
-            locked_seat.state = SeatState.SEATED.value
-            locked_seat.seat = number
-            session.add(locked_seat)
-            locked_table = await session.get(QuickTableRow, table.table_id)
-            if locked_table is not None and locked_table.status == QuickTableStatus.OPENING.value:
-                locked_table.status = QuickTableStatus.OPEN.value
-                session.add(locked_table)
         # The node that owns the table now (it created it).
         route = await self.engines.route(table.table_id)
         view = QuickGameView(
@@ -174,7 +194,23 @@ class QuickGameOpening:
             stake_level=level.id,
             city=table.city,
         )
-        return Answer(201, msgspec.to_builtins(view))
+        async with self.db.write() as session:
+            # Two statements, no read first: each row is locked as it is updated; the answer
+            # is stored in the same transaction.
+            await session.exec(
+                sa.update(LobbySeatRow)
+                .where(col(LobbySeatRow.seat_session_id) == seat_session_id)
+                .values(state=SeatState.SEATED.value, seat=number)
+            )
+            await session.exec(
+                sa.update(QuickTableRow)
+                .where(
+                    col(QuickTableRow.table_id) == table.table_id,
+                    col(QuickTableRow.status) == QuickTableStatus.OPENING.value,
+                )
+                .values(status=QuickTableStatus.OPEN.value)
+            )
+            return await finish_in(session, Answer(201, msgspec.to_builtins(view)))
 
     async def _fail_quick_game(self, seat_session_id: str, *, close_on_engine: bool) -> None:
         async with self.db.write() as session:

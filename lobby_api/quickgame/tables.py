@@ -27,7 +27,14 @@ from lobby_api.engine_client import EngineError
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.quickgame.common import locked
 from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus
-from lobby_api.settlement.services import Settled, Settlement, occupied_seats, unsettled_seats
+from lobby_api.settlement.models import LobbySeatRow
+from lobby_api.settlement.services import (
+    Settled,
+    Settlement,
+    occupied_seats,
+    seat_taken,
+    unsettled_seats,
+)
 from lobby_api.wallet.ledger import RAKE, escrow_account, post
 from lobby_api.wallet.models import LedgerAccountRow
 
@@ -167,7 +174,15 @@ class QuickTables:
             session.add(table)
 
     async def sweep(self) -> None:
-        """Rake, close and finish every quick table still in play."""
+        """Rake, close and finish every quick table still in play that has something to do:
+        a hand over whose rake has not moved, nobody left at an open table, or closing or
+        closed and not yet finished. An open table with players and no hand over since the
+        last rake is skipped: winding it up would move nothing (issue 16: the sweep took two
+        write transactions per open table every few seconds, and the open tables pile up)."""
+        table_column = col(QuickTableRow.table_id)
+        someone_sits = (
+            sa.exists().where(col(LobbySeatRow.table_id) == table_column, seat_taken())
+        ).correlate_except(LobbySeatRow)
         async with self.db.read() as session:
             ids = (
                 await session.exec(
@@ -179,6 +194,13 @@ class QuickTables:
                                 QuickTableStatus.CLOSING.value,
                                 QuickTableStatus.CLOSED.value,
                             ]
+                        ),
+                        sa.or_(
+                            col(QuickTableRow.status) != QuickTableStatus.OPEN.value,
+                            sa.not_(someone_sits),
+                            engine_reads.hands_ended_after(
+                                table_column, col(QuickTableRow.raked_through)
+                            ),
                         ),
                     )
                 )

@@ -366,20 +366,18 @@ class Matchmaking:
 
     async def match_waiting(self, city: str, stake_level: str) -> None:
         """Try every waiting ticket of a city and stake (a table opened or a seat freed)."""
-        async with self.db.read() as session:
-            ids = (
-                await session.exec(
-                    select(TicketRow.id)
-                    .where(
-                        col(TicketRow.status) == TicketStatus.WAITING.value,
-                        col(TicketRow.city) == city,
-                        col(TicketRow.stake_level) == stake_level,
-                    )
-                    .order_by(col(TicketRow.created_at))
-                    .limit(100)
-                )
-            ).all()
-        for ticket_id in ids:
+        # One statement on its own (no BEGIN and ROLLBACK): it follows every quick game.
+        rows = await self.db.fetch(
+            select(TicketRow.id)
+            .where(
+                col(TicketRow.status) == TicketStatus.WAITING.value,
+                col(TicketRow.city) == city,
+                col(TicketRow.stake_level) == stake_level,
+            )
+            .order_by(col(TicketRow.created_at))
+            .limit(100)
+        )
+        for (ticket_id,) in rows:
             try:
                 await self.try_ticket(ticket_id)
             except Exception:

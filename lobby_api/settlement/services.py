@@ -47,6 +47,7 @@ __all__ = [
     "occupied_seats",
     "occupied_seats_query",
     "owed_to_player",
+    "seat_taken",
     "unsettled_seats",
 ]
 
@@ -87,21 +88,24 @@ def owed_to_player() -> Any:
     )
 
 
+def seat_taken() -> Any:
+    """Condition on :class:`LobbySeatRow`: the seat is taken (reserved, or seated and not yet
+    closed on the engine)."""
+    return sa.or_(
+        col(LobbySeatRow.state) == SeatState.PENDING.value,
+        sa.and_(
+            col(LobbySeatRow.state) == SeatState.SEATED.value,
+            sa.not_(engine_reads.seat_session_closed(col(LobbySeatRow.seat_session_id))),
+        ),
+    )
+
+
 def occupied_seats_query(table_id: str) -> Any:
     """How many seats of a table are taken: reserved, or seated and not yet closed."""
     return (
         sa.select(sa.func.count())
         .select_from(LobbySeatRow)
-        .where(
-            col(LobbySeatRow.table_id) == table_id,
-            sa.or_(
-                col(LobbySeatRow.state) == SeatState.PENDING.value,
-                sa.and_(
-                    col(LobbySeatRow.state) == SeatState.SEATED.value,
-                    sa.not_(engine_reads.seat_session_closed(col(LobbySeatRow.seat_session_id))),
-                ),
-            ),
-        )
+        .where(col(LobbySeatRow.table_id) == table_id, seat_taken())
     )
 
 
@@ -178,8 +182,8 @@ class Settlement:
         query = select(LobbySeatRow.seat_session_id).where(closed_unsettled())
         if player_id is not None:
             query = query.where(col(LobbySeatRow.player_id) == player_id)
-        async with self.db.read() as session:
-            return list((await session.exec(query)).all())
+        # One statement on its own (no BEGIN and ROLLBACK): every money request asks it.
+        return [row[0] for row in await self.db.fetch(query)]
 
     async def settle_player(self, player_id: str) -> list[Settled]:
         """Settle every closed session of one player (his wallet is being touched), then run

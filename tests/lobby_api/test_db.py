@@ -1,7 +1,9 @@
-"""The lobby's database access: lone reads in one statement, no transaction around them."""
+"""The lobby's database access: lone reads in one statement, no transaction around them;
+SQLite's writers queued in the process."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -126,3 +128,45 @@ async def test_the_app_sizes_its_pool_from_the_settings(settings: LobbySettings)
         assert db.engine.pool.size() == 3  # type: ignore[attr-defined]
     finally:
         await db.dispose()
+
+
+async def test_sqlite_writers_take_turns_in_the_order_they_came(sqlite_db: Database) -> None:
+    await _open_account(sqlite_db, "wallet:counter", 0)
+    inside = 0
+    most_inside = 0
+    order: list[int] = []
+
+    async def add_one(n: int) -> None:
+        nonlocal inside, most_inside
+        async with sqlite_db.write() as session:
+            inside += 1
+            most_inside = max(most_inside, inside)
+            order.append(n)
+            account = await session.get(LedgerAccountRow, "wallet:counter")
+            assert account is not None
+            await asyncio.sleep(0.001)  # others come meanwhile: they wait for their turn
+            account.balance += 1
+            session.add(account)
+            inside -= 1
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    await asyncio.gather(*(add_one(n) for n in range(30)))
+
+    assert order == list(range(30))
+    assert most_inside == 1
+    # Queued in the process, not left to SQLite's busy handler (sleeps of up to 100 ms).
+    assert loop.time() - started < 5
+    statement = sa.select(LedgerAccountRow.balance).where(LedgerAccountRow.id == "wallet:counter")
+    assert [row.balance for row in await sqlite_db.fetch(statement)] == [30]
+
+
+async def test_a_write_inside_a_write_is_refused_at_once_on_sqlite(sqlite_db: Database) -> None:
+    async with sqlite_db.write():
+        with pytest.raises(RuntimeError, match="inside a write transaction"):
+            async with sqlite_db.write():
+                pass
+    # The queue is free again.
+    await _open_account(sqlite_db, "wallet:after", 1)
+    statement = sa.select(LedgerAccountRow.balance).where(LedgerAccountRow.id == "wallet:after")
+    assert [row.balance for row in await sqlite_db.fetch(statement)] == [1]

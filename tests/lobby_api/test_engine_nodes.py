@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator
 import grpc
 import httpx
 import pytest
+import sqlalchemy as sa
+from sqlalchemy import event
 from stud.v1 import admin_service_pb2, table_service_pb2, table_service_pb2_grpc
 
 from lobby_api.db import Database
@@ -270,3 +272,47 @@ async def test_quick_games_opened_at_once_through_two_lobbies_spread_evenly(
     finally:
         for engine in started:
             await shut(engine)
+
+
+async def test_routes_are_remembered_and_a_stale_one_corrects_itself(
+    nodes: dict[str, Engine],
+    lobby: tuple[httpx.AsyncClient, Database],
+    settings: LobbySettings,
+    city: str,
+) -> None:
+    client, db = lobby
+    player = await register(client, city)
+    answer = await player.post("/quickgame", quick("seed_remembered"))
+    assert answer.status_code == 201, answer.text
+    table_id = answer.json()["table_id"]
+    node_id = await owner(db, table_id)
+    address = await scalar(db, "SELECT admin_address FROM engine_nodes WHERE id = :n", n=node_id)
+    sent: list[str] = []
+
+    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        sent.append(statement)
+
+    for engine in {db.engine.sync_engine, db._lone_reads.sync_engine}:
+        event.listen(engine, "before_cursor_execute", record)
+    engines = TableEngines(db, EngineClient(settings.engine_grpc, settings.jwt_secret), settings)
+    assert [s.player_id for s in await engines.list_seat_sessions(table_id)] == [player.id]
+    assert sent  # the route was read once ...
+    sent.clear()
+    assert [s.player_id for s in await engines.list_seat_sessions(table_id)] == [player.id]
+    assert sent == []  # ... and remembered
+    route = await engines.route(table_id)
+    assert (route.node_id, route.client.address) == (node_id, address)
+
+    # Another lobby remembers the node at addresses where nothing listens any more (the
+    # node moved); the registry names the right ones. Its call finds them and goes there.
+    moved = "UPDATE engine_nodes SET admin_address = :a WHERE id = :n"
+    await db.execute_write(sa.text(moved).bindparams(a="127.0.0.1:1", n=node_id))
+    stale = TableEngines(db, EngineClient(settings.engine_grpc, settings.jwt_secret), settings)
+    stale.expect(table_id, node_id)
+    assert (await stale.route(table_id)).client.address == "127.0.0.1:1"
+    await db.execute_write(sa.text(moved).bindparams(a=address, n=node_id))
+    assert [s.player_id for s in await stale.list_seat_sessions(table_id)] == [player.id]
+    assert (await stale.route(table_id)).client.address == address
+    for made in (engines, stale):
+        await made.close()
+        await made.default.close()

@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import pytest
 from litestar import Litestar
 from stud.v1 import table_service_pb2
 
 from lobby_api.db import Database
+from lobby_api.quickgame.tables import QuickTables
 from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.conftest import build_app, running
-from tests.lobby_api.support import assert_ledger_consistent, register, scalar
+from tests.lobby_api.support import assert_ledger_consistent, play, register, rows, scalar
 
 # These tests share the session's engine (each keeps to a city of its own).
 
@@ -108,3 +110,74 @@ async def test_touching_the_wallet_settles(
     wallet = (await player.get("/wallet")).json()
     assert wallet["balance"] == 10_000
     assert wallet["entries"][0]["kind"] == "settlement" and wallet["entries"][0]["amount"] == 120
+
+
+async def test_the_sweep_winds_up_only_the_tables_with_something_to_do(
+    client: httpx.AsyncClient,
+    app: Litestar,
+    engine: Engine,
+    db: Database,
+    city: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A: two players play a hand (its rake is to move); B: its opener waits alone (nothing
+    # to do); C: its opener left through the engine (to settle, close and finish).
+    opener, guest, lonely, leaver = [await register(client, city) for _ in range(4)]
+    a = (
+        await opener.post(
+            "/quickgame", {"stake_level": "t-fast", "buy_in": 200, "client_seed": "a"}
+        )
+    ).json()
+    seated = await guest.post("/tickets", {"stake_level": "t-fast", "buy_in": 200})
+    assert seated.json()["status"] == "seated" and seated.json()["table_id"] == a["table_id"]
+    await asyncio.wait_for(
+        asyncio.gather(
+            *(
+                play(engine.grpc_address, a["table"], p.token, until_hand=1, seed=n)
+                for n, p in enumerate((opener, guest))
+            )
+        ),
+        60,
+    )
+    # B and C: t-austria (another stake level: nobody sits in at them).
+    b = (
+        await lonely.post(
+            "/quickgame", {"stake_level": "t-austria", "buy_in": 120, "client_seed": "b"}
+        )
+    ).json()
+    c = (
+        await leaver.post(
+            "/quickgame", {"stake_level": "t-austria", "buy_in": 120, "client_seed": "c"}
+        )
+    ).json()
+    assert b["table_id"] != c["table_id"]
+    await engine.tables.Leave(
+        table_service_pb2.LeaveRequest(table=c["table"]),
+        metadata=(("authorization", f"Bearer {leaver.token}"),),
+    )
+    wound_up: list[str] = []
+    original = QuickTables.wind_up
+
+    async def wind_up(self: QuickTables, table_id: str) -> None:
+        wound_up.append(table_id)
+        await original(self, table_id)
+
+    monkeypatch.setattr(QuickTables, "wind_up", wind_up)
+
+    await app.state.sweep.once()
+
+    assert a["table_id"] in wound_up and c["table_id"] in wound_up
+    assert b["table_id"] not in wound_up
+    raked = "SELECT raked_through FROM quick_tables WHERE table_id = :t"
+    assert await scalar(db, raked, t=a["table_id"]) >= 1
+    assert await scalar(db, raked, t=b["table_id"]) == 0
+    finished = "SELECT status, finished_at FROM quick_tables WHERE table_id = :t"
+    assert (await rows(db, finished, t=b["table_id"]))[0].finished_at is None
+    closed = (await rows(db, finished, t=c["table_id"]))[0]
+    assert closed.status == "closed" and closed.finished_at is not None
+    assert await leaver.balance() == 10_000
+    # A finished table is left alone, and so is B still.
+    wound_up.clear()
+    await app.state.sweep.once()
+    assert b["table_id"] not in wound_up and c["table_id"] not in wound_up
+    await assert_ledger_consistent(db)
