@@ -148,12 +148,10 @@ class Accounts:
             raise DomainError(401, "token_invalid", "the token names no account", "Authorization")
         if self.login_failures is not None:
             await self.login_failures.attempt(player.username)
-        try:
-            await asyncio.to_thread(self.hasher.verify, player.password_hash, data.current_password)
-        except (VerificationError, InvalidHashError):
+        if not await verify_password(self.hasher, player.password_hash, data.current_password):
             raise DomainError(
                 403, "wrong_password", "the current password is wrong", "current_password"
-            ) from None
+            )
         if self.login_failures is not None:
             await self.login_failures.succeeded(player.username)
         if data.new_password == data.current_password:
@@ -163,7 +161,7 @@ class Accounts:
                 "the new password must differ from the current one",
                 "new_password",
             )
-        new_hash = await asyncio.to_thread(self.hasher.hash, data.new_password)
+        new_hash = await hash_password(self.hasher, data.new_password)
         async with self.db.write() as session:
             stored = await session.get(PlayerRow, player_id, with_for_update=True)
             if stored is None or stored.password_hash != player.password_hash:
