@@ -128,6 +128,8 @@ class TablePage {
   });
   private seedNotice = new SeedNotice();
   private playerId = "";
+  /** The table watched again once he was seated there after his stream began. */
+  private rewatched = "";
   private tournamentPanel = new TournamentPanel();
   private tournaments = new TournamentsTab({
     lobby: () => this.lobby,
@@ -466,6 +468,7 @@ class TablePage {
     const session = this.lobby.session;
     if (session === undefined) return;
     this.connection?.stop();
+    const again = this.seat?.table === seat.table;
     this.seat = seat;
     const tournament = seat.tournamentId !== undefined;
     this.opponents.stop();
@@ -479,7 +482,7 @@ class TablePage {
     byId("table-view").dataset["tournament"] = seat.tournamentId ?? "";
     byId("leave").textContent = tournament ? "Back to the lobby" : "Leave table";
     this.snapshot = undefined;
-    byId("log").replaceChildren();
+    if (!again) byId("log").replaceChildren();
     byId("table-error").textContent = "";
     byId("link-state").textContent = "connecting…";
     this.show("table-view");
@@ -508,12 +511,19 @@ class TablePage {
     const seat = this.seat;
     if (seat?.tournamentId !== undefined) {
       this.tournamentPanel.update(snapshot, events, this.playerId);
+      // Moved here, he may arrive before the director seats him: his stream is a railbird's
+      // until then. Seated now, he watches again to get his seat's view (once per table).
+      const seatedHere = snapshot.seats.some((s) => s.playerId === this.playerId);
+      if (snapshot.viewerSeat === 0 && seatedHere && this.rewatched !== seat.table) {
+        this.rewatched = seat.table;
+        this.openTable(seat);
+        return;
+      }
       // Moved to another table (balancing, a table broken): follow him there at once.
       for (const event of events) {
         if (event.kind.case === "playerMoved" && event.kind.value.playerId === this.playerId) {
           const destination = event.kind.value.destination;
           if (destination === undefined) continue;
-          this.log(`You move to another table with ${chips(event.kind.value.stack)}.`);
           const next: Seat = {
             table: destination.table,
             tableId: destination.table.replace(/^tables\//, ""),
@@ -522,6 +532,8 @@ class TablePage {
           };
           sessionStorage.setItem(TABLE_KEY, JSON.stringify(next));
           this.openTable(next);
+          // After openTable, which starts the new table's log.
+          this.log(`You move to another table with ${chips(event.kind.value.stack)}.`);
           return;
         }
       }

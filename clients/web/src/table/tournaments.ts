@@ -170,6 +170,8 @@ export class TournamentsTab {
     ], "tournament");
     tr.dataset["tournamentId"] = t.id;
     tr.dataset["status"] = t.status;
+    tr.dataset["kind"] = t.kind;
+    tr.dataset["city"] = t.city ?? "";
     tr.dataset["name"] = t.name;
     return tr;
   }
