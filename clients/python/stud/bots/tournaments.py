@@ -55,6 +55,9 @@ log = logging.getLogger("stud.bots.tournaments")
 TOURNAMENT_MODES = ("all", "with_humans")
 #: How long a busted bot waits for the lobby to record its place.
 PLACE_SECONDS = 30.0
+#: How long a bot watches a table it should sit at (a move's destination) before the
+#: director has seated it there.
+ARRIVAL_SECONDS = 60.0
 #: Stream failures worth watching again after (an engine restart, …).
 _RETRY_STREAM = {
     grpc.StatusCode.UNAVAILABLE,
@@ -255,12 +258,15 @@ class _Entry:
         shared = self.shared
         stub = shared.stub(where.address)
         outage_began: float | None = None
+        # How long a railbird's view is waited through for the seat (a move's destination).
+        arriving_until = time.monotonic() + ARRIVAL_SECONDS
         while True:
             try:
                 stream = stub.WatchTable(
                     table_service_pb2.WatchTableRequest(table=where.table),
                     metadata=await self._metadata(),
                 )
+                rewatch = False
                 async for message in stream:
                     outage_began = None
                     outcome = self._events(message)
@@ -270,7 +276,15 @@ class _Entry:
                     if snapshot.status == table_pb2.TABLE_STATUS_CLOSED:
                         return "closed"
                     if snapshot.viewer_seat == 0:
-                        return "gone"  # no seat here any more: a railbird's view
+                        # A railbird's view. Moved here, he may come before the director seats
+                        # him: once seated, a new stream gives his seat's view.
+                        if any(s.player_id == self.lobby.player_id for s in snapshot.seats):
+                            rewatch = True
+                            break
+                        if time.monotonic() < arriving_until:
+                            continue
+                        return "gone"  # no seat here (any more)
+                    arriving_until = 0.0
                     self._count_hand(snapshot)
                     if (
                         snapshot.turn_seat == snapshot.viewer_seat
@@ -278,6 +292,9 @@ class _Entry:
                         and message.sequence >= self._acted_through
                     ):
                         await self._act(where, snapshot)
+                if rewatch:
+                    stream.cancel()
+                    continue
                 return "gone"
             except grpc.aio.AioRpcError as error:
                 code = error.code()
