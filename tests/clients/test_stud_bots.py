@@ -42,7 +42,7 @@ from lobby_api.sessions.models import RefreshTokenRow
 from lobby_api.settings import LobbySettings
 from lobby_api.settlement.models import LobbySeatRow
 from tests.clients.bots import Observed, passive_player
-from tests.clients.room import BotsProcess, card_room, sign_up
+from tests.clients.room import BotsProcess, card_room, seat_player, sign_up, tournament_table
 from tests.engine_server.api.conftest import SECRET, bearer
 from tests.lobby_api.conftest import add_test_levels, build_app
 from tests.lobby_api.support import play
@@ -876,3 +876,75 @@ async def test_bots_withdraw_their_waiting_entries_when_they_stop(tmp_path: Path
                     "/auth/login", json={"username": name, "password": "bot-password-for-tests"}
                 )
                 assert await _balance(room.lobby_url, login.json()["access_token"]) == 10_000
+
+
+async def test_a_tournament_bot_follows_a_move_and_plays_at_its_destination(
+    tmp_path: Path,
+) -> None:
+    """A bot at a tournament table of the engine (as the director seats it) is moved
+    (MovePlayer): it takes the destination from PlayerMoved, watches it before the director
+    has seated it there (a railbird's view), watches again once seated, and plays its turns."""
+    from stud.bots.runner import BotsConfig, _Bot, _Shared
+    from stud.bots.tournaments import _Entry, _Where
+
+    async with card_room(tmp_path) as room:
+        engine = room.engine
+        events: list[tuple[str, dict[str, object]]] = []
+        config = BotsConfig(lobby=room.lobby_url, password=lambda _u: "bot-pass-1", think=0)
+        shared = _Shared(config, lambda event, **f: events.append((event, f)), asyncio.Event())
+        async with httpx.AsyncClient(timeout=10) as http:
+            lobby = stud.bots.lobby.LobbyClient(http, room.lobby_url)
+            await lobby.sign_in("bot_oslo_1", "bot-pass-1", "oslo")
+            assert lobby.player_id is not None
+            entry = _Entry(shared, _Bot("bot_oslo_1", "oslo", lobby), "tour-move", random.Random(3))
+            source = await tournament_table(engine, "tour-move", 1)
+            destination = await tournament_table(engine, "tour-move", 2)
+            session_id = await seat_player(
+                engine, f"tables/{source}", lobby.player_id, "bot_oslo_1", 700
+            )
+            playing = asyncio.create_task(
+                entry._play(_Where(f"tables/{source}", engine.grpc_address))
+            )
+            carl: asyncio.Task[None] | None = None
+            try:
+                await asyncio.sleep(1.0)  # its stream is up
+                await engine.admin.MovePlayer(
+                    admin_service_pb2.MovePlayerRequest(
+                        table=f"tables/{source}",
+                        seat_session_id=session_id,
+                        request_id="move-bot",
+                        destination_table=f"tables/{destination}",
+                        grpc_address=engine.grpc_address,
+                        web_url=engine.web_url,
+                    ),
+                    metadata=engine.admin_md,
+                )
+                moved = await asyncio.wait_for(playing, 15)
+                assert moved == _Where(f"tables/{destination}", engine.grpc_address)
+
+                # It arrives first; the director seats it (and another player) a moment later.
+                playing = asyncio.create_task(entry._play(moved))
+                await asyncio.sleep(1.0)
+                await seat_player(
+                    engine, f"tables/{destination}", lobby.player_id, "bot_oslo_1", 700, seat=1
+                )
+                await seat_player(engine, f"tables/{destination}", "carl", "carl", 700, seat=2)
+                seen = Observed()
+                carl = asyncio.create_task(passive_player(engine, destination, "carl", seen))
+                await engine.admin.SetHandHold(
+                    admin_service_pb2.SetHandHoldRequest(name=f"tables/{destination}", held=False),
+                    metadata=engine.admin_md,
+                )
+                await seen.reach(3, timeout=60)  # two hands played there, the third dealt
+                by_bot = [t for t in seen.taken.values() if t[0] == 1]
+                assert by_bot and not [t for t in by_bot if t[2]], seen.taken  # never timed out
+                assert entry.hands >= 2
+            finally:
+                if carl is not None:
+                    carl.cancel()
+                shared.stop.set()
+                assert await asyncio.wait_for(playing, 15) == "stopped"
+                await lobby.log_out()
+                for channel in shared.channels.values():
+                    await channel.close()
+        assert not [e for e in events if e[0] == "error"], events

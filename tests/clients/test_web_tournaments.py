@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import json
 import os
-import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -45,9 +44,9 @@ from stud.v1 import (
 )
 
 from engine_server.auth import Scope, mint_token
-from tests.clients.room import BotsProcess, card_room, sign_up
+from tests.clients.room import BotsProcess, card_room, seat_player, sign_up, tournament_table
 from tests.clients.test_web_table import ARTIFACTS, CHROMIUM, WEB, npm_packages
-from tests.engine_server.api.conftest import SECRET, Engine
+from tests.engine_server.api.conftest import SECRET
 
 __all__ = ["npm_packages"]
 
@@ -127,43 +126,6 @@ async def _railbird(address: str, table: str, token: str, seen: list[int]) -> No
         async for message in stream:
             assert message.snapshot.viewer_seat == 0
             seen.append(message.snapshot.watchers)
-
-
-async def _tournament_table(engine: Engine, tournament_id: str, number: int) -> str:
-    """A tournament table of the engine, its next hand held (as the director makes one)."""
-    table_id = f"web-{number}-{uuid.uuid4().hex[:8]}"
-    await engine.admin.CreateTable(
-        A.CreateTableRequest(
-            request_id=f"create-{table_id}",
-            table_id=table_id,
-            stakes=settings_pb2.Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10),
-            client_seed="web-tournament",
-            tournament=settings_pb2.TournamentTable(
-                tournament_id=tournament_id, table_name=f"Table {number}", table_number=number
-            ),
-        ),
-        metadata=engine.admin_md,
-    )
-    await engine.admin.SetHandHold(
-        A.SetHandHoldRequest(name=f"tables/{table_id}", held=True), metadata=engine.admin_md
-    )
-    return table_id
-
-
-async def _seat(engine: Engine, table: str, player_id: str, chips: int) -> str:
-    session_id = f"web-ss-{uuid.uuid4().hex[:8]}"
-    await engine.admin.SeatPlayer(
-        A.SeatPlayerRequest(
-            table=table,
-            seat_session_id=session_id,
-            player_id=player_id,
-            display_name="ann",
-            seat=1,
-            buy_in=chips,
-        ),
-        metadata=engine.admin_md,
-    )
-    return session_id
 
 
 async def test_tournaments_tab_register_unregister_and_the_table_panel_in_chromium(
@@ -263,9 +225,9 @@ async def test_tournaments_tab_register_unregister_and_the_table_panel_in_chromi
                 assert at_table["opponentsHidden"] and at_table["panel"]
 
                 # A tournament table of the engine, Ann seated there as the director seats.
-                source = await _tournament_table(engine, freezeout, 1)
+                source = await tournament_table(engine, freezeout, 1)
                 table = f"tables/{source}"
-                session_id = await _seat(engine, table, ann_id, 1000)
+                session_id = await seat_player(engine, table, ann_id, "ann", 1000)
                 # What the director pushes to its tables, and a railbird.
                 info = table_pb2.TournamentInfo(
                     level=1,
@@ -305,7 +267,7 @@ async def test_tournaments_tab_register_unregister_and_the_table_panel_in_chromi
 
                 # A second table of the tournament; Ann is moved there (after the running
                 # hand, if any) and seated with exactly her chips.
-                destination = await _tournament_table(engine, freezeout, 2)
+                destination = await tournament_table(engine, freezeout, 2)
                 await engine.admin.MovePlayer(
                     A.MovePlayerRequest(
                         table=table,
@@ -334,7 +296,7 @@ async def test_tournaments_tab_register_unregister_and_the_table_panel_in_chromi
                     await asyncio.sleep(0.5)
                 assert stack > 0
                 assert stack == 1000  # no hand was dealt: held, and she sits alone
-                await _seat(engine, f"tables/{destination}", ann_id, stack)
+                await seat_player(engine, f"tables/{destination}", ann_id, "ann", stack)
                 await page.go()
                 followed = await page.expect("moved")
                 assert followed["table"] == f"tables/{destination}", followed
