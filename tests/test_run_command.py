@@ -5,7 +5,8 @@ runs in a subprocess on a fresh database. When it has printed its endpoints,
 a player signs up through the lobby, opens a quick game that the demo bots of
 his city sit in, plays a hand over gRPC, and reads that hand back from the
 lobby's history; a player of Berlin, alone at his table, is told why, asks for
-bots and plays a hand with them; ``stud describe``, ``stud admin`` and
+bots and plays a hand with them; the first player registers for the demo sit & go, which the
+demo bots fill and start; ``stud describe``, ``stud admin`` and
 ``stud bots`` run from the same directory find the room on its custom ports. Then SIGINT stops every process
 cleanly, saying what it waits for, and the room file is gone.
 
@@ -255,6 +256,26 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
         assert hand_number >= 1
         _status, view = _http("GET", table_path, token=berliner)
         assert view["opponents"]["players"] == 2, view
+
+        # The demo sit & go is open (the banner names it); the demo bots fill it once a
+        # human registers, and it starts.
+        assert "demo sit & go   Turbo 7: 7 players, buy-in 100 + 10" in text, text
+        _status, listed = _http("GET", f"{lobby}/tournaments?status=registering&kind=sit_and_go")
+        [demo] = [t for t in listed if t["template"] == "turbo-7"]
+        status, entry = _http("POST", f"{lobby}/tournaments/{demo['id']}/entries", None, token)
+        assert status == 201, entry
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            _status, page = _http("GET", f"{lobby}/tournaments/{demo['id']}")
+            if page["status"] == "running":
+                break
+            time.sleep(0.5)
+        assert page["status"] == "running" and page["entries"] == 7, page
+        bots_in = {s["username"] for s in page["standings"]} - {"runner"}
+        assert len(bots_in) == 6 and all(name.startswith("bot_") for name in bots_in), page
+        # ... and the next one is open at once.
+        _status, listed = _http("GET", f"{lobby}/tournaments?status=registering&kind=sit_and_go")
+        assert [t["id"] for t in listed if t["template"] == "turbo-7"] != [demo["id"]], listed
 
         # stud bots, too, finds the lobby by itself.
         extra = _stud(tmp_path, "bots", "--cities", "vienna", "--per-city", "1", "--duration", "1")

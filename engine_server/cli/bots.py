@@ -3,7 +3,7 @@
     stud bots --lobby http://127.0.0.1:8000 [--cities oslo,stockholm] [--per-city 3]
               [--stake house-2-4] [--tables-per-bot 2] [--think 0.8]
               [--hands N] [--once] [--duration SECONDS] [--on-request all|none|CITIES]
-              [--reconnect-seconds SECONDS]
+              [--reconnect-seconds SECONDS] [--tournaments [all|with-humans]]
 
 Each bot is a lobby account (``bot_oslo_1``, …: registered on first use, logged in after)
 that keeps a matchmaking ticket open, so a player of its city who opens a quick game gets
@@ -18,6 +18,12 @@ out first).
 alone at a quick table of those cities and ask for bots: the bots keep a bot desk at
 the lobby (``POST /bots/desk``, a service token minted from the token secret, so it needs
 ``STUD_JWT_SECRET`` or ``var/jwt-secret``) and send bots of the table's city there.
+
+``--tournaments`` also registers the bots for the open tournaments of their cities (those
+open to all, and those of a bot's city) and plays them to the bust, following every move to
+another table; ``--tournaments with-humans`` registers them only in a tournament a human
+registered for, filling the seats left (what ``stud run``'s demo bots do). Entries still
+waiting for the start when the bots stop are withdrawn (buy-in and fee come back).
 
 Bot passwords: ``STUD_BOTS_PASSWORD``, else derived from the token secret
 (``STUD_JWT_SECRET`` or ``var/jwt-secret``) and the username, so the same bots log in again
@@ -116,6 +122,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="cities whose players may ask for bots at a table nobody joins: comma-separated, "
         "or all (default: none)",
     )
+    parser.add_argument(
+        "--tournaments",
+        nargs="?",
+        const="all",
+        choices=("all", "with-humans"),
+        help="also register for the open tournaments of the bots' cities and play them: in "
+        "every one (all, the default), or once a human registered (with-humans)",
+    )
 
 
 def bot_password(env: Mapping[str, str]) -> Callable[[str], str]:
@@ -210,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         on_request=on_request,
         desk_token=token,
+        tournaments=args.tournaments.replace("-", "_") if args.tournaments else None,
     )
     from engine_server.logs import configure_logging
 

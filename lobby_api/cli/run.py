@@ -2,10 +2,14 @@
 
 It migrates the SQLite database, loads ``seeds/``, starts the engine (gRPC,
 Connect/gRPC-Web, metrics), the lobby and demo bots (``stud bots``: they hold tickets in
-Oslo and Stockholm, and answer requests for bots in every city of ``seeds/``) as child
-processes, prints every address, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
+Oslo and Stockholm, answer requests for bots in every city of ``seeds/``, and fill a
+tournament a human registered for) as child processes, prints every address, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
 with the lobby because it runs the whole room; it starts each part as a ``stud``
 subcommand in a process of its own.
+
+The lobby keeps one demo sit & go open (the template :data:`DEMO_SIT_AND_GO`; when one
+fills, the next opens): a player who registers for it in the web page's Tournaments tab is
+joined by the demo bots, which fills it and starts it.
 
 Guarantees:
 
@@ -49,7 +53,18 @@ DEMO_CITY = "oslo"
 #: The cities whose bots hold tickets, so a quick game there is joined at once; in every
 #: other city of seeds/ a player alone at his table may ask for bots (they come on request).
 BOT_CITIES = ("oslo", "stockholm")
-BOT_FLAGS = ["--cities", ",".join(BOT_CITIES), "--on-request", "all"]
+#: The demo bots also fill a tournament a human registered for (stud bots --tournaments).
+BOT_FLAGS = [
+    "--cities",
+    ",".join(BOT_CITIES),
+    "--on-request",
+    "all",
+    "--tournaments",
+    "with-humans",
+]
+#: The demo sit & go: a template of seeds/tournaments.json the lobby keeps open (one
+#: registering at all times); open to all, its seats are one human's plus the demo bots'.
+DEMO_SIT_AND_GO = "turbo-7"
 
 #: How long each part may take to stop before it is killed, and what it waits for meanwhile.
 #: The bots' own limit is ``stud bots``' (15 s); the engine's drain is its grace x 6 (30 s).
@@ -210,6 +225,24 @@ def _demo_account(lobby: str) -> None:
     )
     if status not in (200, 201, 409):
         print(f"    (could not register the demo account: HTTP {status})", flush=True)
+
+
+def _demo_sit_and_go(lobby: str) -> dict[str, Any] | None:
+    """The open demo sit & go (the lobby opens one per kept-open template as it starts)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            url = f"{lobby}/tournaments?status=registering&kind=sit_and_go"
+            with urllib.request.urlopen(url, timeout=10) as response:
+                listed = json.loads(response.read())
+        except (OSError, ValueError):
+            listed = []
+        for tournament in listed:
+            if tournament.get("template") == DEMO_SIT_AND_GO:
+                return dict(tournament)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.5)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -386,6 +419,7 @@ def run(args: argparse.Namespace) -> int:
                 "bots", [*_stud(), "bots", "--lobby", lobby_url, *BOT_FLAGS], ready_line=False
             )
             alive("bots", bots)()
+        demo_tournament = _demo_sit_and_go(lobby_url)
         room = {
             "lobby": lobby_url,
             "grpc": grpc_address,
@@ -412,6 +446,17 @@ def run(args: argparse.Namespace) -> int:
                     f"  demo bots       join at once in {', '.join(BOT_CITIES)}; alone "
                     "elsewhere, ask for them (POST /tables/{id}/bots)"
                 ]
+            ),
+            *(
+                [
+                    f"  demo sit & go   {demo_tournament['name']}: "
+                    f"{demo_tournament['max_players']} players, buy-in "
+                    f"{demo_tournament['buy_in']} + {demo_tournament['fee']}; register in the "
+                    "web table's Tournaments tab"
+                    + ("" if args.no_bots else " and the demo bots fill it")
+                ]
+                if demo_tournament is not None
+                else []
             ),
             f"  logs            {Path('var').resolve()}/*.log",
             f"  room file       {ROOM_FILE.resolve()}  (removed when this stops)",

@@ -19,9 +19,9 @@ from lobby_api.tournaments.dependencies import DEPENDENCIES, OPS_DEPENDENCIES
 from lobby_api.tournaments.director import Director
 from lobby_api.tournaments.schemas import (
     CancelRequest,
-    EntryView,
     NewTournament,
     TournamentDetail,
+    TournamentEntryView,
     TournamentSummary,
 )
 from lobby_api.tournaments.services import Registrations, TournamentAdmin, TournamentPages
@@ -110,7 +110,7 @@ class TournamentController(Controller):
         current_player: NamedDependency[PlayerRow],
         registrations: NamedDependency[Registrations],
         director: NamedDependency[Director],
-    ) -> Response[EntryView]:
+    ) -> Response[TournamentEntryView]:
         key = check_key(idempotency_key)
         answer = await registrations.register(
             current_player,
@@ -144,7 +144,7 @@ class TournamentController(Controller):
         tournament_id: TournamentId,
         current_player: NamedDependency[PlayerRow],
         registrations: NamedDependency[Registrations],
-    ) -> EntryView:
+    ) -> TournamentEntryView:
         return await registrations.unregister(current_player, tournament_id)
 
     @get(
@@ -158,7 +158,7 @@ class TournamentController(Controller):
         tournament_id: TournamentId,
         current_player: NamedDependency[PlayerRow],
         registrations: NamedDependency[Registrations],
-    ) -> EntryView:
+    ) -> TournamentEntryView:
         return await registrations.mine(current_player, tournament_id)
 
 

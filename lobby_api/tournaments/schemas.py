@@ -10,16 +10,16 @@ from msgspec import UNSET, UnsetType
 
 __all__ = [
     "CancelRequest",
-    "EntryView",
     "LevelSpec",
     "LevelView",
     "NewTournament",
     "PayoutBracket",
     "PayoutView",
     "StandingView",
-    "TableView",
     "TournamentDetail",
+    "TournamentEntryView",
     "TournamentSummary",
+    "TournamentTableView",
 ]
 
 Kind = Literal["sit_and_go", "scheduled"]
@@ -58,7 +58,7 @@ class StandingView(msgspec.Struct):
     prize: int | None
 
 
-class TableView(msgspec.Struct):
+class TournamentTableView(msgspec.Struct):
     table_id: str
     number: int
     status: Literal["planned", "open", "closed"]
@@ -115,14 +115,14 @@ class TournamentDetail(msgspec.Struct):
         list[PayoutView], _doc("prizes by place, for the entries so far (final at the start)")
     ]
     standings: Annotated[list[StandingView], _doc("players in by chips, then players out by place")]
-    tables: list[TableView]
+    tables: list[TournamentTableView]
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
     cancel_reason: str | None
 
 
-class EntryView(msgspec.Struct):
+class TournamentEntryView(msgspec.Struct):
     """My entry: while playing, where my seat is and the token the engine takes."""
 
     tournament_id: str

@@ -69,14 +69,14 @@ from lobby_api.tournaments.payouts import (
     share_by_chips,
 )
 from lobby_api.tournaments.schemas import (
-    EntryView,
     LevelView,
     NewTournament,
     PayoutView,
     StandingView,
-    TableView,
     TournamentDetail,
+    TournamentEntryView,
     TournamentSummary,
+    TournamentTableView,
 )
 from lobby_api.tournaments.structure import StructureError, parse_structure
 from lobby_api.wallet.models import LedgerAccountRow
@@ -132,8 +132,8 @@ def _summary(tournament: TournamentRow, entries: int) -> TournamentSummary:
     )
 
 
-def _entry_view(entry: TournamentEntryRow) -> EntryView:
-    return EntryView(
+def _entry_view(entry: TournamentEntryRow) -> TournamentEntryView:
+    return TournamentEntryView(
         tournament_id=entry.tournament_id,
         entry_id=entry.id,
         status=entry.status,  # type: ignore[arg-type]
@@ -241,7 +241,7 @@ class TournamentPages:
         for table in tables:
             route = await self.engines.route(table.table_id)
             table_views.append(
-                TableView(
+                TournamentTableView(
                     table_id=table.table_id,
                     number=table.number,
                     status=table.status,  # type: ignore[arg-type]
@@ -417,7 +417,7 @@ class Registrations:
             row = await session.get(TournamentRow, tournament_id)
         return row is not None and row.status == TournamentStatus.RUNNING.value
 
-    async def unregister(self, player: PlayerRow, tournament_id: str) -> EntryView:
+    async def unregister(self, player: PlayerRow, tournament_id: str) -> TournamentEntryView:
         """Withdraw before the start: buy-in and fee back, once."""
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
@@ -447,7 +447,7 @@ class Registrations:
             session.add(entry)
             return _entry_view(entry)
 
-    async def mine(self, player: PlayerRow, tournament_id: str) -> EntryView:
+    async def mine(self, player: PlayerRow, tournament_id: str) -> TournamentEntryView:
         """My latest entry; while I play, my table, seat, engine addresses and a token."""
         async with self.db.read() as session:
             tournament = await session.get(TournamentRow, tournament_id)

@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import sys
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -22,13 +23,22 @@ from typing import Any
 import httpx
 import uvicorn
 from litestar import Litestar
+from stud.v1 import admin_service_pb2, settings_pb2
 
 from engine_server.store.migrate import prepare_database
 from lobby_api.settings import LobbySettings
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 from tests.lobby_api.conftest import build_app
 
-__all__ = ["ROOT", "BotsProcess", "Room", "card_room", "sign_up"]
+__all__ = [
+    "ROOT",
+    "BotsProcess",
+    "Room",
+    "card_room",
+    "seat_player",
+    "sign_up",
+    "tournament_table",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,6 +97,48 @@ async def sign_up(lobby_url: str, username: str, password: str, city: str) -> st
         login = await http.post("/auth/login", json={"username": username, "password": password})
         assert login.status_code == 200, login.text
         return str(login.json()["access_token"])
+
+
+async def tournament_table(engine: Engine, tournament_id: str, number: int) -> str:
+    """A tournament table of the engine with its next hand held, made as the director makes
+    one (CreateTable with ``tournament``, level 1's stakes); returns its id."""
+    table_id = f"tt-{number}-{uuid.uuid4().hex[:8]}"
+    await engine.admin.CreateTable(
+        admin_service_pb2.CreateTableRequest(
+            request_id=f"create-{table_id}",
+            table_id=table_id,
+            stakes=settings_pb2.Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10),
+            client_seed="tournament-test",
+            tournament=settings_pb2.TournamentTable(
+                tournament_id=tournament_id, table_name=f"Table {number}", table_number=number
+            ),
+        ),
+        metadata=engine.admin_md,
+    )
+    await engine.admin.SetHandHold(
+        admin_service_pb2.SetHandHoldRequest(name=f"tables/{table_id}", held=True),
+        metadata=engine.admin_md,
+    )
+    return table_id
+
+
+async def seat_player(
+    engine: Engine, table: str, player_id: str, name: str, chips: int, seat: int = 1
+) -> str:
+    """Seat ``player_id`` at ``table`` with ``chips`` as the director does; his session id."""
+    session_id = f"ss-{uuid.uuid4().hex[:8]}"
+    await engine.admin.SeatPlayer(
+        admin_service_pb2.SeatPlayerRequest(
+            table=table,
+            seat_session_id=session_id,
+            player_id=player_id,
+            display_name=name,
+            seat=seat,
+            buy_in=chips,
+        ),
+        metadata=engine.admin_md,
+    )
+    return session_id
 
 
 @dataclass

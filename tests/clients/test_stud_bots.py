@@ -32,7 +32,7 @@ from stud.bots.strategy import Decision, classify, decide
 from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2, table_pb2
 
 import engine_server.logs
-from engine_server.auth import Scope
+from engine_server.auth import Scope, mint_token
 from engine_server.cli import CliError, main
 from engine_server.cli.bots import bot_password
 from engine_server.store.migrate import prepare_database
@@ -42,9 +42,10 @@ from lobby_api.sessions.models import RefreshTokenRow
 from lobby_api.settings import LobbySettings
 from lobby_api.settlement.models import LobbySeatRow
 from tests.clients.bots import Observed, passive_player
-from tests.clients.room import BotsProcess, card_room, sign_up
+from tests.clients.room import BotsProcess, card_room, seat_player, sign_up, tournament_table
 from tests.engine_server.api.conftest import SECRET, bearer
 from tests.lobby_api.conftest import add_test_levels, build_app
+from tests.lobby_api.support import play
 
 K = table_pb2
 S = settings_pb2
@@ -717,3 +718,246 @@ async def test_bots_ride_out_engine_restarts_and_leave_a_seat_they_give_up(
             bots.process.kill()
             await bots.process.wait()
         await _kill(engine)
+
+
+async def test_bots_fill_a_tournament_a_human_registered_for_and_play_it_to_the_end(
+    tmp_path: Path,
+) -> None:
+    """``--tournaments with-humans``: the bots leave a tournament nobody entered alone; once
+    Ann registers they fill its seats (it starts), play their seats from the entry's table
+    and token, and report their places; the money adds up to the wallets it came from."""
+    async with card_room(tmp_path) as room:
+        ops = {"Authorization": f"Bearer {mint_token(SECRET, 'ops', [Scope.ADMIN])}"}
+        async with httpx.AsyncClient(base_url=room.lobby_url, timeout=15) as http:
+            made = await http.post(
+                "/admin/tournaments",
+                headers=ops,
+                json={
+                    "name": "Bots Freezeout",
+                    "city": "oslo",
+                    "buy_in": 100,
+                    "fee": 10,
+                    "starting_chips": 40,
+                    "max_players": 3,
+                    "rule_overrides": {"action_seconds": 2},
+                    "levels": [
+                        {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "hands": 50}
+                    ],
+                },
+            )
+            assert made.status_code == 201, made.text
+            tournament_id = made.json()["id"]
+            bots = await BotsProcess.start(
+                room.lobby_url,
+                "--cities",
+                "oslo,stockholm",
+                "--per-city",
+                "2",
+                "--tables-per-bot",
+                "1",
+                "--think",
+                "0",
+                "--seed",
+                "5",
+                "--tournaments",
+                "with-humans",
+            )
+            ann_task: asyncio.Task[int] | None = None
+            try:
+                ready = await bots.wait_for("ready")
+                assert ready[0]["tournaments"] == "with_humans"
+                await bots.wait_for("waiting", 4)  # their quick-game tickets
+                await asyncio.sleep(3)  # more than one look at the tournaments
+                assert not bots.named("registered"), bots  # no human there yet
+                page = (await http.get(f"/tournaments/{tournament_id}")).json()
+                assert page["entries"] == 0
+
+                token = await sign_up(room.lobby_url, "ann", "ann-password", "oslo")
+                ann = {"Authorization": f"Bearer {token}"}
+                entered = await http.post(
+                    f"/tournaments/{tournament_id}/entries",
+                    headers={**ann, "Idempotency-Key": "ann-entry"},
+                )
+                assert entered.status_code == 201, entered.text
+
+                # The two Oslo bots fill it (the Stockholm ones may not enter an Oslo event).
+                registered = await bots.wait_for("registered", 2, timeout=30)
+                assert {r["bot"] for r in registered} == {"bot_oslo_1", "bot_oslo_2"}
+                assert {r["tournament"] for r in registered} == {tournament_id}
+                seated = await bots.wait_for("tournament_seated", 2, timeout=30)
+                mine = await http.get(f"/tournaments/{tournament_id}/entries/me", headers=ann)
+                assert mine.json()["status"] == "playing", mine.text
+                assert {s["table"] for s in seated} == {mine.json()["table_id"]}
+                ann_task = asyncio.create_task(
+                    play(
+                        room.engine.grpc_address,
+                        f"tables/{mine.json()['table_id']}",
+                        mine.json()["token"],
+                        until_hand=10_000,
+                        seed=1,
+                    )
+                )
+
+                # Played to the end: each bot reports its place (and prize) once.
+                deadline = asyncio.get_running_loop().time() + 180
+                while True:
+                    page = (await http.get(f"/tournaments/{tournament_id}")).json()
+                    if page["status"] == "finished":
+                        break
+                    assert asyncio.get_running_loop().time() < deadline, page
+                    await asyncio.sleep(0.5)
+                ends = [
+                    e
+                    for e in bots.named("busted") + bots.named("finished")
+                    if e["tournament"] == tournament_id
+                ]
+                for _ in range(60):
+                    if len(ends) == 2:
+                        break
+                    await asyncio.sleep(0.5)
+                    ends = [
+                        e
+                        for e in bots.named("busted") + bots.named("finished")
+                        if e["tournament"] == tournament_id
+                    ]
+                standings = {s["username"]: s for s in page["standings"]}
+                assert {(e["bot"], e["place"], e["prize"]) for e in ends} == {
+                    (name, standings[name]["place"], standings[name]["prize"])
+                    for name in ("bot_oslo_1", "bot_oslo_2")
+                }, (ends, standings)
+                assert sorted(s["place"] for s in standings.values())[0] == 1
+                assert sum(s["prize"] or 0 for s in standings.values()) == 300
+            finally:
+                if ann_task is not None:
+                    ann_task.cancel()
+                    await asyncio.gather(ann_task, return_exceptions=True)
+                code = await bots.stop()
+            assert code == 0, bots
+            assert not bots.named("error"), bots
+
+            # Every unit is where it came from: three wallets and the house's fees.
+            total = await _balance(room.lobby_url, token)
+            for name in ("bot_oslo_1", "bot_oslo_2"):
+                login = await http.post(
+                    "/auth/login", json={"username": name, "password": "bot-password-for-tests"}
+                )
+                total += await _balance(room.lobby_url, login.json()["access_token"])
+            assert total + 3 * 10 == 3 * 10_000
+
+
+async def test_bots_withdraw_their_waiting_entries_when_they_stop(tmp_path: Path) -> None:
+    """``--tournaments`` (all): the bots register for an open tournament of their city with
+    nobody else; stopped before it starts, they unregister and get buy-in and fee back."""
+    async with card_room(tmp_path) as room:
+        ops = {"Authorization": f"Bearer {mint_token(SECRET, 'ops', [Scope.ADMIN])}"}
+        async with httpx.AsyncClient(base_url=room.lobby_url, timeout=15) as http:
+            made = await http.post(
+                "/admin/tournaments",
+                headers=ops,
+                json={"name": "Stockholm Six", "city": "stockholm", "max_players": 6},
+            )
+            assert made.status_code == 201, made.text
+            tournament_id = made.json()["id"]
+            bots = await BotsProcess.start(
+                room.lobby_url,
+                "--cities",
+                "stockholm",
+                "--per-city",
+                "2",
+                "--think",
+                "0",
+                "--tournaments",
+            )
+            try:
+                registered = await bots.wait_for("registered", 2, timeout=30)
+                assert {r["bot"] for r in registered if r["tournament"] == tournament_id} == {
+                    "bot_stockholm_1",
+                    "bot_stockholm_2",
+                }
+                page = (await http.get(f"/tournaments/{tournament_id}")).json()
+                assert page["entries"] == 2 and page["status"] == "registering"
+            finally:
+                code = await bots.stop()
+            assert code == 0, bots
+            assert not bots.named("error"), bots
+            withdrawn = {u["bot"] for u in bots.named("unregistered")}
+            assert {"bot_stockholm_1", "bot_stockholm_2"} <= withdrawn, bots
+            page = (await http.get(f"/tournaments/{tournament_id}")).json()
+            assert page["entries"] == 0
+            for name in ("bot_stockholm_1", "bot_stockholm_2"):
+                login = await http.post(
+                    "/auth/login", json={"username": name, "password": "bot-password-for-tests"}
+                )
+                assert await _balance(room.lobby_url, login.json()["access_token"]) == 10_000
+
+
+async def test_a_tournament_bot_follows_a_move_and_plays_at_its_destination(
+    tmp_path: Path,
+) -> None:
+    """A bot at a tournament table of the engine (as the director seats it) is moved
+    (MovePlayer): it takes the destination from PlayerMoved, watches it before the director
+    has seated it there (a railbird's view), watches again once seated, and plays its turns."""
+    from stud.bots.runner import BotsConfig, _Bot, _Shared
+    from stud.bots.tournaments import _Entry, _Where
+
+    async with card_room(tmp_path) as room:
+        engine = room.engine
+        events: list[tuple[str, dict[str, object]]] = []
+        config = BotsConfig(lobby=room.lobby_url, password=lambda _u: "bot-pass-1", think=0)
+        shared = _Shared(config, lambda event, **f: events.append((event, f)), asyncio.Event())
+        async with httpx.AsyncClient(timeout=10) as http:
+            lobby = stud.bots.lobby.LobbyClient(http, room.lobby_url)
+            await lobby.sign_in("bot_oslo_1", "bot-pass-1", "oslo")
+            assert lobby.player_id is not None
+            entry = _Entry(shared, _Bot("bot_oslo_1", "oslo", lobby), "tour-move", random.Random(3))
+            source = await tournament_table(engine, "tour-move", 1)
+            destination = await tournament_table(engine, "tour-move", 2)
+            session_id = await seat_player(
+                engine, f"tables/{source}", lobby.player_id, "bot_oslo_1", 700
+            )
+            playing = asyncio.create_task(
+                entry._play(_Where(f"tables/{source}", engine.grpc_address))
+            )
+            carl: asyncio.Task[None] | None = None
+            try:
+                await asyncio.sleep(1.0)  # its stream is up
+                await engine.admin.MovePlayer(
+                    admin_service_pb2.MovePlayerRequest(
+                        table=f"tables/{source}",
+                        seat_session_id=session_id,
+                        request_id="move-bot",
+                        destination_table=f"tables/{destination}",
+                        grpc_address=engine.grpc_address,
+                        web_url=engine.web_url,
+                    ),
+                    metadata=engine.admin_md,
+                )
+                moved = await asyncio.wait_for(playing, 15)
+                assert moved == _Where(f"tables/{destination}", engine.grpc_address)
+
+                # It arrives first; the director seats it (and another player) a moment later.
+                playing = asyncio.create_task(entry._play(moved))
+                await asyncio.sleep(1.0)
+                await seat_player(
+                    engine, f"tables/{destination}", lobby.player_id, "bot_oslo_1", 700, seat=1
+                )
+                await seat_player(engine, f"tables/{destination}", "carl", "carl", 700, seat=2)
+                seen = Observed()
+                carl = asyncio.create_task(passive_player(engine, destination, "carl", seen))
+                await engine.admin.SetHandHold(
+                    admin_service_pb2.SetHandHoldRequest(name=f"tables/{destination}", held=False),
+                    metadata=engine.admin_md,
+                )
+                await seen.reach(3, timeout=60)  # two hands played there, the third dealt
+                by_bot = [t for t in seen.taken.values() if t[0] == 1]
+                assert by_bot and not [t for t in by_bot if t[2]], seen.taken  # never timed out
+                assert entry.hands >= 2
+            finally:
+                if carl is not None:
+                    carl.cancel()
+                shared.stop.set()
+                assert await asyncio.wait_for(playing, 15) == "stopped"
+                await lobby.log_out()
+                for channel in shared.channels.values():
+                    await channel.close()
+        assert not [e for e in events if e[0] == "error"], events

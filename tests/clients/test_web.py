@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from stud.v1 import admin_service_pb2, settings_pb2
 
 from engine_server.auth import Scope, mint_token
 from tests.clients.bots import ROOT, Observed, assert_bot_played, passive_player, run_bot
@@ -110,7 +111,20 @@ async def test_web_client_plays_over_connect_and_grpc_web(engine: Engine, bot: P
 async def test_web_client_reads_the_engine_error_reason(
     engine: Engine, bot: Path, protocol: str
 ) -> None:
-    await engine.create_table("t1")
+    # A private table (a public one lets any player watch as a railbird).
+    await engine.admin.CreateTable(
+        admin_service_pb2.CreateTableRequest(
+            request_id="create-t1",
+            table_id="t1",
+            profile="house",
+            stakes=settings_pb2.Stakes(ante=1, bring_in=1, small_bet=2, big_bet=4),
+            min_buy_in=10,
+            max_buy_in=10_000,
+            client_seed="alice",
+            private=True,
+        ),
+        metadata=engine.admin_md,
+    )
     # A player with a valid token but no seat at the table: PERMISSION_DENIED / NOT_SEATED.
     run = await run_bot(
         ["node", str(bot), engine.web_url, "t1", protocol, "1", "30"],

@@ -225,6 +225,30 @@ class LobbyClient:
     async def cancel_ticket(self, ticket_id: str) -> dict[str, Any]:
         return dict(await self._request("DELETE", f"/tickets/{ticket_id}"))
 
+    # -------------------------------------------------------------- tournaments
+
+    async def tournaments(self, status: str | None = None) -> list[dict[str, Any]]:
+        """``GET /tournaments`` (registering and running first)."""
+        query = f"?status={status}" if status else ""
+        return list(await self._request("GET", f"/tournaments{query}", auth=False))
+
+    async def tournament(self, tournament_id: str) -> dict[str, Any]:
+        """``GET /tournaments/{id}``: structure, standings, tables."""
+        return dict(await self._request("GET", f"/tournaments/{tournament_id}", auth=False))
+
+    async def enter_tournament(self, tournament_id: str) -> dict[str, Any]:
+        """Register (buy-in and fee leave the wallet once: the request's Idempotency-Key)."""
+        path = f"/tournaments/{tournament_id}/entries"
+        return dict(await self._request("POST", path, key=_key()))
+
+    async def my_entry(self, tournament_id: str) -> dict[str, Any]:
+        """My entry: while playing, its table, seat and engine addresses."""
+        return dict(await self._request("GET", f"/tournaments/{tournament_id}/entries/me"))
+
+    async def withdraw_entry(self, tournament_id: str) -> dict[str, Any]:
+        """Unregister before the start (buy-in and fee come back once)."""
+        return dict(await self._request("DELETE", f"/tournaments/{tournament_id}/entries/me"))
+
     # ----------------------------------------------------------------- bot desk
 
     async def bot_desk(

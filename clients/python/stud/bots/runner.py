@@ -40,6 +40,10 @@ not replaced when it leaves). A ticket the lobby cannot place within
 Progress is reported through ``emit(event, **fields)`` (the ``stud bots`` command prints
 one JSON line per call): ``ready``, ``waiting``, ``seated``, ``topped_up``, ``left``,
 ``error``, ``stopped``; the desk adds ``requested`` (a table asked for bots: how many sent).
+
+**Tournaments.** With ``tournaments`` set the bots also register for the open tournaments of
+their cities and play them (:mod:`stud.bots.tournaments`: ``registered``,
+``tournament_seated``, ``moved``, ``busted``, ``finished``).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from google.rpc import error_details_pb2, status_pb2
 
 from stud.bots.lobby import LobbyClient, LobbyError
 from stud.bots.strategy import decide
+from stud.bots.tournaments import TournamentDesk
 from stud.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 __all__ = [
@@ -152,6 +157,11 @@ class BotsConfig:
     desk_token: Callable[[], str] | None = None
     #: Seconds between the desk's polls (the lobby says how long it may wait at most).
     desk_poll: float = 2.0
+    #: Tournaments the bots register for (:mod:`stud.bots.tournaments`): ``all`` (every open
+    #: one of their cities), ``with_humans`` (once a human registered), None: none.
+    tournaments: str | None = None
+    #: Seconds between two looks at the registering tournaments.
+    tournament_poll: float = 2.0
 
 
 def bot_username(prefix: str, city: str, number: int) -> str:
@@ -732,15 +742,21 @@ async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
         desk = None
         if config.desk_token is not None and config.on_request and not config.once:
             desk = _Desk(shared, http, levels, random.Random(rng.getrandbits(64)), bots)
+        tournaments = None
+        if config.tournaments is not None and not config.once:
+            tournaments = TournamentDesk(shared, bots, random.Random(rng.getrandbits(64)))
         emit(
             "ready",
             bots=[b.username for b in bots],
             slots=len(slots),
             on_request=list(config.on_request) if desk is not None else [],
+            tournaments=config.tournaments if tournaments is not None else None,
         )
         tasks = [asyncio.create_task(slot.run()) for slot in slots]
         if desk is not None:
             tasks.append(asyncio.create_task(desk.run()))
+        if tournaments is not None:
+            tasks.append(asyncio.create_task(tournaments.run()))
         stopping = asyncio.create_task(stop.wait())
         try:
             running: set[asyncio.Task[Any]] = set(tasks)

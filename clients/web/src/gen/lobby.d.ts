@@ -623,6 +623,17 @@ export interface components {
             id: string;
             name: string;
         };
+        /** EntryView */
+        EntryView: {
+            amount: number;
+            balance_after: number;
+            /** Format: date-time */
+            created_at: string;
+            id: number;
+            kind: string;
+            reference: string | null;
+            transaction_id: string;
+        };
         /** FairnessCheck */
         FairnessCheck: {
             cards_checked: number;
@@ -1014,6 +1025,16 @@ export interface components {
             status: "registered" | "playing" | "busted" | "finished" | "unregistered";
             username: string;
         };
+        /** TableView */
+        TableView: {
+            city: string;
+            opponents: components["schemas"]["Opponents"];
+            /** @description every rotation of the table's seed pair so far, oldest first: the hands whose decks (every down card) it made public, and which of them were yours */
+            seed_reveals: components["schemas"]["SeedReveal"][];
+            stake_level: string;
+            table: string;
+            table_id: string;
+        };
         /** TicketRequest */
         TicketRequest: {
             /** @description chips (the level's unit) */
@@ -1104,8 +1125,29 @@ export interface components {
             /** @enum {string} */
             status: "registering" | "running" | "finished" | "cancelled";
             table_size: number;
-            tables: components["schemas"]["tournaments_schemas_TableView"][];
+            tables: components["schemas"]["TournamentTableView"][];
             template: string | null;
+        };
+        /** TournamentEntryView */
+        TournamentEntryView: {
+            buy_in: number;
+            chips?: number | null;
+            engine_grpc?: string | null;
+            engine_grpc_web?: string | null;
+            entry_id: string;
+            fee: number;
+            place?: number | null;
+            prize?: number | null;
+            /** Format: date-time */
+            registered_at: string;
+            seat?: number | null;
+            seat_session_id?: string | null;
+            /** @enum {string} */
+            status: "registered" | "playing" | "busted" | "finished" | "unregistered";
+            table_id?: string | null;
+            /** @description a player token for the engine (WatchTable, Act) */
+            token?: string | null;
+            tournament_id: string;
         };
         /** TournamentSummary */
         TournamentSummary: {
@@ -1130,6 +1172,16 @@ export interface components {
             status: "registering" | "running" | "finished" | "cancelled";
             template: string | null;
         };
+        /** TournamentTableView */
+        TournamentTableView: {
+            engine_grpc: string;
+            engine_grpc_web: string;
+            number: number;
+            players: number;
+            /** @enum {string} */
+            status: "planned" | "open" | "closed";
+            table_id: string;
+        };
         /** WaitingLevel */
         WaitingLevel: {
             name: string;
@@ -1145,60 +1197,8 @@ export interface components {
         WalletView: {
             account: string;
             balance: number;
-            entries: components["schemas"]["wallet_schemas_EntryView"][];
+            entries: components["schemas"]["EntryView"][];
             next_page_token?: string | null;
-        };
-        /** TableView */
-        quickgame_schemas_TableView: {
-            city: string;
-            opponents: components["schemas"]["Opponents"];
-            /** @description every rotation of the table's seed pair so far, oldest first: the hands whose decks (every down card) it made public, and which of them were yours */
-            seed_reveals: components["schemas"]["SeedReveal"][];
-            stake_level: string;
-            table: string;
-            table_id: string;
-        };
-        /** EntryView */
-        tournaments_schemas_EntryView: {
-            buy_in: number;
-            chips?: number | null;
-            engine_grpc?: string | null;
-            engine_grpc_web?: string | null;
-            entry_id: string;
-            fee: number;
-            place?: number | null;
-            prize?: number | null;
-            /** Format: date-time */
-            registered_at: string;
-            seat?: number | null;
-            seat_session_id?: string | null;
-            /** @enum {string} */
-            status: "registered" | "playing" | "busted" | "finished" | "unregistered";
-            table_id?: string | null;
-            /** @description a player token for the engine (WatchTable, Act) */
-            token?: string | null;
-            tournament_id: string;
-        };
-        /** TableView */
-        tournaments_schemas_TableView: {
-            engine_grpc: string;
-            engine_grpc_web: string;
-            number: number;
-            players: number;
-            /** @enum {string} */
-            status: "planned" | "open" | "closed";
-            table_id: string;
-        };
-        /** EntryView */
-        wallet_schemas_EntryView: {
-            amount: number;
-            balance_after: number;
-            /** Format: date-time */
-            created_at: string;
-            id: number;
-            kind: string;
-            reference: string | null;
-            transaction_id: string;
         };
     };
     responses: never;
@@ -2162,7 +2162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["quickgame_schemas_TableView"];
+                    "application/json": components["schemas"]["TableView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -2222,7 +2222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["quickgame_schemas_TableView"];
+                    "application/json": components["schemas"]["TableView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -2296,7 +2296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["quickgame_schemas_TableView"];
+                    "application/json": components["schemas"]["TableView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -3034,7 +3034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["tournaments_schemas_EntryView"];
+                    "application/json": components["schemas"]["TournamentEntryView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -3126,7 +3126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["tournaments_schemas_EntryView"];
+                    "application/json": components["schemas"]["TournamentEntryView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */
@@ -3182,7 +3182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["tournaments_schemas_EntryView"];
+                    "application/json": components["schemas"]["TournamentEntryView"];
                 };
             };
             /** @description Bad request syntax or unsupported method */

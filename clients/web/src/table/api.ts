@@ -23,6 +23,16 @@ export type City = LobbyComponents["schemas"]["CityView"];
 export type TableView = LobbyComponents["schemas"]["TableView"];
 export type Opponents = LobbyComponents["schemas"]["Opponents"];
 export type SeedReveal = LobbyComponents["schemas"]["SeedReveal"];
+export type TournamentSummary = LobbyComponents["schemas"]["TournamentSummary"];
+export type TournamentDetail = LobbyComponents["schemas"]["TournamentDetail"];
+export type TournamentEntry = LobbyComponents["schemas"]["TournamentEntryView"];
+
+/** The filters of the tournament list (GET /tournaments); empty: any. */
+export interface TournamentFilters {
+  status?: TournamentSummary["status"] | "";
+  kind?: TournamentSummary["kind"] | "";
+  city?: string;
+}
 
 /** A refusal by the lobby: its HTTP status, problem code and the field it names, if any. */
 export class LobbyProblem extends Error {
@@ -170,6 +180,43 @@ export class Lobby {
         params: { header: { "Idempotency-Key": idempotencyKey() } },
         body: { stake_level: stakeLevel, buy_in: buyIn, client_seed: seed },
       }),
+    );
+  }
+
+  /** GET /tournaments: registering and running first, then the newest. */
+  tournaments(filters: TournamentFilters = {}): Promise<TournamentSummary[]> {
+    const query: { status?: TournamentSummary["status"]; kind?: TournamentSummary["kind"]; city?: string } = {};
+    if (filters.status) query.status = filters.status;
+    if (filters.kind) query.kind = filters.kind;
+    if (filters.city) query.city = filters.city;
+    return unwrap(this.client.GET("/tournaments", { params: { query } }));
+  }
+
+  /** GET /tournaments/{id}: structure, levels, payouts, standings, tables. */
+  tournament(tournamentId: string): Promise<TournamentDetail> {
+    return unwrap(this.client.GET("/tournaments/{tournament_id}", { params: { path: { tournament_id: tournamentId } } }));
+  }
+
+  /** POST /tournaments/{id}/entries: register; buy-in and fee leave the wallet once (the key). */
+  register(tournamentId: string, key: string = idempotencyKey()): Promise<TournamentEntry> {
+    return unwrap(
+      this.client.POST("/tournaments/{tournament_id}/entries", {
+        params: { path: { tournament_id: tournamentId }, header: { "Idempotency-Key": key } },
+      }),
+    );
+  }
+
+  /** DELETE /tournaments/{id}/entries/me: unregister before the start (buy-in and fee back). */
+  unregister(tournamentId: string): Promise<TournamentEntry> {
+    return unwrap(
+      this.client.DELETE("/tournaments/{tournament_id}/entries/me", { params: { path: { tournament_id: tournamentId } } }),
+    );
+  }
+
+  /** GET /tournaments/{id}/entries/me: my entry; while playing, my table and its engine. */
+  myEntry(tournamentId: string): Promise<TournamentEntry> {
+    return unwrap(
+      this.client.GET("/tournaments/{tournament_id}/entries/me", { params: { path: { tournament_id: tournamentId } } }),
     );
   }
 

@@ -8,6 +8,11 @@
  *   my hands       GET /hands, GET /hands/{id}, GET /hands/{id}/phh (replay and download),
  *                  GET /hands/{id}/fairness (the deck checked in this browser: fairness.ts)
  *   wallet         GET /wallet (balance and ledger entries, page by page)
+ *   tournaments    GET /tournaments, GET /tournaments/{id}, POST /tournaments/{id}/entries,
+ *                  DELETE and GET /tournaments/{id}/entries/me (tournaments.ts); a playing
+ *                  entry opens its table, whose stream then drives everything: the tournament
+ *                  panel (tournament-panel.ts), a move (PlayerMoved: watch the destination at
+ *                  the web URL it names, without asking the lobby), the bust and the place
  *   quick game     POST /quickgame {stake_level, buy_in, client_seed}
  *                  → the table and the engine's Connect/gRPC-Web URL
  *   play           TableService.WatchTable (render every snapshot), TableService.Act
@@ -23,12 +28,14 @@
 import { SessionEnded, errorReason, lobbySession, sessionState } from "../index.js";
 import type { ActionKind, RefreshingToken, SessionState, Event as TableEvent, TableSnapshot } from "../index.js";
 import { Lobby, LobbyProblem } from "./api.js";
-import type { HandSummary, QuickGame, StakeLevel, WalletEntry } from "./api.js";
+import type { HandSummary, QuickGame, StakeLevel, TournamentEntry, WalletEntry } from "./api.js";
 import { TableConnection } from "./connection.js";
 import type { Ended } from "./connection.js";
 import { chips } from "./format.js";
 import { OpponentsPanel } from "./opponents.js";
 import { SeedNotice } from "./reveals.js";
+import { TournamentPanel } from "./tournament-panel.js";
+import { TournamentsTab, ordinal } from "./tournaments.js";
 import {
   checkHand,
   handMeta,
@@ -53,10 +60,12 @@ interface Seat {
   table: string;
   tableId: string;
   engineUrl: string;
+  /** Set at a tournament table: chips are tournament chips (no leave, no top-up). */
+  tournamentId?: string;
 }
 
 type Section = "sign-in" | "lobby" | "table-view";
-type Tab = "play" | "hands" | "wallet";
+type Tab = "play" | "tournaments" | "hands" | "wallet";
 const WAITING_POLL_MS = 5000;
 
 /** Ledger entry kinds in words. */
@@ -70,6 +79,10 @@ const ENTRY_KINDS: Record<string, string> = {
   buy_in_back: "Buy-in back",
   ticket_hold: "Buy-in held (waiting)",
   ticket_release: "Held buy-in back",
+  tournament_entry: "Tournament entry",
+  tournament_refund: "Tournament entry back",
+  tournament_prize: "Tournament prize",
+  tournament_share: "Tournament share (cancelled)",
 };
 
 function entryKind(kind: string): string {
@@ -114,6 +127,16 @@ class TablePage {
     describe: message,
   });
   private seedNotice = new SeedNotice();
+  private playerId = "";
+  /** The table watched again once he was seated there after his stream began. */
+  private rewatched = "";
+  private tournamentPanel = new TournamentPanel();
+  private tournaments = new TournamentsTab({
+    lobby: () => this.lobby,
+    play: (tournamentId, entry) => this.playTournament(tournamentId, entry),
+    walletChanged: () => void this.refreshWallet(),
+    describe: message,
+  });
 
   async start(): Promise<void> {
     for (const button of document.querySelectorAll<HTMLButtonElement>(".lobby-tabs .tab")) {
@@ -158,6 +181,7 @@ class TablePage {
     document.body.dataset["section"] = section;
     if (this.waitingTimer !== undefined) clearInterval(this.waitingTimer);
     this.waitingTimer = undefined;
+    if (section !== "lobby") this.tournaments.hide();
     if (section === "lobby") {
       // openTab("play") asks at once; this keeps the counts fresh while he looks at them.
       this.waitingTimer = setInterval(() => {
@@ -177,7 +201,10 @@ class TablePage {
       button.setAttribute("aria-selected", String(button.dataset["tab"] === tab));
     }
     byId("lobby").dataset["tab"] = tab;
-    if (tab === "hands") {
+    if (tab !== "tournaments") this.tournaments.hide();
+    if (tab === "tournaments") {
+      await this.tournaments.show();
+    } else if (tab === "hands") {
       this.showHandList();
       await this.loadHands(true);
     } else if (tab === "wallet") {
@@ -365,6 +392,7 @@ class TablePage {
   private async enterLobby(notice = ""): Promise<void> {
     const [me, wallet, stakes] = await Promise.all([this.lobby.me(), this.lobby.wallet(), this.lobby.stakes()]);
     byId("who").textContent = `${me.username} · ${me.city}`;
+    this.playerId = me.id;
     byId("wallet").textContent = `Wallet: ${chips(wallet.balance)} chips`;
     byId("lobby-notice").textContent = notice;
     this.stakes = stakes;
@@ -381,6 +409,28 @@ class TablePage {
     this.suggestBuyIn();
     this.show("lobby");
     await this.openTab(this.tab);
+  }
+
+  private async refreshWallet(): Promise<void> {
+    try {
+      const wallet = await this.lobby.wallet();
+      byId("wallet").textContent = `Wallet: ${chips(wallet.balance)} chips`;
+    } catch {
+      // Only a hint: the lobby shows it again on the next visit.
+    }
+  }
+
+  /** His tournament entry plays: sit at the table it names. */
+  private playTournament(tournamentId: string, entry: TournamentEntry): void {
+    if (!entry.table_id || !entry.engine_grpc_web) return;
+    const seat: Seat = {
+      table: `tables/${entry.table_id}`,
+      tableId: entry.table_id,
+      engineUrl: entry.engine_grpc_web,
+      tournamentId,
+    };
+    sessionStorage.setItem(TABLE_KEY, JSON.stringify(seat));
+    this.openTable(seat);
   }
 
   /** 25 big bets, within the level's buy-in limits. */
@@ -417,11 +467,22 @@ class TablePage {
   private openTable(seat: Seat, game?: QuickGame): void {
     const session = this.lobby.session;
     if (session === undefined) return;
+    this.connection?.stop();
+    const again = this.seat?.table === seat.table;
     this.seat = seat;
-    this.seedNotice.start(seat.tableId);
-    this.opponents.start(seat.tableId, game?.opponents ?? undefined, game?.city, game?.stake_level);
+    const tournament = seat.tournamentId !== undefined;
+    this.opponents.stop();
+    this.seedNotice.stop();
+    if (!tournament) {
+      // Quick games only: who else is coming, and the seed rotations of his private table.
+      this.seedNotice.start(seat.tableId);
+      this.opponents.start(seat.tableId, game?.opponents ?? undefined, game?.city, game?.stake_level);
+    }
+    this.tournamentPanel.start(tournament);
+    byId("table-view").dataset["tournament"] = seat.tournamentId ?? "";
+    byId("leave").textContent = tournament ? "Back to the lobby" : "Leave table";
     this.snapshot = undefined;
-    byId("log").replaceChildren();
+    if (!again) byId("log").replaceChildren();
     byId("table-error").textContent = "";
     byId("link-state").textContent = "connecting…";
     this.show("table-view");
@@ -447,6 +508,38 @@ class TablePage {
       const line = describeEvent(snapshot, event);
       if (line) this.log(line);
     }
+    const seat = this.seat;
+    if (seat?.tournamentId !== undefined) {
+      this.tournamentPanel.update(snapshot, events, this.playerId);
+      // Moved here, he may arrive before the director seats him: his stream is a railbird's
+      // until then. Seated now, he watches again to get his seat's view (once per table).
+      const seatedHere = snapshot.seats.some((s) => s.playerId === this.playerId);
+      if (snapshot.viewerSeat === 0 && seatedHere && this.rewatched !== seat.table) {
+        this.rewatched = seat.table;
+        this.openTable(seat);
+        return;
+      }
+      // Moved to another table (balancing, a table broken): follow him there at once.
+      for (const event of events) {
+        if (event.kind.case === "playerMoved" && event.kind.value.playerId === this.playerId) {
+          const destination = event.kind.value.destination;
+          if (destination === undefined) continue;
+          const next: Seat = {
+            table: destination.table,
+            tableId: destination.table.replace(/^tables\//, ""),
+            engineUrl: destination.webUrl,
+            tournamentId: seat.tournamentId,
+          };
+          sessionStorage.setItem(TABLE_KEY, JSON.stringify(next));
+          this.openTable(next);
+          // After openTable, which starts the new table's log.
+          this.log(`You move to another table with ${chips(event.kind.value.stack)}.`);
+          return;
+        }
+      }
+      byId("top-up").hidden = true;
+      return;
+    }
     // The seed was rotated: the lobby says which of his hands that made public.
     if (events.some((event) => event.kind.case === "seedRotated")) this.opponents.refresh();
     // Alone again (the others left): what he can do about it.
@@ -463,12 +556,49 @@ class TablePage {
       return;
     }
     if (ended.kind === "session_ended") return; // signed out already (see session())
+    const tournamentId = this.seat?.tournamentId;
+    if (tournamentId !== undefined && (await this.followEntry(connection, tournamentId))) return;
     sessionStorage.removeItem(TABLE_KEY);
     this.connection = undefined;
     this.seat = undefined;
     this.opponents.stop();
     this.seedNotice.stop();
     await this.enterLobby(ended.kind === "left" ? "You left the table; your chips are back in your wallet." : "");
+  }
+
+  /**
+   * His tournament stream ended with no move told (a table broken by CloseTable, the
+   * tournament over): the lobby says where his entry is. Returns whether he stays on this page
+   * (seated elsewhere, or out and shown his result).
+   */
+  private async followEntry(connection: TableConnection, tournamentId: string): Promise<boolean> {
+    try {
+      const entry = await this.lobby.myEntry(tournamentId);
+      if (connection !== this.connection) return true;
+      if (entry.status === "playing" && entry.table_id && entry.engine_grpc_web) {
+        if (`tables/${entry.table_id}` !== this.seat?.table) {
+          this.playTournament(tournamentId, entry);
+          return true;
+        }
+        return false;
+      }
+      if (entry.place != null) {
+        const prize = entry.prize ?? 0;
+        this.tournamentPanel.result(
+          entry.place === 1 ? "won" : "placed",
+          entry.place === 1
+            ? `You won the tournament! Prize: ${chips(prize)}.`
+            : `You finished ${ordinal(entry.place)}${prize > 0 ? ` and won ${chips(prize)}` : ""}.`,
+        );
+        byId("link-state").textContent = "the table has closed";
+        this.connection = undefined;
+        sessionStorage.removeItem(TABLE_KEY);
+        return true;
+      }
+    } catch {
+      // The lobby cannot say: back to the lobby, where the tournament's page tells.
+    }
+    return false;
   }
 
   private log(line: string): void {
@@ -499,6 +629,18 @@ class TablePage {
   }
 
   private async leave(): Promise<void> {
+    if (this.seat?.tournamentId !== undefined) {
+      // Tournament chips stay at the table: he only stops watching (his clock acts for him
+      // while he is away), and may come back from the tournament's page.
+      this.connection?.stop();
+      this.connection = undefined;
+      this.seat = undefined;
+      this.tournamentPanel.stop();
+      sessionStorage.removeItem(TABLE_KEY);
+      this.tab = "tournaments";
+      await this.enterLobby();
+      return;
+    }
     if (this.seat === undefined) return;
     try {
       const answer = await this.lobby.leave(this.seat.tableId);
