@@ -173,12 +173,17 @@ async def test_a_start_interrupted_after_the_draw_is_finished_by_another_replica
     assert {s.stack for s in sessions} == {800}
     by_id = {e.seat_session_id: e for e in seated}
     assert all((s.table_id, s.seat) == (by_id[s.id].table_id, by_id[s.id].seat) for s in sessions)
-    labels = await rows(
+    # True tournament tables of the engine (no buy-in: the director seats the chips).
+    made = await rows(
         db,
-        "SELECT id, min_buy_in, max_buy_in FROM tables WHERE id LIKE :p ORDER BY id",
+        "SELECT id, tournament_id, min_buy_in, max_buy_in FROM tables WHERE id LIKE :p "
+        "ORDER BY id",
         p=f"{tournament_id}-%",
     )
-    assert [(t.min_buy_in, t.max_buy_in) for t in labels] == [(800, 800), (800, 800)]
+    assert [(t.tournament_id, t.min_buy_in, t.max_buy_in) for t in made] == [
+        (tournament_id, 0, 0),
+        (tournament_id, 0, 0),
+    ]
 
     # Running every step again changes nothing.
     assert await first.seat(tournament_id)
