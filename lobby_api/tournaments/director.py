@@ -45,6 +45,7 @@ import os
 import socket
 from datetime import timedelta
 
+import grpc
 import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -690,13 +691,22 @@ class Director:
             if busts and tournament.status == TournamentStatus.RUNNING.value:
                 placed = await record_busts_in(session, tournament.id, busts)
                 log.info("tournament %s: %s out", tournament.id, placed)
+            if tournament.status == TournamentStatus.FINISHED.value:
+                placed += (
+                    await session.exec(
+                        select(TournamentEntryRow.id).where(
+                            col(TournamentEntryRow.tournament_id) == tournament_id,
+                            col(TournamentEntryRow.status) == EntryStatus.FINISHED.value,
+                        )
+                    )
+                ).all()  # the winner
         if placed:
             await self.announce_places(tournament_id, placed)
         return len(outcomes)
 
-    async def announce_places(self, tournament_id: str, entry_ids: list[str] | None) -> None:
-        """``AwardPlace`` at his table for each placed entry (``None``: all of the tournament,
-        the winner too); an engine that cannot be reached is logged (the places stand)."""
+    async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> None:
+        """``AwardPlace`` at his table for each of these placed entries; an engine that
+        cannot be reached is logged (the places stand)."""
         async with self.db.read() as session:
             query = (
                 select(TournamentEntryRow, PlayerRow.username)
@@ -704,20 +714,9 @@ class Director:
                 .where(
                     col(TournamentEntryRow.tournament_id) == tournament_id,
                     col(TournamentEntryRow.place).is_not(None),
+                    col(TournamentEntryRow.id).in_(entry_ids),
                 )
             )
-            if entry_ids is not None:
-                query = query.where(col(TournamentEntryRow.id).in_(entry_ids))
-            else:
-                winner = (
-                    await session.exec(
-                        select(TournamentEntryRow.id).where(
-                            col(TournamentEntryRow.tournament_id) == tournament_id,
-                            col(TournamentEntryRow.place) == 1,
-                        )
-                    )
-                ).all()
-                entry_ids = list(winner)
             placed = (await session.exec(query)).all()
         for entry, username in placed:
             if entry.table_id is None or entry.place is None:
@@ -795,18 +794,6 @@ class Director:
             }
         return tournament, tables, engine
 
-    @staticmethod
-    def _between_hands(
-        table: TournamentTableRow, engine: dict[str, engine_reads.TournamentTable]
-    ) -> bool:
-        """No hand runs at the table and every hand it started is recorded."""
-        kept = engine.get(table.table_id)
-        return (
-            kept is not None
-            and not kept.hand_running
-            and kept.hands_started == table.hands_recorded
-        )
-
     async def _playing(self, tournament_id: str) -> list[TournamentEntryRow]:
         async with self.db.read() as session:
             return list(
@@ -836,9 +823,9 @@ class Director:
             h4h = await self._plays_hand_for_hand(session, tournament)
         if h4h and not round_over:
             return 0
-        movable = {t.table_id for t in tables if self._between_hands(t, engine)}
-        if not movable:
-            return 0
+        # Every table the engine has: a mover dealt into a running hand plays it out and
+        # leaves when it ends (MovePlayer), so no table waits for a gap between hands.
+        movable = {t.table_id for t in tables if t.table_id in engine}
         seats: dict[str, dict[int, str]] = {t.table_id: {} for t in tables}
         for entry in playing:
             if entry.table_id in seats and entry.seat is not None:
@@ -904,7 +891,7 @@ class Director:
         request id derived from his old session); once his session there closed MOVED and
         that table's hands are recorded, his chips are the session's stack and the move is
         done (the seat at the destination is :meth:`seat_players`'). The count done."""
-        _tournament, tables, engine = await self._engine_tables(tournament_id)
+        _tournament, tables, _engine = await self._engine_tables(tournament_id)
         recorded = {t.table_id: t for t in tables}
         done = 0
         for entry in await self._playing(tournament_id):
@@ -912,15 +899,29 @@ class Director:
             if not source or not old:
                 continue
             assert entry.table_id is not None
-            moved = await self.engine.move(source, old, f"mv-{old}", entry.table_id)
+            try:
+                moved = await self.engine.move(source, old, f"mv-{old}", entry.table_id)
+            except EngineError as error:
+                if error.code is not grpc.StatusCode.NOT_FOUND:
+                    raise
+                # His session closed before the move (busted in the hand that just ended):
+                # record_hands places him and voids the move.
+                continue
             if (
                 moved.state != table_pb2.SEAT_SESSION_STATE_CLOSED
                 or moved.close_reason != table_pb2.SEAT_SESSION_CLOSE_REASON_MOVED
             ):
                 continue  # playing out a hand (or busted in it: record_hands places him)
             table = recorded.get(source)
-            if table is not None and not self._between_hands(table, engine):
-                continue  # the hand he played out there is recorded first
+            if table is not None:
+                # The hands he played there are recorded first (the tournament's chips add up
+                # at every moment: his stack leaves with the hand's other results).
+                async with self.db.read() as session:
+                    ended = await engine_reads.hand_outcomes_since(
+                        session, source, table.hands_recorded
+                    )
+                if ended:
+                    await self._record_hand(tournament_id, {source: ended})
             async with self.db.write() as session:
                 result = await session.exec(
                     sa.update(TournamentEntryRow)
@@ -944,8 +945,10 @@ class Director:
             used.add(entry.move_from_table)
         closed = 0
         for table in tables:
-            if table.table_id in used or not self._between_hands(table, engine):
+            if table.table_id in used or table.table_id not in engine:
                 continue
+            # Nobody of the tournament plays there any more (a hand running there has no
+            # tournament chips in it): closed at once.
             await self.announce_places_at(tournament_id, table.table_id)
             await self.engine.close_table(table.table_id, "table broken")
             async with self.db.write() as session:

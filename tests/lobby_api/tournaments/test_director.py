@@ -176,8 +176,7 @@ async def test_a_start_interrupted_after_the_draw_is_finished_by_another_replica
     # True tournament tables of the engine (no buy-in: the director seats the chips).
     made = await rows(
         db,
-        "SELECT id, tournament_id, min_buy_in, max_buy_in FROM tables WHERE id LIKE :p "
-        "ORDER BY id",
+        "SELECT id, tournament_id, min_buy_in, max_buy_in FROM tables WHERE id LIKE :p ORDER BY id",
         p=f"{tournament_id}-%",
     )
     assert [(t.tournament_id, t.min_buy_in, t.max_buy_in) for t in made] == [
