@@ -29,12 +29,18 @@ dies, because every step is a database transition that only one transaction can 
 4. **the level clock** of a seated tournament (:class:`~lobby_api.tournaments.levels.LevelClock`):
    a minutes-level ends by the clock, a hands-level when the busiest table has started that
    many hands since the level began (each table's count at the level's start is kept in
-   ``level_hands_base``); the engine side applies the stakes between hands (engine_calls.py
-   says what the director will need for that);
+   ``level_hands_base``);
 5. **the hands' ends** at the tournaments' tables, each recorded once (the table's
-   ``hands_recorded``): every seat's chips, and the players out placed and paid
-   (:mod:`lobby_api.tournaments.results`); the last player left wins;
-6. **close the tables** of finished and cancelled tournaments on their engines.
+   ``hands_recorded``): every seat's chips, and the players the engine closed BUSTED placed
+   and paid (:mod:`lobby_api.tournaments.results`) and told their place (``AwardPlace``);
+   the last player left wins;
+6. **the tables** of each seated tournament, under its lease (:meth:`Director.run_tables`):
+   the level's stakes and the tournament's panel on every table (``SetStakes``,
+   ``SetTournamentInfo``), balancing and breaking (moves recorded first, then
+   ``MovePlayer`` and ``SeatPlayer`` with the chips it answered), hand-for-hand at the
+   bubble (``SetHandHold``: every table held after its hand of the round, the round's busts
+   placed together, every table released together);
+7. **close the tables** of finished and cancelled tournaments on their engines.
 """
 
 from __future__ import annotations

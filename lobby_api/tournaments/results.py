@@ -11,9 +11,11 @@ hand's start) and, in one transaction with the tournament locked:
 3. when one player is left, he wins: place 1, first prize, the tournament finished.
 
 A hand's busts are recorded once: an entry already out is skipped, so a director that dies
-after the transaction and reports the hand again changes nothing. The engine side reports a
-hand's end with every seat's chips at its start and end; today the director reads them
-from the engine's hand records (:meth:`~lobby_api.tournaments.director.Director.record_hands`).
+after the transaction and reports the hand again changes nothing. The director reads each
+hand's end from the engine's store (:func:`~lobby_api.engine_reads.hand_outcomes_since`:
+every seat's chips at its start and end, the seat sessions closed BUSTED) and records it
+with :func:`chips_and_busts` then :func:`record_busts_in`, in one transaction
+(:meth:`~lobby_api.tournaments.director.Director.record_hands`).
 """
 
 from __future__ import annotations
