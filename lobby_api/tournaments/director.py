@@ -632,7 +632,12 @@ class Director:
                     )
                 )
             ).all()
-            in_h4h = {t.id for _, _, t in tables if await self._plays_hand_for_hand(session, t)}
+            running = {t.id: t for _, _, t in tables}
+            in_h4h = {
+                tournament_id
+                for tournament_id, tournament in running.items()
+                if await self._plays_hand_for_hand(session, tournament)
+            }
         recorded = 0
         for table_id, after, tournament in tables:
             if tournament.id in in_h4h:

@@ -27,6 +27,7 @@ from lobby_api import engine_reads
 from lobby_api.db import Database
 from lobby_api.tournaments import results
 from lobby_api.tournaments.director import Director
+from lobby_api.tournaments.money import pay_prize
 from lobby_api.tournaments.places import Bust
 from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
@@ -133,12 +134,13 @@ async def _play_out(
     engine: Engine,
     city: str,
     size: int,
+    starting: int = STARTING,
     **fields: Any,
 ) -> tuple[str, list[Player], int, Seen]:
     made = await Ops(client).create(
         city=city,
         max_players=size,
-        starting_chips=STARTING,
+        starting_chips=starting,
         rule_overrides={"action_seconds": 3},
         levels=STEEP,
         **fields,
@@ -160,7 +162,7 @@ async def _play_out(
             await director.once()
             seen.passes += 1
             # Tournament chips: entrants x starting chips after every pass (every hand).
-            assert await _chips(db, tournament_id) == size * STARTING
+            assert await _chips(db, tournament_id) == size * starting
             assert await money_in_play(db, [p.id for p in players], [tournament_id]) == total
             async with db.read() as session:
                 tables = [
@@ -192,7 +194,12 @@ async def _play_out(
 
 
 async def _check_results(
-    client: httpx.AsyncClient, db: Database, tournament_id: str, players: list[Player], total: int
+    client: httpx.AsyncClient,
+    db: Database,
+    tournament_id: str,
+    players: list[Player],
+    total: int,
+    starting: int = STARTING,
 ) -> dict[str, Any]:
     page = (await client.get(f"/tournaments/{tournament_id}")).json()
     assert page["status"] == "finished"
@@ -200,7 +207,16 @@ async def _check_results(
     assert sorted(s["status"] for s in standings).count("finished") == 1
     assert all(s["place"] is not None for s in standings)
     winner = next(s for s in standings if s["place"] == 1)
-    assert winner["chips"] == len(players) * STARTING
+    assert winner["chips"] == len(players) * starting
+    # On the engine too: the winner's last seat holds every chip of the tournament.
+    last = await rows(
+        db,
+        "SELECT stack FROM seat_sessions WHERE player_id = :p AND table_id LIKE :t "
+        "ORDER BY opened_at DESC, id DESC",
+        p=winner["player_id"],
+        t=f"{tournament_id}-%",
+    )
+    assert last[0].stack == len(players) * starting
     # Payouts sum to the pool (buy-ins), which is empty now; money is conserved.
     assert sum(s["prize"] or 0 for s in standings) == 100 * len(players)
     assert sum(p["amount"] for p in page["payouts"]) == 100 * len(players)
@@ -250,12 +266,14 @@ async def test_a_multi_table_tournament_is_balanced_broken_and_plays_hand_for_ha
         engine,
         city,
         21,
+        starting=200,
         table_size=7,
         payouts=[{"max_entrants": 30, "percentages": [30, 20, 14, 10, 8, 6, 5, 4, 3]}],
     )
-    page = await _check_results(client, db, tournament_id, players, total)
-    assert seen.open_tables[0] == 3
-    assert 1 in seen.open_tables and 2 in seen.open_tables, "broken down to a final table"
+    page = await _check_results(client, db, tournament_id, players, total, starting=200)
+    # Three tables broken down to a final table (never more tables than the players need).
+    assert seen.open_tables[0] == 3 and 1 in seen.open_tables
+    assert seen.open_tables == sorted(seen.open_tables, reverse=True)
     moved = await scalar(
         db,
         "SELECT count(*) FROM seat_sessions WHERE table_id LIKE :p AND close_reason = 'moved'",
@@ -310,7 +328,7 @@ async def test_a_replica_killed_mid_move_and_mid_payout_is_finished_by_another(
 
     # Mid-payout: the transaction placing three players dies after paying one: nothing stays.
     out = [Bust(e.id, STARTING) for e in seated if e.table_id == tables[1].table_id][:3]
-    real_pay = results.pay_prize
+    real_pay = pay_prize
     paid = 0
 
     async def pay_then_die(*args: Any, **kwargs: Any) -> bool:
@@ -338,7 +356,7 @@ async def test_a_replica_killed_mid_move_and_mid_payout_is_finished_by_another(
         await real_move(*args)
         raise SystemExit("killed mid-move")
 
-    dying.engine.move = move_then_die  # type: ignore[method-assign]
+    monkeypatch.setattr(dying.engine, "move", move_then_die)
     deadline = asyncio.get_running_loop().time() + 90
     while True:
         await dying.record_hands()
