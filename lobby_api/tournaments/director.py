@@ -645,7 +645,14 @@ class Director:
             async with self.db.read() as session:
                 ended = await engine_reads.hand_outcomes_since(session, table_id, after)
             for outcome in ended:
-                recorded += await self._record_hand(tournament.id, {table_id: [outcome]})
+                done = await self._record_hand(
+                    tournament.id, {table_id: [outcome]}, unless_hand_for_hand=True
+                )
+                if done < 0:
+                    # A hand just recorded brought the bubble: the rest waits for the round.
+                    in_h4h.add(tournament.id)
+                    break
+                recorded += done
         return recorded
 
     async def _plays_hand_for_hand(self, session: AsyncSession, tournament: TournamentRow) -> bool:
@@ -678,13 +685,20 @@ class Director:
         return bool(left == places_paid(tournament) + 1)
 
     async def _record_hand(
-        self, tournament_id: str, ended: dict[str, list[engine_reads.HandOutcome]]
+        self,
+        tournament_id: str,
+        ended: dict[str, list[engine_reads.HandOutcome]],
+        *,
+        unless_hand_for_hand: bool = False,
     ) -> int:
         """Record hands' ends of one or more tables in one transaction (their busts placed
         together); the count recorded. A hand at or below its table's ``hands_recorded`` is
-        skipped (another replica came first)."""
+        skipped (another replica came first). ``unless_hand_for_hand``: -1, nothing
+        recorded, when the tournament plays hand-for-hand now (checked under its lock)."""
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
+            if unless_hand_for_hand and await self._plays_hand_for_hand(session, tournament):
+                return -1
             outcomes: list[engine_reads.HandOutcome] = []
             for table_id, hands in ended.items():
                 table = await session.get(TournamentTableRow, table_id)
@@ -931,8 +945,13 @@ class Director:
                     ended = await engine_reads.hand_outcomes_since(
                         session, source, table.hands_recorded
                     )
-                if ended:
-                    await self._record_hand(tournament_id, {source: ended})
+                if ended and (
+                    await self._record_hand(
+                        tournament_id, {source: ended}, unless_hand_for_hand=True
+                    )
+                    < 0
+                ):
+                    continue  # hand-for-hand: the round records that table's hands
             async with self.db.write() as session:
                 result = await session.exec(
                     sa.update(TournamentEntryRow)
@@ -1012,6 +1031,7 @@ class Director:
             # one released a moment ago that has not started its hand yet is left to start it.
             if kept.hands_started > table.hands_recorded or kept.players < 2:
                 await self.engine.hold(table.table_id, True)
+                log.info("tournament %s: hand-for-hand, %s held", tournament_id, table.table_id)
         tournament, tables, engine = await self._engine_tables(tournament_id)
         if not all(
             (kept := engine.get(t.table_id)) is not None
