@@ -945,13 +945,19 @@ class Director:
                     ended = await engine_reads.hand_outcomes_since(
                         session, source, table.hands_recorded
                     )
-                if ended and (
-                    await self._record_hand(
-                        tournament_id, {source: ended}, unless_hand_for_hand=True
-                    )
-                    < 0
-                ):
-                    continue  # hand-for-hand: the round records that table's hands
+                # One hand a transaction (busts of different hands are placed in order).
+                recorded_all = True
+                for outcome in ended:
+                    if (
+                        await self._record_hand(
+                            tournament_id, {source: [outcome]}, unless_hand_for_hand=True
+                        )
+                        < 0
+                    ):
+                        recorded_all = False  # hand-for-hand: the round records the rest
+                        break
+                if not recorded_all:
+                    continue
             async with self.db.write() as session:
                 result = await session.exec(
                     sa.update(TournamentEntryRow)
