@@ -93,6 +93,8 @@ class TableSpec:
     opener_player_id: str
     rule_overrides: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    #: A tournament table (min and max buy-in then 0): its tournament id, name and number.
+    tournament: settings_pb2.TournamentTable | None = None
 
 
 class EngineClient:
@@ -161,6 +163,7 @@ class EngineClient:
                 client_seed=spec.client_seed,
                 opener_player_id=spec.opener_player_id,
                 labels=spec.labels,
+                tournament=spec.tournament,
             ),
         )
         return response.table
@@ -241,6 +244,71 @@ class EngineClient:
             admin_service_pb2.CloseTableRequest(name=f"tables/{table_id}", reason=reason),
         )
         return response
+
+    # -- tournament tables (the director's calls; each idempotent, see admin_service.proto)
+
+    async def set_stakes(
+        self, table_id: str, level: int, stakes: settings_pb2.Stakes
+    ) -> admin_service_pb2.SetStakesResponse:
+        response: admin_service_pb2.SetStakesResponse = await self._call(
+            "SetStakes",
+            admin_service_pb2.SetStakesRequest(
+                name=f"tables/{table_id}", level=level, stakes=stakes
+            ),
+        )
+        return response
+
+    async def move_player(
+        self,
+        table_id: str,
+        seat_session_id: str,
+        request_id: str,
+        destination_table: str,
+        grpc_address: str,
+        web_url: str,
+    ) -> table_pb2.SeatSession:
+        response: admin_service_pb2.MovePlayerResponse = await self._call(
+            "MovePlayer",
+            admin_service_pb2.MovePlayerRequest(
+                table=f"tables/{table_id}",
+                seat_session_id=seat_session_id,
+                request_id=request_id,
+                destination_table=f"tables/{destination_table}",
+                grpc_address=grpc_address,
+                web_url=web_url,
+            ),
+        )
+        return response.session
+
+    async def set_hand_hold(self, table_id: str, held: bool) -> table_pb2.Table:
+        response: admin_service_pb2.SetHandHoldResponse = await self._call(
+            "SetHandHold",
+            admin_service_pb2.SetHandHoldRequest(name=f"tables/{table_id}", held=held),
+        )
+        return response.table
+
+    async def set_tournament_info(
+        self, table_id: str, info: table_pb2.TournamentInfo
+    ) -> table_pb2.Table:
+        response: admin_service_pb2.SetTournamentInfoResponse = await self._call(
+            "SetTournamentInfo",
+            admin_service_pb2.SetTournamentInfoRequest(name=f"tables/{table_id}", info=info),
+        )
+        return response.table
+
+    async def award_place(
+        self, table_id: str, player_id: str, display_name: str, place: int, prize: int
+    ) -> None:
+        await self._call(
+            "AwardPlace",
+            admin_service_pb2.AwardPlaceRequest(
+                name=f"tables/{table_id}",
+                player_id=player_id,
+                display_name=display_name,
+                place=place,
+                prize=prize,
+            ),
+        )
 
     async def list_seat_sessions(
         self, table_id: str, states: Sequence[table_pb2.SeatSessionState.ValueType] = ()

@@ -295,3 +295,7 @@ class TableEngines:
         self, table_id: str, states: Sequence[Any] = ()
     ) -> list[table_pb2.SeatSession]:
         return await self._call(table_id, lambda c: c.list_seat_sessions(table_id, states))
+
+    async def call(self, table_id: str, call: Callable[[EngineClient], Awaitable[T]]) -> T:
+        """Any call on the table's node (the tournament director's calls)."""
+        return await self._call(table_id, call)

@@ -29,12 +29,18 @@ dies, because every step is a database transition that only one transaction can 
 4. **the level clock** of a seated tournament (:class:`~lobby_api.tournaments.levels.LevelClock`):
    a minutes-level ends by the clock, a hands-level when the busiest table has started that
    many hands since the level began (each table's count at the level's start is kept in
-   ``level_hands_base``); the engine side applies the stakes between hands (engine_calls.py
-   says what the director will need for that);
+   ``level_hands_base``);
 5. **the hands' ends** at the tournaments' tables, each recorded once (the table's
-   ``hands_recorded``): every seat's chips, and the players out placed and paid
-   (:mod:`lobby_api.tournaments.results`); the last player left wins;
-6. **close the tables** of finished and cancelled tournaments on their engines.
+   ``hands_recorded``): every seat's chips, and the players the engine closed BUSTED placed
+   and paid (:mod:`lobby_api.tournaments.results`) and told their place (``AwardPlace``);
+   the last player left wins;
+6. **the tables** of each seated tournament, under its lease (:meth:`Director.run_tables`):
+   the level's stakes and the tournament's panel on every table (``SetStakes``,
+   ``SetTournamentInfo``), balancing and breaking (moves recorded first, then
+   ``MovePlayer`` and ``SeatPlayer`` with the chips it answered), hand-for-hand at the
+   bubble (``SetHandHold``: every table held after its hand of the round, the round's busts
+   placed together, every table released together);
+7. **close the tables** of finished and cancelled tournaments on their engines.
 """
 
 from __future__ import annotations
@@ -45,8 +51,11 @@ import os
 import socket
 from datetime import timedelta
 
+import grpc
 import sqlalchemy as sa
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+from stud.v1 import table_pb2
 
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
@@ -61,7 +70,7 @@ from lobby_api.tournaments.common import (
     open_from_template,
     start_field,
 )
-from lobby_api.tournaments.engine_calls import TournamentEngine, TournamentTable
+from lobby_api.tournaments.engine_calls import TournamentEngine, TournamentTable, stakes_of
 from lobby_api.tournaments.levels import LevelClock, parse_levels
 from lobby_api.tournaments.models import (
     EntryStatus,
@@ -74,9 +83,8 @@ from lobby_api.tournaments.models import (
     TournamentTableRow,
     TournamentTemplateRow,
 )
-from lobby_api.tournaments.places import Bust
-from lobby_api.tournaments.results import record_busts_in
-from lobby_api.tournaments.seating import initial_draw
+from lobby_api.tournaments.results import chips_and_busts, places_paid, record_busts_in
+from lobby_api.tournaments.seating import Move, Table, initial_draw, plan_moves
 from lobby_api.tournaments.services import cancel_tournament
 
 __all__ = ["LEASE", "Director"]
@@ -87,6 +95,10 @@ log = logging.getLogger("stud.lobby.tournaments")
 LEASE = timedelta(seconds=30)
 #: The most tournaments one step of one pass looks at.
 BATCH = 50
+
+
+class _Replan(Exception):
+    """The tables changed between a plan of moves and its recording."""
 
 
 def _holder_name() -> str:
@@ -104,6 +116,8 @@ class Director:
         # Tournaments this replica is seating now: the lease keeps other replicas out, this
         # keeps a second task of the same replica (same holder) from doing the work twice.
         self._seating: set[str] = set()
+        # What this replica last showed each table (level, info): not sent again unchanged.
+        self._shown: dict[str, tuple[int, bytes]] = {}
 
     async def once(self) -> None:
         """One pass of every step (see the module's docstring); a step that fails is logged
@@ -114,6 +128,7 @@ class Director:
             self.seat_started,
             self.record_hands,
             self.advance_levels,
+            self.run_tables,
             self.close_ended_tables,
         ):
             try:
@@ -479,6 +494,8 @@ class Director:
                             col(TournamentEntryRow.tournament_id) == tournament_id,
                             col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
                             col(TournamentEntryRow.seated_at).is_(None),
+                            # A mover is seated once he is off the table he leaves.
+                            col(TournamentEntryRow.move_from_session).is_(None),
                         )
                         .order_by(col(TournamentEntryRow.table_id), col(TournamentEntryRow.seat))
                     )
@@ -591,19 +608,23 @@ class Director:
 
     async def record_hands(self) -> int:
         """Record the ends of the hands played at the open tables of running tournaments,
-        in order, each once: every seat's chips, and the players a hand left without chips,
-        placed and paid (:func:`~lobby_api.tournaments.results.record_busts_in`). The count
-        of hands recorded now.
+        in order, each once: every seat's chips, and the players the engine closed BUSTED,
+        placed and paid (:func:`~lobby_api.tournaments.results.record_busts_in`) and told
+        their place at their table (``AwardPlace``). The count of hands recorded now.
 
         Each hand is one transaction with the table's ``hands_recorded``, so a hand is
-        recorded once whichever replicas run this and whenever one dies. (The hands of two
-        tables are recorded table by table: near the money, hand-for-hand play makes them
-        end together.)
+        recorded once whichever replicas run this and whenever one dies. A tournament playing
+        hand-for-hand is left to :meth:`hand_for_hand`, which records each round's hands at
+        every table together (their busts share the places).
         """
         async with self.db.read() as session:
             tables = (
                 await session.exec(
-                    select(TournamentTableRow.table_id, TournamentTableRow.hands_recorded)
+                    select(
+                        TournamentTableRow.table_id,
+                        TournamentTableRow.hands_recorded,
+                        TournamentRow,
+                    )
                     .join(TournamentRow, col(TournamentRow.id) == TournamentTableRow.tournament_id)
                     .where(
                         col(TournamentRow.status) == TournamentStatus.RUNNING.value,
@@ -611,49 +632,485 @@ class Director:
                     )
                 )
             ).all()
+            running = {t.id: t for _, _, t in tables}
+            in_h4h = {
+                tournament_id
+                for tournament_id, tournament in running.items()
+                if await self._plays_hand_for_hand(session, tournament)
+            }
         recorded = 0
-        for table_id, after in tables:
+        for table_id, after, tournament in tables:
+            if tournament.id in in_h4h:
+                continue
             async with self.db.read() as session:
-                ended = await engine_reads.hands_ended_since(session, table_id, after)
-            for hand in ended:
-                recorded += await self._record_hand(table_id, hand.id, hand.hand_number)
+                ended = await engine_reads.hand_outcomes_since(session, table_id, after)
+            for outcome in ended:
+                done = await self._record_hand(
+                    tournament.id, {table_id: [outcome]}, unless_hand_for_hand=True
+                )
+                if done < 0:
+                    # A hand just recorded brought the bubble: the rest waits for the round.
+                    in_h4h.add(tournament.id)
+                    break
+                recorded += done
         return recorded
 
-    async def _record_hand(self, table_id: str, hand_id: str, number: int) -> int:
+    async def _plays_hand_for_hand(self, session: AsyncSession, tournament: TournamentRow) -> bool:
+        """Hand-for-hand: more than one table is open and the next player out is the bubble
+        (one more player left than places paid)."""
+        if tournament.status != TournamentStatus.RUNNING.value:
+            return False
+        open_tables = (
+            await session.exec(
+                select(sa.func.count())
+                .select_from(TournamentTableRow)
+                .where(
+                    col(TournamentTableRow.tournament_id) == tournament.id,
+                    col(TournamentTableRow.status) == TableStatus.OPEN.value,
+                )
+            )
+        ).one()
+        if open_tables < 2:
+            return False
+        left = (
+            await session.exec(
+                select(sa.func.count())
+                .select_from(TournamentEntryRow)
+                .where(
+                    col(TournamentEntryRow.tournament_id) == tournament.id,
+                    col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
+                )
+            )
+        ).one()
+        return bool(left == places_paid(tournament) + 1)
+
+    async def _record_hand(
+        self,
+        tournament_id: str,
+        ended: dict[str, list[engine_reads.HandOutcome]],
+        *,
+        unless_hand_for_hand: bool = False,
+    ) -> int:
+        """Record hands' ends of one or more tables in one transaction (their busts placed
+        together); the count recorded. A hand at or below its table's ``hands_recorded`` is
+        skipped (another replica came first). ``unless_hand_for_hand``: -1, nothing
+        recorded, when the tournament plays hand-for-hand now (checked under its lock)."""
         async with self.db.write() as session:
-            table = await session.get(TournamentTableRow, table_id)
-            assert table is not None
-            tournament = await locked_tournament(session, table.tournament_id)
-            await session.refresh(table)
-            if table.hands_recorded >= number:
-                return 0  # another replica came first
-            dealt = await engine_reads.dealt_hand(session, hand_id)
-            busts: list[Bust] = []
-            if dealt is not None and dealt[0].is_complete:
-                seats = {s.seat_session_id: s for s in dealt[1]}
-                entries = (
+            tournament = await locked_tournament(session, tournament_id)
+            if unless_hand_for_hand and await self._plays_hand_for_hand(session, tournament):
+                return -1
+            outcomes: list[engine_reads.HandOutcome] = []
+            for table_id, hands in ended.items():
+                table = await session.get(TournamentTableRow, table_id)
+                assert table is not None
+                await session.refresh(table)
+                fresh = [h for h in hands if h.hand_number > table.hands_recorded]
+                if fresh:
+                    outcomes += fresh
+                    table.hands_recorded = fresh[-1].hand_number
+                    session.add(table)
+            if not outcomes:
+                return 0
+            busts = await chips_and_busts(session, tournament_id, outcomes)
+            placed: list[str] = []
+            if busts and tournament.status == TournamentStatus.RUNNING.value:
+                placed = await record_busts_in(session, tournament.id, busts)
+                log.info("tournament %s: %s out", tournament.id, placed)
+            if tournament.status == TournamentStatus.FINISHED.value:
+                placed += (
+                    await session.exec(
+                        select(TournamentEntryRow.id).where(
+                            col(TournamentEntryRow.tournament_id) == tournament_id,
+                            col(TournamentEntryRow.status) == EntryStatus.FINISHED.value,
+                        )
+                    )
+                ).all()  # the winner
+        if placed:
+            await self.announce_places(tournament_id, placed)
+        return len(outcomes)
+
+    async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> None:
+        """``AwardPlace`` at his table for each of these placed entries; an engine that
+        cannot be reached is logged (the places stand)."""
+        async with self.db.read() as session:
+            query = (
+                select(TournamentEntryRow, PlayerRow.username)
+                .join(PlayerRow, col(PlayerRow.id) == TournamentEntryRow.player_id)
+                .where(
+                    col(TournamentEntryRow.tournament_id) == tournament_id,
+                    col(TournamentEntryRow.place).is_not(None),
+                    col(TournamentEntryRow.id).in_(entry_ids),
+                )
+            )
+            placed = (await session.exec(query)).all()
+        for entry, username in placed:
+            if entry.table_id is None or entry.place is None:
+                continue
+            try:
+                await self.engine.award_place(
+                    entry.table_id, entry.player_id, username, entry.place, entry.prize or 0
+                )
+            except EngineError as error:
+                log.warning("AwardPlace for %s at %s: %s", entry.id, entry.table_id, error)
+
+    # ------------------------------------------------ 5. tables: moves, hand-for-hand, info
+
+    async def run_tables(self) -> None:
+        """Step 5 for every seated running tournament, each under its lease."""
+        async with self.db.read() as session:
+            running = (
+                await session.exec(
+                    select(TournamentRow.id).where(
+                        col(TournamentRow.status) == TournamentStatus.RUNNING.value,
+                        col(TournamentRow.seated_at).is_not(None),
+                    )
+                )
+            ).all()
+        for tournament_id in running:
+            if tournament_id in self._seating or not await self.take_lease(tournament_id):
+                continue
+            self._seating.add(tournament_id)
+            try:
+                await self.run_tables_of(tournament_id)
+            except asyncio.CancelledError:
+                raise
+            except EngineError as error:
+                log.warning("tables of tournament %s: %s (next pass)", tournament_id, error)
+            finally:
+                self._seating.discard(tournament_id)
+                await self.release_lease(tournament_id)
+
+    async def run_tables_of(self, tournament_id: str) -> None:
+        """One tournament's tables between hands: moves decided before are finished, empty
+        tables closed, hand-for-hand rounds held and released together, the tables
+        balanced (and broken), and every table shown the level and the tournament."""
+        await self.finish_moves(tournament_id)
+        await self.seat_players(tournament_id)
+        await self.close_empty_tables(tournament_id)
+        round_over = await self.hand_for_hand(tournament_id)
+        if await self.balance(tournament_id, round_over):
+            await self.finish_moves(tournament_id)
+            await self.seat_players(tournament_id)
+            await self.close_empty_tables(tournament_id)
+        if round_over:
+            await self.release_holds(tournament_id)
+        await self.show_tournament(tournament_id)
+
+    async def _engine_tables(
+        self, tournament_id: str
+    ) -> tuple[TournamentRow, list[TournamentTableRow], dict[str, engine_reads.TournamentTable]]:
+        async with self.db.read() as session:
+            tournament = await session.get(TournamentRow, tournament_id)
+            assert tournament is not None
+            tables = list(
+                (
+                    await session.exec(
+                        select(TournamentTableRow)
+                        .where(
+                            col(TournamentTableRow.tournament_id) == tournament_id,
+                            col(TournamentTableRow.status) == TableStatus.OPEN.value,
+                        )
+                        .order_by(col(TournamentTableRow.number))
+                    )
+                ).all()
+            )
+            engine = {
+                t.table_id: t for t in await engine_reads.tournament_tables(session, tournament_id)
+            }
+        return tournament, tables, engine
+
+    async def _playing(self, tournament_id: str) -> list[TournamentEntryRow]:
+        async with self.db.read() as session:
+            return list(
+                (
                     await session.exec(
                         select(TournamentEntryRow).where(
-                            col(TournamentEntryRow.seat_session_id).in_(list(seats)),
+                            col(TournamentEntryRow.tournament_id) == tournament_id,
                             col(TournamentEntryRow.status) == EntryStatus.PLAYING.value,
                         )
                     )
                 ).all()
-                for entry in entries:
-                    final = seats[entry.seat_session_id or ""].final_stack
-                    if final is None:
-                        continue
-                    entry.chips = final
-                    session.add(entry)
-                    if final == 0:
-                        busts.append(Bust(entry.id, seats[entry.seat_session_id or ""].start_stack))
-                await session.flush()
-                if busts and tournament.status == TournamentStatus.RUNNING.value:
-                    placed = await record_busts_in(session, tournament.id, busts)
-                    log.info("tournament %s: %s out in hand %s", tournament.id, placed, hand_id)
-            table.hands_recorded = number
-            session.add(table)
-            return 1
+            )
+
+    async def balance(self, tournament_id: str, round_over: bool) -> int:
+        """Decide the moves of :func:`~lobby_api.tournaments.seating.plan_moves` (breaking
+        tables first, then balancing) among the tables between hands, and record them in
+        one transaction: each mover's new table, seat and seat session, and the table and
+        session he leaves. Nothing is decided while a move is pending or a seat unconfirmed,
+        nor, playing hand-for-hand, before the round is over. The count of moves."""
+        tournament, tables, engine = await self._engine_tables(tournament_id)
+        if tournament.status != TournamentStatus.RUNNING.value or len(tables) < 2:
+            return 0
+        playing = await self._playing(tournament_id)
+        if any(e.move_from_session or e.seated_at is None for e in playing):
+            return 0
+        async with self.db.read() as session:
+            h4h = await self._plays_hand_for_hand(session, tournament)
+        if h4h and not round_over:
+            return 0
+        # Every table the engine has: a mover dealt into a running hand plays it out and
+        # leaves when it ends (MovePlayer), so no table waits for a gap between hands.
+        movable = {t.table_id for t in tables if t.table_id in engine}
+        seats: dict[str, dict[int, str]] = {t.table_id: {} for t in tables}
+        for entry in playing:
+            if entry.table_id in seats and entry.seat is not None:
+                seats[entry.table_id][entry.seat] = entry.id
+        moves = plan_moves(
+            [Table(t.table_id, t.number, seats[t.table_id]) for t in tables],
+            tournament.table_size,
+            movable,
+            key=bytes.fromhex(tournament.draw_key),
+        )
+        if not moves:
+            return 0
+        try:
+            await self._record_moves(tournament_id, moves)
+        except _Replan:
+            return 0
+        log.info(
+            "tournament %s: %s",
+            tournament_id,
+            ", ".join(
+                f"{m.player_id} {m.from_table}->{m.to_table}"
+                + (" (breaking)" if m.breaking else "")
+                for m in moves
+            ),
+        )
+        return len(moves)
+
+    async def _record_moves(self, tournament_id: str, moves: list[Move]) -> None:
+        """Record the moves planned, in one transaction (:class:`_Replan`: the tables changed
+        since the plan, nothing recorded)."""
+        async with self.db.write() as session:
+            await locked_tournament(session, tournament_id)
+            movers = {
+                e.id: e
+                for e in (
+                    await session.exec(
+                        select(TournamentEntryRow).where(
+                            col(TournamentEntryRow.id).in_([m.player_id for m in moves])
+                        )
+                    )
+                ).all()
+            }
+            for move in moves:
+                entry = movers.get(move.player_id)
+                if (
+                    entry is None
+                    or entry.status != EntryStatus.PLAYING.value
+                    or entry.table_id != move.from_table
+                    or entry.move_from_session is not None
+                ):
+                    # A hand recorded since the plan changed the tables: plan again next pass.
+                    raise _Replan()
+                entry.move_from_table = entry.table_id
+                entry.move_from_session = entry.seat_session_id
+                entry.table_id = move.to_table
+                entry.seat = move.to_seat
+                entry.seat_session_id = new_id("ss", size=12)
+                entry.seated_at = None
+                session.add(entry)
+
+    async def finish_moves(self, tournament_id: str) -> int:
+        """Take every pending mover off the table he leaves (``MovePlayer``, idempotent on a
+        request id derived from his old session); once his session there closed MOVED and
+        that table's hands are recorded, his chips are the session's stack and the move is
+        done (the seat at the destination is :meth:`seat_players`'). The count done."""
+        _tournament, tables, _engine = await self._engine_tables(tournament_id)
+        recorded = {t.table_id: t for t in tables}
+        done = 0
+        for entry in await self._playing(tournament_id):
+            source, old = entry.move_from_table, entry.move_from_session
+            if not source or not old:
+                continue
+            assert entry.table_id is not None
+            try:
+                moved = await self.engine.move(source, old, f"mv-{old}", entry.table_id)
+            except EngineError as error:
+                if error.code is not grpc.StatusCode.NOT_FOUND:
+                    raise
+                # His session closed before the move (busted in the hand that just ended):
+                # record_hands places him and voids the move.
+                continue
+            if (
+                moved.state != table_pb2.SEAT_SESSION_STATE_CLOSED
+                or moved.close_reason != table_pb2.SEAT_SESSION_CLOSE_REASON_MOVED
+            ):
+                continue  # playing out a hand (or busted in it: record_hands places him)
+            table = recorded.get(source)
+            if table is not None:
+                # The hands he played there are recorded first (the tournament's chips add up
+                # at every moment: his stack leaves with the hand's other results).
+                async with self.db.read() as session:
+                    ended = await engine_reads.hand_outcomes_since(
+                        session, source, table.hands_recorded
+                    )
+                # One hand a transaction (busts of different hands are placed in order).
+                recorded_all = True
+                for outcome in ended:
+                    if (
+                        await self._record_hand(
+                            tournament_id, {source: [outcome]}, unless_hand_for_hand=True
+                        )
+                        < 0
+                    ):
+                        recorded_all = False  # hand-for-hand: the round records the rest
+                        break
+                if not recorded_all:
+                    continue
+            async with self.db.write() as session:
+                result = await session.exec(
+                    sa.update(TournamentEntryRow)
+                    .where(
+                        col(TournamentEntryRow.id) == entry.id,
+                        col(TournamentEntryRow.move_from_session) == old,
+                    )
+                    .values(chips=int(moved.stack), move_from_table=None, move_from_session=None)
+                )
+                done += int(result.rowcount or 0)
+        return done
+
+    async def close_empty_tables(self, tournament_id: str) -> int:
+        """Close the broken tables: open, between hands, nobody playing there or leaving."""
+        tournament, tables, engine = await self._engine_tables(tournament_id)
+        if tournament.status != TournamentStatus.RUNNING.value or len(tables) < 2:
+            return 0
+        used = set()
+        for entry in await self._playing(tournament_id):
+            used.add(entry.table_id)
+            used.add(entry.move_from_table)
+        closed = 0
+        for table in tables:
+            if table.table_id in used or table.table_id not in engine:
+                continue
+            # Nobody of the tournament plays there any more (a hand running there has no
+            # tournament chips in it): closed at once.
+            await self.announce_places_at(tournament_id, table.table_id)
+            await self.engine.close_table(table.table_id, "table broken")
+            async with self.db.write() as session:
+                await session.exec(
+                    sa.update(TournamentTableRow)
+                    .where(col(TournamentTableRow.table_id) == table.table_id)
+                    .values(status=TableStatus.CLOSED.value, closed_at=utc_now())
+                )
+            log.info("tournament %s: table %s broken", tournament_id, table.table_id)
+            closed += 1
+        return closed
+
+    async def announce_places_at(self, tournament_id: str, table_id: str) -> None:
+        """AwardPlace again for everyone placed at a table about to close (idempotent: an
+        announcement lost with a replica is made here at the latest)."""
+        async with self.db.read() as session:
+            ids = (
+                await session.exec(
+                    select(TournamentEntryRow.id).where(
+                        col(TournamentEntryRow.tournament_id) == tournament_id,
+                        col(TournamentEntryRow.table_id) == table_id,
+                        col(TournamentEntryRow.place).is_not(None),
+                    )
+                )
+            ).all()
+        if ids:
+            await self.announce_places(tournament_id, list(ids))
+
+    async def hand_for_hand(self, tournament_id: str) -> bool:
+        """Hand-for-hand near the money (:meth:`_plays_hand_for_hand`): every table is held
+        after the hand it plays in the round (``SetHandHold``); once every table is held with
+        no hand running, the round's hands at all tables are recorded in one transaction
+        (their busts share the places: more chips at the hand's start places higher) and
+        True is returned: the caller balances, then releases every table together. Out of
+        hand-for-hand every hold is released."""
+        tournament, tables, engine = await self._engine_tables(tournament_id)
+        async with self.db.read() as session:
+            h4h = await self._plays_hand_for_hand(session, tournament)
+        if not h4h:
+            for table in tables:
+                kept = engine.get(table.table_id)
+                if kept is not None and kept.hand_held:
+                    await self.engine.hold(table.table_id, False)
+            return False
+        for table in tables:
+            kept = engine.get(table.table_id)
+            if kept is None or kept.hand_held:
+                continue
+            # Hold a table once it has played since the last round (or cannot deal at all);
+            # one released a moment ago that has not started its hand yet is left to start it.
+            if kept.hands_started > table.hands_recorded or kept.players < 2:
+                await self.engine.hold(table.table_id, True)
+                log.info("tournament %s: hand-for-hand, %s held", tournament_id, table.table_id)
+        tournament, tables, engine = await self._engine_tables(tournament_id)
+        if not all(
+            (kept := engine.get(t.table_id)) is not None
+            and kept.hand_held
+            and not kept.hand_running
+            for t in tables
+        ):
+            return False
+        ended: dict[str, list[engine_reads.HandOutcome]] = {}
+        async with self.db.read() as session:
+            for table in tables:
+                ended[table.table_id] = await engine_reads.hand_outcomes_since(
+                    session, table.table_id, table.hands_recorded
+                )
+        if any(ended.values()):
+            await self._record_hand(tournament_id, ended)
+        return True
+
+    async def release_holds(self, tournament_id: str) -> None:
+        """Release every held table of the tournament, one after the other at once."""
+        _tournament, tables, engine = await self._engine_tables(tournament_id)
+        for table in tables:
+            kept = engine.get(table.table_id)
+            if kept is not None and kept.hand_held:
+                await self.engine.hold(table.table_id, False)
+
+    async def show_tournament(self, tournament_id: str) -> None:
+        """Every open table: the level in force (``SetStakes``, from its next hand) and the
+        tournament panel (``SetTournamentInfo``), each sent again only when it changed since
+        this replica last sent it (both are idempotent on the engine)."""
+        tournament, tables, engine = await self._engine_tables(tournament_id)
+        if tournament.status != TournamentStatus.RUNNING.value or not tables:
+            return
+        clock = LevelClock(parse_levels(tournament.levels))
+        index = tournament.current_level
+        level = clock.stakes(index)
+        in_level = max(
+            (
+                (engine[t.table_id].hands_started if t.table_id in engine else 0)
+                - t.level_hands_base
+                for t in tables
+            ),
+            default=0,
+        )
+        async with self.db.read() as session:
+            left = len(await self._playing(tournament_id))
+            h4h = await self._plays_hand_for_hand(session, tournament)
+        entrants = tournament.entrants or 0
+        info = table_pb2.TournamentInfo(
+            level=index + 1,
+            stakes=stakes_of(level),
+            hands_to_next_level=clock.hands_left(index, in_level) or 0,
+            players_left=left,
+            entrants=entrants,
+            average_stack=(entrants * tournament.starting_chips) // max(left, 1),
+            prize_pool=tournament.buy_in * entrants,
+            hand_for_hand=h4h,
+            places_paid=places_paid(tournament),
+        )
+        started = tournament.level_started_at
+        if level.minutes is not None and started is not None and index < len(clock.levels) - 1:
+            info.next_level_time.FromDatetime(started + timedelta(minutes=level.minutes))
+        if index < len(clock.levels) - 1:
+            info.next_stakes.CopyFrom(stakes_of(clock.stakes(index + 1)))
+        shown = info.SerializeToString(deterministic=True)
+        for table in tables:
+            if table.table_id not in engine:
+                continue
+            if self._shown.get(table.table_id) == (index, shown):
+                continue
+            await self.engine.set_stakes(table.table_id, index + 1, level)
+            await self.engine.show_info(table.table_id, info)
+            self._shown[table.table_id] = (index, shown)
 
     # -------------------------------------------------------------- 5. closing tables
 

@@ -181,6 +181,11 @@ class TournamentEntryRow(SQLModel, table=True):
     seat: int | None = None
     #: The engine's seat session at his table (idempotent SeatPlayer on this id).
     seat_session_id: str | None = Field(default=None, max_length=64, unique=True)
+    #: A move decided by the director (balancing, breaking): the table he leaves and his seat
+    #: session there (``table_id``, ``seat`` and ``seat_session_id`` already name where he
+    #: goes); cleared once the engine closed that session MOVED and ``chips`` holds its stack.
+    move_from_table: str | None = Field(default=None, max_length=64)
+    move_from_session: str | None = Field(default=None, max_length=64)
     #: Set once the engine confirmed his seat.
     seated_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     registered_at: datetime = Field(sa_type=UTCDateTime)

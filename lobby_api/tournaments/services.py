@@ -605,11 +605,15 @@ async def _share_pool(
         e for e in entries if e.status in (EntryStatus.PLAYING.value, EntryStatus.REGISTERED.value)
     ]
     stacks = await engine_reads.seat_stacks(
-        session, [e.seat_session_id for e in still_in if e.seat_session_id]
+        session,
+        [s for e in still_in for s in (e.seat_session_id, e.move_from_session) if s],
     )
     chips: list[tuple[str, int]] = []
     for entry in still_in:
         amount = stacks.get(entry.seat_session_id or "")
+        if amount is None and entry.move_from_session:
+            # Moving (not seated at his new table yet): the stack he leaves with.
+            amount = stacks.get(entry.move_from_session)
         if amount is None:
             amount = entry.chips if entry.chips is not None else tournament.starting_chips
         chips.append((entry.id, amount))
