@@ -75,12 +75,14 @@ async def start(
     *,
     log_level: str = "WARNING",
     lease_seconds: float = 1,
+    url: str | None = None,
 ) -> EngineProcess:
-    """Start ``stud engine`` on ``database``; returns once it printed its addresses."""
+    """Start ``stud engine`` on ``database`` (or the database at ``url``); returns once it
+    printed its addresses."""
     env = {
         **os.environ,
         "STUD_JWT_SECRET": SECRET,
-        "STUD_DATABASE_URL": f"sqlite:///{database}",
+        "STUD_DATABASE_URL": url or f"sqlite:///{database}",
         "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_LOG_FORMAT": "text",
