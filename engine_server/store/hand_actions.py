@@ -9,6 +9,7 @@ an answer that was lost).
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -19,6 +20,7 @@ from sqlmodel import col, select
 from engine_server.store.base import Transactions, check_id
 from engine_server.store.errors import InvalidRecord
 from engine_server.store.models import HandActionRow
+from engine_server.store.sqlite_actions import SqliteActionWriter
 
 __all__ = ["HandAction", "HandActions"]
 
@@ -38,6 +40,14 @@ class HandActions:
 
     def __init__(self, tx: Transactions) -> None:
         self._tx = tx
+        self._statement: Any = None
+        url = tx.engine.url
+        #: on a SQLite file, the whole write in one hop to a thread (see sqlite_actions)
+        self._sqlite = (
+            SqliteActionWriter(url.database)
+            if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:")
+            else None
+        )
 
     async def record(self, actions: Iterable[HandAction]) -> int:
         """Store ``actions`` (of any hands) in one transaction; those already stored under
@@ -50,17 +60,45 @@ class HandActions:
             if row.seq < 0:
                 raise InvalidRecord(f"an action's seq must not be negative, not {row.seq}")
         now = self._tx.clock()
-        dialect = self._tx.engine.dialect.name
-        insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(_ACTIONS)
-        statement = insert.values(
-            [
-                {"hand_id": r.hand_id, "seq": r.seq, "action": r.action, "recorded_at": now}
-                for r in rows
-            ]
-        ).on_conflict_do_nothing(index_elements=[_ACTIONS.c.hand_id, _ACTIONS.c.seq])
-        async with self._tx.write() as session:
-            await (await session.connection()).execute(statement)
+        values = [
+            {"hand_id": r.hand_id, "seq": r.seq, "action": r.action, "recorded_at": now}
+            for r in rows
+        ]
+        if self._sqlite is not None:
+            fence = self._tx.fence
+            try:
+                epoch = await self._sqlite.write(
+                    rows, now, None if fence is None else (fence.node_id, fence.epoch)
+                )
+            except sqlite3.Error as error:
+                # As SQLAlchemy wraps the driver's errors (is_outage reads them so).
+                raise sa.exc.DBAPIError.instance(
+                    "INSERT INTO hand_actions", None, error, sqlite3.Error
+                ) from error
+            if fence is not None:
+                fence.verify(epoch)
+            return len(rows)
+        # On the hot path (every action): a bare connection and one statement, compiled
+        # once, run for every row (no ORM session).
+        async with self._tx.write_connection() as connection:
+            await connection.execute(self._insert(), values)
         return len(rows)
+
+    def close(self) -> None:
+        """Let go of the SQLite writer's connection and thread, if any."""
+        if self._sqlite is not None:
+            self._sqlite.close()
+            self._sqlite = None
+
+    def _insert(self) -> Any:
+        statement = self._statement
+        if statement is None:
+            dialect = self._tx.engine.dialect.name
+            insert: Any = (postgresql if dialect == "postgresql" else sqlite).insert(_ACTIONS)
+            statement = self._statement = insert.on_conflict_do_nothing(
+                index_elements=[_ACTIONS.c.hand_id, _ACTIONS.c.seq]
+            )
+        return statement
 
     async def actions_of(self, hand_id: str) -> list[dict[str, Any]]:
         """The hand's stored actions, in order."""

@@ -125,4 +125,5 @@ class EngineStore:
 
     async def dispose(self) -> None:
         """Close the engine's pooled connections."""
+        self.hand_actions.close()
         await self.engine.dispose()
