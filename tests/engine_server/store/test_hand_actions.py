@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from pathlib import Path
 
 import pytest
 
 from engine_server.store.adapter import StoreTables
+from engine_server.store.database import create_engine_for
 from engine_server.store.errors import StoreError
 from engine_server.store.hand_actions import HandAction
+from engine_server.store.migrate import prepare_database
 from engine_server.store.repository import EngineStore
 from tests.engine_server.store.support import count, new_table, seat, start
 
@@ -103,3 +107,37 @@ async def test_a_failed_write_fails_every_action_of_its_batch_and_stores_none(
     # The next write is a new batch, and succeeds.
     await adapter.record_actions(hand.id, 0, [_call(1, 1)])
     assert await store.hand_actions.actions_of(hand.id) == [_call(1, 1)]
+
+
+async def test_on_sqlite_a_batch_waits_for_a_lock_another_connection_holds_without_the_loop(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path}/engine.sqlite3"
+    await prepare_database(url)
+    store = EngineStore(create_engine_for(url))
+    try:
+        table = await new_table(store)
+        seats = [await seat(store, table.id, n) for n in (1, 2)]
+        hand = await start(store, table, 1, seats)
+        writer = store.hand_actions._sqlite
+        assert writer is not None
+        await store.hand_actions.record([HandAction(hand.id, 0, _call(1, 1))])
+        assert writer.waited == 0  # written at once, in the loop
+        # Another process (the lobby, say) holds SQLite's write lock for a moment.
+        other = sqlite3.connect(tmp_path / "engine.sqlite3", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        writing = asyncio.create_task(
+            store.hand_actions.record([HandAction(hand.id, 1, _call(2, 2))])
+        )
+        ticks = 0
+        while not writing.done() and ticks < 20:
+            await asyncio.sleep(0.01)  # the loop runs on meanwhile
+            ticks += 1
+        assert not writing.done() and ticks == 20
+        other.execute("COMMIT")
+        other.close()
+        await asyncio.wait_for(writing, 10)
+        assert writer.waited == 1
+        assert await store.hand_actions.actions_of(hand.id) == [_call(1, 1), _call(2, 2)]
+    finally:
+        await store.dispose()
