@@ -37,11 +37,12 @@ def fresh_database() -> None:
 
 
 async def _stored(url: str) -> tuple[HandRow, list[dict[str, object]]]:
-    """The table's only hand and its actions as stored one by one."""
+    """The table's first hand and its actions as stored one by one."""
     engine = create_engine_for(url)
     try:
         async with AsyncSession(engine) as session:
-            hand = (await session.exec(select(HandRow))).one()
+            # Hand 1 (the restarted engine may deal hand 2 at once).
+            hand = (await session.exec(select(HandRow).where(HandRow.hand_number == 1))).one()
             rows = await session.exec(
                 select(HandActionRow)
                 .where(HandActionRow.hand_id == hand.id)
