@@ -75,6 +75,11 @@ class SqliteActionWriter:
             connection.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
+            if busy_timeout_ms == 0:
+                # Never a checkpoint in the loop: copying the log into the file (about 4 MiB
+                # every 1,000 pages, with an fsync) is left to the engine's other connections,
+                # whose commits run in their driver's thread.
+                connection.execute("PRAGMA wal_autocheckpoint=0")
             self._connections[busy_timeout_ms] = connection
         return connection
 
