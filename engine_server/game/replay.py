@@ -54,9 +54,11 @@ __all__ = [
     "Script",
     "ScriptAction",
     "ScriptError",
+    "action_record",
     "hand_trail",
     "parse_script",
     "replay",
+    "replay_actions",
     "result_to_json",
 ]
 
@@ -385,27 +387,85 @@ def hand_trail(hand: Hand) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                 "street": str(street) if street else None,
             }
         )
-    actions: list[dict[str, Any]] = []
-    for e in hand.events:
-        if isinstance(e, ActionTaken):
-            actions.append(
-                {
-                    "seat": e.seat,
-                    "do": str(e.kind),
-                    "amount": e.amount,
-                    "to": e.to,
-                    "all_in": e.all_in,
-                    "timeout": e.by_timeout,
-                }
-            )
-        elif isinstance(e, BringInPosted):
-            actions.append(
-                {"seat": e.seat, "do": "bring_in", "amount": e.amount, "all_in": e.all_in}
-            )
-        elif isinstance(e, ProtectionApplied):
-            actions.append({"seat": e.seat, "do": "timeout", "protected": True})
-        elif isinstance(e, HandShown):
-            actions.append({"seat": e.seat, "do": "show"})
-        elif isinstance(e, HandMucked):
-            actions.append({"seat": e.seat, "do": "muck"})
+    actions = [a for a in map(action_record, hand.events) if a is not None]
     return cards, actions
+
+
+def action_record(event: object) -> dict[str, Any] | None:
+    """The trail's record of ``event`` when it is an action (see :func:`hand_trail`)."""
+    if isinstance(event, ActionTaken):
+        return {
+            "seat": event.seat,
+            "do": str(event.kind),
+            "amount": event.amount,
+            "to": event.to,
+            "all_in": event.all_in,
+            "timeout": event.by_timeout,
+        }
+    if isinstance(event, BringInPosted):
+        return {
+            "seat": event.seat,
+            "do": "bring_in",
+            "amount": event.amount,
+            "all_in": event.all_in,
+        }
+    if isinstance(event, ProtectionApplied):
+        return {"seat": event.seat, "do": "timeout", "protected": True}
+    if isinstance(event, HandShown):
+        return {"seat": event.seat, "do": "show"}
+    if isinstance(event, HandMucked):
+        return {"seat": event.seat, "do": "muck"}
+    return None
+
+
+_SIZED = frozenset({ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE})
+
+
+def _apply_record(hand: Hand, action: dict[str, Any]) -> None:
+    seat, what = action.get("seat"), action.get("do")
+    if not isinstance(seat, int):
+        raise ValueError(f"an action names no seat: {action!r}")
+    if action.get("timeout") is True or what == "timeout":
+        hand.timeout(seat)
+    elif what == "bring_in":
+        amount = action.get("amount")
+        amount = amount if isinstance(amount, int) else None
+        if hand.can_bring_in(seat, amount):
+            hand.bring_in(seat, amount)
+        else:
+            # A choice profile's completion is recorded as the bring-in it posted.
+            hand.complete(seat)
+    elif what == "show":
+        hand.show(seat)
+    elif what == "muck":
+        hand.muck(seat)
+    else:
+        kind = ActionKind(str(what))
+        to = action.get("to") if kind in _SIZED else None
+        hand.act(seat, kind, to if isinstance(to, int) else None)
+
+
+def replay_actions(hand: Hand, recorded: list[dict[str, Any]]) -> None:
+    """Take ``recorded`` (a trail's actions, in order) again in ``hand``, dealt as it was.
+
+    The rules' own actions (a forced bring-in, an automatic show) come by themselves and are
+    only checked; the others are taken as the players took them. Raises ``ValueError`` when
+    the record does not replay as it says, ``ActionRefused`` when the rules refuse one.
+    """
+    produced: list[dict[str, Any]] = []
+    seen = 0
+
+    def catch_up() -> None:
+        nonlocal seen
+        produced.extend(a for a in map(action_record, hand.events[seen:]) if a is not None)
+        seen = len(hand.events)
+
+    catch_up()
+    for number, action in enumerate(recorded):
+        if len(produced) <= number:
+            _apply_record(hand, action)
+            catch_up()
+        if len(produced) <= number or produced[number] != action:
+            raise ValueError(f"actions[{number}] does not replay as recorded")
+    if len(produced) != len(recorded):
+        raise ValueError("the rules did more than the record says")

@@ -14,12 +14,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from typing import Any
 
+from engine_server.game.actions import ActionRefused
 from engine_server.game.fairness import deck_stream
 from engine_server.game.hand import Hand
+from engine_server.game.phh import export_phh
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
-from engine_server.game.replay import hand_trail
+from engine_server.game.replay import hand_trail, replay_actions
 from engine_server.store import errors as store_errors
+from engine_server.store.action_batch import ActionBatcher
 from engine_server.store.database import create_engine_for, is_outage, is_sqlite
+from engine_server.store.hand_actions import HandAction
 from engine_server.store.hands import HandSeat, RunningHand
 from engine_server.store.migrate import prepare_database
 from engine_server.store.models import DEFAULT_NODE_ID, SeatSessionRow, SeedPairRow, TableRow
@@ -225,16 +229,15 @@ def _seat(
     )
 
 
-def _rebuilt_deal(
-    running: RunningHand,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The cards and forced actions a hand began with, dealt again from its seed pair."""
+def _rebuilt_hand(running: RunningHand) -> Hand:
+    """The hand dealt again from its seed pair, nonce, button and start stacks: the same deck
+    and dealing as the live hand's."""
     hand = running.hand
     config = _config(running.table)
     deck, stream = deck_stream(running.seed_pair.dealer_seed, hand.client_seed, hand.nonce)
     # The stakes the hand was dealt at (a tournament table's may have changed since).
     stakes = stakes_from_json((hand.settings or {}).get("stakes")) or config.stakes
-    dealt = Hand(
+    return Hand(
         config.settings,
         stakes,
         [(p.seat, p.start_stack) for p in running.players],
@@ -242,7 +245,52 @@ def _rebuilt_deal(
         deck,
         stream=stream,
     )
-    return hand_trail(dealt)
+
+
+#: how the record of a hand cancelled on start-up was made (its result's ``trail``)
+_REPLAYED = (
+    "every action recorded before the engine stopped, taken again on the deal rebuilt from the"
+    " seed pair and nonce when the engine restarted"
+)
+_DEAL_ONLY = (
+    "the deal only, rebuilt from the seed pair and nonce when the engine restarted: no"
+    " action after it was recorded"
+)
+_UNREPLAYED = (
+    "the deal rebuilt from the seed pair and nonce when the engine restarted, and the actions"
+    " recorded before it stopped, which did not replay on it"
+)
+
+
+def _recovered_record(
+    running: RunningHand, recorded: list[dict[str, Any]], names: dict[int, str]
+) -> HandRecord:
+    """The record of a hand a crash left running: its deal, and every action stored while it
+    ran (taken again on the deal, which also deals the streets they reached), cancelled."""
+    hand = _rebuilt_hand(running)
+    result: dict[str, Any] = {"cancelled": True, "pots": [], "rake": 0}
+    try:
+        replay_actions(hand, recorded)
+    except (ValueError, ActionRefused):
+        # Kept as stored all the same: the audit must show what players were told.
+        log.exception("hand %s: its recorded actions do not replay", running.hand.id)
+        cards, _ = hand_trail(_rebuilt_hand(running))
+        return HandRecord(cards, recorded, [], 0, {**result, "trail": _UNREPLAYED}, None)
+    if not hand.is_over:
+        hand.cancel()
+    cards, actions = hand_trail(hand)
+    result["trail"] = _REPLAYED if recorded else _DEAL_ONLY
+    try:
+        phh = export_phh(
+            hand,
+            table=_config(running.table).name,
+            hand_number=running.hand.hand_number,
+            players=names,
+        )
+    except Exception:
+        log.exception("hand %s: PHH export failed", running.hand.id)
+        phh = None
+    return HandRecord(cards, actions, [], 0, result, phh)
 
 
 #: told when a write found its table taken over or moved: (table id, its owner now)
@@ -272,6 +320,9 @@ class StoreTables:
         )
         #: told when a write finds its table changed hands (the manager stops serving it)
         self.on_table_moved: OnTableMoved | None = None
+
+        #: the actions every table of the node took in one turn of the loop, one write
+        self.actions = ActionBatcher(self._write_actions)
 
     @asynccontextmanager
     async def _owned(self) -> AsyncIterator[None]:
@@ -386,12 +437,13 @@ class StoreTables:
         return loaded
 
     async def recover_running_hands(self) -> int:
-        """Cancel the hands a previous engine left running, each with its deal for the audit.
+        """Cancel the hands a previous engine left running, each with its trail for the audit.
 
-        Decisions are not written while a hand runs (a hand is stored in one transaction when
-        it ends), so what a crash lost is rebuilt only as far as it is certain: the deal the
-        hand began with, from its seed pair, nonce, button and start stacks (the same deck
-        and dealing as the live hand's). Nothing is won and no chip moves.
+        Every action a player was told was accepted was stored before (``record_actions``):
+        the deal is rebuilt from the hand's seed pair, nonce, button and start stacks (the
+        same deck and dealing as the live hand's) and those actions are taken on it again,
+        which deals the streets they reached; its cards, actions and PHH are the cancelled
+        hand's record. Nothing is won and no chip moves.
         """
         return await self._recover(None)
 
@@ -401,25 +453,27 @@ class StoreTables:
         async with self._writes:
             for running in await self.store.hands.running_hands(self.node_id, table_ids=table_ids):
                 try:
-                    cards, actions = _rebuilt_deal(running)
+                    recorded = await self.store.hand_actions.actions_of(running.hand.id)
+                    names = {
+                        p.seat: (
+                            await self.store.sessions.get_session(p.seat_session_id)
+                        ).display_name
+                        for p in running.players
+                    }
+                    record = _recovered_record(running, recorded, names)
                 except Exception:
                     # The chips matter more than the trail: cancel it all the same.
-                    log.exception("hand %s: its deal could not be rebuilt", running.hand.id)
-                    cards, actions = [], []
+                    log.exception("hand %s: its trail could not be rebuilt", running.hand.id)
+                    record = HandRecord(
+                        [], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None
+                    )
                 await self.store.hands.cancel_hand(
                     running.hand.id,
                     RECOVERY_REASON,
-                    cards=cards,
-                    actions=actions,
-                    result={
-                        "cancelled": True,
-                        "pots": [],
-                        "rake": 0,
-                        "trail": (
-                            "the deal only, rebuilt from the seed pair and nonce when the engine"
-                            " restarted: the decisions taken after it were not recorded"
-                        ),
-                    },
+                    cards=record.cards,
+                    actions=record.actions,
+                    result=record.result,
+                    phh=record.phh,
                 )
                 cancelled += 1
             # Any hand started meanwhile by another engine on this database (none on start-up).
@@ -583,6 +637,17 @@ class StoreTables:
                 close_sessions=close_sessions,
                 button_seat=button_seat,
             )
+
+    async def record_actions(
+        self, hand_id: str, first_seq: int, actions: list[dict[str, Any]]
+    ) -> None:
+        await self.actions.record(
+            [HandAction(hand_id, first_seq + n, a) for n, a in enumerate(actions)]
+        )
+
+    async def _write_actions(self, batch: list[HandAction]) -> None:
+        async with self._writes, _translated():
+            await self.store.hand_actions.record(batch)
 
     async def cancel_hand(
         self, hand_id: str, reason: str, record: HandRecord | None = None

@@ -28,7 +28,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.expression import SelectOfScalar
@@ -62,8 +62,9 @@ class Transactions:
         #: checked at the start of every write (engine nodes: :class:`WriteFence`)
         self.fence: WriteFence | None = None
         self._reader = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+        self._write_engine = engine.execution_options(**WRITE_OPTIONS)
         self._writer = async_sessionmaker(
-            engine.execution_options(**WRITE_OPTIONS),
+            self._write_engine,
             class_=AsyncSession,
             expire_on_commit=False,
         )
@@ -77,6 +78,15 @@ class Transactions:
                 # For the per-table check under each table's row lock (table_row).
                 session.info[FENCE] = self.fence
             yield session
+
+    @asynccontextmanager
+    async def write_connection(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction on a bare connection, fenced as :meth:`write`: for statements
+        on the hot path that need no ORM session (its cost is the session's, per call)."""
+        async with self._write_engine.begin() as connection:
+            if self.fence is not None:
+                await self.fence.check_connection(connection)
+            yield connection
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

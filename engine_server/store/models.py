@@ -38,6 +38,7 @@ __all__ = [
     "CloseReason",
     "DrainHold",
     "EngineNodeRow",
+    "HandActionRow",
     "HandPlayerRow",
     "HandRow",
     "HandState",
@@ -451,3 +452,20 @@ class HandPlayerRow(SQLModel, table=True):
     start_stack: int = Field(sa_type=sa.BigInteger)
     #: None while the hand runs; the start stack again when it was cancelled.
     final_stack: int | None = Field(default=None, sa_type=sa.BigInteger)
+
+
+class HandActionRow(SQLModel, table=True):
+    """One action of a hand, written when it was taken, before anyone was told of it.
+
+    ``seq`` numbers the hand's actions from 0, as in ``HandRow.actions``; ``action`` is its
+    record there (docs/hand-scripts.md §4). A hand a crash left running is cancelled on the
+    next start with these actions (the hand's row gets them only when it ends).
+    """
+
+    __tablename__ = "hand_actions"
+    __table_args__ = (sa.CheckConstraint("seq >= 0", name="seq"),)
+
+    hand_id: str = Field(foreign_key="hands.id", primary_key=True, max_length=ID_LENGTH)
+    seq: int = Field(primary_key=True)
+    action: dict[str, Any] = Field(sa_type=sa.JSON)
+    recorded_at: datetime = Field(sa_type=UTCDateTime)

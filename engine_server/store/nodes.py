@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
 from engine_server.store.database import WRITE_OPTIONS
 from engine_server.store.errors import NodeFenced, TableMoved
@@ -140,8 +140,15 @@ class WriteFence:
     async def check(self, session: AsyncSession) -> None:
         """Raise :class:`~engine_server.store.errors.NodeFenced` when the node's epoch has
         moved on (``session``: the write transaction's)."""
-        connection = await session.connection()
+        await self.check_connection(await session.connection())
+
+    async def check_connection(self, connection: AsyncConnection) -> None:
+        """:meth:`check` in a write transaction on a bare connection."""
         current = (await connection.execute(self._statement)).scalar_one_or_none()
+        self.verify(current)
+
+    def verify(self, current: int | None) -> None:
+        """:meth:`check` given the epoch the node's row holds (read in the write)."""
         if current == self.epoch:
             return
         reason = (

@@ -10,6 +10,8 @@ node's epoch fence):
 - ``sessions``: :class:`~engine_server.store.sessions.SeatSessions` (seating, chip additions,
   removals, closing);
 - ``hands``: :class:`~engine_server.store.hands.Hands` (start, finish, cancel, recovery);
+- ``hand_actions``: :class:`~engine_server.store.hand_actions.HandActions` (each action as it
+  is taken, many tables' in one write);
 - ``nodes``: :class:`~engine_server.store.nodes.NodeRegistry` (claims and leases; not fenced:
   it is what the fence reads);
 - ``owners``: :class:`~engine_server.store.ownership.TableOwners` (a dead node's tables taken
@@ -83,6 +85,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine_server.game.fairness import new_dealer_seed
 from engine_server.store.base import Transactions
 from engine_server.store.database import create_engine_for
+from engine_server.store.hand_actions import HandActions
 from engine_server.store.hands import Hands
 from engine_server.store.nodes import NodeRegistry
 from engine_server.store.ownership import TableOwners
@@ -115,6 +118,7 @@ class EngineStore:
         self.tables = Tables(self.tx, self.seeds)
         self.sessions = SeatSessions(self.tx)
         self.hands = Hands(self.tx)
+        self.hand_actions = HandActions(self.tx)
         self.nodes = NodeRegistry(engine)
         self.owners = TableOwners(self.tx)
 
@@ -125,4 +129,5 @@ class EngineStore:
 
     async def dispose(self) -> None:
         """Close the engine's pooled connections."""
+        self.hand_actions.close()
         await self.engine.dispose()

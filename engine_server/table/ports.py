@@ -89,6 +89,15 @@ class TableStore(Protocol):
         settings: dict[str, Any],
     ) -> StartedHand: ...
 
+    async def record_actions(
+        self, hand_id: str, first_seq: int, actions: list[dict[str, Any]]
+    ) -> None:
+        """Store the running hand's ``actions`` (its trail's records, the first numbered
+        ``first_seq``) before anyone is told of them; returns once they are durable. Storing
+        one again changes nothing. Raises ``DATABASE_UNAVAILABLE`` when the database failed
+        (then none of them counts as stored)."""
+        ...
+
     async def finish_hand(
         self,
         hand_id: str,

@@ -8,8 +8,9 @@ commands through its methods; each command checks and changes the
 :class:`~engine_server.table.state.TableState` through the rules
 (:mod:`engine_server.table.rules`), asks the store between a check and its change, and
 hands the resulting events to the :class:`~engine_server.table.broadcast.Broadcaster`,
-which sends every watcher its view. Here too: starting hands, moving the clock, and
-persisting each finished hand in one transaction.
+which sends every watcher its view. Here too: starting hands, moving the clock, storing
+every action before anyone is told of it, and persisting each finished hand in one
+transaction.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from engine_server.game.cards import Card
 from engine_server.game.events import HandStarted
 from engine_server.game.hand import Phase
 from engine_server.game.profiles import Stakes
-from engine_server.game.replay import hand_trail
+from engine_server.game.replay import action_record, hand_trail
 from engine_server.table import views
 from engine_server.table.actor import TableActor
 from engine_server.table.acts import (
@@ -165,6 +166,13 @@ class TableRuntime:
         self._next_hand_at: float | None = None
         #: how many of the running hand's events have been published
         self._published_events = 0
+        #: how many of its events were looked at for actions to store, and how many actions
+        #: the store holds (the next one's ``seq``)
+        self._recorded_events = 0
+        self._recorded_actions = 0
+        #: the decisions taken in it, in order, (seat, kind, to) or (seat, None, None) for a
+        #: timeout: what deals it again up to the last one if that one is not stored
+        self._decisions: list[tuple[int, ActionKind | None, int | None]] = []
         #: a hand that is over but whose end the database has not stored yet: its events
         #: (published once stored), and when the write is tried again (loop time)
         self._unsaved_end: list[UpdateEvent] | None = None
@@ -301,6 +309,20 @@ class TableRuntime:
                 seat = hand.to_act
                 before = len(hand.events)
                 hand.timeout(seat)
+                self._decisions.append((seat, None, None))
+                try:
+                    await self._record_actions()
+                except Exception as error:
+                    # Not stored, so not taken: the clock tries again after a pause (nobody
+                    # has been told of it, and a crash now must not lose it).
+                    self._take_back()
+                    if isinstance(error, TableError) and not error.database_outage:
+                        raise
+                    self._turn_ends_at = now + self._write_failed(
+                        f"store seat {seat}'s timeout", error
+                    )
+                    return
+                self._write_succeeded()
                 # What the clock did for him (fold, check, protect, ...), not just "timeout".
                 taken = timeout_taken(hand, seat, before)
                 log.info(
@@ -476,6 +498,13 @@ class TableRuntime:
         if self.hooks.on_hand_started:
             self.hooks.on_hand_started(self.table_id)
         self._published_events = 0
+        self._recorded_events = 0
+        self._recorded_actions = 0
+        self._decisions = []
+        with contextlib.suppress(Exception):
+            # Its forced actions (antes, a forced bring-in) are the deal's: a restart deals
+            # them again from the seed pair. Not stored now, they go with the next action.
+            await self._record_actions()
         await self._after_hand_change(began)
 
     async def _after_hand_change(self, cause: UpdateEvent | None = None) -> None:
@@ -499,6 +528,33 @@ class TableRuntime:
         if turn is not None and state.turn_deadline is not None:
             new_events.append(TurnStarted(turn, state.turn_deadline))
         self._broadcast.publish(new_events)
+
+    async def _record_actions(self) -> None:
+        """Store the running hand's actions nobody has been told of yet (all of them, before
+        anyone is): raises when the database failed (then none of them is stored)."""
+        state = self.state
+        hand = state.hand
+        assert hand is not None and state.hand_id is not None
+        events = hand.events
+        new = [a for a in map(action_record, events[self._recorded_events :]) if a is not None]
+        if new:
+            await self._store.record_actions(state.hand_id, self._recorded_actions, new)
+            self._recorded_actions += len(new)
+        self._recorded_events = len(events)
+
+    def _take_back(self) -> None:
+        """The hand's last decision was not stored: the hand as it was before it (dealt
+        again, and every earlier decision taken again: the rules are deterministic)."""
+        state = self.state
+        assert state.hand is not None
+        hand = hands.deal_again(state, state.hand)
+        self._decisions.pop()
+        for seat, kind, to in self._decisions:
+            if kind is None:
+                hand.timeout(seat)
+            else:
+                hand.act(seat, kind, to)
+        state.hand = hand
 
     def _set_deadline(self, seconds: float) -> None:
         now = asyncio.get_running_loop().time()
@@ -649,6 +705,23 @@ class TableRuntime:
             hand.act(seat, kind, amount)
         except ActionRefused as refused:
             raise refusal(hand, seat, refused) from None
+        self._decisions.append((seat, kind, amount))
+        try:
+            # Stored before anyone is told of it: the answer, the stream and the views.
+            await self._record_actions()
+        except Exception as error:
+            # Not stored, so not taken: he is told so, and the hand is as it was.
+            self._take_back()
+            if isinstance(error, TableError) and not error.database_outage:
+                raise
+            self._write_failed(f"store seat {seat}'s action", error)
+            if isinstance(error, TableError):
+                raise
+            text = str(error)
+            raise TableError.database_unavailable(
+                text.splitlines()[0] if text else type(error).__name__
+            ) from None
+        self._write_succeeded()
         outcome = recorded_outcome(hand, seat, kind, before)
         broadcast = self._broadcast
         # The action's change is the next one published (with the cards and turn after it).

@@ -18,7 +18,16 @@ from engine_server.table.model import LastHand, SeatState
 from engine_server.table.ports import StartedHand
 from engine_server.table.state import TableState
 
-__all__ = ["begin", "cancel", "final_stacks", "finished", "leaving", "players", "show_after"]
+__all__ = [
+    "begin",
+    "cancel",
+    "deal_again",
+    "final_stacks",
+    "finished",
+    "leaving",
+    "players",
+    "show_after",
+]
 
 
 def players(state: TableState, ready: list[int]) -> list[tuple[int, str, str, int]]:
@@ -53,6 +62,23 @@ def begin(
     )
     return HandBegan(
         hand_number, started.nonce, seed.commitment, seed.client_seed, button, tuple(ready), stakes
+    )
+
+
+def deal_again(state: TableState, hand: Hand) -> Hand:
+    """The running ``hand`` as it was dealt, before anyone acted: the same deck and stream
+    (from the seed pair and the hand's nonce), seats, stacks, button and stakes."""
+    seed = state.seed
+    assert state.nonce is not None  # a hand is running
+    deck, stream = deck_stream(seed.dealer_seed, seed.client_seed, state.nonce)
+    starts = {p.seat: p.start_stack for p in hand.players}
+    return Hand(
+        hand.settings,
+        hand.stakes,
+        [(n, starts[n]) for n in state.hand_seats],
+        hand.button,
+        deck,
+        stream=stream,
     )
 
 

@@ -36,10 +36,12 @@ from tests.engine_server.api.players import (
     action,
     at_sequence,
     caller,
+    error_info,
     event_of,
     is_event,
     passive,
 )
+from tests.outage import read_only_sqlite
 
 K = table_pb2
 STUD = Path(sys.executable).parent / "stud"
@@ -75,12 +77,14 @@ async def start(
     *,
     log_level: str = "WARNING",
     lease_seconds: float = 1,
+    url: str | None = None,
 ) -> EngineProcess:
-    """Start ``stud engine`` on ``database``; returns once it printed its addresses."""
+    """Start ``stud engine`` on ``database`` (or the database at ``url``); returns once it
+    printed its addresses."""
     env = {
         **os.environ,
         "STUD_JWT_SECRET": SECRET,
-        "STUD_DATABASE_URL": f"sqlite:///{database}",
+        "STUD_DATABASE_URL": url or f"sqlite:///{database}",
         "STUD_ENGINE_BETWEEN_HANDS": str(between_hands),
         "STUD_ENGINE_METRICS_PORT": "0",
         "STUD_LOG_FORMAT": "text",
@@ -543,3 +547,103 @@ async def test_a_relayed_leave_mid_hand_then_kill_9_closes_as_left_after_the_res
     assert seats["p3"].state == K.SEAT_SESSION_STATE_CLOSED
     assert seats["p3"].close_reason == K.SEAT_SESSION_CLOSE_REASON_LEFT
     assert seats["p3"].stack == 100
+
+
+def stored_actions(database: Path, hand_id: str) -> list[dict[str, Any]]:
+    """The hand's actions as stored one by one while it ran."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        rows = db.execute(
+            "SELECT action FROM hand_actions WHERE hand_id = ? ORDER BY seq", (hand_id,)
+        ).fetchall()
+    return [json.loads(action) for (action,) in rows]
+
+
+async def test_an_act_the_database_cannot_store_is_refused_and_a_crash_keeps_the_acknowledged(
+    tmp_path: Path, running: list[EngineProcess]
+) -> None:
+    database, log = tmp_path / "db" / "engine.sqlite3", tmp_path / "engine.log"
+    database.parent.mkdir()
+    # A lease that outlives the moment the file is read-only (the node renews it there too).
+    first = await start(database, log, lease_seconds=5)
+    running.append(first)
+    await create_table(first, "unstored", action_seconds=60)
+    players = [first.player(f"p{seat}", "tables/unstored") for seat in (1, 2, 3)]
+    acknowledged: list[tuple[int, str]] = []
+    try:
+        for player in players:
+            await player.connect()
+        await resume(first, "unstored")
+        watcher = players[0]
+
+        async def turn(mark: int) -> tuple[Player, table_pb2.WatchTableResponse]:
+            message = await watcher.wait_for(
+                lambda m: m.snapshot.hand_number == 1 and m.snapshot.turn_seat > 0,
+                after=mark,
+                timeout=20,
+            )
+            actor = players[message.snapshot.turn_seat - 1]
+            own = await actor.wait_for(lambda m: m.sequence >= message.sequence, timeout=5)
+            return actor, own
+
+        async def act(actor: Player, own: table_pb2.WatchTableResponse) -> int:
+            chosen = caller(own.snapshot)
+            assert chosen is not None
+            answer = await actor.act(1, *chosen)
+            assert answer is not None, actor.refusal_reasons()
+            kind = K.ActionKind.Name(answer.action.kind).removeprefix("ACTION_KIND_").lower()
+            acknowledged.append((answer.action.seat, kind))
+            told = await watcher.wait_for(lambda m: m.sequence >= answer.sequence, timeout=5)
+            return watcher.messages.index(told)
+
+        mark = 0
+        for _ in range(2):
+            mark = await act(*await turn(mark))
+        actor, own = await turn(mark)
+        seen = len(watcher.messages)
+        with read_only_sqlite(database):
+            chosen = caller(own.snapshot)
+            assert chosen is not None
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await actor.act(1, *chosen, action_id="unstored-1")
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert error_info(refused.value).reason == "DATABASE_UNAVAILABLE"
+        # Not taken: nobody heard of it, and it is still his turn with the same choices.
+        await asyncio.sleep(0.3)
+        assert not any(
+            e.WhichOneof("kind") == "action_taken"
+            for m in watcher.messages[seen:]
+            for e in m.events
+        )
+        again = await actor.wait_for(lambda m: True, after=len(actor.messages) - 1)
+        assert again.snapshot.turn_seat == actor.seat
+        assert list(again.snapshot.legal_actions) == list(own.snapshot.legal_actions)
+        # The database is back: the same action id is a new attempt, and it is taken.
+        answer = await actor.act(1, *chosen, action_id="unstored-1")
+        assert answer is not None and answer.action.seat == actor.seat
+        kind = K.ActionKind.Name(answer.action.kind).removeprefix("ACTION_KIND_").lower()
+        acknowledged.append((answer.action.seat, kind))
+        told = await watcher.wait_for(lambda m: m.sequence >= answer.sequence, timeout=5)
+        mark = watcher.messages.index(told)
+        mark = await act(*await turn(mark))
+    finally:
+        os.kill(first.process.pid, signal.SIGKILL)
+        await first.process.wait()
+        for player in players:
+            await player.close()
+    hand = hands(database, "unstored")[0]
+    decisions = [
+        (a["seat"], a["do"]) for a in stored_actions(database, hand["id"]) if a["do"] != "bring_in"
+    ]
+    assert decisions == acknowledged and len(acknowledged) == 4
+
+    second = await start(database, log, lease_seconds=5)
+    running.append(second)
+    hand = hands(database, "unstored")[0]
+    assert hand["state"] == "cancelled"
+    trail = audit_trail(database, hand["id"])
+    assert [(a["seat"], a["do"]) for a in trail["actions"] if a["do"] != "bring_in"] == acknowledged
+    assert {seat: p["final_stack"] for seat, p in hand["players"].items()} == {
+        1: 100,
+        2: 100,
+        3: 100,
+    }

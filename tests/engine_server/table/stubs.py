@@ -19,6 +19,9 @@ class HandCountingStore:
         self.hands += 1
         return StartedHand(f"h{self.hands}", self.hands)
 
+    async def record_actions(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
     async def finish_hand(self, *args: Any, **kwargs: Any) -> None:
         return None
 
