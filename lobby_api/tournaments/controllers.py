@@ -71,7 +71,12 @@ class TournamentController(Controller):
         ] = None,
         city: Annotated[
             str | None,
-            Parameter(max_length=32, description="only the tournaments of this city"),
+            Parameter(
+                min_length=1,
+                max_length=32,
+                pattern=r"^[a-z0-9][a-z0-9._-]*$",
+                description="only the tournaments of this city (a city id, GET /cities)",
+            ),
         ] = None,
         kind: Annotated[
             Literal["sit_and_go", "scheduled"] | None,

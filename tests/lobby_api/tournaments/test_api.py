@@ -340,3 +340,15 @@ async def test_a_registration_cut_off_after_its_money_moved_is_finished_by_the_s
     assert replay.status_code == 201 and replay.headers["Idempotent-Replayed"] == "true"
     assert replay.json()["status"] == "registered"
     assert await ann.balance() == before - 110
+
+
+@pytest.mark.parametrize("city", ["x\x00y", "Oslo", "", "a" * 33])
+async def test_a_city_filter_that_is_no_city_id_is_a_problem(
+    client: httpx.AsyncClient, city: str
+) -> None:
+    # A NUL character reached PostgreSQL and failed there (500) before the filter had a pattern.
+    answer = await client.get("/tournaments", params={"city": city})
+    assert answer.status_code == 400, answer.text
+    problem = answer.json()
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert "city" in problem["detail"] or problem.get("field") == "city", problem

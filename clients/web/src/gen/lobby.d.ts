@@ -2935,7 +2935,7 @@ export interface operations {
             query?: {
                 /** @description only tournaments in this status */
                 status?: "registering" | "running" | "finished" | "cancelled" | null;
-                /** @description only the tournaments of this city */
+                /** @description only the tournaments of this city (a city id, GET /cities) */
                 city?: string | null;
                 /** @description only sit & gos, or only scheduled tournaments */
                 kind?: "sit_and_go" | "scheduled" | null;
