@@ -33,13 +33,17 @@ from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
 from tests.lobby_api.tournaments.support import Ops, money_in_play, pool
 
-#: Steep levels in hands, so that random bots bust each other quickly.
+#: Steep levels in hands, so that random bots bust each other quickly (the last ones put a
+#: deep final table all in within a few hands: random bots at one level can trade chips for
+#: hundreds of hands).
 STEEP = [
     {"ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8, "hands": 3},
     {"ante": 2, "bring_in": 4, "small_bet": 8, "big_bet": 16, "hands": 3},
     {"ante": 4, "bring_in": 8, "small_bet": 16, "big_bet": 32, "hands": 3},
     {"ante": 8, "bring_in": 16, "small_bet": 32, "big_bet": 64, "hands": 3},
     {"ante": 20, "bring_in": 40, "small_bet": 80, "big_bet": 160, "hands": 3},
+    {"ante": 60, "bring_in": 120, "small_bet": 240, "big_bet": 480, "hands": 3},
+    {"ante": 200, "bring_in": 400, "small_bet": 800, "big_bet": 1600, "hands": 3},
 ]
 STARTING = 60
 
