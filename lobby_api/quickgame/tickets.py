@@ -154,7 +154,10 @@ class Matchmaking:
                 else None
             )
         seated = ticket.status == TicketStatus.SEATED.value
-        route = await self.engines.route(ticket.table_id) if seated and ticket.table_id else None
+        # Where the table is served now (read afresh: another node may have taken it over).
+        where = (
+            await self.engines.addresses(ticket.table_id) if seated and ticket.table_id else {}
+        )
         return TicketView(
             id=ticket.id,
             status=ticket.status,
@@ -167,8 +170,8 @@ class Matchmaking:
             table_id=ticket.table_id,
             seat_session_id=ticket.seat_session_id,
             seat=seat.seat if seat is not None else None,
-            engine_grpc=route.grpc if route is not None else None,
-            engine_grpc_web=route.web if route is not None else None,
+            engine_grpc=where.get("engine_grpc"),
+            engine_grpc_web=where.get("engine_grpc_web"),
             for_table_id=ticket.for_table_id,
         )
 
