@@ -37,14 +37,6 @@ from typing import Any
 
 from engine_server.game.actions import ActionKind, ActionRefused
 from engine_server.game.cards import CANONICAL_DECK, Card, format_card, is_card_text, parse_card
-from engine_server.game.events import (
-    ActionTaken,
-    BringInPosted,
-    Event,
-    HandMucked,
-    HandShown,
-    ProtectionApplied,
-)
 from engine_server.game.hand import Hand
 from engine_server.game.phh import UNKNOWN_CARD, export_phh
 from engine_server.game.profiles import (
@@ -54,6 +46,7 @@ from engine_server.game.profiles import (
     Stakes,
     apply_overrides,
 )
+from engine_server.game.replay import action_record
 from lobby_api.engine_reads import HandRecord, HandSeat
 from lobby_api.history.schemas import HandView, MyCard, SeatView
 
@@ -360,33 +353,6 @@ def _deck(cards: Sequence[RecordCard]) -> list[Card]:
     return [placed[i] if i in placed else next(fillers) for i in range(len(CANONICAL_DECK))]
 
 
-def _as_action(event: Event) -> dict[str, Any] | None:
-    """An event as the engine records it among a hand's actions (None: not recorded)."""
-    if isinstance(event, ActionTaken):
-        return {
-            "seat": event.seat,
-            "do": str(event.kind),
-            "amount": event.amount,
-            "to": event.to,
-            "all_in": event.all_in,
-            "timeout": event.by_timeout,
-        }
-    if isinstance(event, BringInPosted):
-        return {
-            "seat": event.seat,
-            "do": "bring_in",
-            "amount": event.amount,
-            "all_in": event.all_in,
-        }
-    if isinstance(event, ProtectionApplied):
-        return {"seat": event.seat, "do": "timeout", "protected": True}
-    if isinstance(event, HandShown):
-        return {"seat": event.seat, "do": "show"}
-    if isinstance(event, HandMucked):
-        return {"seat": event.seat, "do": "muck"}
-    return None
-
-
 def _apply(hand: Hand, action: Mapping[str, Any]) -> None:
     seat, what = action.get("seat"), action.get("do")
     if not isinstance(seat, int):
@@ -437,7 +403,7 @@ def replay(hand_row: HandRecord, players: Sequence[HandSeat]) -> Hand:
     def catch_up() -> None:
         nonlocal seen_events
         for event in hand.events[seen_events:]:
-            action = _as_action(event)
+            action = action_record(event)
             if action is not None:
                 produced.append(action)
         seen_events = len(hand.events)
