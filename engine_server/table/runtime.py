@@ -20,7 +20,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from engine_server.game.actions import ActionKind, ActionRefused
@@ -29,7 +29,7 @@ from engine_server.game.events import HandStarted
 from engine_server.game.hand import Phase
 from engine_server.game.profiles import Stakes
 from engine_server.game.replay import action_record, hand_trail
-from engine_server.table import views
+from engine_server.table import tournament_ops, views
 from engine_server.table.actor import TableActor
 from engine_server.table.acts import (
     ActAnswer,
@@ -42,7 +42,7 @@ from engine_server.table.acts import (
 )
 from engine_server.table.broadcast import Broadcaster, Update, Watcher
 from engine_server.table.errors import ErrorKind, TableError
-from engine_server.table.events import TurnExtended, TurnStarted, UpdateEvent
+from engine_server.table.events import TurnStarted, UpdateEvent
 from engine_server.table.model import (
     Destination,
     LastHand,
@@ -55,8 +55,9 @@ from engine_server.table.model import (
     TableView,
     TournamentInfo,
 )
-from engine_server.table.ports import MoveOrder, RevealedPair, TableStore
+from engine_server.table.ports import RevealedPair, TableStore
 from engine_server.table.records import hand_record
+from engine_server.table.retry import WriteRetry
 from engine_server.table.rules import (
     TableRules,
     chips,
@@ -70,6 +71,7 @@ from engine_server.table.rules import (
 from engine_server.table.rules.ops import StatusChange
 from engine_server.table.stalls import StallWatch
 from engine_server.table.state import OPEN_STATUSES, TableState
+from engine_server.table.turn_clock import TurnClock
 
 __all__ = [
     "ActAnswer",
@@ -157,12 +159,11 @@ class TableRuntime:
             self.state, self.timing.watcher_backlog, self.hooks, self._actor
         )
         self._answers = AnsweredActions(self.timing.remembered_actions)
-        #: the node's heartbeat: the seconds its loop was stalled, given back to the clock
-        self._stalls = stalls or StallWatch()
-        #: its stall counter when the turn's clock was last set (or given time back)
-        self._stall_mark = 0.0
-        #: loop times: the turn's end, and the next hand's start
-        self._turn_ends_at: float | None = None
+        #: the turn's clock, given back what the node's heartbeat saw stalled
+        self._clock = TurnClock(
+            self.state, stalls or StallWatch(), self._broadcast, self._actor, self.log_ids
+        )
+        #: loop time of the next hand's start
         self._next_hand_at: float | None = None
         #: how many of the running hand's events have been published
         self._published_events = 0
@@ -173,12 +174,13 @@ class TableRuntime:
         #: the decisions taken in it, in order, (seat, kind, to) or (seat, None, None) for a
         #: timeout: what deals it again up to the last one if that one is not stored
         self._decisions: list[tuple[int, ActionKind | None, int | None]] = []
-        #: a hand that is over but whose end the database has not stored yet: its events
-        #: (published once stored), and when the write is tried again (loop time)
-        self._unsaved_end: list[UpdateEvent] | None = None
-        self._end_retry_at: float | None = None
-        #: the pause before the next retry of a failed write (0: the last write succeeded)
-        self._retry_delay = 0.0
+        #: failed writes' backoff, and a hand end not stored yet
+        self._retry = WriteRetry(
+            config.table_id,
+            self.timing.retry_seconds,
+            self.timing.retry_max_seconds,
+            self.log_ids,
+        )
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = asyncio.Event()
@@ -243,13 +245,13 @@ class TableRuntime:
         loop = asyncio.get_running_loop()
         self._next_hand_at = loop.time() + self.timing.between_hands_seconds
         self._actor.start()
-        self._stalls.subscribe(self._stalled)
+        self._clock.subscribe()
 
     async def stop(self, ending: TableError | None = None) -> None:
         """Stop the owner task (a running hand stays unfinished: recovery cancels it); every
         stream ends with ``ending`` (default: UNAVAILABLE / TABLE_MOVED, the engine is
         shutting down; a moved table's names its new owner)."""
-        self._stalls.unsubscribe(self._stalled)
+        self._clock.unsubscribe()
         await self._actor.stop()
         for watcher in list(self._broadcast.watchers):
             self._broadcast.end(
@@ -282,9 +284,10 @@ class TableRuntime:
             )
 
     def next_wakeup(self) -> float | None:
-        if self._end_retry_at is not None:
-            return self._end_retry_at  # nothing else happens until the hand's end is stored
-        turn_ends = self._turn_ends_at
+        if self._retry.end_retry_at is not None:
+            # nothing else happens until the hand's end is stored
+            return self._retry.end_retry_at
+        turn_ends = self._clock.ends_at
         # The next hand's time counts only while a hand may start: a paused, closing or
         # draining table keeps its (past) time, and waking for it would spin the loop.
         if self._may_deal():
@@ -294,16 +297,18 @@ class TableRuntime:
         return turn_ends
 
     async def on_timer(self, now: float) -> None:
-        if self._end_retry_at is not None:
-            if now >= self._end_retry_at and self._unsaved_end is not None:
-                await self._end_hand(self._unsaved_end)
+        retry = self._retry
+        if retry.end_retry_at is not None:
+            if now >= retry.end_retry_at and retry.unsaved_end is not None:
+                await self._end_hand(retry.unsaved_end)
             return
-        if self._turn_ends_at is not None and now >= self._turn_ends_at:
+        clock = self._clock
+        if clock.ends_at is not None and now >= clock.ends_at:
             # On the first turn of the loop after a freeze this timer may run before the
             # heartbeat: the stall is counted here all the same.
-            self._give_back_stall(now)
-        if self._turn_ends_at is not None and now >= self._turn_ends_at:
-            self._turn_ends_at = None
+            self._clock.give_back(now)
+        if clock.ends_at is not None and now >= clock.ends_at:
+            clock.ends_at = None
             hand = self.state.hand
             if hand is not None and hand.to_act is not None:
                 seat = hand.to_act
@@ -318,11 +323,9 @@ class TableRuntime:
                     self._take_back()
                     if isinstance(error, TableError) and not error.database_outage:
                         raise
-                    self._turn_ends_at = now + self._write_failed(
-                        f"store seat {seat}'s timeout", error
-                    )
+                    clock.ends_at = now + self._retry.failed(f"store seat {seat}'s timeout", error)
                     return
-                self._write_succeeded()
+                self._retry.succeeded()
                 # What the clock did for him (fold, check, protect, ...), not just "timeout".
                 taken = timeout_taken(hand, seat, before)
                 log.info(
@@ -423,11 +426,11 @@ class TableRuntime:
 
     async def _set_connected(self, seat: int, connected: bool) -> None:
         # A stall not yet given back is owed before the clock is set anew.
-        self._give_back_stall(asyncio.get_running_loop().time())
-        turn_ends = self._turn_ends_at
+        self._clock.give_back(asyncio.get_running_loop().time())
+        turn_ends = self._clock.ends_at
         events, extra = seating.connect(self.state, seat, connected, turn_ends is not None)
         if extra and turn_ends is not None:
-            self._set_deadline(turn_ends - asyncio.get_running_loop().time() + extra)
+            self._clock.set(turn_ends - asyncio.get_running_loop().time() + extra)
         self._broadcast.publish(events)
 
     # ------------------------------------------------------------------ hands
@@ -479,9 +482,9 @@ class TableRuntime:
                 raise
             # The database is away (a restart, a full disk, a read-only file): nothing was
             # dealt. Try again after a pause that grows, rather than at every wake-up.
-            self._next_hand_at = loop.time() + self._write_failed("start a hand", error)
+            self._next_hand_at = loop.time() + self._retry.failed("start a hand", error)
             return
-        self._write_succeeded()
+        self._retry.succeeded()
         # Answered action ids outlive their hand (bounded by remembered_actions): a retry of
         # the action that ended the last hand must get its answer again, not STALE_HAND.
         self._idle.clear()
@@ -523,7 +526,7 @@ class TableRuntime:
         if hand.is_over:
             await self._end_hand(new_events)
             return
-        self._set_deadline(state.config.action_seconds)
+        self._clock.set(state.config.action_seconds)
         turn = hand.to_act
         if turn is not None and state.turn_deadline is not None:
             new_events.append(TurnStarted(turn, state.turn_deadline))
@@ -556,58 +559,12 @@ class TableRuntime:
                 hand.act(seat, kind, to)
         state.hand = hand
 
-    def _set_deadline(self, seconds: float) -> None:
-        now = asyncio.get_running_loop().time()
-        self._turn_ends_at = now + seconds
-        self._stall_mark = self._stalls.stalled(now)
-        self.state.turn_deadline = datetime.now(UTC) + timedelta(seconds=seconds)
-
-    # --------------------------------------------------------- the loop's own stalls
-
-    def _stalled(self, seconds: float) -> None:
-        """The heartbeat woke from a stall: the turn's clock gets it back (in the owner task)."""
-        if self._turn_ends_at is not None:
-            self._actor.post("stall", self._after_stall)
-
-    async def _after_stall(self) -> None:
-        self._give_back_stall(asyncio.get_running_loop().time())
-
-    def _give_back_stall(self, now: float) -> bool:
-        """Move the turn's deadline on by the seconds the loop was stalled since its clock was
-        set (nobody could be heard then), and tell the table. Returns whether it moved."""
-        stalled = self._stalls.stalled(now)
-        owed = stalled - self._stall_mark
-        state = self.state
-        hand = state.hand
-        if (
-            owed <= 0
-            or self._turn_ends_at is None
-            or hand is None
-            or hand.to_act is None
-            or state.turn_deadline is None
-        ):
-            return False
-        self._stall_mark = stalled
-        self._turn_ends_at += owed
-        state.turn_deadline += timedelta(seconds=owed)
-        log.warning(
-            "table %s hand %d: seat %d gets %.1f s back on his clock (the engine was stalled)",
-            self.table_id,
-            state.hand_number,
-            hand.to_act,
-            owed,
-            extra=self.log_ids(seat=hand.to_act, stalled_seconds=round(owed, 3)),
-        )
-        self._broadcast.publish([TurnExtended(hand.to_act, state.turn_deadline, owed)])
-        return True
-
     async def _end_hand(self, hand_events: list[UpdateEvent]) -> None:
         state = self.state
         hand = state.hand
         assert hand is not None and state.hand_id is not None
         cancelled = hand.phase is Phase.CANCELLED
-        self._turn_ends_at = None
-        state.turn_deadline = None
+        self._clock.stop()
         final = hands.final_stacks(hand, cancelled)
         # A tournament player with no chips left is out: closed with the hand, in its write.
         busted = [] if cancelled else self.rules.busted(state, final)
@@ -641,13 +598,14 @@ class TableRuntime:
             # told the result yet (a crash now cancels the hand, every chip back, and it must
             # not have been shown as won); the table tries the same write again, with pauses
             # that grow, and deals nothing meanwhile.
-            self._unsaved_end = hand_events
-            delay = self._write_failed(f"store the end of hand {state.hand_number}", error)
-            self._end_retry_at = asyncio.get_running_loop().time() + delay
+            self._retry.hold_end(
+                hand_events,
+                f"store the end of hand {state.hand_number}",
+                error,
+                asyncio.get_running_loop().time(),
+            )
             return
-        self._write_succeeded()
-        self._unsaved_end = None
-        self._end_retry_at = None
+        self._retry.end_stored()
         result = None if cancelled else hand.result()
         last = hands.finished(state, hand, final, result, datetime.now(UTC))
         log.info(
@@ -714,14 +672,14 @@ class TableRuntime:
             self._take_back()
             if isinstance(error, TableError) and not error.database_outage:
                 raise
-            self._write_failed(f"store seat {seat}'s action", error)
+            self._retry.failed(f"store seat {seat}'s action", error)
             if isinstance(error, TableError):
                 raise
             text = str(error)
             raise TableError.database_unavailable(
                 text.splitlines()[0] if text else type(error).__name__
             ) from None
-        self._write_succeeded()
+        self._retry.succeeded()
         outcome = recorded_outcome(hand, seat, kind, before)
         broadcast = self._broadcast
         # The action's change is the next one published (with the cards and turn after it).
@@ -860,31 +818,6 @@ class TableRuntime:
         # The lobby relaying his own leave closes the session as Leave does: "left".
         return await self._leave(seat, removal.close_reason, removal=removal)
 
-    def _write_failed(self, what: str, error: Exception) -> float:
-        """Log a write the database failed (once per outage with its cause, then at debug):
-        the pause before it is tried again."""
-        first = self._retry_delay == 0
-        self._retry_delay = (
-            self.timing.retry_seconds
-            if first
-            else min(self._retry_delay * 2, self.timing.retry_max_seconds)
-        )
-        log.log(
-            logging.WARNING if first else logging.DEBUG,
-            "table %s: could not %s, the database failed (%s); trying again in %.1f s",
-            self.table_id,
-            what,
-            str(error).splitlines()[0] if str(error) else type(error).__name__,
-            self._retry_delay,
-            extra=self.log_ids(retry_seconds=self._retry_delay),
-        )
-        return self._retry_delay
-
-    def _write_succeeded(self) -> None:
-        if self._retry_delay:
-            log.info("table %s: the database answers again", self.table_id, extra=self.log_ids())
-        self._retry_delay = 0.0
-
     async def _set_status(self, status: TableStatus, reason: str) -> None:
         state = self.state
         if status is state.status:
@@ -997,83 +930,46 @@ class TableRuntime:
 
     async def set_stakes(self, level: int, stakes: Stakes) -> int:
         """SetStakes: ``level``'s stakes from the next hand on; returns that hand's number."""
-        return await self._actor.call("set_stakes", self._set_stakes, level, stakes)
-
-    async def _set_stakes(self, level: int, stakes: Stakes) -> int:
-        first, events, stored = tournament.set_stakes(self.state, level, stakes)
-        if stored:
-            await self._store.update_tournament(self.table_id, stored)
-        self._broadcast.publish(events)
-        return first
+        return await self._actor.call(
+            "set_stakes", tournament_ops.set_stakes, *self._parts(), level, stakes
+        )
 
     async def set_hand_hold(self, held: bool) -> None:
         """SetHandHold: hold the next hand (hand-for-hand), or release it."""
         await self._actor.call("set_hand_hold", self._set_hand_hold, held)
 
     async def _set_hand_hold(self, held: bool) -> None:
-        events, stored = tournament.set_hold(self.state, held)
-        if stored:
-            await self._store.update_tournament(self.table_id, stored)
-        if events and not held:
+        if await tournament_ops.set_hand_hold(*self._parts(), held):
             # Released: the tables of a hand-for-hand round start together, now.
             self._next_hand_at = asyncio.get_running_loop().time()
-        self._broadcast.publish(events)
 
     async def set_tournament_info(self, info: TournamentInfo) -> None:
-        await self._actor.call("set_tournament_info", self._set_tournament_info, info)
-
-    async def _set_tournament_info(self, info: TournamentInfo) -> None:
-        events, stored = tournament.set_info(self.state, info)
-        if stored:
-            await self._store.update_tournament(self.table_id, stored)
-        self._broadcast.publish(events)
+        await self._actor.call("set_tournament_info", tournament_ops.set_info, *self._parts(), info)
 
     async def award_place(self, player_id: str, display_name: str, place: int, prize: int) -> None:
         await self._actor.call(
-            "award_place", self._award_place, player_id, display_name, place, prize
+            "award_place",
+            tournament_ops.award_place,
+            *self._parts(),
+            player_id,
+            display_name,
+            place,
+            prize,
         )
-
-    async def _award_place(self, player_id: str, display_name: str, place: int, prize: int) -> None:
-        events, stored = tournament.award_place(self.state, player_id, display_name, place, prize)
-        if stored:
-            await self._store.update_tournament(self.table_id, stored)
-        self._broadcast.publish(events)
 
     async def move_player(
         self, session_id: str, request_id: str, destination: Destination
     ) -> SessionSnapshot:
         """MovePlayer: off this table for a seat elsewhere, now or when his hand ends."""
         return await self._actor.call(
-            "move_player", self._move_player, session_id, request_id, destination
+            "move_player",
+            tournament_ops.move_player,
+            *self._parts(),
+            session_id,
+            request_id,
+            destination,
         )
 
-    async def _move_player(
-        self, session_id: str, request_id: str, destination: Destination
-    ) -> SessionSnapshot:
-        state = self.state
-        if state.config.tournament is None:
-            tournament.check_tournament(state)  # NOT_A_TOURNAMENT_TABLE
-        # Idempotent by request_id: a retry gets the session as it is now and moves nothing,
-        # however late it comes (the table closed since included).
-        earlier = await self._store.recorded_move(request_id)
-        if earlier is not None:
-            if (earlier.session_id, earlier.destination) != (session_id, destination):
-                raise TableError.invalid(
-                    "IDEMPOTENCY_KEY_REUSED",
-                    f"request_id {request_id!r} moved another session or elsewhere",
-                    field="request_id",
-                )
-            seat = state.seat_of_session(session_id)
-            return earlier.session if seat is None else seating.session(state, seat)
-        tournament.check_tournament(state)
-        seat = seating.seat_of_session(state, session_id)
-        tournament.check_move(state, seat)
-        order = MoveOrder(request_id, destination)
-        if state.in_running_hand(seat):
-            await self._store.mark_closing(seat.session_id, move=order)
-            self._broadcast.publish(tournament.move_after_hand(seat, destination))
-            return seating.session(state, seat)
-        closed = await self._store.close_session(seat.session_id, seat.stack, "moved", move=order)
-        self._broadcast.publish(tournament.moved(state, seat, destination))
-        self._broadcast.end_seats([seat.seat])
-        return closed
+    def _parts(self) -> tuple[TableState, TableStore, Broadcaster]:
+        """What a command module works on: the state, the store and the broadcaster."""
+        return self.state, self._store, self._broadcast

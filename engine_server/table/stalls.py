@@ -5,7 +5,7 @@ blocked, no player can be heard, but the monotonic clock runs on: every turn's d
 passes while nobody could act. The loop cannot prevent that, but it can see it afterwards —
 a task that sleeps ``interval`` seconds and wakes ``interval + lag`` later has lost ``lag``
 seconds — and the tables give those seconds back to the players whose clocks ran
-(:meth:`engine_server.table.runtime.TableRuntime`), as docs/operations.md, "Freezes and
+(:class:`engine_server.table.turn_clock.TurnClock`), as docs/operations.md, "Freezes and
 stalls" says.
 
 :meth:`StallWatch.stalled` is a counter of stalled seconds: a table marks it when a clock
