@@ -12,14 +12,15 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine_server.game.actions import ActionRefused
 from engine_server.game.fairness import deck_stream
-from engine_server.game.hand import Hand
+from engine_server.game.hand import Hand, Phase
 from engine_server.game.phh import export_phh
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
-from engine_server.game.replay import hand_trail, replay_actions
+from engine_server.game.replay import hand_trail, replay_actions, result_to_json
 from engine_server.store import errors as store_errors
 from engine_server.store.action_batch import ActionBatcher
 from engine_server.store.database import create_engine_for, is_outage, is_sqlite
@@ -256,41 +257,81 @@ _DEAL_ONLY = (
     "the deal only, rebuilt from the seed pair and nonce when the engine restarted: no"
     " action after it was recorded"
 )
+_SETTLED = (
+    "every action recorded before the engine stopped, taken again on the deal rebuilt from the"
+    " seed pair and nonce when the engine restarted: they had ended the hand, which was settled"
+    " then"
+)
 _UNREPLAYED = (
     "the deal rebuilt from the seed pair and nonce when the engine restarted, and the actions"
     " recorded before it stopped, which did not replay on it"
 )
 
 
-def _recovered_record(
+@dataclass(frozen=True, slots=True)
+class _Recovered:
+    """What becomes of a hand a crash left running."""
+
+    record: HandRecord
+    #: each seat session's stack after the hand, when its stored actions finished it (it is
+    #: settled as the engine would have: finished, chips to the winners); None: cancelled
+    final_stacks: dict[str, int] | None = None
+    #: the sessions it closes (a tournament player it left with no chip: busted)
+    closed: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _recovered(
     running: RunningHand, recorded: list[dict[str, Any]], names: dict[int, str]
-) -> HandRecord:
+) -> _Recovered:
     """The record of a hand a crash left running: its deal, and every action stored while it
-    ran (taken again on the deal, which also deals the streets they reached), cancelled."""
+    ran (taken again on the deal, which also deals the streets they reached).
+
+    If those actions end it (everyone folded to one, or the showdown reached), the crash came
+    between its last action's write and its end's: its outcome is decided by the stored
+    actions alone, and it is settled as the engine would have settled it. Otherwise it is
+    cancelled, every chip back."""
     hand = _rebuilt_hand(running)
-    result: dict[str, Any] = {"cancelled": True, "pots": [], "rake": 0}
+    cancelled: dict[str, Any] = {"cancelled": True, "pots": [], "rake": 0}
     try:
         replay_actions(hand, recorded)
     except (ValueError, ActionRefused):
         # Kept as stored all the same: the audit must show what players were told.
         log.exception("hand %s: its recorded actions do not replay", running.hand.id)
         cards, _ = hand_trail(_rebuilt_hand(running))
-        return HandRecord(cards, recorded, [], 0, {**result, "trail": _UNREPLAYED}, None)
+        return _Recovered(
+            HandRecord(cards, recorded, [], 0, {**cancelled, "trail": _UNREPLAYED}, None)
+        )
+    settled = hand.is_over and hand.phase is not Phase.CANCELLED
     if not hand.is_over:
         hand.cancel()
     cards, actions = hand_trail(hand)
-    result["trail"] = _REPLAYED if recorded else _DEAL_ONLY
+    config = _config(running.table)
+    if settled:
+        result = {
+            **result_to_json(hand.result(), hi_lo=config.settings.hi_lo),
+            "trail": _SETTLED,
+        }
+    else:
+        result = {**cancelled, "trail": _REPLAYED if recorded else _DEAL_ONLY}
     try:
         phh = export_phh(
-            hand,
-            table=_config(running.table).name,
-            hand_number=running.hand.hand_number,
-            players=names,
+            hand, table=config.name, hand_number=running.hand.hand_number, players=names
         )
     except Exception:
         log.exception("hand %s: PHH export failed", running.hand.id)
         phh = None
-    return HandRecord(cards, actions, [], 0, result, phh)
+    record = HandRecord(cards, actions, result["pots"], result["rake"], result, phh)
+    if not settled:
+        return _Recovered(record)
+    sessions = {p.seat: p.seat_session_id for p in running.players}
+    final = {sessions[p.seat]: p.stack for p in hand.players}
+    # As the tournament rules close them at a hand's end (TournamentRules.busted).
+    busted = (
+        []
+        if running.table.tournament_id is None
+        else [(sid, "busted") for sid, stack in sorted(final.items()) if stack == 0]
+    )
+    return _Recovered(record, final, busted)
 
 
 #: told when a write found its table taken over or moved: (table id, its owner now)
@@ -437,19 +478,23 @@ class StoreTables:
         return loaded
 
     async def recover_running_hands(self) -> int:
-        """Cancel the hands a previous engine left running, each with its trail for the audit.
+        """End the hands a previous engine left running, each with its trail for the audit.
 
         Every action a player was told was accepted was stored before (``record_actions``):
         the deal is rebuilt from the hand's seed pair, nonce, button and start stacks (the
         same deck and dealing as the live hand's) and those actions are taken on it again,
-        which deals the streets they reached; its cards, actions and PHH are the cancelled
-        hand's record. Nothing is won and no chip moves.
+        which deals the streets they reached; its cards, actions and PHH are the hand's
+        record. A hand they do not end is cancelled: nothing is won and no chip moves. A hand
+        they end (the engine stopped between its last action's write and its end's) is
+        settled as the engine would have: finished, the pots to their winners. Returns how
+        many hands it ended.
         """
         return await self._recover(None)
 
     async def _recover(self, table_ids: list[str] | None) -> int:
-        """Cancel the running hands of this node's tables (``table_ids``: of those only)."""
-        cancelled = 0
+        """End the running hands of this node's tables (``table_ids``: of those only): settled
+        where their stored actions had ended them, else cancelled. Returns how many."""
+        ended = 0
         async with self._writes:
             for running in await self.store.hands.running_hands(self.node_id, table_ids=table_ids):
                 try:
@@ -460,13 +505,35 @@ class StoreTables:
                         ).display_name
                         for p in running.players
                     }
-                    record = _recovered_record(running, recorded, names)
+                    recovered = _recovered(running, recorded, names)
                 except Exception:
                     # The chips matter more than the trail: cancel it all the same.
                     log.exception("hand %s: its trail could not be rebuilt", running.hand.id)
-                    record = HandRecord(
-                        [], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None
+                    recovered = _Recovered(
+                        HandRecord([], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None)
                     )
+                record = recovered.record
+                if recovered.final_stacks is not None:
+                    await self.store.hands.finish_hand(
+                        running.hand.id,
+                        cards=record.cards,
+                        actions=record.actions,
+                        pots=record.pots,
+                        rake=record.rake,
+                        result=record.result,
+                        phh=record.phh,
+                        final_stacks=recovered.final_stacks,
+                        close_sessions=recovered.closed,
+                    )
+                    log.warning(
+                        "hand %s of table %s: its stored actions had ended it before the engine "
+                        "stopped; settled as finished",
+                        running.hand.id,
+                        running.table.id,
+                        extra={"table": running.table.id, "hand": running.hand.hand_number},
+                    )
+                    ended += 1
+                    continue
                 await self.store.hands.cancel_hand(
                     running.hand.id,
                     RECOVERY_REASON,
@@ -475,14 +542,14 @@ class StoreTables:
                     result=record.result,
                     phh=record.phh,
                 )
-                cancelled += 1
+                ended += 1
             # Any hand started meanwhile by another engine on this database (none on start-up).
-            cancelled += len(
+            ended += len(
                 await self.store.hands.recover_running_hands(
                     RECOVERY_REASON, node_id=self.node_id, table_ids=table_ids
                 )
             )
-        return cancelled
+        return ended
 
     # -- tables changing hands (engine_server.store.ownership)
 

@@ -319,9 +319,13 @@ class TableManager:
 
     async def load(self) -> None:
         """On start: cancel hands a crash left running, then bring every open table back."""
-        cancelled = await self._directory.recover_running_hands()
-        if cancelled:
-            log.warning("cancelled %d hand(s) left running by a previous engine", cancelled)
+        ended = await self._directory.recover_running_hands()
+        if ended:
+            log.warning(
+                "ended %d hand(s) left running by a previous engine (cancelled, every chip "
+                "back, or settled where their stored actions had ended them)",
+                ended,
+            )
         resumed, paused = await self._directory.settle_statuses_on_start()
         if resumed:
             log.info("%d table(s) paused by the last node's shutdown deal again", len(resumed))

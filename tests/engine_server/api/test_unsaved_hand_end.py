@@ -1,0 +1,149 @@
+"""A hand whose last action is stored but whose end is not (the engine died between the two
+writes): its stored actions decide it, so the next start settles it as the engine would
+have — finished, the pots to their winners — on SQLite and on PostgreSQL.
+
+The crash point is made exact: the hand-end write never returns (the engine is stopped while
+it hangs there), after the action that ended the hand was stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from stud.v1 import table_pb2
+
+from engine_server.store.adapter import StoreTables
+from engine_server.table.model import TableStatus
+from tests.engine_server.api.conftest import launch, shut
+from tests.engine_server.api.players import Decide, action, caller, open_table
+from tests.engine_server.api.test_nodes import database_url
+
+__all__ = ["database_url"]
+
+K = table_pb2
+
+
+def folder(snapshot: table_pb2.TableSnapshot) -> tuple[int, int | None] | None:
+    """Folds at his first decision."""
+    return action(snapshot, K.ACTION_KIND_FOLD) or caller(snapshot)
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def stored(url: str, query: str, **params: Any) -> list[dict[str, Any]]:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg2")
+    engine = sa.create_engine(parsed)
+    try:
+        with engine.connect() as connection:
+            return [dict(row._mapping) for row in connection.execute(sa.text(query), params)]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("strategies", "by_fold"),
+    [([folder, caller], True), ([caller, caller], False)],
+    ids=["everyone-folded-to-one", "showdown"],
+)
+async def test_a_hand_ended_by_its_stored_actions_is_settled_after_the_crash(
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    strategies: list[Decide],
+    by_fold: bool,
+) -> None:
+    reached = asyncio.Event()
+
+    async def dies_here(self: StoreTables, *args: Any, **kwargs: Any) -> None:
+        # The process dies between the last action's write and the hand-end write.
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(StoreTables, "finish_hand", dies_here)
+    first = await launch(database_url)
+    players = await open_table(first, "t1", strategies, stakes=(1, 1, 2, 4))
+    try:
+        await asyncio.wait_for(reached.wait(), 30)
+        hand = stored(database_url, "SELECT id, state FROM hands WHERE table_id = 't1'")
+        assert [h["state"] for h in hand] == ["running"]
+        hand_id = hand[0]["id"]
+        actions = [
+            _json(r["action"])
+            for r in stored(
+                database_url,
+                "SELECT action FROM hand_actions WHERE hand_id = :h ORDER BY seq",
+                h=hand_id,
+            )
+        ]
+        assert actions, "the hand's actions were stored as they were taken"
+        assert (actions[-1]["do"] == "fold") == by_fold
+        # Nobody was told how it ended: the end was never stored.
+        assert not any(
+            e.WhichOneof("kind") == "hand_ended"
+            for p in players
+            for m in p.messages
+            for e in m.events
+        )
+    finally:
+        # Stopped while the write hangs: the act that ended the hand never gets its answer.
+        await shut(first)
+        for player in players:
+            await player.close()
+    monkeypatch.undo()
+
+    second = await launch(database_url)
+    try:
+        runtime = second.server.manager.tables["t1"]
+        hands = stored(
+            database_url,
+            "SELECT id, state, cancel_reason, rake, result, actions, phh FROM hands"
+            " WHERE table_id = 't1' ORDER BY hand_number",
+        )
+        settled = hands[0]
+        assert settled["state"] == "complete" and settled["cancel_reason"] is None
+        result = _json(settled["result"])
+        assert "cancelled" not in result and "they had ended the hand" in result["trail"]
+        assert [a["do"] for a in _json(settled["actions"])][-len(actions) :] == [
+            a["do"] for a in actions
+        ]
+        assert settled["phh"]
+        players_rows = stored(
+            database_url,
+            "SELECT seat, seat_session_id, start_stack, final_stack FROM hand_players"
+            " WHERE hand_id = :h ORDER BY seat",
+            h=hand_id,
+        )
+        final = {p["seat"]: p["final_stack"] for p in players_rows}
+        assert sum(final.values()) + settled["rake"] == 200
+        # The pots went to their winners.
+        winners = {int(s) for pot in result["pots"] for s in pot["winners"]}
+        assert winners and all(final[s] >= 100 for s in winners)
+        assert all(final[s] < 100 for s in final if s not in winners)
+        if by_fold:
+            assert result["pots"][0]["winners"] == [2]
+        else:
+            assert set(_json(result["hands"]) or {}) == {"1", "2"}
+        # The seats' stacks are the settled hand's, and the table deals on with them.
+        sessions = {
+            r["id"]: r["stack"] for r in stored(database_url, "SELECT id, stack FROM seat_sessions")
+        }
+        assert {p["seat"]: sessions[p["seat_session_id"]] for p in players_rows} == final
+        assert runtime.status is not TableStatus.CLOSED
+        if len(hands) > 1:
+            # The next hand (dealt at once: nobody paused the table) began with those stacks.
+            began = stored(
+                database_url,
+                "SELECT seat, start_stack FROM hand_players WHERE hand_id = :h",
+                h=hands[1]["id"],
+            )
+            assert {p["seat"]: p["start_stack"] for p in began} == final
+    finally:
+        await shut(second)
