@@ -54,6 +54,7 @@ from engine_server.collector import PacedCollector
 from engine_server.loops import loop_name
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.node import LeaseLost, NodeLease
+from engine_server.pruning import ActionPruning
 from engine_server.settings import EngineSettings
 from engine_server.store.database import is_outage
 from engine_server.store.models import NodeState
@@ -167,6 +168,8 @@ class EngineServer:
     lost: asyncio.Event = field(default_factory=asyncio.Event)
     #: takes over the tables of dead nodes, loads the tables given to this one (with a lease)
     takeover: TakeoverWatch | None = None
+    #: deletes ended hands' stored actions after the time kept (with a node registry)
+    pruning: ActionPruning | None = None
     _abandoned: bool = False
 
     @property
@@ -194,6 +197,8 @@ class EngineServer:
             return
         if self.takeover is not None:
             await self.takeover.stop()
+        if self.pruning is not None:
+            await self.pruning.stop()
         if self.lease is not None:
             await self.lease.set_state(NodeState.DRAINING)
         if self.health is not None:
@@ -276,6 +281,8 @@ class EngineServer:
         self._abandoned = True
         if self.takeover is not None:
             await self.takeover.stop(wait=0)
+        if self.pruning is not None:
+            await self.pruning.stop()
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
         await self.manager.shutdown()
@@ -345,6 +352,10 @@ async def start_engine(
                     directory.take_over_expired, engine.manager, lease.lease_seconds / 6
                 )
                 engine.takeover.start()
+                engine.pruning = ActionPruning(
+                    directory.prune_actions, settings.hand_actions_kept_seconds
+                )
+                engine.pruning.start()
     return engine
 
 

@@ -17,6 +17,7 @@
 | ``STUD_ENGINE_ADVERTISE_GRPC`` | the bound gRPC address | the gRPC address players are given |
 | ``STUD_ENGINE_ADVERTISE_WEB`` | ``http://`` + the bound web address | the gRPC-Web URL browsers are given |
 | ``STUD_ENGINE_LEASE_SECONDS`` | ``15`` | the node's lease; renewed every third of it |
+| ``STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS`` | ``86400`` | how long an ended hand's actions stay in ``hand_actions`` (its record holds them); 0: deleted at the next round |
 | ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
 | ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections; 0: none by the clock |
 | ``STUD_ENGINE_CPUS`` | every CPU | the CPUs the engine's threads run on, e.g. ``0`` or ``0-1``: one core per node where several nodes share a machine |
@@ -58,6 +59,7 @@ from engine_server.loops import DEFAULT_LOOP, LOOPS, uvloop_installed
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "DEFAULT_HAND_ACTIONS_KEPT_SECONDS",
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_MAX_REQUEST_BYTES",
     "DEFAULT_NODE_ID",
@@ -85,6 +87,8 @@ SECRET_FILE = Path("var") / "jwt-secret"
 #: the settings load before the store)
 DEFAULT_NODE_ID = "main"
 DEFAULT_LEASE_SECONDS = 15.0
+#: a day: an ended hand's stored actions are a copy of its record's, kept for a look by ops
+DEFAULT_HAND_ACTIONS_KEPT_SECONDS = 86_400.0
 #: the shortest lease: renewals every third of it must fit in a round trip to the database
 _MIN_LEASE_SECONDS = 1.0
 _NODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -293,6 +297,8 @@ class EngineSettings:
     advertise_web: str = ""
     #: how long the node's lease lasts without a renewal (renewed every third of it)
     lease_seconds: float = DEFAULT_LEASE_SECONDS
+    #: how long an ended hand's stored actions are kept (:mod:`engine_server.pruning`)
+    hand_actions_kept_seconds: float = DEFAULT_HAND_ACTIONS_KEPT_SECONDS
     #: the garbage collector's pace (:mod:`engine_server.collector`); None: CPython's trigger
     gc_pacing: CollectorPacing | None = field(default_factory=CollectorPacing)
     #: the CPUs the engine's threads run on (:mod:`engine_server.affinity`); None: any
@@ -363,6 +369,9 @@ class EngineSettings:
             advertise_grpc=_address(env, "STUD_ENGINE_ADVERTISE_GRPC"),
             advertise_web=_url(env, "STUD_ENGINE_ADVERTISE_WEB"),
             lease_seconds=lease,
+            hand_actions_kept_seconds=positive_float(
+                env, "STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS", DEFAULT_HAND_ACTIONS_KEPT_SECONDS
+            ),
             gc_pacing=gc_pacing(env),
             cpus=cpu_set(env),
         )

@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from engine_server.game.actions import ActionRefused
@@ -711,6 +712,20 @@ class StoreTables:
         await self.actions.record(
             [HandAction(hand_id, first_seq + n, a) for n, a in enumerate(actions)]
         )
+
+    async def prune_actions(self, kept_seconds: float, *, batch: int = 500) -> int:
+        """Delete the stored actions of the hands that ended more than ``kept_seconds`` ago
+        (their rows hold their whole trail), ``batch`` hands per transaction, queued with the
+        tables' writes. Returns how many hands' actions it deleted."""
+        ended_before = self.store.tx.clock() - timedelta(seconds=kept_seconds)
+        pruned = 0
+        while True:
+            async with self._writes:
+                done = await self.store.hand_actions.prune(ended_before, hands=batch)
+            pruned += done
+            if done < batch:
+                return pruned
+            await asyncio.sleep(0)  # the tables' writes go between two batches
 
     async def _write_actions(self, batch: list[HandAction]) -> None:
         async with self._writes, _translated():

@@ -1,7 +1,10 @@
 """Hands' actions, stored one by one as they are taken (issue 17).
 
 A hand's row gets its whole trail when it ends; until then these rows are its record, so a
-hand a crash cancels still shows every action its players were told was accepted. One call
+hand a crash cancels still shows every action its players were told was accepted. Once it has
+ended (finished, or cancelled: its trail is then in its row, with those actions) they are
+only a copy: :meth:`HandActions.prune` deletes them after the time the engine keeps them
+(docs/operations.md, "Crashes"). Nothing reads an ended hand's rows here. One call
 writes the actions many tables took in one turn of the event loop (a group commit); each is
 keyed by ``(hand_id, seq)``, and writing a key again changes nothing (a retried write after
 an answer that was lost).
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
@@ -19,7 +23,7 @@ from sqlmodel import col, select
 
 from engine_server.store.base import Transactions, check_id
 from engine_server.store.errors import InvalidRecord
-from engine_server.store.models import HandActionRow
+from engine_server.store.models import HandActionRow, HandRow, HandState
 from engine_server.store.sqlite_actions import SqliteActionWriter
 
 __all__ = ["HandAction", "HandActions"]
@@ -99,6 +103,30 @@ class HandActions:
                 index_elements=[_ACTIONS.c.hand_id, _ACTIONS.c.seq]
             )
         return statement
+
+    async def prune(self, ended_before: datetime, *, hands: int = 500) -> int:
+        """Delete the stored actions of up to ``hands`` hands that ended (finished or
+        cancelled) before ``ended_before``, in one transaction: their rows hold their whole
+        trail. Returns how many hands' actions it deleted (fewer than ``hands``: none is
+        left)."""
+        if hands <= 0:
+            raise InvalidRecord(f"hands must be positive, not {hands}")
+        hands_table: sa.Table = HandRow.__table__  # type: ignore[attr-defined]
+        ended = (
+            sa.select(_ACTIONS.c.hand_id)
+            .join(hands_table, hands_table.c.id == _ACTIONS.c.hand_id)
+            .where(
+                hands_table.c.state != HandState.RUNNING.value,
+                hands_table.c.ended_at < ended_before,
+            )
+            .distinct()
+            .limit(hands)
+        )
+        async with self._tx.write_connection() as connection:
+            ids = list((await connection.execute(ended)).scalars())
+            if ids:
+                await connection.execute(sa.delete(_ACTIONS).where(_ACTIONS.c.hand_id.in_(ids)))
+        return len(ids)
 
     async def actions_of(self, hand_id: str) -> list[dict[str, Any]]:
         """The hand's stored actions, in order."""

@@ -116,3 +116,11 @@ def test_the_collector_is_paced_by_default_and_can_be_handed_back_to_cpython() -
 def test_a_bad_collector_pace_is_refused_by_name(name: str, raw: str, message: str) -> None:
     with pytest.raises(SettingsError, match=rf"^{name}: {message}$"):
         EngineSettings.from_env({**SECRET, name: raw})
+
+
+def test_how_long_ended_hands_actions_are_kept() -> None:
+    assert EngineSettings.from_env(SECRET).hand_actions_kept_seconds == 86_400.0
+    given = {**SECRET, "STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS": "0"}
+    assert EngineSettings.from_env(given).hand_actions_kept_seconds == 0.0
+    with pytest.raises(SettingsError, match="STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS"):
+        EngineSettings.from_env({**SECRET, "STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS": "-1"})

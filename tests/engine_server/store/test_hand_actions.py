@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ from engine_server.store.errors import StoreError
 from engine_server.store.hand_actions import HandAction
 from engine_server.store.migrate import prepare_database
 from engine_server.store.repository import EngineStore
-from tests.engine_server.store.support import count, new_table, seat, start
+from tests.engine_server.store.conftest import StepClock
+from tests.engine_server.store.support import count, finish_kwargs, new_table, seat, start
 
 
 def _call(seat: int, n: int) -> dict[str, object]:
@@ -141,3 +143,47 @@ async def test_on_sqlite_a_batch_waits_for_a_lock_another_connection_holds_witho
         assert await store.hand_actions.actions_of(hand.id) == [_call(1, 1), _call(2, 2)]
     finally:
         await store.dispose()
+
+
+async def test_an_ended_hands_actions_are_pruned_after_the_time_kept_and_its_record_is_unchanged(
+    store: EngineStore, clock: StepClock
+) -> None:
+    started = []
+    for n in range(3):
+        table = await new_table(store, f"req-{n}")
+        seats = [await seat(store, table.id, s) for s in (1, 2)]
+        hand = await start(store, table, 1, seats)
+        await store.hand_actions.record([HandAction(hand.id, 0, _call(1, 1))])
+        started.append((hand, seats))
+    (done, done_seats), (cancelled, _), (running, _) = started
+    await store.hand_actions.record([HandAction(done.id, 1, _call(2, 2))])
+    await store.hands.finish_hand(
+        done.id,
+        **finish_kwargs({done_seats[0].id: 199, done_seats[1].id: 201}, actions=[_call(1, 1)]),
+    )
+    await store.hands.cancel_hand(cancelled.id, "engine restart", actions=[_call(1, 1)])
+    ended = clock.now
+    before = {h.id: await store.hands.get_hand(h.id) for h in (done, cancelled)}
+
+    # Kept until the time has passed: nothing ended before ``ended_before``.
+    assert await store.hand_actions.prune(ended - timedelta(hours=1)) == 0
+    assert await count(store, "SELECT count(*) FROM hand_actions") == 4
+    # Then the ended hands' rows go, a batch of ``hands`` at a time; the running one's stay.
+    assert await store.hand_actions.prune(ended + timedelta(seconds=1), hands=1) == 1
+    assert await store.hand_actions.prune(ended + timedelta(seconds=1), hands=5) == 1
+    assert await store.hand_actions.prune(ended + timedelta(seconds=1)) == 0
+    assert await store.hand_actions.actions_of(done.id) == []
+    assert await store.hand_actions.actions_of(cancelled.id) == []
+    assert await store.hand_actions.actions_of(running.id) == [_call(1, 1)]
+    # What history, PHH and fairness read of them is their rows: unchanged.
+    for hand_id, row in before.items():
+        after = await store.hands.get_hand(hand_id)
+        assert (after.state, after.actions, after.cards, after.result, after.phh) == (
+            row.state,
+            row.actions,
+            row.cards,
+            row.result,
+            row.phh,
+        )
+    with pytest.raises(StoreError, match="positive"):
+        await store.hand_actions.prune(ended, hands=0)
