@@ -7,8 +7,9 @@ his city sit in, plays a hand over gRPC, and reads that hand back from the
 lobby's history; a player of Berlin, alone at his table, is told why, asks for
 bots and plays a hand with them; the first player registers for the demo sit & go, which the
 demo bots fill and start; ``stud describe``, ``stud admin`` and
-``stud bots`` run from the same directory find the room on its custom ports. Then SIGINT stops every process
-cleanly, saying what it waits for, and the room file is gone.
+``stud bots`` run from the same directory find the room on its custom ports. Then ops cancel
+the sit & go, the two players play on, and SIGINT stops every process cleanly, saying what it
+waits for, and the room file is gone.
 
 A start that fails says why on the terminal (a taken port before anything
 starts, a part that dies with the reason it logged), and a second SIGINT stops
@@ -18,6 +19,7 @@ at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -25,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 import uuid
@@ -32,7 +35,14 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from stud.v1 import table_service_pb2, table_service_pb2_grpc
+from stud.v1 import (
+    admin_service_pb2,
+    admin_service_pb2_grpc,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+
+from engine_server.auth import Scope, mint_token
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -89,6 +99,49 @@ async def _play_one_hand(grpc_address: str, table: str, token: str) -> int:
                 except grpc.aio.AioRpcError as error:
                     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
     raise AssertionError("the stream ended before a hand was played")
+
+
+async def _keep_acting(grpc_address: str, table: str, token: str) -> None:
+    """Act (check or call, else fold) at every turn of this player until his stream ends."""
+    metadata = (("authorization", f"Bearer {token}"),)
+    async with grpc.aio.insecure_channel(grpc_address) as channel:
+        stub = table_service_pb2_grpc.TableServiceStub(channel)
+        stream = stub.WatchTable(
+            table_service_pb2.WatchTableRequest(table=table), metadata=metadata
+        )
+        with contextlib.suppress(grpc.aio.AioRpcError):  # the stream ends with the room
+            async for message in stream:
+                snap = message.snapshot
+                if not (snap.turn_seat and snap.turn_seat == snap.viewer_seat):
+                    continue
+                kinds = [a.kind for a in snap.legal_actions]
+                choice = next((k for k in (2, 3, 1) if k in kinds), kinds[0] if kinds else 0)
+                if not choice:
+                    continue
+                with contextlib.suppress(grpc.aio.AioRpcError):  # the turn passed meanwhile
+                    await stub.Act(
+                        table_service_pb2.ActRequest(
+                            table=table,
+                            hand_number=snap.hand_number,
+                            kind=choice,
+                            action_id=uuid.uuid4().hex,
+                        ),
+                        metadata=metadata,
+                    )
+
+
+def _keep_playing(seats: list[tuple[str, str, str]]) -> threading.Thread:
+    """The humans play on at their tables ((address, table, token) each) until the room stops,
+    in a thread of their own. Away, each of them would hold every hand of his table for his
+    30 s clock, and the stop would wait that out: the bots play their hands out before they
+    leave, and the engine drains the hands in play (45 s of waiting)."""
+
+    async def play() -> None:
+        await asyncio.gather(*(_keep_acting(*seat) for seat in seats))
+
+    thread = threading.Thread(target=asyncio.run, args=(play(),), daemon=True)
+    thread.start()
+    return thread
 
 
 def _env() -> dict[str, str]:
@@ -169,6 +222,7 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
     )
     output: list[str] = []
     children: list[str] = []
+    playing: threading.Thread | None = None
     try:
         text = _until_up(process, output)
         assert "The card room is up" in text, text
@@ -281,6 +335,33 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
         extra = _stud(tmp_path, "bots", "--cities", "vienna", "--per-city", "1", "--duration", "1")
         assert extra.returncode == 0, extra.stderr
         assert '"event": "ready"' in extra.stdout, extra.stdout
+
+        # Ops cancel the sit & go and the hand its table plays (it closes once no hand runs):
+        # the bots stop first, and a hand held by their clocks would hold the engine's drain.
+        ops = mint_token(_env()["STUD_JWT_SECRET"], "ops", [Scope.ADMIN])
+        status, cancelled = _http(
+            "POST", f"{lobby}/admin/tournaments/{demo['id']}/cancel", {"reason": "test"}, ops
+        )
+        assert status == 200, cancelled
+        with grpc.insecure_channel(game["engine_grpc"]) as channel:
+            admin = admin_service_pb2_grpc.AdminServiceStub(channel)
+            for tournament_table in page["tables"]:
+                try:
+                    admin.CancelHand(
+                        admin_service_pb2.CancelHandRequest(
+                            name=f"tables/{tournament_table['table_id']}", reason="test"
+                        ),
+                        metadata=(("authorization", f"Bearer {ops}"),),
+                        timeout=30,
+                    )
+                except grpc.RpcError as error:  # between hands: none to cancel
+                    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION, error
+        playing = _keep_playing(
+            [
+                (game["engine_grpc"], game["table"], table_token),
+                (alone["engine_grpc"], alone["table"], alone["token"]),
+            ]
+        )
     finally:
         process.send_signal(signal.SIGINT)
         try:
@@ -289,6 +370,8 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
             os.killpg(process.pid, signal.SIGKILL)
             rest, _ = process.communicate()
         output.append(rest or "")
+        if playing is not None:
+            playing.join(timeout=30)  # their streams ended with the engine
     text = "".join(output)
     assert process.returncode == 0, text
     # It said what it waited for, part by part, and up to how long.

@@ -59,8 +59,8 @@ async def lobby(settings: LobbySettings) -> AsyncIterator[tuple[httpx.AsyncClien
     await app.state.engine.close()
 
 
-def quick(seed: str) -> dict[str, object]:
-    return {"stake_level": "t-austria", "buy_in": 100, "client_seed": seed}
+def quick(seed: str, stake_level: str = "t-austria") -> dict[str, object]:
+    return {"stake_level": stake_level, "buy_in": 100, "client_seed": seed}
 
 
 async def first_view(address: str, table: str, token: str) -> table_service_pb2.TableSnapshot:
@@ -170,13 +170,15 @@ async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
     nodes: dict[str, Engine], lobby: tuple[httpx.AsyncClient, Database], city: str
 ) -> None:
     client, db = lobby
+    # The fast clock: the seated ticket starts a hand at once, and the move waits for it to
+    # end; nobody acts, so at the 30 s clock it waited out two timeouts (a minute).
     opener, sitter = await register(client, city), await register(client, city)
-    opened = await opener.post("/quickgame", quick("seed_moving"), idempotency="open-1")
+    opened = await opener.post("/quickgame", quick("seed_moving", "t-fast"), idempotency="open-1")
     assert opened.status_code == 201, opened.text
     game = opened.json()
     assert await owner(db, game["table_id"]) == "a"
     ticket = await sitter.post(
-        "/tickets", {"stake_level": "t-austria", "buy_in": 100}, idempotency="ticket-1"
+        "/tickets", {"stake_level": "t-fast", "buy_in": 100}, idempotency="ticket-1"
     )
     assert ticket.status_code == 201, ticket.text
     assert ticket.json()["table_id"] == game["table_id"]
@@ -187,13 +189,13 @@ async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
     assert await owner(db, game["table_id"]) == "b"
     here = (nodes["b"].grpc_address, nodes["b"].web_url)
     # Retries get their stored answers, with the addresses of the node serving it now.
-    again = await opener.post("/quickgame", quick("seed_moving"), idempotency="open-1")
+    again = await opener.post("/quickgame", quick("seed_moving", "t-fast"), idempotency="open-1")
     assert again.status_code == 201, again.text
     assert again.headers["Idempotent-Replayed"] == "true"
     assert (again.json()["engine_grpc"], again.json()["engine_grpc_web"]) == here
     assert again.json()["seat_session_id"] == game["seat_session_id"]
     ticket_again = await sitter.post(
-        "/tickets", {"stake_level": "t-austria", "buy_in": 100}, idempotency="ticket-1"
+        "/tickets", {"stake_level": "t-fast", "buy_in": 100}, idempotency="ticket-1"
     )
     assert ticket_again.status_code == 201, ticket_again.text
     assert (ticket_again.json()["engine_grpc"], ticket_again.json()["engine_grpc_web"]) == here

@@ -34,8 +34,11 @@ async def _tournament_table(engine: Engine, table_id: str, number: int) -> None:
             request_id=f"create-{table_id}",
             table_id=table_id,
             rule_overrides=overrides,
-            # Antes as big as the short stack: he is all in from the ante on.
-            stakes=settings_pb2.Stakes(ante=10, bring_in=5, small_bet=10, big_bet=20),
+            # An ante as big as the big stack: both players are all in from the ante every hand,
+            # so each hand the short stack doubles or busts (a geometric wait, two hands on
+            # average). An ante of only the short stack's 10 let him play on after a win, and
+            # the absent players' clocks then made his stack a random walk: heavy-tailed.
+            stakes=settings_pb2.Stakes(ante=2000, bring_in=5, small_bet=10, big_bet=20),
             client_seed="reads",
             tournament=settings_pb2.TournamentTable(
                 tournament_id="tour-reads", table_name=f"Table {number}", table_number=number
