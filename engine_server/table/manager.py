@@ -438,6 +438,21 @@ class TableManager:
         await self.check_own(table_id)
         raise self._not_found(table_id)
 
+    async def inspect(self, table_id: str) -> tuple[TableRuntime, Placement | None, bool]:
+        """Any table of the room for ops (GetTable from any node): the runtime, where it is
+        served (None: its node is not recorded) and whether its live detail is here — this
+        node's own table, or a closed one (nothing runs anywhere). Another node's open table
+        is read from the store as it is stored (``TABLE_NOT_FOUND`` when the room has none)."""
+        placed = (await self._directory.placements([table_id])).get(table_id)
+        runtime = self._tables.get(table_id)
+        if runtime is not None:
+            return runtime, placed, True
+        loaded = await self._directory.load_tables([table_id])
+        if not loaded:
+            raise self._not_found(table_id)
+        stored = self._stored_runtime(loaded[0])
+        return stored, placed, stored.status is TableStatus.CLOSED
+
     async def check_own(self, table_id: str) -> None:
         """Refuse a table another node owns (``TABLE_ON_OTHER_NODE``: ops and the lobby call
         the owner); a table of this node, or none at all, passes."""
