@@ -496,10 +496,11 @@ class TableManager:
         """Seat sessions (``states``: ``SEAT_SESSION_STATE_*`` names; empty for all)."""
         return await self._directory.list_sessions(table_id, states, page_size, page_token)
 
-    async def drain_onto_others(self) -> tuple[int, int, int]:
-        """Ops' Drain moving the tables away: each open table goes, between hands, to the
-        least loaded live node at the time; the tables no node can take are drained here
-        (paused, kept). Returns (tables, hands finished, tables moved)."""
+    async def drain_onto_others(self, *, kept: bool = True) -> tuple[int, int, int]:
+        """Ops' Drain moving the tables away, or a clean stop handing them over: each open
+        table goes, between hands, to the least loaded live node at the time; the tables no
+        node can take are drained here (paused; ``kept`` as for :meth:`drain`). Returns
+        (tables, hands finished, tables moved)."""
         self.draining = True
         tables = len(self._tables)
         running = sum(1 for t in self._tables.values() if t.hand_running)
@@ -522,7 +523,7 @@ class TableManager:
 
         moving = [t for t in self._tables.values() if t.status is not TableStatus.CLOSED]
         moved = sum(await asyncio.gather(*(away(t) for t in moving)))
-        await self.drain(kept=True)
+        await self.drain(kept=kept)
         return tables, running, moved
 
     async def drain(self, *, kept: bool = False) -> tuple[int, int]:

@@ -77,7 +77,9 @@ def stopped(runtime: TableRuntime) -> bool:
 
 
 async def node(url: str, node_id: str) -> Engine:
-    return await launch(url, node_id=node_id, lease_seconds=LEASE)
+    # Stopped, each keeps its tables (these tests are about what a node owns across its
+    # restarts); a clean stop handing them over is test_stop_moves'.
+    return await launch(url, node_id=node_id, lease_seconds=LEASE, stop_moves_tables=False)
 
 
 async def registry_row(url: str, node_id: str) -> dict[str, object]:
@@ -123,8 +125,10 @@ async def test_two_nodes_serve_and_load_only_their_own_tables(database_url: str)
         at_a = await get_table(a, "tb")
         at_b = await get_table(b, "tb")
         assert not at_a.HasField("snapshot") and at_b.HasField("snapshot")
-        assert at_a.placement == at_b.placement == admin_service_pb2.TablePlacement(
-            node="b", node_live=True, owner_epoch=1
+        assert (
+            at_a.placement
+            == at_b.placement
+            == admin_service_pb2.TablePlacement(node="b", node_live=True, owner_epoch=1)
         )
         assert at_a.table.name == "tables/tb"
         assert sorted((s.number, s.player_id) for s in at_a.table.seats) == [

@@ -446,8 +446,9 @@ async def test_move_and_drain_onto_the_other_nodes(tmp_path: Path) -> None:
         shown = await stud_admin("table", "mv1", engine=a)
         assert shown.code == 0, shown
         assert shown.out.startswith("table      tables/mv1\n"), shown.out
-        assert "node       b (live, table epoch 2): shown as stored, ask that node for its cards" in (
-            shown.out
+        assert (
+            "node       b (live, table epoch 2): shown as stored, ask that node for its cards"
+            in (shown.out)
         ), shown.out
         assert "mv1-ann" in shown.out
         at_b = await stud_admin("table", "mv1", engine=b)
