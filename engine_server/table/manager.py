@@ -425,6 +425,26 @@ class TableManager:
             raise self._not_found(table_id)
         return runtime
 
+    async def get_or_adopt(self, table_id: str) -> TableRuntime:
+        """:meth:`get`, and a table handed to this node that it has not loaded yet is loaded
+        now: a client following ``TABLE_MOVED`` may arrive before the next look of the
+        takeover watch (a sixth of the lease), and must find its table here, not
+        ``TABLE_NOT_FOUND``. Only a table unknown here costs a read (its owner)."""
+        try:
+            return self.get(table_id)
+        except TableError as error:
+            if error.reason != "TABLE_NOT_FOUND":
+                raise
+            try:
+                owner = await self._directory.table_owner(table_id)
+            except Exception:  # the database cannot say: not found here, as before
+                log.warning("could not read the owner of tables/%s", table_id, exc_info=True)
+                raise error from None
+            if owner != self.node_id:
+                raise
+        await self.adopt()
+        return self.get(table_id)
+
     async def find(self, table_id: str) -> TableRuntime:
         """Any table, closed ones included (AdminService): one closed before this node started
         is read from the store, as it is now (``TABLE_NOT_FOUND`` when there is none)."""
