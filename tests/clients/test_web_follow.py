@@ -169,6 +169,8 @@ async def test_the_page_follows_its_table_to_another_node(tmp_path: Path) -> Non
     assert report["sectionAtMove"] == report["section"] == "table-view", report
     assert report["seatsAtMove"] == report["seatsAfter"] and len(report["seatsAfter"]) == 1
     assert report["noticeShown"], report
+    # The last hand's result stays shown (the new node knows no last hand of its own).
+    assert report["lastHandAtMove"] is not None, report
     assert report["notice"] == "The table moved to another server; you keep your seat."
     assert "The table moved to another server." in report["log"], report
     assert report["link"] == "connected", report

@@ -79,6 +79,7 @@ try {
       report.linkAtMove = await page.textContent("#link-state");
       report.seatsAtMove = await viewerSeat();
       report.sectionAtMove = await page.getAttribute("body", "data-section");
+      report.lastHandAtMove = await page.getAttribute("#last-hand", "data-hand-number");
     }
     if (movedHand > 0 && report.clicks.some((c) => c.hand > movedHand)) break;
     const myTurn = await page
