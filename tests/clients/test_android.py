@@ -22,6 +22,7 @@ import pytest
 import pytest_asyncio
 from sqlmodel import select
 from stud.bots.runner import moved_to
+from stud.v1 import admin_service_pb2
 
 from engine_server.api.table_service import TableServiceCore
 from engine_server.auth import Identity, Scope, mint_token
@@ -268,7 +269,7 @@ async def following_player(
 async def test_kotlin_client_follows_its_table_to_another_node(
     tmp_path: Path, classpath: str, transport: str
 ) -> None:
-    """Two engine nodes on one database; the table moves from a to b (MoveTable's path,
+    """Two engine nodes on one database; the table moves from a to b (a MoveTable call:
     between hands) while the bot plays: its stream ends with TABLE_MOVED, it reads b's gRPC
     address from the ErrorInfo metadata, opens a channel there and plays on, the same seat."""
     url = f"sqlite:///{tmp_path}/nodes.sqlite3"
@@ -302,7 +303,10 @@ async def test_kotlin_client_follows_its_table_to_another_node(
                     90,
                 )
             moved_at = seen.hand_number
-            await a.server.manager.move("t1", "b")
+            await a.admin.MoveTable(
+                admin_service_pb2.MoveTableRequest(name="tables/t1", node="b"),
+                metadata=a.admin_md,
+            )
             run = await bot
             await seen.reach(hands + 1, timeout=30)
         finally:

@@ -3,7 +3,7 @@
 Two engine nodes (a and b, real servers on loopback) share one database with the lobby; two
 ``stud bots`` of Oslo are his opponents. Ann plays in headless Chromium
 (clients/web/test/follow-table.mjs); once she has played a hand, the table moves to the other
-node (MoveTable's path: between hands). Her stream ends with ``UNAVAILABLE`` /
+node (a real MoveTable call: between hands). Her stream ends with ``UNAVAILABLE`` /
 ``TABLE_MOVED``; the page opens the table again at the web URL the ErrorInfo names, without
 asking the lobby, keeps her seat view (the table section, her seat), says the table moved,
 and she plays on there. Its screenshot is kept in test-artifacts/web-table-moved.png.
@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from stud.v1 import admin_service_pb2
 
 from engine_server.store.migrate import prepare_database
 from lobby_api.settings import LobbySettings
@@ -134,7 +135,13 @@ async def test_the_page_follows_its_table_to_another_node(tmp_path: Path) -> Non
                                 if table_id in e.server.manager.tables
                             )
                             other = "b" if owner == "a" else "a"
-                            await room.nodes[owner].server.manager.move(table_id, other)
+                            at = room.nodes[owner]
+                            await at.admin.MoveTable(
+                                admin_service_pb2.MoveTableRequest(
+                                    name=f"tables/{table_id}", node=other
+                                ),
+                                metadata=at.admin_md,
+                            )
                             moved = (table_id, owner, other)
                         elif "ok" in line:
                             report = line
