@@ -60,6 +60,7 @@ from engine_server.store.database import is_outage
 from engine_server.store.models import NodeState
 from engine_server.store.nodes import NodeAddresses, NodeRegistry
 from engine_server.table.manager import TableManager
+from engine_server.table.model import TableStatus
 from engine_server.table.runtime import RuntimeHooks, Timing
 from engine_server.takeover import TakeoverWatch
 
@@ -189,8 +190,9 @@ class EngineServer:
         """Graceful stop: drain (no new hands, finish running ones, for up to
         :func:`drain_seconds`), then stop serving; the node is marked draining first (the
         lobby opens no new tables there), then stopped (its lease is free: a new process with
-        its id may start at once). The drain says what it waits for, how it goes, and how it
-        ended, in the log."""
+        its id may start at once). With other live nodes (and ``stop_moves_tables``), the
+        drain hands each table over to them between hands instead, within the same limit.
+        The drain says what it waits for, how it goes, and how it ended, in the log."""
         if self._abandoned:
             await self.lost.wait()
             await _stop_asgi(self.metrics_server, self.metrics_task)
@@ -216,8 +218,26 @@ class EngineServer:
     def _hands_running(self) -> int:
         return sum(1 for t in self.manager.tables.values() if t.hand_running)
 
+    def _tables_here(self) -> int:
+        return sum(1 for t in self.manager.tables.values() if t.status is not TableStatus.CLOSED)
+
+    async def _others_live(self) -> bool:
+        """Whether a clean stop should hand the tables over: another node is live (serving,
+        its lease running) to take them, and the settings allow it."""
+        if self.lease is None or not self.settings.stop_moves_tables or not self._tables_here():
+            return False
+        try:
+            return await self.manager.least_loaded_node() is not None
+        except Exception as error:  # the database cannot say: keep the tables, as before
+            log.warning("stopping: could not look for other live nodes (%s)", error)
+            return False
+
     async def _drain(self, limit: float) -> None:
-        """No new hands; wait up to ``limit`` seconds for the running ones, saying so."""
+        """No new hands; wait up to ``limit`` seconds for the running ones, saying so. With
+        other live nodes, each table moves to one of them between hands instead."""
+        if await self._others_live():
+            await self._hand_over(limit)
+            return
         loop = asyncio.get_running_loop()
         began = loop.time()
         running = self._hands_running()
@@ -271,6 +291,83 @@ class EngineServer:
                 drain.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await drain
+
+    async def _hand_over(self, limit: float) -> None:
+        """A clean stop with other live nodes: every table moves, between hands, to the least
+        loaded of them (the drain --move path), for up to ``limit`` seconds; a table that
+        cannot move by then stays with this node for its next start (its running hand, if
+        any, is cancelled then, every chip back), as a plain drain leaves it."""
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        tables, running = self._tables_here(), self._hands_running()
+        log.info(
+            "stopping: moving %d table(s) to the other live nodes, each between hands "
+            "(%d hand(s) running finish first), for up to %.0f s; a table still here then "
+            "stays with node %s for its next start",
+            tables,
+            running,
+            limit,
+            self.settings.node_id,
+            extra={"tables": tables, "hands_running": running, "drain_seconds": limit},
+        )
+        moving = asyncio.create_task(
+            self.manager.drain_onto_others(kept=False), name="stop: hand over"
+        )
+        try:
+            while True:
+                left = limit - (loop.time() - began)
+                done, _ = await asyncio.wait(
+                    (moving,), timeout=max(0.0, min(DRAIN_PROGRESS_SECONDS, left))
+                )
+                if done:
+                    try:
+                        _, finished, moved = moving.result()
+                    except Exception:
+                        log.exception(
+                            "stopping: the hand-over failed; the %d table(s) still here stay "
+                            "with node %s for its next start",
+                            self._tables_here(),
+                            self.settings.node_id,
+                        )
+                        return
+                    log.info(
+                        "handed over in %.1f s: %d of %d table(s) moved to other nodes, "
+                        "%d hand(s) finished first%s",
+                        loop.time() - began,
+                        moved,
+                        tables,
+                        finished,
+                        "" if moved == tables else "; the rest stay here (no node took them)",
+                        extra={"tables": tables, "tables_moved": moved, "hands_finished": finished},
+                    )
+                    return
+                here, still = self._tables_here(), self._hands_running()
+                if left <= 0:
+                    log.warning(
+                        "hand-over stopped after %.0f s: %d table(s) still here stay with node "
+                        "%s for its next start (%d hand(s) still running are cancelled then, "
+                        "every chip put in goes back)",
+                        limit,
+                        here,
+                        self.settings.node_id,
+                        still,
+                        extra={"tables_left": here, "hands_running": still},
+                    )
+                    return
+                log.info(
+                    "moving tables: %d table(s) still here, %d hand(s) running, %.0f s left "
+                    "of %.0f s",
+                    here,
+                    still,
+                    max(left - DRAIN_PROGRESS_SECONDS, 0.0),
+                    limit,
+                    extra={"tables_left": here, "hands_running": still},
+                )
+        finally:
+            if not moving.done():
+                moving.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await moving
 
     async def abandon(self, reason: str) -> None:
         """The lease is lost: stop serving the tables at once, writing nothing more (no

@@ -18,6 +18,7 @@
 | ``STUD_ENGINE_ADVERTISE_WEB`` | ``http://`` + the bound web address | the gRPC-Web URL browsers are given |
 | ``STUD_ENGINE_LEASE_SECONDS`` | ``15`` | the node's lease; renewed every third of it |
 | ``STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS`` | ``86400`` | how long an ended hand's actions stay in ``hand_actions`` (its record holds them); 0: deleted at the next round |
+| ``STUD_ENGINE_STOP_MOVES_TABLES`` | ``1`` | on a clean stop, move the tables to the other live nodes between hands (``0``: keep them for the next start) |
 | ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
 | ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections; 0: none by the clock |
 | ``STUD_ENGINE_CPUS`` | every CPU | the CPUs the engine's threads run on, e.g. ``0`` or ``0-1``: one core per node where several nodes share a machine |
@@ -74,6 +75,7 @@ __all__ = [
     "node_id",
     "port",
     "positive_float",
+    "switch",
 ]
 
 DEFAULT_DATABASE_URL = "sqlite:///var/stud.sqlite3"
@@ -119,6 +121,23 @@ def positive_float(env: Mapping[str, str], name: str, default: float) -> float:
     if value < 0:
         raise SettingsError(f"{name}: must not be negative, got {raw!r}")
     return value
+
+
+def switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """An on/off setting: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``.
+
+    >>> switch({"X": "0"}, "X", True), switch({}, "X", True), switch({"X": "Yes"}, "X", False)
+    (False, True, True)
+    """
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name}: expected 1 or 0 (true or false), got {raw!r}")
 
 
 def gc_pacing(env: Mapping[str, str]) -> CollectorPacing | None:
@@ -299,6 +318,9 @@ class EngineSettings:
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     #: how long an ended hand's stored actions are kept (:mod:`engine_server.pruning`)
     hand_actions_kept_seconds: float = DEFAULT_HAND_ACTIONS_KEPT_SECONDS
+    #: a clean stop (SIGTERM) moves the tables to the other live nodes between hands first;
+    #: with none live, or when False, the node keeps them for its next start
+    stop_moves_tables: bool = True
     #: the garbage collector's pace (:mod:`engine_server.collector`); None: CPython's trigger
     gc_pacing: CollectorPacing | None = field(default_factory=CollectorPacing)
     #: the CPUs the engine's threads run on (:mod:`engine_server.affinity`); None: any
@@ -372,6 +394,7 @@ class EngineSettings:
             hand_actions_kept_seconds=positive_float(
                 env, "STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS", DEFAULT_HAND_ACTIONS_KEPT_SECONDS
             ),
+            stop_moves_tables=switch(env, "STUD_ENGINE_STOP_MOVES_TABLES", True),
             gc_pacing=gc_pacing(env),
             cpus=cpu_set(env),
         )

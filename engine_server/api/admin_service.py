@@ -303,19 +303,34 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
 
     async def GetTable(self, request: Any, context: Any) -> Any:
         async def body(identity: Identity) -> Any:
-            runtime = await self._table(request.name)
+            # Any node answers for the whole room (ops' one view): its own tables in full,
+            # another node's as the database has them, each with where it is served.
+            table_id = parse_table_name(request.name, "name")
             reason = _text(request.reason, "reason")
+            runtime, placed, detailed = await self.manager.inspect(table_id)
+            shown = "every card shown" if detailed else "as stored"
+            if not detailed and placed is not None:
+                shown += f", served by node {placed.node}"
             audit.warning(
-                "GetTable %s by %s (every card shown), reason: %s",
+                "GetTable %s by %s (%s), reason: %s",
                 runtime.config.name,
                 identity.subject,
+                shown,
                 reason or "-",
                 extra={"table": runtime.table_id, "caller": identity.subject},
             )
-            snapshot = snapshot_message(runtime.view(None, reveal_all=True))
-            return admin_service_pb2.GetTableResponse(
-                table=table_message(runtime), snapshot=snapshot
-            )
+            answer = admin_service_pb2.GetTableResponse(table=table_message(runtime))
+            if detailed:
+                answer.snapshot.CopyFrom(snapshot_message(runtime.view(None, reveal_all=True)))
+            if placed is not None:
+                answer.placement.CopyFrom(
+                    admin_service_pb2.TablePlacement(
+                        node=placed.node,
+                        node_live=placed.node_live,
+                        owner_epoch=placed.owner_epoch,
+                    )
+                )
+            return answer
 
         return await self._run("GetTable", context, body)
 

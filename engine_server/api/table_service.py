@@ -100,8 +100,8 @@ class TableServiceCore:
         #: told of every refusal either transport sends (metrics)
         self.on_refused = on_refused
 
-    def _runtime(self, name: str) -> TableRuntime:
-        return self.manager.get(parse_table_name(name))
+    async def _runtime(self, name: str) -> TableRuntime:
+        return await self.manager.get_or_adopt(parse_table_name(name))
 
     @staticmethod
     def _seat(runtime: TableRuntime, identity: Identity) -> int:
@@ -131,7 +131,7 @@ class TableServiceCore:
     ) -> AsyncIterator[Update]:
         """The caller's updates, for the transport to convert (:func:`response_of` or
         :func:`response_bytes`); a railbird's are the public view only."""
-        runtime = self._runtime(request.table)
+        runtime = await self._runtime(request.table)
         seat = self._seat_or_rail(runtime, identity)
         watcher = await runtime.watch(seat)
         try:
@@ -161,7 +161,7 @@ class TableServiceCore:
         if first is None or first.WhichOneof("request") != "watch":
             raise invalid("watch", "a Play stream starts with a watch request naming the table")
         table = first.watch.table
-        runtime = self._runtime(table)
+        runtime = await self._runtime(table)
         seat = self._seat(runtime, identity)
         watcher = await runtime.watch(seat)
         acts = asyncio.create_task(self._play_acts(requests, table, identity, watcher))
@@ -248,7 +248,7 @@ class TableServiceCore:
         self, request: table_service_pb2.ActRequest, identity: Identity, table: str
     ) -> ActOutcome:
         """Act's checks and the action itself, at ``table`` (Act's own, or a Play stream's)."""
-        runtime = self._runtime(table)
+        runtime = await self._runtime(table)
         action_id = _check_id(request.action_id, "action_id")
         kind = ACTION_FROM_PROTO.get(request.kind)
         if kind is None:
@@ -264,7 +264,7 @@ class TableServiceCore:
     async def leave(
         self, request: table_service_pb2.LeaveRequest, identity: Identity
     ) -> table_service_pb2.LeaveResponse:
-        runtime = self._runtime(request.table)
+        runtime = await self._runtime(request.table)
         seat = self._seat(runtime, identity)
         session = await runtime.leave(seat)
         return table_service_pb2.LeaveResponse(
@@ -273,7 +273,7 @@ class TableServiceCore:
         )
 
     async def sit(self, table: str, identity: Identity, out: bool) -> tuple[table_pb2.Seat, int]:
-        runtime = self._runtime(table)
+        runtime = await self._runtime(table)
         seat = self._seat(runtime, identity)
         _, from_hand = await runtime.sit_out(seat, out)
         view = runtime.view(seat)
@@ -283,7 +283,7 @@ class TableServiceCore:
     async def show_cards(
         self, request: table_service_pb2.ShowCardsRequest, identity: Identity
     ) -> table_service_pb2.ShowCardsResponse:
-        runtime = self._runtime(request.table)
+        runtime = await self._runtime(request.table)
         seat = self._seat(runtime, identity)
         cards = await runtime.show_cards(seat, request.hand_number)
         hand = table_pb2.ShownHand(seat=seat)

@@ -7,7 +7,9 @@
 
     ACTION: tables [--status S] [--label K=V] [--all-pages] [--all-nodes]
                                                              list tables (--all-nodes: the room)
-            table NAME [--reason R]                          one table, every card (audited)
+            table NAME [--reason R]                          one table, every card (audited);
+                                                             any node's (another node's as
+                                                             stored, with its node)
             pause NAME [--reason R] | resume NAME | close NAME [--reason R]
             cancel-hand NAME [--hand N] [--reason R]         every chip of the hand goes back
             remove NAME SEAT_SESSION_ID [--reason R] [--by-player]
@@ -411,8 +413,14 @@ def _table(client: _Client, args: argparse.Namespace) -> None:
         _print_json(answer)
         return
     t, snap = answer.table, answer.snapshot
+    # Another node's open table comes as stored, without its live view: its seats without
+    # cards (Table.seats), and the node to ask for the rest.
+    detailed = answer.HasField("snapshot")
+    seats = snap.seats if detailed else t.seats
     hand = f"{t.hand_number}"
-    if snap.hand_in_progress:
+    if not detailed:
+        hand += " (running, on its node)" if t.hand_in_progress else ""
+    elif snap.hand_in_progress:
         hand += (
             f" (running: {_enum(settings_pb2.Street, snap.street)}, pot {snap.pot_total}, "
             f"turn seat {snap.turn_seat or '-'})"
@@ -430,6 +438,18 @@ def _table(client: _Client, args: argparse.Namespace) -> None:
             + (", private" if settings.private else ""),
         ),
         ("hand", hand),
+    ]
+    if answer.HasField("placement"):
+        where = answer.placement
+        facts.append(
+            (
+                "node",
+                f"{where.node} ({'live' if where.node_live else 'down'}, "
+                f"table epoch {where.owner_epoch})"
+                + ("" if detailed else ": shown as stored, ask that node for its cards"),
+            )
+        )
+    facts += [
         (
             "seed",
             f"{t.seed.commitment} (client seed {t.seed.client_seed}, "
@@ -459,7 +479,7 @@ def _table(client: _Client, args: argparse.Namespace) -> None:
     for key, value in facts:
         print(f"{key.ljust(width)}  {value}")
     print()
-    if not snap.seats:
+    if not seats:
         print("no seats taken")
         return
     print(
@@ -489,7 +509,7 @@ def _table(client: _Client, args: argparse.Namespace) -> None:
                     " ".join(s.down_cards),
                     " ".join(s.up_cards),
                 )
-                for s in snap.seats
+                for s in seats
             ),
         )
     )

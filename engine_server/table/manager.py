@@ -429,6 +429,26 @@ class TableManager:
             raise self._not_found(table_id)
         return runtime
 
+    async def get_or_adopt(self, table_id: str) -> TableRuntime:
+        """:meth:`get`, and a table handed to this node that it has not loaded yet is loaded
+        now: a client following ``TABLE_MOVED`` may arrive before the next look of the
+        takeover watch (a sixth of the lease), and must find its table here, not
+        ``TABLE_NOT_FOUND``. Only a table unknown here costs a read (its owner)."""
+        try:
+            return self.get(table_id)
+        except TableError as error:
+            if error.reason != "TABLE_NOT_FOUND":
+                raise
+            try:
+                owner = await self._directory.table_owner(table_id)
+            except Exception:  # the database cannot say: not found here, as before
+                log.warning("could not read the owner of tables/%s", table_id, exc_info=True)
+                raise error from None
+            if owner != self.node_id:
+                raise
+        await self.adopt()
+        return self.get(table_id)
+
     async def find(self, table_id: str) -> TableRuntime:
         """Any table, closed ones included (AdminService): one closed before this node started
         is read from the store, as it is now (``TABLE_NOT_FOUND`` when there is none)."""
@@ -441,6 +461,21 @@ class TableManager:
                 return self._closed_runtime(loaded[0])
         await self.check_own(table_id)
         raise self._not_found(table_id)
+
+    async def inspect(self, table_id: str) -> tuple[TableRuntime, Placement | None, bool]:
+        """Any table of the room for ops (GetTable from any node): the runtime, where it is
+        served (None: its node is not recorded) and whether its live detail is here — this
+        node's own table, or a closed one (nothing runs anywhere). Another node's open table
+        is read from the store as it is stored (``TABLE_NOT_FOUND`` when the room has none)."""
+        placed = (await self._directory.placements([table_id])).get(table_id)
+        runtime = self._tables.get(table_id)
+        if runtime is not None:
+            return runtime, placed, True
+        loaded = await self._directory.load_tables([table_id])
+        if not loaded:
+            raise self._not_found(table_id)
+        stored = self._stored_runtime(loaded[0])
+        return stored, placed, stored.status is TableStatus.CLOSED
 
     async def check_own(self, table_id: str) -> None:
         """Refuse a table another node owns (``TABLE_ON_OTHER_NODE``: ops and the lobby call
@@ -485,10 +520,11 @@ class TableManager:
         """Seat sessions (``states``: ``SEAT_SESSION_STATE_*`` names; empty for all)."""
         return await self._directory.list_sessions(table_id, states, page_size, page_token)
 
-    async def drain_onto_others(self) -> tuple[int, int, int]:
-        """Ops' Drain moving the tables away: each open table goes, between hands, to the
-        least loaded live node at the time; the tables no node can take are drained here
-        (paused, kept). Returns (tables, hands finished, tables moved)."""
+    async def drain_onto_others(self, *, kept: bool = True) -> tuple[int, int, int]:
+        """Ops' Drain moving the tables away, or a clean stop handing them over: each open
+        table goes, between hands, to the least loaded live node at the time; the tables no
+        node can take are drained here (paused; ``kept`` as for :meth:`drain`). Returns
+        (tables, hands finished, tables moved)."""
         self.draining = True
         tables = len(self._tables)
         running = sum(1 for t in self._tables.values() if t.hand_running)
@@ -511,7 +547,7 @@ class TableManager:
 
         moving = [t for t in self._tables.values() if t.status is not TableStatus.CLOSED]
         moved = sum(await asyncio.gather(*(away(t) for t in moving)))
-        await self.drain(kept=True)
+        await self.drain(kept=kept)
         return tables, running, moved
 
     async def drain(self, *, kept: bool = False) -> tuple[int, int]:

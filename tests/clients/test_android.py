@@ -16,10 +16,13 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 import pytest_asyncio
 from sqlmodel import select
+from stud.bots.runner import moved_to
+from stud.v1 import admin_service_pb2
 
 from engine_server.api.table_service import TableServiceCore
 from engine_server.auth import Identity, Scope, mint_token
@@ -248,3 +251,82 @@ async def test_kotlin_client_refuses_an_unknown_transport(classpath: str) -> Non
     assert run.returncode == 2, run
     assert "STUD_TRANSPORT must be play" in run.stderr, run
     assert run.stdout == "", run
+
+
+async def following_player(
+    first: Engine, then: Engine, table_id: str, player_id: str, seen: Observed
+) -> None:
+    """:func:`passive_player` at ``first`` until its table moves to ``then`` (the stream ends
+    UNAVAILABLE / TABLE_MOVED naming ``then``), then at ``then``."""
+    try:
+        await passive_player(first, table_id, player_id, seen)
+    except grpc.aio.AioRpcError as error:
+        assert moved_to(error) == then.grpc_address, error
+    await passive_player(then, table_id, player_id, seen)
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+async def test_kotlin_client_follows_its_table_to_another_node(
+    tmp_path: Path, classpath: str, transport: str
+) -> None:
+    """Two engine nodes on one database; the table moves from a to b (a MoveTable call:
+    between hands) while the bot plays: its stream ends with TABLE_MOVED, it reads b's gRPC
+    address from the ErrorInfo metadata, opens a channel there and plays on, the same seat."""
+    url = f"sqlite:///{tmp_path}/nodes.sqlite3"
+    a = await launch(url, node_id="a", lease_seconds=2.0, between_hands_seconds=1.0)
+    b = await launch(url, node_id="b", lease_seconds=2.0, between_hands_seconds=1.0)
+    hands = 4
+    try:
+        await a.create_table("t1", overrides={"action_seconds": 20})
+        await a.seat("t1", "kotlin", buy_in=100, seat=1)
+        await a.seat("t1", "python", buy_in=100, seat=2)
+        seen = Observed()
+        other = asyncio.create_task(following_player(a, b, "t1", "python", seen))
+        bot = asyncio.create_task(
+            run_bot(
+                [
+                    *TRANSPORTS[transport],
+                    *("java", "-cp", classpath, "stud.example.TableBotKt"),
+                    *("127.0.0.1", str(a.server.grpc_port), "t1", str(hands), "120"),
+                ],
+                token=mint_token(SECRET, "kotlin", [Scope.PLAYER], ttl_seconds=600),
+                timeout=150,
+            )
+        )
+        try:
+            # Once the bot has acted at a (its own action, not its clock's), the table moves.
+            async with seen.changed:
+                await asyncio.wait_for(
+                    seen.changed.wait_for(
+                        lambda: any(t[0] == 1 and not t[2] for t in seen.taken.values())
+                    ),
+                    90,
+                )
+            moved_at = seen.hand_number
+            await a.admin.MoveTable(
+                admin_service_pb2.MoveTableRequest(name="tables/t1", node="b"),
+                metadata=a.admin_md,
+            )
+            run = await bot
+            await seen.reach(hands + 1, timeout=30)
+        finally:
+            bot.cancel()
+            other.cancel()
+            await asyncio.gather(bot, other, return_exceptions=True)
+    finally:
+        await shut(a)
+        await shut(b)
+
+    assert run.returncode == 0, run
+    assert not run.words("STREAM_FAILED") and not run.words("DEADLINE"), run
+    [moved] = run.words("MOVED")
+    assert moved.fields == {"node": "b", "address": b.grpc_address, "follows": "1"}, run
+    # At b it watched from its own seat, from a fresh snapshot, and acted in later hands.
+    after = run.lines[run.lines.index(moved) + 1]
+    assert after.word == "SNAPSHOT" and after.fields["viewer"] == "1", run
+    assert after.fields["table"] == "tables/t1", run
+    acted = {int(act.fields["hand"]) for act in run.words("ACT")}
+    assert any(hand <= moved_at for hand in acted) and any(hand > moved_at for hand in acted), run
+    assert int(run.lines[-2].fields["hand"]) == hands + 1, run
+    # The actions it took at b were its own, as the other player saw them there.
+    assert [t for t in seen.taken.values() if t[0] == 1 and not t[2]], seen.taken

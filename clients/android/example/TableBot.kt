@@ -24,13 +24,19 @@
 // renewed token (it replaces the old one, the seat stays) and, should an act still be refused
 // TOKEN_EXPIRED, renews, reopens and decides again.
 //
+// Tables move between engine nodes (ops move or drain a node, a node stops cleanly, a node dies
+// and another takes its tables over): the table's stream then ends with UNAVAILABLE and the
+// ErrorInfo reason TABLE_MOVED, whose metadata names the new node (`node`) and its gRPC address
+// (`grpc_address`). The bot opens a channel there and watches the table again from a fresh
+// snapshot (MOVED line); the seat is the same.
+//
 // Usage: TableBot HOST PORT TABLE_ID [HANDS] [DEADLINE_SECONDS]
 //   with the player token in the environment variable STUD_TOKEN (never on the command line,
 //   where other users of the machine could read it), and STUD_TRANSPORT=play (default) or watch;
 //   optionally STUD_LOBBY (the lobby's URL), STUD_REFRESH_TOKEN and STUD_TOKEN_SECONDS (the
 //   access token's expires_in) to renew the token.
 // It prints one line per thing it saw or did (SNAPSHOT, EVENT, ACT, REFUSED; RENEWED and
-// REOPENED for the token) and a final DONE, and exits 0 once the table started hand HANDS + 1
+// REOPENED for the token; MOVED when it follows its table to another node) and a final DONE, and exits 0 once the table started hand HANDS + 1
 // (or closed), 3 on its deadline, 2 on a bad command line, 1 when the stream failed.
 package stud.example
 
@@ -78,7 +84,7 @@ private sealed class Update(val source: Any) {
     class Message(source: Any, val response: WatchTableResponse) : Update(source)
     class Answer(source: Any, val result: ActResult) : Update(source)
     class Completed(source: Any) : Update(source)
-    class Failed(source: Any, val status: Status) : Update(source)
+    class Failed(source: Any, val status: Status, val trailers: Metadata?) : Update(source)
 }
 
 /** The lobby refused to renew the session (revoked, reused, expired): log in again. */
@@ -226,15 +232,60 @@ private fun lengthDelimited(message: ByteString, number: Int): List<ByteString> 
  * the detail's value); Debian packages no such jar, and these few fields are all the bot needs.
  * Empty when the call failed without one (a network error, say).
  */
-internal fun errorReason(error: StatusRuntimeException): String {
-    val details = error.trailers?.get(STATUS_DETAILS) ?: return ""
+internal fun errorReason(error: StatusRuntimeException): String = errorInfo(error.trailers)?.first ?: ""
+
+/**
+ * The ErrorInfo of a failed call's trailers, as (reason, metadata): metadata is ErrorInfo's
+ * field 3, a map<string, string> (each entry a message: key 1, value 2). Null without one.
+ */
+internal fun errorInfo(trailers: Metadata?): Pair<String, Map<String, String>>? {
+    val details = trailers?.get(STATUS_DETAILS) ?: return null
     for (any in lengthDelimited(ByteString.copyFrom(details), 3)) {
         val typeUrl = lengthDelimited(any, 1).firstOrNull()?.toStringUtf8() ?: continue
         if (!typeUrl.endsWith("/google.rpc.ErrorInfo")) continue
         val value = lengthDelimited(any, 2).firstOrNull() ?: continue
-        return lengthDelimited(value, 1).firstOrNull()?.toStringUtf8() ?: ""
+        val reason = lengthDelimited(value, 1).firstOrNull()?.toStringUtf8() ?: ""
+        val metadata = lengthDelimited(value, 3).associate { entry ->
+            val key = lengthDelimited(entry, 1).firstOrNull()?.toStringUtf8() ?: ""
+            key to (lengthDelimited(entry, 2).firstOrNull()?.toStringUtf8() ?: "")
+        }
+        return reason to metadata
     }
-    return ""
+    return null
+}
+
+/** Where a failed stream's table went: the new node's gRPC address of an UNAVAILABLE /
+ * TABLE_MOVED refusal (ErrorInfo metadata `grpc_address`), or null for any other failure. */
+internal fun movedTo(status: Status, trailers: Metadata?): String? {
+    if (status.code != Status.Code.UNAVAILABLE) return null
+    val (reason, metadata) = errorInfo(trailers) ?: return null
+    if (reason != "TABLE_MOVED") return null
+    return metadata["grpc_address"]?.ifEmpty { null }
+}
+
+/** A channel to an engine node's gRPC address, "host:port" (an IPv6 host in brackets). */
+internal fun channelTo(address: String): ManagedChannel =
+    ManagedChannelBuilder.forTarget(address).usePlaintext().build()
+
+/** One engine node's channel and the bot's ways of playing through it. */
+private class Link(
+    val address: String,
+    val channel: ManagedChannel,
+    private val transport: String,
+    private val session: Session,
+    private val updates: BlockingQueue<Update>,
+    private val table: String
+) {
+    /** Over WatchTable and Act (STUD_TRANSPORT=watch); null over Play. */
+    val unary: WatchAndAct? = if (transport == "watch") WatchAndAct(channel, session) else null
+
+    /** A new Play stream on the table through this node. */
+    fun openPlay(): PlayStream = PlayStream(channel, session, updates).open(table)
+
+    fun close() {
+        channel.shutdownNow()
+        channel.awaitTermination(5, TimeUnit.SECONDS)
+    }
 }
 
 /** The seat's view over WatchTable, its actions over unary Act calls. */
@@ -254,7 +305,7 @@ private class WatchAndAct(channel: ManagedChannel, private val session: Session)
                 }
 
                 override fun onError(t: Throwable) {
-                    updates.put(Update.Failed(this@WatchAndAct, Status.fromThrowable(t)))
+                    updates.put(Update.Failed(this@WatchAndAct, Status.fromThrowable(t), Status.trailersFromThrowable(t)))
                 }
 
                 override fun onCompleted() {
@@ -306,7 +357,7 @@ private class PlayStream(
     }
 
     override fun onError(t: Throwable) {
-        updates.put(Update.Failed(this, Status.fromThrowable(t)))
+        updates.put(Update.Failed(this, Status.fromThrowable(t), Status.trailersFromThrowable(t)))
     }
 
     override fun onCompleted() {
@@ -343,6 +394,10 @@ private class PlayStream(
     }
 }
 
+/** How many times the bot follows its table to another node before it gives up (a table that
+ * keeps moving at once is a fault worth seeing, not a loop). */
+private const val MAX_FOLLOWS = 10
+
 /** An act sent on the Play stream and not answered yet. */
 private class Pending(val actionId: String, val hand: Long, val kind: ActionKind)
 
@@ -352,13 +407,28 @@ private class Bot(
     private val deadline: Long,
     private val updates: BlockingQueue<Update>,
     private val session: Session,
-    private val unary: WatchAndAct?,
-    /** Over Play: a new stream on the table (with the session's current token). */
-    private val openPlay: (() -> PlayStream)?
+    /** The node the table is served by, as far as the bot knows. */
+    private var link: Link,
+    /** A link to another node (its gRPC address), for a table that moved there. */
+    private val connect: (String) -> Link
 ) {
     /** Over Play, the current stream (a renewed token opens the next one). */
-    var play: PlayStream? = openPlay?.invoke()
+    var play: PlayStream? = null
         private set
+    private var follows = 0
+
+    init {
+        open()
+    }
+
+    /** Watches the table through [link]: a Play stream, or WatchTable (acts then go as Act). */
+    private fun open() {
+        val unary = link.unary
+        if (unary == null) play = link.openPlay() else unary.open(table, updates)
+    }
+
+    /** The stream whose updates count now (a replaced or abandoned one's are ignored). */
+    private val listening: Any? get() = play ?: link.unary
     private var messages = 0
     private var actions = 0
     private var lastSequence = -1L
@@ -380,7 +450,7 @@ private class Bot(
             // Over Play, also wake when the token is due: the stream is opened anew with the next.
             val wait = if (play != null) minOf(left, session.nanosUntilDue()) else left
             val update = if (wait > 0) updates.poll(wait, TimeUnit.NANOSECONDS) else null
-            if (update != null && play != null && update.source !== play) continue@loop  // a replaced stream's
+            if (update != null && update.source !== listening) continue@loop  // a replaced stream's
             when (update) {
                 null -> {
                     if (deadline - System.nanoTime() > 0) {
@@ -392,6 +462,11 @@ private class Bot(
                     break@loop
                 }
                 is Update.Failed -> {
+                    val address = movedTo(update.status, update.trailers)
+                    if (address != null && address != link.address && follows < MAX_FOLLOWS) {
+                        follow(address, errorInfo(update.trailers)?.second?.get("node") ?: "")
+                        continue@loop
+                    }
                     println("STREAM_FAILED code=${update.status.code} message=${update.status.description}")
                     exitCode = 1
                     break@loop
@@ -416,6 +491,24 @@ private class Bot(
         println("DONE messages=$messages actions=$actions last_sequence=$lastSequence")
         System.out.flush()
         return exitCode
+    }
+
+    /** The table moved to the node at [address]: a channel there, and the table watched again
+     * from a fresh snapshot (the seat is the same; an act waiting for its answer on the old
+     * stream is forgotten: the turn is decided again on the new snapshot). */
+    private fun follow(address: String, node: String) {
+        follows += 1
+        println("MOVED node=$node address=$address follows=$follows")
+        val old = link
+        link = connect(address)
+        play = null
+        pending = null
+        latest = null
+        lastSequence = -1L
+        actedOn = -1L
+        actedThrough = -1L
+        open()
+        old.close()
     }
 
     private fun received(response: WatchTableResponse) {
@@ -486,7 +579,7 @@ private class Bot(
     private fun reopenWhenRenewed() {
         val current = play ?: return
         if (pending != null || current.openedWith == session.token()) return
-        val next = checkNotNull(openPlay).invoke()
+        val next = link.openPlay()
         play = next
         current.close()
         lastSequence = -1L  // the new stream starts from a fresh snapshot
@@ -517,7 +610,7 @@ private class Bot(
             return
         }
         try {
-            val answer = checkNotNull(unary).act(request.build())
+            val answer = checkNotNull(link.unary).act(request.build())
             val taken = answer.action
             accepted(snapshot.handNumber, taken.seat, taken.kind, taken.amount, answer.sequence, taken.actionId)
         } catch (error: StatusRuntimeException) {
@@ -575,16 +668,13 @@ fun main(args: Array<String>) {
         System.getenv("STUD_REFRESH_TOKEN")?.ifEmpty { null },
         System.getenv("STUD_TOKEN_SECONDS")?.toLongOrNull()
     )
-    val channel = ManagedChannelBuilder.forAddress(host, port).usePlaintext().build()
     val updates = LinkedBlockingQueue<Update>()
-    val exitCode = if (transport == "play") {
-        Bot(table, hands, deadline, updates, session, null) { PlayStream(channel, session, updates).open(table) }.run()
-    } else {
-        val unary = WatchAndAct(channel, session)
-        unary.open(table, updates)
-        Bot(table, hands, deadline, updates, session, unary, null).run()
+    val first = ManagedChannelBuilder.forAddress(host, port).usePlaintext().build()
+    val links = mutableListOf(Link("$host:$port", first, transport, session, updates, table))
+    val bot = Bot(table, hands, deadline, updates, session, links[0]) { address ->
+        Link(address, channelTo(address), transport, session, updates, table).also { links.add(it) }
     }
-    channel.shutdownNow()
-    channel.awaitTermination(5, TimeUnit.SECONDS)
+    val exitCode = bot.run()
+    links.forEach { it.close() }
     exitProcess(exitCode)
 }

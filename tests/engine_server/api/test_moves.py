@@ -158,6 +158,42 @@ async def test_a_moved_tables_clients_are_sent_to_its_new_node(database_url: str
         await shut(b)
 
 
+async def test_a_client_following_the_move_finds_the_table_before_the_new_node_looked(
+    database_url: str,
+) -> None:
+    """The new node loads a table handed to it when a player asks for it, not only at its
+    takeover watch's next look: a client that follows TABLE_MOVED at once is not told
+    TABLE_NOT_FOUND in between."""
+    a, b = await two_nodes(database_url)
+    try:
+        assert b.server.takeover is not None
+        await b.server.takeover.stop()  # b would load it only when asked, then
+        await a.create_table("tq")
+        await a.seat("tq", "ann", seat=1)
+        await a.seat("tq", "bob", seat=2)
+        await a.server.manager.move("tq", "b")
+        assert "tq" not in b.server.manager.tables
+        stream = b.tables.WatchTable(
+            table_service_pb2.WatchTableRequest(table="tables/tq"), metadata=b.player_md("ann")
+        )
+        first = await first_message(stream)
+        assert first.snapshot.table == "tables/tq" and first.snapshot.viewer_seat == 1
+        assert "tq" in b.server.manager.tables
+        stream.cancel()
+        # A table neither moved here nor known anywhere is still not found.
+        await refused(
+            b.tables.WatchTable(
+                table_service_pb2.WatchTableRequest(table="tables/nowhere"),
+                metadata=b.player_md("ann"),
+            ).read(),
+            grpc.StatusCode.NOT_FOUND,
+            "TABLE_NOT_FOUND",
+        )
+    finally:
+        await shut(a)
+        await shut(b)
+
+
 async def test_a_table_taken_from_under_a_node_stops_there_at_its_next_write(
     database_url: str,
 ) -> None:

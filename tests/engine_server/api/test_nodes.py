@@ -63,13 +63,23 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         admin.close()
 
 
+async def get_table(engine: Engine, table_id: str) -> admin_service_pb2.GetTableResponse:
+    answer: admin_service_pb2.GetTableResponse = await engine.admin.GetTable(
+        admin_service_pb2.GetTableRequest(name=f"tables/{table_id}", reason="test"),
+        metadata=engine.admin_md,
+    )
+    return answer
+
+
 def stopped(runtime: TableRuntime) -> bool:
     """The table's owner task has ended: it takes no command and writes nothing more."""
     return not runtime.running
 
 
 async def node(url: str, node_id: str) -> Engine:
-    return await launch(url, node_id=node_id, lease_seconds=LEASE)
+    # Stopped, each keeps its tables (these tests are about what a node owns across its
+    # restarts); a clean stop handing them over is test_stop_moves'.
+    return await launch(url, node_id=node_id, lease_seconds=LEASE, stop_moves_tables=False)
 
 
 async def registry_row(url: str, node_id: str) -> dict[str, object]:
@@ -110,12 +120,38 @@ async def test_two_nodes_serve_and_load_only_their_own_tables(database_url: str)
         assert await table_ids(a) == ["ta"]
         assert await table_ids(b) == ["tb"]
 
-        # Ops and the lobby calling the wrong node are told which node owns the table.
+        # GetTable answers on any node: b's table at a as stored (seats without cards, no
+        # live snapshot) with where it is served; at b in full, with the same placement.
+        at_a = await get_table(a, "tb")
+        at_b = await get_table(b, "tb")
+        assert not at_a.HasField("snapshot") and at_b.HasField("snapshot")
+        assert (
+            at_a.placement
+            == at_b.placement
+            == admin_service_pb2.TablePlacement(node="b", node_live=True, owner_epoch=1)
+        )
+        assert at_a.table.name == "tables/tb"
+        assert sorted((s.number, s.player_id) for s in at_a.table.seats) == [
+            (1, "tb-ann"),
+            (2, "tb-bob"),
+        ]
+        assert not any(s.down_cards or s.up_cards for s in at_a.table.seats)
+        assert at_a.table.settings == at_b.table.settings
+        assert (await get_table(a, "ta")).placement.node == "a"
+        await refused(
+            a.admin.GetTable(
+                admin_service_pb2.GetTableRequest(name="tables/nowhere"), metadata=a.admin_md
+            ),
+            grpc.StatusCode.NOT_FOUND,
+            "TABLE_NOT_FOUND",
+        )
+
+        # Ops and the lobby changing a table at the wrong node are told which node owns it.
         on_b = {"node": "b", "table": "tables/tb"}
         precondition = grpc.StatusCode.FAILED_PRECONDITION
         await refused(
-            a.admin.GetTable(
-                admin_service_pb2.GetTableRequest(name="tables/tb", reason="test"),
+            a.admin.PauseTable(
+                admin_service_pb2.PauseTableRequest(name="tables/tb", reason="test"),
                 metadata=a.admin_md,
             ),
             precondition,
@@ -173,10 +209,15 @@ async def test_two_nodes_serve_and_load_only_their_own_tables(database_url: str)
     try:
         assert set(a.server.manager.tables) == {"ta"}
         assert (await registry_row(database_url, "a"))["epoch"] == 2
+        # b is stopped: a still shows its table, as stored, and says its node is not live.
+        stored = await get_table(a, "tb")
+        assert stored.placement == admin_service_pb2.TablePlacement(
+            node="b", node_live=False, owner_epoch=1
+        )
+        assert sorted(s.player_id for s in stored.table.seats) == ["tb-ann", "tb-bob"]
         await refused(
-            a.admin.GetTable(
-                admin_service_pb2.GetTableRequest(name="tables/tb", reason="test"),
-                metadata=a.admin_md,
+            a.admin.ResumeTable(
+                admin_service_pb2.ResumeTableRequest(name="tables/tb"), metadata=a.admin_md
             ),
             grpc.StatusCode.FAILED_PRECONDITION,
             "TABLE_ON_OTHER_NODE",

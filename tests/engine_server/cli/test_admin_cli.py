@@ -442,6 +442,17 @@ async def test_move_and_drain_onto_the_other_nodes(tmp_path: Path) -> None:
         ]
         mine = await stud_admin("tables", engine=a)
         assert mine.out == "no tables\n"
+        # One table from any node: a shows b's table as stored, and where it is served.
+        shown = await stud_admin("table", "mv1", engine=a)
+        assert shown.code == 0, shown
+        assert shown.out.startswith("table      tables/mv1\n"), shown.out
+        assert (
+            "node       b (live, table epoch 2): shown as stored, ask that node for its cards"
+            in (shown.out)
+        ), shown.out
+        assert "mv1-ann" in shown.out
+        at_b = await stud_admin("table", "mv1", engine=b)
+        assert "node       b (live, table epoch 2)\n" in at_b.out, at_b.out
         as_json = json.loads((await stud_admin("tables", "--all-nodes", "--json", engine=a)).out)
         assert as_json["placements"]["tables/mv1"] == {
             "node": "b",

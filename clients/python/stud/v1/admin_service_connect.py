@@ -115,7 +115,9 @@ class AdminService(Protocol):
     async def get_table(self, request: GetTableRequest, ctx: RequestContext[GetTableRequest, GetTableResponse], /) -> GetTableResponse:
         """
         Ops' full view of a table with every card: every seat's down cards, folded ones
-        included. Every call is logged (caller, table, hand, reason).
+        included. Every call is logged (caller, table, hand, reason). Any node answers for any
+        table of the room; a table another node serves comes as stored, with its placement and
+        no snapshot.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -708,7 +710,9 @@ class AdminServiceClient(ConnectClient):
     ) -> GetTableResponse:
         """
         Ops' full view of a table with every card: every seat's down cards, folded ones
-        included. Every call is logged (caller, table, hand, reason).
+        included. Every call is logged (caller, table, hand, reason). Any node answers for any
+        table of the room; a table another node serves comes as stored, with its placement and
+        no snapshot.
         """
         return await self.execute_unary(
             request=request,
@@ -1225,7 +1229,9 @@ class AdminServiceSync(Protocol):
     def get_table(self, request: GetTableRequest, ctx: RequestContext[GetTableRequest, GetTableResponse], /) -> GetTableResponse:
         """
         Ops' full view of a table with every card: every seat's down cards, folded ones
-        included. Every call is logged (caller, table, hand, reason).
+        included. Every call is logged (caller, table, hand, reason). Any node answers for any
+        table of the room; a table another node serves comes as stored, with its placement and
+        no snapshot.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1816,7 +1822,9 @@ class AdminServiceClientSync(ConnectClientSync):
     ) -> GetTableResponse:
         """
         Ops' full view of a table with every card: every seat's down cards, folded ones
-        included. Every call is logged (caller, table, hand, reason).
+        included. Every call is logged (caller, table, hand, reason). Any node answers for any
+        table of the room; a table another node serves comes as stored, with its placement and
+        no snapshot.
         """
         return self.execute_unary(
             request=request,

@@ -487,31 +487,43 @@ Global___GetTableRequest: _TypeAlias = GetTableRequest  # noqa: Y015
 
 @_typing.final
 class GetTableResponse(_message.Message):
-    """GetTable's response."""
+    """GetTable's response. Any node answers for any table of the room: the called node's own
+    table in full; another node's as stored (from the database the nodes share), like
+    ListTables with all_nodes.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_FIELD_NUMBER: _builtins.int
     SNAPSHOT_FIELD_NUMBER: _builtins.int
+    PLACEMENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def table(self) -> _table_pb2.Table:
-        """The table."""
+        """The table. Another node's: as stored (its status, seats and stacks as of its last
+        hand; hand_in_progress as stored, no running hand's details).
+        """
 
     @_builtins.property
     def snapshot(self) -> _table_pb2.TableSnapshot:
         """The full view: every seat's down cards (folded ones included), viewer_seat 0,
-        legal_actions of the seat to act.
+        legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+        `placement.node`, for it).
         """
+
+    @_builtins.property
+    def placement(self) -> Global___TablePlacement:
+        """Where the table is served: its node, whether that node is live, its fencing number."""
 
     def __init__(
         self,
         *,
         table: _table_pb2.Table | None = ...,
         snapshot: _table_pb2.TableSnapshot | None = ...,
+        placement: Global___TablePlacement | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot", "table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["placement", b"placement", "snapshot", b"snapshot", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["placement", b"placement", "snapshot", b"snapshot", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

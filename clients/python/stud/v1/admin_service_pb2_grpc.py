@@ -252,7 +252,9 @@ class AdminServiceServicer:
 
     def GetTable(self, request, context):
         """Ops' full view of a table with every card: every seat's down cards, folded ones
-        included. Every call is logged (caller, table, hand, reason).
+        included. Every call is logged (caller, table, hand, reason). Any node answers for any
+        table of the room; a table another node serves comes as stored, with its placement and
+        no snapshot.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

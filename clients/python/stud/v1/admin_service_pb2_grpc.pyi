@@ -94,7 +94,9 @@ class AdminServiceStub:
     """Lists tables, newest first, one page at a time."""
     GetTable: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.GetTableRequest, _admin_service_pb2.GetTableResponse]
     """Ops' full view of a table with every card: every seat's down cards, folded ones
-    included. Every call is logged (caller, table, hand, reason).
+    included. Every call is logged (caller, table, hand, reason). Any node answers for any
+    table of the room; a table another node serves comes as stored, with its placement and
+    no snapshot.
     """
     PauseTable: _grpc.UnaryUnaryMultiCallable[_admin_service_pb2.PauseTableRequest, _admin_service_pb2.PauseTableResponse]
     """Pauses a table: takes effect between hands (PAUSING while a hand runs, then PAUSED).
@@ -280,7 +282,9 @@ class AdminServiceAsyncStub(AdminServiceStub):
     """Lists tables, newest first, one page at a time."""
     GetTable: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.GetTableRequest, _admin_service_pb2.GetTableResponse]  # type: ignore[assignment]
     """Ops' full view of a table with every card: every seat's down cards, folded ones
-    included. Every call is logged (caller, table, hand, reason).
+    included. Every call is logged (caller, table, hand, reason). Any node answers for any
+    table of the room; a table another node serves comes as stored, with its placement and
+    no snapshot.
     """
     PauseTable: _aio.UnaryUnaryMultiCallable[_admin_service_pb2.PauseTableRequest, _admin_service_pb2.PauseTableResponse]  # type: ignore[assignment]
     """Pauses a table: takes effect between hands (PAUSING while a hand runs, then PAUSED).
@@ -493,7 +497,9 @@ class AdminServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_admin_service_pb2.GetTableResponse, _abc.Awaitable[_admin_service_pb2.GetTableResponse]]:
         """Ops' full view of a table with every card: every seat's down cards, folded ones
-        included. Every call is logged (caller, table, hand, reason).
+        included. Every call is logged (caller, table, hand, reason). Any node answers for any
+        table of the room; a table another node serves comes as stored, with its placement and
+        no snapshot.
         """
 
     @_abc_1.abstractmethod

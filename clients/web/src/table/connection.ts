@@ -11,10 +11,22 @@
  * (renewed ahead of its expiry). A call refused TOKEN_EXPIRED anyway (a laptop that slept)
  * renews the token and is made again: Act with the same action id, WatchTable from a fresh
  * snapshot. The seat is never at stake.
+ *
+ * Moves: a table moves between engine nodes (ops move it or drain its node, its node stops
+ * cleanly or dies and another takes it over). Its stream then ends UNAVAILABLE / TABLE_MOVED
+ * with the new node's web URL in the ErrorInfo metadata; the connection opens the table again
+ * there at once (no lobby call) and tells the page (onMoved). His seat moves with the table.
  */
 
-import { Code, ConnectError, SessionEnded, createTableClient, errorReason } from "../index.js";
-import type { ActionKind, Event as TableEvent, RefreshingToken, TableClient, TableSnapshot } from "../index.js";
+import { Code, ConnectError, SessionEnded, createTableClient, errorReason, tableMoved } from "../index.js";
+import type {
+  ActionKind,
+  Event as TableEvent,
+  RefreshingToken,
+  TableClient,
+  TableMoved,
+  TableSnapshot,
+} from "../index.js";
 import { randomToken } from "./format.js";
 
 /** Why watching stopped for good. */
@@ -30,24 +42,38 @@ export interface ConnectionHandlers {
   onSnapshot(snapshot: TableSnapshot, events: readonly TableEvent[]): void;
   /** The stream dropped and is being watched again (`retrying`), or is back (`connected`). */
   onLink(state: "connected" | "retrying", detail?: string): void;
+  /** The table moved to another engine node: it is being watched there now. */
+  onMoved?(moved: TableMoved): void;
 }
 
+/** How many moves in a row (with no message between them) are followed: a table that keeps
+ * moving at once is a fault, and the back-off then applies as to any failure. */
+const MAX_FOLLOWS = 5;
+
 export class TableConnection {
-  private readonly client: TableClient;
+  private client: TableClient;
   private readonly stopper = new AbortController();
+  /** The engine node's web URL the table is watched at (another after a move). */
+  engineUrl: string;
 
   constructor(
     engineUrl: string,
     private readonly session: RefreshingToken,
     readonly table: string,
   ) {
+    this.engineUrl = engineUrl;
+    this.client = this.clientFor(engineUrl);
+  }
+
+  private clientFor(engineUrl: string): TableClient {
     // Connect over fetch; "grpc-web" works the same (the engine serves both on one port).
-    this.client = createTableClient(engineUrl, session.source, { protocol: "connect" });
+    return createTableClient(engineUrl, this.session.source, { protocol: "connect" });
   }
 
   /** Watch until the seat is gone or stop() is called; drops are retried with a back-off. */
   async watch(handlers: ConnectionHandlers): Promise<Ended> {
     let delayMs = 500;
+    let follows = 0;
     for (;;) {
       try {
         const stream = this.client.watchTable({ table: this.table }, { signal: this.stopper.signal });
@@ -57,12 +83,22 @@ export class TableConnection {
             handlers.onLink("connected");
             first = false;
             delayMs = 500;
+            follows = 0;
           }
           if (message.snapshot !== undefined) handlers.onSnapshot(message.snapshot, message.events);
         }
         return { kind: "left" };
       } catch (error) {
         if (this.stopper.signal.aborted) return { kind: "stopped" };
+        const moved = tableMoved(error);
+        if (moved !== undefined && moved.webUrl !== "" && moved.webUrl !== this.engineUrl && follows < MAX_FOLLOWS) {
+          // Served by another node now: watch it there at once, from a fresh snapshot.
+          follows += 1;
+          this.engineUrl = moved.webUrl;
+          this.client = this.clientFor(moved.webUrl);
+          handlers.onMoved?.(moved);
+          continue;
+        }
         const reason = errorReason(error);
         if (reason === "NOT_SEATED" || reason === "TABLE_NOT_FOUND") return { kind: "not_seated" };
         if (reason === "WATCH_REPLACED") return { kind: "replaced" };

@@ -16,6 +16,9 @@
  *   quick game     POST /quickgame {stake_level, buy_in, client_seed}
  *                  → the table and the engine's Connect/gRPC-Web URL
  *   play           TableService.WatchTable (render every snapshot), TableService.Act
+ *   table moved    a stream ending TABLE_MOVED (another engine node serves the table now):
+ *                  watched again at the web URL it names, without asking the lobby
+ *                  (connection.ts); the seat view stays and a notice says so
  *   alone at it    GET /tables/{id} (polled while nobody else sits there: opponents.ts),
  *                  POST /tables/{id}/bots (play with bots), DELETE /tables/{id}/bots (keep waiting)
  *   seed rotated   GET /tables/{id} seed_reveals: past hands of his made public (reveals.ts)
@@ -108,6 +111,7 @@ const REASONS: Record<string, string> = {
   STALE_HAND: "That hand has ended.",
   ILLEGAL_ACTION: "That action is not allowed now.",
   NO_HAND_IN_PROGRESS: "No hand is running.",
+  TABLE_MOVED: "The table is moving to another server: choose again in a moment.",
 };
 
 class TablePage {
@@ -484,6 +488,7 @@ class TablePage {
     this.snapshot = undefined;
     if (!again) byId("log").replaceChildren();
     byId("table-error").textContent = "";
+    byId("move-notice").hidden = true;
     byId("link-state").textContent = "connecting…";
     this.show("table-view");
     // Every call to the engine carries the session's current token (renewed as it goes).
@@ -495,6 +500,7 @@ class TablePage {
         onLink: (state, detail) => {
           byId("link-state").textContent = state === "connected" ? "connected" : `reconnecting… (${detail ?? ""})`;
         },
+        onMoved: (moved) => this.onMoved(connection, moved.webUrl),
       })
       .then((ended) => this.onEnded(connection, ended));
   }
@@ -547,6 +553,23 @@ class TablePage {
     const me = snapshot.seats.find((s) => s.number === snapshot.viewerSeat);
     const busted = me !== undefined && me.stack === 0n && !(me.inHand && snapshot.handInProgress);
     byId("top-up").hidden = !busted;
+  }
+
+  /** His table moved to another engine node; the connection watches it there already. The
+   * seat view stays as it is until the new node's first snapshot redraws it. */
+  private onMoved(connection: TableConnection, webUrl: string): void {
+    const seat = this.seat;
+    if (connection !== this.connection || seat === undefined) return;
+    const moved: Seat = { ...seat, engineUrl: webUrl };
+    this.seat = moved;
+    // A reload watches it at its new home too.
+    sessionStorage.setItem(TABLE_KEY, JSON.stringify(moved));
+    const notice = byId("move-notice");
+    notice.textContent = "The table moved to another server; you keep your seat.";
+    notice.hidden = false;
+    notice.dataset["moves"] = String(Number(notice.dataset["moves"] ?? "0") + 1);
+    byId("link-state").textContent = "table moved to another server: reconnecting…";
+    this.log("The table moved to another server.");
   }
 
   private async onEnded(connection: TableConnection, ended: Ended): Promise<void> {

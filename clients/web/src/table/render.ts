@@ -297,12 +297,18 @@ function renderFairness(snapshot: TableSnapshot): void {
 /** The last finished hand: who won which pot, and the hands shown. */
 function renderResult(snapshot: TableSnapshot, result: HandResult | undefined): void {
   const box = byId("last-hand");
+  if (result === undefined && snapshot.handNumber > 0n && box.dataset["table"] === snapshot.table) {
+    // A node that has just taken the table on (moved, or taken over) knows no last hand: the
+    // one shown is still the table's last.
+    return;
+  }
   if (result === undefined) {
     box.replaceChildren(el("h3", "", "Last hand"), el("p", "muted", "No hand has finished yet."));
     delete box.dataset["handNumber"];
     return;
   }
   box.dataset["handNumber"] = String(result.handNumber);
+  box.dataset["table"] = snapshot.table;
   const how = result.cancelled ? "cancelled: every chip went back" : result.wonByFold ? "won uncontested" : "showdown";
   const parts: HTMLElement[] = [el("h3", "", `Hand #${result.handNumber} result`), el("p", "muted", how)];
 

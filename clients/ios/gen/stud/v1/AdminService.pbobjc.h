@@ -410,25 +410,37 @@ GPB_FINAL @interface STUDGetTableRequest : GPBMessage
 typedef GPB_ENUM(STUDGetTableResponse_FieldNumber) {
   STUDGetTableResponse_FieldNumber_Table = 1,
   STUDGetTableResponse_FieldNumber_Snapshot = 2,
+  STUDGetTableResponse_FieldNumber_Placement = 3,
 };
 
 /**
- * GetTable's response.
+ * GetTable's response. Any node answers for any table of the room: the called node's own
+ * table in full; another node's as stored (from the database the nodes share), like
+ * ListTables with all_nodes.
  **/
 GPB_FINAL @interface STUDGetTableResponse : GPBMessage
 
-/** The table. */
+/**
+ * The table. Another node's: as stored (its status, seats and stacks as of its last
+ * hand; hand_in_progress as stored, no running hand's details).
+ **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDTable *table;
 /** Test to see if @c table has been set. */
 @property(nonatomic, readwrite) BOOL hasTable;
 
 /**
  * The full view: every seat's down cards (folded ones included), viewer_seat 0,
- * legal_actions of the seat to act.
+ * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+ * `placement.node`, for it).
  **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDTableSnapshot *snapshot;
 /** Test to see if @c snapshot has been set. */
 @property(nonatomic, readwrite) BOOL hasSnapshot;
+
+/** Where the table is served: its node, whether that node is live, its fencing number. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDTablePlacement *placement;
+/** Test to see if @c placement has been set. */
+@property(nonatomic, readwrite) BOOL hasPlacement;
 
 @end
 

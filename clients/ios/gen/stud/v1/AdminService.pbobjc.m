@@ -873,11 +873,13 @@ typedef struct STUDGetTableRequest__storage_ {
 
 @dynamic hasTable, table;
 @dynamic hasSnapshot, snapshot;
+@dynamic hasPlacement, placement;
 
 typedef struct STUDGetTableResponse__storage_ {
   uint32_t _has_storage_[1];
   STUDTable *table;
   STUDTableSnapshot *snapshot;
+  STUDTablePlacement *placement;
 } STUDGetTableResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -901,6 +903,15 @@ typedef struct STUDGetTableResponse__storage_ {
         .number = STUDGetTableResponse_FieldNumber_Snapshot,
         .hasIndex = 1,
         .offset = (uint32_t)offsetof(STUDGetTableResponse__storage_, snapshot),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "placement",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDTablePlacement),
+        .number = STUDGetTableResponse_FieldNumber_Placement,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDGetTableResponse__storage_, placement),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },

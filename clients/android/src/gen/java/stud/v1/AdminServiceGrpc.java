@@ -801,7 +801,9 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Ops' full view of a table with every card: every seat's down cards, folded ones
-     * included. Every call is logged (caller, table, hand, reason).
+     * included. Every call is logged (caller, table, hand, reason). Any node answers for any
+     * table of the room; a table another node serves comes as stored, with its placement and
+     * no snapshot.
      * </pre>
      */
     public void getTable(stud.v1.GetTableRequest request,
@@ -1285,7 +1287,9 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Ops' full view of a table with every card: every seat's down cards, folded ones
-     * included. Every call is logged (caller, table, hand, reason).
+     * included. Every call is logged (caller, table, hand, reason). Any node answers for any
+     * table of the room; a table another node serves comes as stored, with its placement and
+     * no snapshot.
      * </pre>
      */
     public void getTable(stud.v1.GetTableRequest request,
@@ -1636,7 +1640,9 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Ops' full view of a table with every card: every seat's down cards, folded ones
-     * included. Every call is logged (caller, table, hand, reason).
+     * included. Every call is logged (caller, table, hand, reason). Any node answers for any
+     * table of the room; a table another node serves comes as stored, with its placement and
+     * no snapshot.
      * </pre>
      */
     public stud.v1.GetTableResponse getTable(stud.v1.GetTableRequest request) {
@@ -1975,7 +1981,9 @@ public final class AdminServiceGrpc {
     /**
      * <pre>
      * Ops' full view of a table with every card: every seat's down cards, folded ones
-     * included. Every call is logged (caller, table, hand, reason).
+     * included. Every call is logged (caller, table, hand, reason). Any node answers for any
+     * table of the room; a table another node serves comes as stored, with its placement and
+     * no snapshot.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<stud.v1.GetTableResponse> getTable(

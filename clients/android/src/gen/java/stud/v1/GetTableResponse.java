@@ -5,7 +5,9 @@ package stud.v1;
 
 /**
  * <pre>
- * GetTable's response.
+ * GetTable's response. Any node answers for any table of the room: the called node's own
+ * table in full; another node's as stored (from the database the nodes share), like
+ * ListTables with all_nodes.
  * </pre>
  *
  * Protobuf type {@code stud.v1.GetTableResponse}
@@ -21,7 +23,8 @@ public  final class GetTableResponse extends
   private stud.v1.Table table_;
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -32,7 +35,8 @@ public  final class GetTableResponse extends
   }
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -43,7 +47,8 @@ public  final class GetTableResponse extends
   }
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -55,7 +60,8 @@ public  final class GetTableResponse extends
     }
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -74,7 +80,8 @@ public  final class GetTableResponse extends
   }
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -88,7 +95,8 @@ public  final class GetTableResponse extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -100,7 +108,8 @@ public  final class GetTableResponse extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -112,7 +121,8 @@ public  final class GetTableResponse extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -125,7 +135,8 @@ public  final class GetTableResponse extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -145,12 +156,79 @@ public  final class GetTableResponse extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
    */
   private void clearSnapshot() {  snapshot_ = null;
+    
+  }
+
+  public static final int PLACEMENT_FIELD_NUMBER = 3;
+  private stud.v1.TablePlacement placement_;
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   */
+  @java.lang.Override
+  public boolean hasPlacement() {
+    return placement_ != null;
+  }
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   */
+  @java.lang.Override
+  public stud.v1.TablePlacement getPlacement() {
+    return placement_ == null ? stud.v1.TablePlacement.getDefaultInstance() : placement_;
+  }
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   */
+  private void setPlacement(stud.v1.TablePlacement value) {
+    value.getClass();
+  placement_ = value;
+    
+    }
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergePlacement(stud.v1.TablePlacement value) {
+    value.getClass();
+  if (placement_ != null &&
+        placement_ != stud.v1.TablePlacement.getDefaultInstance()) {
+      placement_ =
+        stud.v1.TablePlacement.newBuilder(placement_).mergeFrom(value).buildPartial();
+    } else {
+      placement_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   */
+  private void clearPlacement() {  placement_ = null;
     
   }
 
@@ -237,7 +315,9 @@ public  final class GetTableResponse extends
 
   /**
    * <pre>
-   * GetTable's response.
+   * GetTable's response. Any node answers for any table of the room: the called node's own
+   * table in full; another node's as stored (from the database the nodes share), like
+   * ListTables with all_nodes.
    * </pre>
    *
    * Protobuf type {@code stud.v1.GetTableResponse}
@@ -255,7 +335,8 @@ public  final class GetTableResponse extends
 
     /**
      * <pre>
-     * The table.
+     * The table. Another node's: as stored (its status, seats and stacks as of its last
+     * hand; hand_in_progress as stored, no running hand's details).
      * </pre>
      *
      * <code>.stud.v1.Table table = 1;</code>
@@ -266,7 +347,8 @@ public  final class GetTableResponse extends
     }
     /**
      * <pre>
-     * The table.
+     * The table. Another node's: as stored (its status, seats and stacks as of its last
+     * hand; hand_in_progress as stored, no running hand's details).
      * </pre>
      *
      * <code>.stud.v1.Table table = 1;</code>
@@ -277,7 +359,8 @@ public  final class GetTableResponse extends
     }
     /**
      * <pre>
-     * The table.
+     * The table. Another node's: as stored (its status, seats and stacks as of its last
+     * hand; hand_in_progress as stored, no running hand's details).
      * </pre>
      *
      * <code>.stud.v1.Table table = 1;</code>
@@ -289,7 +372,8 @@ public  final class GetTableResponse extends
       }
     /**
      * <pre>
-     * The table.
+     * The table. Another node's: as stored (its status, seats and stacks as of its last
+     * hand; hand_in_progress as stored, no running hand's details).
      * </pre>
      *
      * <code>.stud.v1.Table table = 1;</code>
@@ -302,7 +386,8 @@ public  final class GetTableResponse extends
     }
     /**
      * <pre>
-     * The table.
+     * The table. Another node's: as stored (its status, seats and stacks as of its last
+     * hand; hand_in_progress as stored, no running hand's details).
      * </pre>
      *
      * <code>.stud.v1.Table table = 1;</code>
@@ -314,7 +399,8 @@ public  final class GetTableResponse extends
     }
     /**
      * <pre>
-     * The table.
+     * The table. Another node's: as stored (its status, seats and stacks as of its last
+     * hand; hand_in_progress as stored, no running hand's details).
      * </pre>
      *
      * <code>.stud.v1.Table table = 1;</code>
@@ -327,7 +413,8 @@ public  final class GetTableResponse extends
     /**
      * <pre>
      * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-     * legal_actions of the seat to act.
+     * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+     * `placement.node`, for it).
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -339,7 +426,8 @@ public  final class GetTableResponse extends
     /**
      * <pre>
      * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-     * legal_actions of the seat to act.
+     * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+     * `placement.node`, for it).
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -351,7 +439,8 @@ public  final class GetTableResponse extends
     /**
      * <pre>
      * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-     * legal_actions of the seat to act.
+     * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+     * `placement.node`, for it).
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -364,7 +453,8 @@ public  final class GetTableResponse extends
     /**
      * <pre>
      * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-     * legal_actions of the seat to act.
+     * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+     * `placement.node`, for it).
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -378,7 +468,8 @@ public  final class GetTableResponse extends
     /**
      * <pre>
      * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-     * legal_actions of the seat to act.
+     * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+     * `placement.node`, for it).
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -391,13 +482,85 @@ public  final class GetTableResponse extends
     /**
      * <pre>
      * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-     * legal_actions of the seat to act.
+     * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+     * `placement.node`, for it).
      * </pre>
      *
      * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
      */
     public Builder clearSnapshot() {  copyOnWrite();
       instance.clearSnapshot();
+      return this;
+    }
+
+    /**
+     * <pre>
+     * Where the table is served: its node, whether that node is live, its fencing number.
+     * </pre>
+     *
+     * <code>.stud.v1.TablePlacement placement = 3;</code>
+     */
+    @java.lang.Override
+    public boolean hasPlacement() {
+      return instance.hasPlacement();
+    }
+    /**
+     * <pre>
+     * Where the table is served: its node, whether that node is live, its fencing number.
+     * </pre>
+     *
+     * <code>.stud.v1.TablePlacement placement = 3;</code>
+     */
+    @java.lang.Override
+    public stud.v1.TablePlacement getPlacement() {
+      return instance.getPlacement();
+    }
+    /**
+     * <pre>
+     * Where the table is served: its node, whether that node is live, its fencing number.
+     * </pre>
+     *
+     * <code>.stud.v1.TablePlacement placement = 3;</code>
+     */
+    public Builder setPlacement(stud.v1.TablePlacement value) {
+      copyOnWrite();
+      instance.setPlacement(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * Where the table is served: its node, whether that node is live, its fencing number.
+     * </pre>
+     *
+     * <code>.stud.v1.TablePlacement placement = 3;</code>
+     */
+    public Builder setPlacement(
+        stud.v1.TablePlacement.Builder builderForValue) {
+      copyOnWrite();
+      instance.setPlacement(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * Where the table is served: its node, whether that node is live, its fencing number.
+     * </pre>
+     *
+     * <code>.stud.v1.TablePlacement placement = 3;</code>
+     */
+    public Builder mergePlacement(stud.v1.TablePlacement value) {
+      copyOnWrite();
+      instance.mergePlacement(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * Where the table is served: its node, whether that node is live, its fencing number.
+     * </pre>
+     *
+     * <code>.stud.v1.TablePlacement placement = 3;</code>
+     */
+    public Builder clearPlacement() {  copyOnWrite();
+      instance.clearPlacement();
       return this;
     }
 
@@ -419,9 +582,11 @@ public  final class GetTableResponse extends
           java.lang.Object[] objects = new java.lang.Object[] {
             "table_",
             "snapshot_",
+            "placement_",
           };
           java.lang.String info =
-              "\u0000\u0002\u0000\u0000\u0001\u0002\u0002\u0000\u0000\u0000\u0001\t\u0002\t";
+              "\u0000\u0003\u0000\u0000\u0001\u0003\u0003\u0000\u0000\u0000\u0001\t\u0002\t\u0003" +
+              "\t";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -9,7 +9,8 @@ public interface GetTableResponseOrBuilder extends
 
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -18,7 +19,8 @@ public interface GetTableResponseOrBuilder extends
   boolean hasTable();
   /**
    * <pre>
-   * The table.
+   * The table. Another node's: as stored (its status, seats and stacks as of its last
+   * hand; hand_in_progress as stored, no running hand's details).
    * </pre>
    *
    * <code>.stud.v1.Table table = 1;</code>
@@ -29,7 +31,8 @@ public interface GetTableResponseOrBuilder extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
@@ -39,11 +42,31 @@ public interface GetTableResponseOrBuilder extends
   /**
    * <pre>
    * The full view: every seat's down cards (folded ones included), viewer_seat 0,
-   * legal_actions of the seat to act.
+   * legal_actions of the seat to act. Unset for a table another node serves (ask that node,
+   * `placement.node`, for it).
    * </pre>
    *
    * <code>.stud.v1.TableSnapshot snapshot = 2;</code>
    * @return The snapshot.
    */
   stud.v1.TableSnapshot getSnapshot();
+
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   * @return Whether the placement field is set.
+   */
+  boolean hasPlacement();
+  /**
+   * <pre>
+   * Where the table is served: its node, whether that node is live, its fencing number.
+   * </pre>
+   *
+   * <code>.stud.v1.TablePlacement placement = 3;</code>
+   * @return The placement.
+   */
+  stud.v1.TablePlacement getPlacement();
 }
