@@ -62,8 +62,8 @@ from typing import Any
 
 import grpc
 import httpx
-from google.rpc import error_details_pb2, status_pb2
 
+from stud.bots.follow import moved_to
 from stud.bots.lobby import LobbyClient, LobbyError
 from stud.bots.strategy import decide
 from stud.bots.tournaments import TournamentDesk
@@ -95,25 +95,6 @@ _RETRY_STREAM = {
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.INTERNAL,
 }
-
-
-def moved_to(error: grpc.aio.AioRpcError) -> str | None:
-    """The gRPC address a refusal ``UNAVAILABLE`` / ``TABLE_MOVED`` names for the table's new
-    engine node (its ErrorInfo's ``grpc_address``); None for any other failure."""
-    if error.code() != grpc.StatusCode.UNAVAILABLE:
-        return None
-    for key, value in error.trailing_metadata() or ():
-        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
-            continue
-        try:
-            status = status_pb2.Status.FromString(value)
-        except Exception:  # not a status: nothing to follow
-            return None
-        for detail in status.details:
-            info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info) and info.reason == "TABLE_MOVED":
-                return info.metadata.get("grpc_address") or None
-    return None
 
 
 @dataclass(frozen=True, slots=True)
