@@ -367,6 +367,10 @@ class _Game:
         self._acted_through = -1
         #: whether the current stream delivered a message (it was up: an outage is over)
         self._streamed = False
+        #: followed to another node that has not delivered a message yet: it may not have
+        #: loaded the table yet (a survivor loads a dead node's tables at its next look, and
+        #: answers TABLE_NOT_FOUND until then), so NOT_FOUND is waited through, as an outage
+        self._arriving = False
 
     async def _metadata(self) -> tuple[tuple[str, str]]:
         """The call's token: renewed ahead of its expiry (the lobby's tokens are short-lived).
@@ -414,15 +418,20 @@ class _Game:
                 ended = await self._watch()
             except grpc.aio.AioRpcError as error:
                 code = error.code()
-                if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND):
+                arriving = code == grpc.StatusCode.NOT_FOUND and self._arriving
+                if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND) and (
+                    not arriving
+                ):
                     return self.leaving or "gone"  # no seat (left) or no table (closed)
                 if self._streamed or failures == 0:
                     # The stream was up (or this is the first failure): a new outage.
                     failures, outage_began = 0, time.monotonic()
                 if await self._follow(error):
                     continue
-                retry = code in _RETRY_STREAM or (
-                    code == grpc.StatusCode.UNAUTHENTICATED and failures == 0
+                retry = (
+                    code in _RETRY_STREAM
+                    or arriving
+                    or (code == grpc.StatusCode.UNAUTHENTICATED and failures == 0)
                 )
                 outage = time.monotonic() - outage_began
                 if not retry or outage >= self.shared.config.reconnect_seconds:
@@ -460,6 +469,7 @@ class _Game:
         if not address or address == self.address:
             return False
         self.shared.emit("moved", bot=self.slot.bot.username, table=self.table_id, engine=address)
+        self._arriving = True
         self.address = address
         self.stub = self.shared.stub(address)
         return True
@@ -470,6 +480,7 @@ class _Game:
         )
         async for message in stream:
             self._streamed = True
+            self._arriving = False
             snapshot = message.snapshot
             if snapshot.status == table_pb2.TABLE_STATUS_CLOSED:
                 return "closed"

@@ -166,6 +166,9 @@ class _Entry:
         self.hands = 0
         self._acted_through = -1
         self._counted_hand = 0
+        #: until when a TABLE_NOT_FOUND is waited through: the node a table was followed to
+        #: loads it at its next look (a dead node's tables), and does not know it until then
+        self._arriving_until = 0.0
 
     def _emit(self, event: str, **fields: Any) -> None:
         self.shared.emit(event, bot=self.bot.username, tournament=self.tournament_id, **fields)
@@ -272,6 +275,7 @@ class _Entry:
                 rewatch = False
                 async for message in stream:
                     outage_began = None
+                    self._arriving_until = 0.0
                     outcome = self._events(message)
                     if outcome is not None:
                         return outcome
@@ -301,6 +305,9 @@ class _Entry:
                 return "gone"
             except grpc.aio.AioRpcError as error:
                 code = error.code()
+                if code == grpc.StatusCode.NOT_FOUND and time.monotonic() < self._arriving_until:
+                    await asyncio.sleep(0.5)
+                    continue
                 if code not in _RETRY_STREAM:
                     return "gone"  # no seat, no table: the lobby says where
                 followed = await self._follow(where, error)
@@ -323,16 +330,20 @@ class _Entry:
         if error.code() != grpc.StatusCode.UNAVAILABLE:
             return None
         address = moved_to(error)
-        if address is not None:
-            return _Where(where.table, address) if address != where.address else None
-        try:
-            entry = await self.lobby.my_entry(self.tournament_id)
-        except LobbyError:
+        if address is None:
+            try:
+                entry = await self.lobby.my_entry(self.tournament_id)
+            except LobbyError:
+                return None
+            if entry["status"] != "playing" or not entry.get("table_id"):
+                return "gone"
+            seat = _Where(f"tables/{entry['table_id']}", str(entry.get("engine_grpc") or ""))
+        else:
+            seat = _Where(where.table, address)
+        if seat == where or not seat.address:
             return None
-        if entry["status"] != "playing" or not entry.get("table_id"):
-            return "gone"
-        seat = _Where(f"tables/{entry['table_id']}", str(entry.get("engine_grpc") or ""))
-        return None if seat == where or not seat.address else seat
+        self._arriving_until = time.monotonic() + ARRIVAL_SECONDS
+        return seat
 
     def _events(self, message: table_service_pb2.WatchTableResponse) -> _Where | str | None:
         me = self.lobby.player_id
