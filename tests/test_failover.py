@@ -38,6 +38,7 @@ from typing import Any
 
 import grpc
 import httpx
+import pytest
 from stud.v1 import (
     admin_service_pb2,
     admin_service_pb2_grpc,
@@ -137,32 +138,35 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
     server = PrivatePostgres()
     processes: list[Process] = []
     channels: list[grpc.aio.Channel] = []
+    db: Database | None = None
     try:
         server.start()
         await prepare_database(server.url)
         db = Database.from_url(server.url, pool_size=2, max_overflow=2)
         await add_test_levels(db)
-        started = await asyncio.gather(
-            *(
-                Process.start(
-                    tmp_path / f"engine-{name}.log",
-                    engine_env(server.url, name),
-                    "engine",
-                    "--grpc-port",
-                    "0",
-                    "--web-port",
-                    "0",
-                )
-                for name in "abc"
-            ),
-            return_exceptions=True,
-        )
+        # All five at once (the database's schema is there already).
+        starting = [
+            Process.start(
+                tmp_path / f"engine-{name}.log",
+                engine_env(server.url, name),
+                "engine",
+                "--grpc-port",
+                "0",
+                "--web-port",
+                "0",
+            )
+            for name in "abc"
+        ] + [
+            Process.start(tmp_path / f"lobby-{n}.log", lobby_env(server.url), "lobby")
+            for n in (1, 2)
+        ]
+        started = await asyncio.gather(*starting, return_exceptions=True)
         processes += [p for p in started if isinstance(p, Process)]
         for failed in started:
             if isinstance(failed, BaseException):
                 raise failed
         nodes = {}
-        for name, process in zip("abc", processes, strict=True):
+        for name, process in zip("abc", processes, strict=False):
             channel = grpc.aio.insecure_channel(process.ready["grpc"])
             channels.append(channel)
             nodes[name] = Node(
@@ -172,22 +176,17 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
                 channel,
                 admin_service_pb2_grpc.AdminServiceStub(channel),
             )
-        lobbies = []
-        for n in (1, 2):
-            lobby = await Process.start(tmp_path / f"lobby-{n}.log", lobby_env(server.url), "lobby")
-            processes.append(lobby)
-            lobbies.append(lobby.ready["http"])
-        try:
-            yield Room(db, nodes, lobbies, tmp_path)
-        finally:
-            await db.dispose()
+        lobbies = [process.ready["http"] for process in processes[3:]]
+        yield Room(db, nodes, lobbies, tmp_path)
     finally:
+        if db is not None:
+            await db.dispose()
         for channel in channels:
             await channel.close()
         for process in reversed(processes):
             if process.process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
-                    # A stopped node cannot stop.
+                    # A node left frozen (SIGSTOP) would not hear SIGTERM.
                     process.process.send_signal(signal.SIGCONT)
             await process.stop()
         server.destroy()
@@ -417,7 +416,17 @@ async def hand_numbers_are_whole(db: Database) -> None:
         assert numbers == list(range(1, len(numbers) + 1)), table_id
 
 
-async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "with_tournament",
+    [
+        pytest.param(False, id="quick-games"),
+        # The tournament must also play to its end (some 20 s more): the long variant.
+        pytest.param(True, id="and-a-tournament", marks=pytest.mark.slow),
+    ],
+)
+async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(
+    tmp_path: Path, with_tournament: bool
+) -> None:
     async with card_room(tmp_path) as room:
         db, nodes = room.db, room.nodes
         bots = await BotsProcess.start(
@@ -451,14 +460,16 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: P
             placed = await owners(db, list(cash))
             assert sorted(placed.values()) == ["a", "b", "c"], placed
 
-            tournament_id, _entrants, playing = await start_tournament(room, watched)
-            tables = [f"{tournament_id}-1", f"{tournament_id}-2"]
-            await until(lambda: _all_owned(db, tables), 60, "the tournament's tables")
-            # Its tables on two nodes: one on the node to be killed, one on a survivor.
-            await move_table(room, tables[0], "c")
-            await move_table(room, tables[1], "a")
+            tournament_id, tables = "", []
+            if with_tournament:
+                tournament_id, _entrants, playing = await start_tournament(room, watched)
+                tables = [f"{tournament_id}-1", f"{tournament_id}-2"]
+                await until(lambda: _all_owned(db, tables), 60, "the tournament's tables")
+                # Its tables on two nodes: one on the node to be killed, one on a survivor.
+                await move_table(room, tables[0], "c")
+                await move_table(room, tables[1], "a")
             on_c = [t for t, node in (await owners(db, [*cash, *tables])).items() if node == "c"]
-            assert sorted(on_c) == sorted([*(t for t in cash if placed[t] == "c"), tables[0]])
+            assert sorted(on_c) == sorted([*(t for t in cash if placed[t] == "c"), *tables[:1]])
 
             # kill -9 of c with a hand running at each of its tables (as far as timing allows).
             await until(lambda: _all_running(db, on_c), 30, "a hand running at c's tables")
@@ -517,31 +528,8 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: P
             node_b = await rows(db, "SELECT state FROM engine_nodes WHERE id = 'b'")
             assert node_b[0].state == "stopped"
 
-            # The tournament plays on to a winner, paid.
-            await until(
-                lambda: _tournament_over(db, tournament_id), 150, "the tournament to finish"
-            )
-            await asyncio.wait_for(asyncio.gather(*playing), 30)
-            # Its players at the killed node's table followed it there (the lobby's entry
-            # named c until a survivor had taken it over, then the survivor).
-            dead = nodes["c"].grpc
-            survivors = {nodes["a"].grpc, nodes["b"].grpc}
-            followers = [
-                trail
-                for trail in watched.where.values()
-                if (tables[0], dead) in trail
-                and any(
-                    t == tables[0] and address in survivors
-                    for t, address in trail[trail.index((tables[0], dead)) :]
-                )
-            ]
-            assert followers, watched.where
-            prizes = await scalar(
-                db,
-                "SELECT coalesce(sum(prize), 0) FROM tournament_entries WHERE tournament_id = :t",
-                t=tournament_id,
-            )
-            assert prizes == 600
+            if with_tournament:
+                await tournament_finishes(room, tournament_id, tables[0], watched, playing)
 
             # Everyone leaves; every chip is accounted for.
             assert await bots.stop() == 0, bots
@@ -556,6 +544,39 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: P
         await chips_are_conserved(db)
         await hand_numbers_are_whole(db)
         assert not [e for e in bots.named("error") if "stream" in e.get("detail", "")], bots
+
+
+async def tournament_finishes(
+    room: Room,
+    tournament_id: str,
+    table_on_c: str,
+    watched: Watched,
+    playing: list[asyncio.Task[None]],
+) -> None:
+    """The tournament plays on to a winner, paid; its players at the killed node's table
+    followed it."""
+    await until(lambda: _tournament_over(room.db, tournament_id), 150, "the tournament to finish")
+    await asyncio.wait_for(asyncio.gather(*playing), 30)
+    # Its players at the killed node's table followed it there (the lobby's entry
+    # named c until a survivor had taken it over, then the survivor).
+    dead = room.nodes["c"].grpc
+    survivors = {room.nodes["a"].grpc, room.nodes["b"].grpc}
+    followers = [
+        trail
+        for trail in watched.where.values()
+        if (table_on_c, dead) in trail
+        and any(
+            t == table_on_c and address in survivors
+            for t, address in trail[trail.index((table_on_c, dead)) :]
+        )
+    ]
+    assert followers, watched.where
+    prizes = await scalar(
+        room.db,
+        "SELECT coalesce(sum(prize), 0) FROM tournament_entries WHERE tournament_id = :t",
+        t=tournament_id,
+    )
+    assert prizes == 600
 
 
 async def _all_owned(db: Database, table_ids: list[str]) -> dict[str, str] | None:
