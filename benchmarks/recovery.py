@@ -1,21 +1,35 @@
-"""Recovery after an engine node's death: from ``kill -9`` to its tables dealing again.
+"""Recovery after an engine node's death: from ``kill -9`` to its tables dealing again, and
+what the takeover costs the tables of the nodes that survive.
 
-Run from the repository root (PostgreSQL at ``--postgres``, a database of the run's own is
-created and dropped)::
+Run from the repository root::
 
-    .venv/bin/python -m benchmarks.recovery [--tables 10 100 500] [--lease 5] [--pin]
+    .venv/bin/python -m benchmarks.recovery [--tables 10 100 500] [--lease 5] [--pin] \
+        [--survivor-tables 20] [--pace 2.0] [--steady 10] [--postgres URL]
 
-For each count N: three ``stud engine`` processes (nodes ``a``, ``b``, ``c``; ``--pin``:
-``a`` and ``c`` on CPU 0, ``b`` on CPU 1, as the load benchmark pins its nodes) on one
-PostgreSQL database; N tables on ``c``, two players at each, dealt by a 0.5 s clock acting
-for them (so hands run when ``c`` dies), and ten such tables on each of ``a`` and ``b``; the nodes'
-logs go to ``$STUD_BENCH_LOGS/recovery-{node}.log`` (default ``/tmp``). Once
-every table of ``c`` has dealt a hand, ``c`` is killed (SIGKILL). It reports, from the kill:
-when ``c`` was retired (its lease ran out and a live node took its tables), and for each of
-``c``'s tables when its next hand started at its new owner (the hands' ``started_at``, the
-engines' clock; this machine's one clock): the first, the median, the p99 and the last, and
-how the tables were spread. The lease is ``--lease`` seconds: a takeover cannot begin before
-it has run out.
+For each count N: three ``stud engine`` processes (nodes ``a``, ``b``, ``c``; ``--pin``: ``a``
+and ``c`` on CPU 0, ``b`` on CPU 1, as the load benchmark pins its nodes) on one PostgreSQL
+database. The database is a PostgreSQL server of the run's own (``initdb`` into a temporary
+directory, a free port, ``max_connections`` 200: three engines' pools and their lease
+connections need some 50, which a shared server may not have free), or, with
+``--postgres URL``, a database created (and dropped) on that server.
+
+- ``c`` gets N tables, two players at each, dealt by a ``--clock`` second clock acting for them
+  (so hands are running when ``c`` dies);
+- ``a`` and ``b`` get ``--survivor-tables`` tables each with seven players, played by the load
+  benchmark's bots (``build/loadgen/stud-loadgen``, over Play streams, an action per table every
+  ``--pace`` seconds: a human-ish pace), which time every action from sending it to the moment
+  the last of the table's seven streams has it (*act → last view*).
+
+First the bots play ``--steady`` seconds: the steady state. Then a second set of the same bots
+(the first stops: a seat has one Play stream at a time) is measured from the moment ``c`` is
+killed (SIGKILL, once each of its tables has dealt) for ``--lease`` + ``--after`` seconds: the
+survivors notice the dead node, take its tables over, load them and deal them. It reports,
+from the kill: when ``c`` was retired (its lease ran out and a live node took its tables), and
+for each of ``c``'s tables when its next hand started at its new owner (the hands'
+``started_at``, the engines' clock; this machine's one clock): the first, the median, the p99
+and the last, how the tables were spread; and the survivors' act → last view p50 / p99 / max
+in the steady window and in the takeover window, side by side. The nodes' logs go to
+``$STUD_BENCH_LOGS/recovery-{node}.log`` (default ``/tmp``).
 """
 
 from __future__ import annotations
@@ -29,7 +43,9 @@ import secrets
 import signal
 import statistics
 import sys
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,21 +57,35 @@ from google.protobuf import struct_pb2
 from sqlalchemy.engine import make_url
 from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2
 
+from benchmarks import engine_load
 from engine_server.auth import Scope, mint_token
 from engine_server.store.database import create_engine_for
 
 __all__ = ["main"]
 
 STUD = Path(sys.executable).with_name("stud")
-SECRET = "bench-recovery-" + "x" * 40
+#: the load benchmark's secret: its bots' tokens (minted by engine_load) must be valid here
+SECRET = engine_load.SECRET
 ADMIN = (
     ("authorization", "Bearer " + mint_token(SECRET, "bench", [Scope.ADMIN], ttl_seconds=3600)),
 )
-OTHERS = 10
 
 
 @contextlib.contextmanager
-def database(admin_url: str) -> Any:
+def database(admin_url: str | None) -> Iterator[str]:
+    """A database of the run's own: on a private server (``admin_url`` None), else created
+    on the server ``admin_url`` names (and dropped after)."""
+    if admin_url is None:
+        # The test suite's private server (initdb, pg_ctl; run as ``postgres`` under root).
+        from tests.outage import PrivatePostgres
+
+        server = PrivatePostgres()
+        try:
+            server.start()
+            yield server.url
+        finally:
+            server.destroy()
+        return
     admin = psycopg2.connect(admin_url, connect_timeout=3)
     admin.autocommit = True
     name = f"stud_bench_recovery_{os.getpid()}_{secrets.token_hex(3)}"
@@ -70,7 +100,9 @@ def database(admin_url: str) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def engine(url: str, node: str, lease: float, cpu: int | None) -> AsyncIterator[Any]:
+async def engine(
+    url: str, node: str, lease: float, cpu: int | None
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, Any, str]]:
     env = {
         **os.environ,
         "STUD_DATABASE_URL": url,
@@ -85,7 +117,7 @@ async def engine(url: str, node: str, lease: float, cpu: int | None) -> AsyncIte
         "STUD_ENGINE_STOP_MOVES_TABLES": "0",
         "STUD_ENGINE_CPUS": "" if cpu is None else str(cpu),
         "STUD_LOG_FORMAT": "text",
-        "STUD_LOG_LEVEL": "ERROR",
+        "STUD_LOG_LEVEL": "WARNING",
     }
     # Each node's log (why a node stopped, if one does) in STUD_BENCH_LOGS (default /tmp).
     log = Path(os.environ.get("STUD_BENCH_LOGS", "/tmp")) / f"recovery-{node}.log"
@@ -106,14 +138,14 @@ async def engine(url: str, node: str, lease: float, cpu: int | None) -> AsyncIte
         while True:
             line = await asyncio.wait_for(process.stdout.readline(), 60)
             if not line:
-                raise RuntimeError(f"stud engine {node} exited before it was ready")
+                raise RuntimeError(f"stud engine {node} exited before it was ready (see {log})")
             with contextlib.suppress(ValueError):
                 ready = json.loads(line)
                 if isinstance(ready, dict) and "grpc" in ready:
                     break
         channel = grpc.aio.insecure_channel(ready["grpc"])
         try:
-            yield process, admin_service_pb2_grpc.AdminServiceStub(channel)
+            yield process, admin_service_pb2_grpc.AdminServiceStub(channel), ready["grpc"]
         finally:
             await channel.close()
     finally:
@@ -127,9 +159,10 @@ async def engine(url: str, node: str, lease: float, cpu: int | None) -> AsyncIte
                 await process.wait()
 
 
-async def open_tables(admin: Any, prefix: str, count: int) -> list[str]:
+async def open_dying_tables(admin: Any, prefix: str, count: int, clock: float) -> list[str]:
+    """``count`` tables, two players at each, dealt by a ``clock`` second clock."""
     overrides = struct_pb2.Struct()
-    overrides.update({"action_seconds": 0.5})
+    overrides.update({"action_seconds": clock})
 
     async def one(n: int) -> str:
         table_id = f"{prefix}{n}"
@@ -145,6 +178,7 @@ async def open_tables(admin: Any, prefix: str, count: int) -> list[str]:
                 client_seed="bench",
             ),
             metadata=ADMIN,
+            timeout=60,
         )
         for seat in (1, 2):
             await admin.SeatPlayer(
@@ -157,12 +191,13 @@ async def open_tables(admin: Any, prefix: str, count: int) -> list[str]:
                     buy_in=10_000,
                 ),
                 metadata=ADMIN,
+                timeout=60,
             )
         return table_id
 
     made: list[str] = []
     # A few at a time: a burst of writes on this loaded machine would delay the node's own
-    # lease renewals past its lease (and make it stop) before anything is measured.
+    # lease renewals.
     for start in range(0, count, 5):
         made += await asyncio.gather(*(one(n) for n in range(start, min(start + 5, count))))
     return made
@@ -172,7 +207,7 @@ async def query(url: str, text: str, **params: Any) -> list[Any]:
     statement = sa.text(text).bindparams(
         *(sa.bindparam(k, expanding=True) for k, v in params.items() if isinstance(v, list))
     )
-    engine_ = create_engine_for(url)
+    engine_ = create_engine_for(url, null_pool=True)
     try:
         async with engine_.connect() as connection:
             return list((await connection.execute(statement, params)).all())
@@ -180,16 +215,92 @@ async def query(url: str, text: str, **params: Any) -> list[Any]:
         await engine_.dispose()
 
 
-async def one_run(admin_url: str, tables: int, lease: float, pin: bool) -> dict[str, Any]:
+def latency(stats: Sequence[engine_load.WorkerStats]) -> dict[str, Any]:
+    """act → last view of a window: p50 / p99 / max (ms), how many measured, what failed."""
+    values = [x for s in stats for x in s.latencies]
+    rounded = {
+        "p50_ms": engine_load._percentile(values, 50),
+        "p99_ms": engine_load._percentile(values, 99),
+        "max_ms": max(values) * 1000 if values else None,
+    }
+    return {
+        **{k: None if v is None else round(v, 1) for k, v in rounded.items()},
+        "measured": len(values),
+        "incomplete": sum(s.incomplete for s in stats),
+        "act_errors": engine_load._merge([s.act_errors for s in stats]),
+        "stream_errors": engine_load._merge([s.stream_errors for s in stats]),
+    }
+
+
+class Bots:
+    """The load benchmark's Go bots on the survivors' tables (one process per node), for one
+    measured window."""
+
+    def __init__(
+        self, options: engine_load.Options, nodes: Sequence[tuple[str, list[str]]], pin: bool
+    ) -> None:
+        self.loads: list[engine_load._GoLoad] = []
+        try:
+            for index, (address, tables) in enumerate(nodes):
+                cpu = engine_load.node_cpu(index) if pin else None
+                node_options = replace(options, tables=len(tables), load_processes=1)
+                self.loads.append(engine_load._GoLoad(node_options, address, tables, index, cpu))
+        except BaseException:
+            self.stop()
+            raise
+
+    async def ready(self) -> None:
+        for load in self.loads:
+            await asyncio.to_thread(load.wait_ready)
+
+    def window(self, start: float, end: float) -> None:
+        """Measure from ``start`` to ``end`` (``time.monotonic``)."""
+        for load in self.loads:
+            load.start_window(start, end)
+
+    async def collect(self) -> list[engine_load.WorkerStats]:
+        stats: list[engine_load.WorkerStats] = []
+        for load in self.loads:
+            stats += await asyncio.to_thread(load.collect)
+        return stats
+
+    def stop(self) -> None:
+        for load in self.loads:
+            load.stop()
+
+
+async def one_run(admin_url: str | None, tables: int, args: argparse.Namespace) -> dict[str, Any]:
+    lease: float = args.lease
+    pin: bool = args.pin
+    load_options = engine_load.Options(pace=args.pace, seed=7, bots="go", act_over="play")
     with database(admin_url) as url:
         async with (
-            engine(url, "a", lease, 0 if pin else None) as (_, a),
-            engine(url, "b", lease, 1 if pin else None) as (_, b),
-            engine(url, "c", lease, 0 if pin else None) as (dying, c),
+            engine(url, "a", lease, 0 if pin else None) as (_, a, a_address),
+            engine(url, "b", lease, 1 if pin else None) as (_, b, b_address),
+            engine(url, "c", lease, 0 if pin else None) as (dying, c, _),
         ):
-            await open_tables(a, "a-", OTHERS)
-            await open_tables(b, "b-", OTHERS)
-            mine = await open_tables(c, "c-", tables)
+            survivors = {
+                "a": [f"a-{n}" for n in range(args.survivor_tables)],
+                "b": [f"b-{n}" for n in range(args.survivor_tables)],
+            }
+            await engine_load.create_tables(a, ADMIN, survivors["a"])
+            await engine_load.create_tables(b, ADMIN, survivors["b"])
+            mine = await open_dying_tables(c, "c-", tables, args.clock)
+            nodes = [(a_address, survivors["a"]), (b_address, survivors["b"])]
+
+            # The steady state: the survivors' tables played, c's dealing.
+            steady_bots = Bots(load_options, nodes, pin)
+            try:
+                await steady_bots.ready()
+                await engine_load.resume_tables(a, ADMIN, survivors["a"])
+                await engine_load.resume_tables(b, ADMIN, survivors["b"])
+                start = time.monotonic() + args.warmup
+                steady_bots.window(start, start + args.steady)
+                load_steady = os.getloadavg()
+                steady = await steady_bots.collect()
+            finally:
+                steady_bots.stop()
+
             async with asyncio.timeout(120):
                 while True:
                     dealt = await query(
@@ -200,21 +311,34 @@ async def one_run(admin_url: str, tables: int, lease: float, pin: bool) -> dict[
                     if dealt[0][0] == len(mine):
                         break
                     await asyncio.sleep(0.2)
-            killed = datetime.now(UTC)
-            dying.send_signal(signal.SIGKILL)
-            await dying.wait()
-            async with asyncio.timeout(lease + 120):
-                while True:
-                    again = await query(
-                        url,
-                        "SELECT table_id, MIN(started_at) FROM hands"
-                        " WHERE table_id IN :ids AND started_at > :killed GROUP BY table_id",
-                        ids=mine,
-                        killed=killed,
-                    )
-                    if len(again) == len(mine):
-                        break
-                    await asyncio.sleep(0.1)
+
+            # The takeover, measured on the same tables by a fresh set of the same bots.
+            takeover_bots = Bots(load_options, nodes, pin)
+            try:
+                await takeover_bots.ready()
+                start = time.monotonic() + args.warmup
+                takeover_bots.window(start, start + lease + args.after)
+                await asyncio.sleep(max(0.0, start - time.monotonic()))
+                killed = datetime.now(UTC)
+                dying.send_signal(signal.SIGKILL)
+                await dying.wait()
+                collected = asyncio.create_task(takeover_bots.collect())
+                async with asyncio.timeout(lease + 300):
+                    while True:
+                        again = await query(
+                            url,
+                            "SELECT table_id, MIN(started_at) FROM hands"
+                            " WHERE table_id IN :ids AND started_at > :killed GROUP BY table_id",
+                            ids=mine,
+                            killed=killed,
+                        )
+                        if len(again) == len(mine):
+                            break
+                        await asyncio.sleep(0.1)
+                load_takeover = os.getloadavg()
+                during = await collected
+            finally:
+                takeover_bots.stop()
             spread = dict(
                 await query(
                     url,
@@ -233,23 +357,44 @@ async def one_run(admin_url: str, tables: int, lease: float, pin: bool) -> dict[
         "p99": round(seconds[min(len(seconds) - 1, int(len(seconds) * 0.99))], 2),
         "last": round(seconds[-1], 2),
         "spread": spread,
+        "survivor_tables": 2 * args.survivor_tables,
+        "pace": args.pace,
+        "steady": {**latency(steady), "window_s": args.steady, "load": load_steady},
+        "takeover": {**latency(during), "window_s": lease + args.after, "load": load_takeover},
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[10, 100, 500])
     parser.add_argument("--lease", type=float, default=5.0)
     parser.add_argument("--pin", action="store_true")
     parser.add_argument(
+        "--clock", type=float, default=2.0, help="seconds of the dying node's tables' clock"
+    )
+    parser.add_argument(
+        "--survivor-tables", type=int, default=20, help="tables of seven bots on a and on b"
+    )
+    parser.add_argument(
+        "--pace", type=float, default=2.0, help="seconds between two actions at a table"
+    )
+    parser.add_argument("--warmup", type=float, default=3.0, help="seconds before a window")
+    parser.add_argument("--steady", type=float, default=10.0, help="the steady window, seconds")
+    parser.add_argument(
+        "--after",
+        type=float,
+        default=8.0,
+        help="the takeover window: the lease and this many seconds from the kill",
+    )
+    parser.add_argument(
         "--postgres",
-        default=os.environ.get(
-            "STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-        ),
+        default=None,
+        help="a PostgreSQL server to create the run's database on (default: a private one)",
     )
     args = parser.parse_args(argv)
+    engine_load.build_loadgen()
     for count in args.tables:
-        result = asyncio.run(one_run(args.postgres, count, args.lease, args.pin))
+        result = asyncio.run(one_run(args.postgres, count, args))
         print(json.dumps(result), flush=True)
     return 0
 

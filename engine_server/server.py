@@ -135,8 +135,8 @@ async def _serve_asgi(
 
 
 def _listening_port(server: uvicorn.Server | None) -> int:
-    if server is None or not server.servers:
-        return 0
+    if server is None or not server.servers or not server.servers[0].sockets:
+        return 0  # not serving (or no longer: closed)
     return int(server.servers[0].sockets[0].getsockname()[1])
 
 
@@ -719,7 +719,10 @@ async def _serve(
             "restarted": restarted,
         },
     )
-    ready(engine)
+    if not engine.lost.is_set():
+        # Lost while starting (a renewal already too late on a starved machine): its servers
+        # are closed, there is nothing to announce; the lost lease is handled below.
+        ready(engine)
     stopping = asyncio.create_task(stop.wait())
     lost = asyncio.create_task(engine.lost.wait())
     await asyncio.wait((stopping, lost), return_when=asyncio.FIRST_COMPLETED)

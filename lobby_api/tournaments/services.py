@@ -239,15 +239,15 @@ class TournamentPages:
                 at_table[entry.table_id] = at_table.get(entry.table_id, 0) + 1
         table_views = []
         for table in tables:
-            route = await self.engines.route(table.table_id)
+            addresses = await self.engines.addresses(table.table_id)
             table_views.append(
                 TournamentTableView(
                     table_id=table.table_id,
                     number=table.number,
                     status=table.status,  # type: ignore[arg-type]
                     players=at_table.get(table.table_id, 0),
-                    engine_grpc=route.grpc,
-                    engine_grpc_web=route.web,
+                    engine_grpc=addresses["engine_grpc"],
+                    engine_grpc_web=addresses["engine_grpc_web"],
                 )
             )
         count = len(entries)
@@ -475,9 +475,11 @@ class Registrations:
         if entry.status != EntryStatus.PLAYING.value or entry.table_id is None:
             view.table_id = view.seat = view.seat_session_id = None
             return view
-        route = await self.engines.route(entry.table_id)
-        view.engine_grpc = route.grpc
-        view.engine_grpc_web = route.web
+        # Where the table is served now (read afresh: another node may have taken it over
+        # since this replica last called it), as for a ticket.
+        addresses = await self.engines.addresses(entry.table_id)
+        view.engine_grpc = addresses["engine_grpc"]
+        view.engine_grpc_web = addresses["engine_grpc_web"]
         view.token = issue_token(self.settings.jwt_secret, player, self.settings.token_seconds)
         if entry.seat_session_id in stacks:
             view.chips = stacks[entry.seat_session_id]

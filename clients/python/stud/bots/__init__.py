@@ -4,6 +4,8 @@
   matchmaking tickets, play through the engine's ``WatchTable`` / ``Act``, leave cleanly.
 - :mod:`stud.bots.strategy` — :func:`decide`: the action a bot takes on its turn.
 - :mod:`stud.bots.lobby` — :class:`LobbyClient`: the few lobby REST calls a bot makes.
+- :mod:`stud.bots.follow` — :func:`moved_to`: the node a moved table's refusal names.
+- :mod:`stud.bots.tournaments` — the bots' tournament entries (``--tournaments``).
 
 Hand-written (unlike :mod:`stud.v1`, which is generated); it needs only ``grpcio`` and
 ``httpx`` and never imports the engine or the lobby.

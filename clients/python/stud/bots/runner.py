@@ -62,8 +62,8 @@ from typing import Any
 
 import grpc
 import httpx
-from google.rpc import error_details_pb2, status_pb2
 
+from stud.bots.follow import moved_to
 from stud.bots.lobby import LobbyClient, LobbyError
 from stud.bots.strategy import decide
 from stud.bots.tournaments import TournamentDesk
@@ -95,25 +95,6 @@ _RETRY_STREAM = {
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.INTERNAL,
 }
-
-
-def moved_to(error: grpc.aio.AioRpcError) -> str | None:
-    """The gRPC address a refusal ``UNAVAILABLE`` / ``TABLE_MOVED`` names for the table's new
-    engine node (its ErrorInfo's ``grpc_address``); None for any other failure."""
-    if error.code() != grpc.StatusCode.UNAVAILABLE:
-        return None
-    for key, value in error.trailing_metadata() or ():
-        if key != "grpc-status-details-bin" or not isinstance(value, bytes):
-            continue
-        try:
-            status = status_pb2.Status.FromString(value)
-        except Exception:  # not a status: nothing to follow
-            return None
-        for detail in status.details:
-            info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info) and info.reason == "TABLE_MOVED":
-                return info.metadata.get("grpc_address") or None
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +367,10 @@ class _Game:
         self._acted_through = -1
         #: whether the current stream delivered a message (it was up: an outage is over)
         self._streamed = False
+        #: followed to another node that has not delivered a message yet: it may not have
+        #: loaded the table yet (a survivor loads a dead node's tables at its next look, and
+        #: answers TABLE_NOT_FOUND until then), so NOT_FOUND is waited through, as an outage
+        self._arriving = False
 
     async def _metadata(self) -> tuple[tuple[str, str]]:
         """The call's token: renewed ahead of its expiry (the lobby's tokens are short-lived).
@@ -433,15 +418,20 @@ class _Game:
                 ended = await self._watch()
             except grpc.aio.AioRpcError as error:
                 code = error.code()
-                if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND):
+                arriving = code == grpc.StatusCode.NOT_FOUND and self._arriving
+                if code in (grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND) and (
+                    not arriving
+                ):
                     return self.leaving or "gone"  # no seat (left) or no table (closed)
                 if self._streamed or failures == 0:
                     # The stream was up (or this is the first failure): a new outage.
                     failures, outage_began = 0, time.monotonic()
                 if await self._follow(error):
                     continue
-                retry = code in _RETRY_STREAM or (
-                    code == grpc.StatusCode.UNAUTHENTICATED and failures == 0
+                retry = (
+                    code in _RETRY_STREAM
+                    or arriving
+                    or (code == grpc.StatusCode.UNAUTHENTICATED and failures == 0)
                 )
                 outage = time.monotonic() - outage_began
                 if not retry or outage >= self.shared.config.reconnect_seconds:
@@ -479,6 +469,7 @@ class _Game:
         if not address or address == self.address:
             return False
         self.shared.emit("moved", bot=self.slot.bot.username, table=self.table_id, engine=address)
+        self._arriving = True
         self.address = address
         self.stub = self.shared.stub(address)
         return True
@@ -489,6 +480,7 @@ class _Game:
         )
         async for message in stream:
             self._streamed = True
+            self._arriving = False
             snapshot = message.snapshot
             if snapshot.status == table_pb2.TABLE_STATUS_CLOSED:
                 return "closed"

@@ -16,7 +16,9 @@ Each entry waits for the start by polling ``GET /tournaments/{id}/entries/me``; 
 bot's own token) and acts on its turns (:mod:`stud.bots.strategy`). A ``PlayerMoved`` for the
 bot names the destination table and its engine: the bot follows it there without asking the
 lobby. A stream that ends otherwise (a table broken with ``CloseTable``, an engine restart)
-is followed by reading the entry again. At ``PlayerBusted`` the bot stops playing; its place
+is followed by reading the entry again; a table that moved to another engine node, or was
+taken over from a node that died, is watched where its ``TABLE_MOVED`` refusal or the entry
+says it is served now (event ``moved``, to the same table). At ``PlayerBusted`` the bot stops playing; its place
 and prize come from the lobby (``busted`` / ``finished`` events).
 
 Tournament chips are never cashed out, so a stopping bot cannot leave its seat: it stops
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
+from stud.bots.follow import moved_to
 from stud.bots.lobby import LobbyClient, LobbyError
 from stud.bots.strategy import decide
 from stud.v1 import table_pb2, table_service_pb2
@@ -163,6 +166,9 @@ class _Entry:
         self.hands = 0
         self._acted_through = -1
         self._counted_hand = 0
+        #: until when a TABLE_NOT_FOUND is waited through: the node a table was followed to
+        #: loads it at its next look (a dead node's tables), and does not know it until then
+        self._arriving_until = 0.0
 
     def _emit(self, event: str, **fields: Any) -> None:
         self.shared.emit(event, bot=self.bot.username, tournament=self.tournament_id, **fields)
@@ -269,6 +275,7 @@ class _Entry:
                 rewatch = False
                 async for message in stream:
                     outage_began = None
+                    self._arriving_until = 0.0
                     outcome = self._events(message)
                     if outcome is not None:
                         return outcome
@@ -298,8 +305,14 @@ class _Entry:
                 return "gone"
             except grpc.aio.AioRpcError as error:
                 code = error.code()
+                if code == grpc.StatusCode.NOT_FOUND and time.monotonic() < self._arriving_until:
+                    await asyncio.sleep(0.5)
+                    continue
                 if code not in _RETRY_STREAM:
                     return "gone"  # no seat, no table: the lobby says where
+                followed = await self._follow(where, error)
+                if followed is not None:
+                    return followed
                 now = time.monotonic()
                 outage_began = now if outage_began is None else outage_began
                 if now - outage_began >= shared.config.reconnect_seconds:
@@ -308,6 +321,29 @@ class _Entry:
                     with contextlib.suppress(LobbyError):
                         await self.lobby.renew(self.lobby.token)
                 await asyncio.sleep(1.0)
+
+    async def _follow(self, where: _Where, error: grpc.aio.AioRpcError) -> _Where | str | None:
+        """After ``UNAVAILABLE``: where his seat is served now, if not at ``where`` (None: watch
+        there again). A ``TABLE_MOVED`` refusal names the table's new node; a node that died
+        says nothing, and the lobby's entry names the node that took the table over once one
+        has (or another table, or no seat: ``gone``, the lobby is asked again)."""
+        if error.code() != grpc.StatusCode.UNAVAILABLE:
+            return None
+        address = moved_to(error)
+        if address is None:
+            try:
+                entry = await self.lobby.my_entry(self.tournament_id)
+            except LobbyError:
+                return None
+            if entry["status"] != "playing" or not entry.get("table_id"):
+                return "gone"
+            seat = _Where(f"tables/{entry['table_id']}", str(entry.get("engine_grpc") or ""))
+        else:
+            seat = _Where(where.table, address)
+        if seat == where or not seat.address:
+            return None
+        self._arriving_until = time.monotonic() + ARRIVAL_SECONDS
+        return seat
 
     def _events(self, message: table_service_pb2.WatchTableResponse) -> _Where | str | None:
         me = self.lobby.player_id
