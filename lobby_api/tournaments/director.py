@@ -331,8 +331,10 @@ class Director:
                 sorted(entries), tournament.table_size, key=bytes.fromhex(tournament.draw_key)
             )
             now = utc_now()
-            node = await self.engines.choose(session)
-            for number, seats in enumerate(draw, start=1):
+            # Spread over the live nodes: a big field's tables on one node would leave the
+            # others idle (benchmarks/tournament.py found all 143 tables on one of two).
+            nodes = await self.engines.spread(session, [len(seats) for seats in draw])
+            for number, (seats, node) in enumerate(zip(draw, nodes, strict=True), start=1):
                 table_id = f"{tournament_id}-{number}"
                 session.add(
                     TournamentTableRow(
