@@ -46,9 +46,11 @@ dies, because every step is a database transition that only one transaction can 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import socket
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 import grpc
@@ -95,6 +97,25 @@ log = logging.getLogger("stud.lobby.tournaments")
 LEASE = timedelta(seconds=30)
 #: The most tournaments one step of one pass looks at.
 BATCH = 50
+#: Tables opened, or seated, at once (each its own engine calls and transactions): a few,
+#: so the lobby's small database pool and the engines are not flooded.
+TABLES_AT_ONCE = 8
+
+
+async def _at_once(jobs: Sequence[Callable[[], Awaitable[None]]]) -> None:
+    """Run ``jobs`` (one per table), :data:`TABLES_AT_ONCE` at a time: seating a big field
+    one call after the other took minutes (143 tables, 1,000 players: benchmarks/tournament.py).
+    A single job runs in the caller's task."""
+    if len(jobs) == 1:
+        await jobs[0]()
+        return
+    slots = asyncio.Semaphore(TABLES_AT_ONCE)
+
+    async def one(job: Callable[[], Awaitable[None]]) -> None:
+        async with slots:
+            await job()
+
+    await asyncio.gather(*(one(job) for job in jobs))
 
 
 class _Replan(Exception):
@@ -460,7 +481,8 @@ class Director:
             return
         levels = parse_levels(tournament.levels)
         level = LevelClock(levels).stakes(tournament.current_level)
-        for table in planned:
+
+        async def open_one(table: TournamentTableRow) -> None:
             await self.engine.open_table(
                 TournamentTable(
                     tournament_id=tournament_id,
@@ -483,6 +505,8 @@ class Director:
                     .values(status=TableStatus.OPEN.value)
                 )
 
+        await _at_once([functools.partial(open_one, t) for t in planned])
+
     async def seat_players(self, tournament_id: str) -> bool:
         """Step 3b (seats) and 3c: seat every drawn player not confirmed yet; when all are,
         start the level clock (True: everyone is seated)."""
@@ -503,32 +527,50 @@ class Director:
                     )
                 ).all()
             )
+        by_table: dict[str, list[tuple[TournamentEntryRow, str]]] = {}
         for entry, username in waiting:
-            assert entry.table_id and entry.seat_session_id and entry.seat
-            try:
-                seat = await self.engine.seat(
-                    entry.table_id,
-                    entry.seat_session_id,
-                    entry.player_id,
-                    username,
-                    entry.seat,
-                    entry.chips or 0,
-                )
-            except EngineError as error:
-                if error.transient:
-                    raise
-                # A definite refusal (say the seat is taken): logged, tried again next pass.
-                log.warning("seating %s at %s refused: %s", entry.id, entry.table_id, error)
-                return False
-            async with self.db.write() as session:
-                await session.exec(
-                    sa.update(TournamentEntryRow)
-                    .where(
-                        col(TournamentEntryRow.id) == entry.id,
-                        col(TournamentEntryRow.seated_at).is_(None),
+            by_table.setdefault(entry.table_id or "", []).append((entry, username))
+        refused: list[str] = []
+        transient: list[EngineError] = []
+
+        async def seat_at(table: list[tuple[TournamentEntryRow, str]]) -> None:
+            # One table's players one after the other, in seat order.
+            for entry, username in table:
+                assert entry.table_id and entry.seat_session_id and entry.seat
+                if refused or transient:
+                    return
+                try:
+                    seat = await self.engine.seat(
+                        entry.table_id,
+                        entry.seat_session_id,
+                        entry.player_id,
+                        username,
+                        entry.seat,
+                        entry.chips or 0,
                     )
-                    .values(seated_at=utc_now(), seat=seat)
-                )
+                except EngineError as error:
+                    if error.transient:
+                        transient.append(error)
+                        return
+                    # A definite refusal (say the seat is taken): logged, tried next pass.
+                    log.warning("seating %s at %s refused: %s", entry.id, entry.table_id, error)
+                    refused.append(entry.id)
+                    return
+                async with self.db.write() as session:
+                    await session.exec(
+                        sa.update(TournamentEntryRow)
+                        .where(
+                            col(TournamentEntryRow.id) == entry.id,
+                            col(TournamentEntryRow.seated_at).is_(None),
+                        )
+                        .values(seated_at=utc_now(), seat=seat)
+                    )
+
+        await _at_once([functools.partial(seat_at, t) for t in by_table.values()])
+        if transient:
+            raise transient[0]
+        if refused:
+            return False
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
             if tournament.status != TournamentStatus.RUNNING.value:
