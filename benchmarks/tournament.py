@@ -26,11 +26,11 @@ of your own instead):
    through the real API (``POST /tournaments/{id}/entries`` with an Idempotency-Key: buy-in
    and fee through the ledger) for a sit & go of that many players created with
    ``POST /admin/tournaments`` (tables of 7, levels of ``--hands-per-level`` hands); the
-   registration that fills it starts it. Each player's bot waits until the director has seated him (read from
-   the database), opens a ``WatchTable`` stream at his table and acts by ``Act`` calls on his
-   turn, at ``--pace`` seconds per action per table; when moved it follows the
-   ``PlayerMoved`` event's destination (the table and its node's address), and when out it
-   leaves.
+   registration that fills it starts it. Each player's bot waits until the director has
+   seated him (read from the database), opens a ``WatchTable`` stream at his table and acts
+   by ``Act`` calls on his turn, at ``--pace`` seconds per action per table; when moved it
+   follows the ``PlayerMoved`` event's destination (the table and its node's address), and
+   when out it leaves.
 4. Reports the time from the start (``tournaments.started_at``) to every seat confirmed
    (``seated_at``) and to every table having dealt its first hand; then, after ``--warmup``
    seconds, for ``--seconds``: the act→last view latency (the same measure as the cash
