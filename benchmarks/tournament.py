@@ -118,6 +118,8 @@ BOTS_PER_CHANNEL = 100
 REGISTERING = 4
 #: how often the driver reads where every player sits
 DIRECTORY_SECONDS = 1.0
+#: how often the tournament's progress is sampled (players, tables, moves pending)
+SAMPLE_SECONDS = 15.0
 #: a bot not (yet) seated where it looked tries again after this
 RETRY_SECONDS = 0.2
 
@@ -635,6 +637,23 @@ def _read_directory(db: Any, tournament_id: str) -> dict[str, tuple[str, _Seat |
     return found
 
 
+def _progress(db: Any, tournament_id: str) -> tuple[int, int, int, int, int]:
+    """(players in, tables open, moves pending, seats not confirmed yet, level)."""
+    row = _query(
+        db,
+        "SELECT (SELECT count(*) FROM tournament_entries WHERE tournament_id = :t "
+        "AND status = 'playing'), "
+        "(SELECT count(*) FROM tournament_tables WHERE tournament_id = :t AND status = 'open'), "
+        "(SELECT count(*) FROM tournament_entries WHERE tournament_id = :t "
+        "AND status = 'playing' AND move_from_session IS NOT NULL), "
+        "(SELECT count(*) FROM tournament_entries WHERE tournament_id = :t "
+        "AND status = 'playing' AND seated_at IS NULL), "
+        "(SELECT current_level + 1 FROM tournaments WHERE id = :t)",
+        t=tournament_id,
+    )[0]
+    return int(row[0]), int(row[1]), int(row[2]), int(row[3]), int(row[4])
+
+
 # --------------------------------------------------------------------------- the phases
 
 
@@ -825,6 +844,9 @@ class TournamentFigures:
     hand_for_hand_reached: bool
     hands_total: int
     phase_seconds: float
+    #: every SAMPLE_SECONDS: (seconds into the phase, players in, tables open, moves
+    #: pending, seats not confirmed, level)
+    timeline: list[tuple[float, int, int, int, int, int]] = field(default_factory=list)
 
 
 async def _sign_up(url: str, entrants: int) -> dict[str, tuple[str, str]]:
@@ -928,9 +950,16 @@ async def tournament_phase(
                 raise RuntimeError(f"POST /admin/tournaments: {created.status_code} {created.text}")
         tournament_id = created.json()["id"]
 
+        timeline: list[tuple[float, int, int, int, int, int]] = []
+
         async def poll() -> None:
+            last = -math.inf
             while True:
                 fleet.directory = await asyncio.to_thread(_read_directory, db, tournament_id)
+                if time.monotonic() - last >= SAMPLE_SECONDS:
+                    last = time.monotonic()
+                    row = await asyncio.to_thread(_progress, db, tournament_id)
+                    timeline.append((round(last - phase_began, 1), *row))
                 await asyncio.sleep(DIRECTORY_SECONDS)
 
         players = await _sign_up(url, options.entrants)
@@ -1032,6 +1061,7 @@ async def tournament_phase(
             hand_for_hand_reached=False,
             hands_total=len(gaps_rows),
             phase_seconds=time.monotonic() - phase_began,
+            timeline=timeline,
         )
     finally:
         fleet.stopping = True
@@ -1179,7 +1209,15 @@ def format_result(result: Result) -> str:
         ),
     ]
     width = max(len(name) for name, _ in rows)
-    return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+    lines = [f"{name:<{width}}  {value}" for name, value in rows]
+    if t.timeline:
+        lines.append("progress (s into the phase: players in / tables open / moves pending / ")
+        lines.append("  seats unconfirmed / level):")
+        lines += [
+            "  " + ", ".join(f"{at:g}s {p}/{o}/{m}/{u}/L{lv}" for at, p, o, m, u, lv in chunk)
+            for chunk in (t.timeline[i : i + 4] for i in range(0, len(t.timeline), 4))
+        ]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

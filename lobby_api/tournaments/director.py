@@ -97,7 +97,7 @@ log = logging.getLogger("stud.lobby.tournaments")
 LEASE = timedelta(seconds=30)
 #: The most tournaments one step of one pass looks at.
 BATCH = 50
-#: Tables opened, or seated, at once (each its own engine calls and transactions): a few,
+#: Tables opened, seated or shown the tournament at once (each its own engine calls and transactions): a few,
 #: so the lobby's small database pool and the engines are not flooded.
 TABLES_AT_ONCE = 8
 
@@ -106,6 +106,8 @@ async def _at_once(jobs: Sequence[Callable[[], Awaitable[None]]]) -> None:
     """Run ``jobs`` (one per table), :data:`TABLES_AT_ONCE` at a time: seating a big field
     one call after the other took minutes (143 tables, 1,000 players: benchmarks/tournament.py).
     A single job runs in the caller's task."""
+    if not jobs:
+        return
     if len(jobs) == 1:
         await jobs[0]()
         return
@@ -1147,14 +1149,21 @@ class Director:
         if index < len(clock.levels) - 1:
             info.next_stakes.CopyFrom(stakes_of(clock.stakes(index + 1)))
         shown = info.SerializeToString(deterministic=True)
-        for table in tables:
-            if table.table_id not in engine:
-                continue
-            if self._shown.get(table.table_id) == (index, shown):
-                continue
-            await self.engine.set_stakes(table.table_id, index + 1, level)
-            await self.engine.show_info(table.table_id, info)
-            self._shown[table.table_id] = (index, shown)
+
+        async def show(table_id: str) -> None:
+            await self.engine.set_stakes(table_id, index + 1, level)
+            await self.engine.show_info(table_id, info)
+            self._shown[table_id] = (index, shown)
+
+        # Several tables at once: the panel changes with nearly every player out, and 143
+        # tables one after the other held up every pass of the director for seconds.
+        await _at_once(
+            [
+                functools.partial(show, table.table_id)
+                for table in tables
+                if table.table_id in engine and self._shown.get(table.table_id) != (index, shown)
+            ]
+        )
 
     # -------------------------------------------------------------- 5. closing tables
 
