@@ -882,17 +882,27 @@ class Director:
         """Decide the moves of :func:`~lobby_api.tournaments.seating.plan_moves` (breaking
         tables first, then balancing) among the tables between hands, and record them in
         one transaction: each mover's new table, seat and seat session, and the table and
-        session he leaves. Nothing is decided while a move is pending or a seat unconfirmed,
-        nor, playing hand-for-hand, before the round is over. The count of moves."""
+        session he leaves. A table a move is pending from or to, or with a seat unconfirmed,
+        is left out of the plan until that is done; playing hand-for-hand, nothing is decided
+        before the round is over and every move done. The count of moves."""
         tournament, tables, engine = await self._engine_tables(tournament_id)
         if tournament.status != TournamentStatus.RUNNING.value or len(tables) < 2:
             return 0
         playing = await self._playing(tournament_id)
-        if any(e.move_from_session or e.seated_at is None for e in playing):
+        # A table a move is pending from or to (or a seat there unconfirmed) is left out of
+        # the plan until it is done; the others are planned now. Waiting for every move to
+        # finish, a 143-table field (benchmarks/tournament.py) kept its short tables for
+        # minutes: a move waits for the mover's hand to end, and some hand always runs.
+        busy: set[str | None] = set()
+        for entry in playing:
+            if entry.move_from_session or entry.seated_at is None:
+                busy.update((entry.table_id, entry.move_from_table))
+        tables = [t for t in tables if t.table_id not in busy]
+        if len(tables) < 2:
             return 0
         async with self.db.read() as session:
             h4h = await self._plays_hand_for_hand(session, tournament)
-        if h4h and not round_over:
+        if h4h and (not round_over or busy):
             return 0
         # Every table the engine has: a mover dealt into a running hand plays it out and
         # leaves when it ends (MovePlayer), so no table waits for a gap between hands.
