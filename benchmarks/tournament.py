@@ -141,6 +141,8 @@ class Options:
     postgres: str | None = None
     json_path: str | None = None
     seed: int = 7
+    #: where the engines' and the lobby's logs are copied at the end (None: not kept)
+    logs: str | None = None
 
     @property
     def tables(self) -> int:
@@ -182,6 +184,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
     )
     parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
     parser.add_argument("--seed", type=int, default=7, help="the bots' random seed")
+    parser.add_argument("--logs", help="copy the engines' and the lobby's logs to this directory")
     args = parser.parse_args(argv)
     if args.entrants < 2 or not 1 <= args.nodes <= 8:
         parser.error("--entrants must be >= 2 and --nodes 1-8")
@@ -202,6 +205,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         postgres=args.postgres,
         json_path=args.json_path,
         seed=args.seed,
+        logs=args.logs,
     )
 
 
@@ -1127,6 +1131,10 @@ def run(options: Options) -> Result:
             for engine in engines:
                 engine.stop()
             db.dispose()
+            if options.logs:
+                Path(options.logs).mkdir(parents=True, exist_ok=True)
+                for log in Path(directory).glob("*.log"):
+                    shutil.copy(log, Path(options.logs) / log.name)
     return Result(asdict(options), cash, tournament, before, list(os.getloadavg()), when)
 
 
