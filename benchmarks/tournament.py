@@ -845,7 +845,6 @@ class TournamentFigures:
     tables_open: int
     level: int
     moves_followed: int
-    hand_for_hand_reached: bool
     hands_total: int
     phase_seconds: float
     #: every SAMPLE_SECONDS: (seconds into the phase, players in, tables open, moves
@@ -1062,7 +1061,6 @@ async def tournament_phase(
             tables_open=int(state[2]),
             level=int(state[0]) + 1,
             moves_followed=fleet.moves,
-            hand_for_hand_reached=False,
             hands_total=len(gaps_rows),
             phase_seconds=time.monotonic() - phase_began,
             timeline=timeline,
