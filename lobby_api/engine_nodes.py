@@ -145,6 +145,23 @@ class TableEngines:
         await engine_reads.lock_placement(session)
         return await engine_reads.least_loaded_live_node(session, await self.pending(session))
 
+    async def spread(self, session: AsyncSession, players: Sequence[int]) -> list[str | None]:
+        """Nodes for several new tables at once (a tournament's draw: ``players`` seated at
+        each): each the least loaded live node once the tables chosen before it are counted
+        there, so the tables spread over the nodes (one :meth:`choose` for all of them put
+        every table of a 1,000-player tournament on one node). Under the placement lock, as
+        :meth:`choose`."""
+        await engine_reads.lock_placement(session)
+        pending = dict(await self.pending(session))
+        chosen: list[str | None] = []
+        for count in players:
+            node = await engine_reads.least_loaded_live_node(session, pending)
+            chosen.append(node)
+            if node is not None:
+                seated, tables = pending.get(node, (0, 0))
+                pending[node] = (seated + count, tables + 1)
+        return chosen
+
     def expect(self, table_id: str, node_id: str | None) -> None:
         """The lobby chose ``node_id`` for a table it is opening: its calls go there."""
         if node_id is not None:

@@ -46,9 +46,11 @@ dies, because every step is a database transition that only one transaction can 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import socket
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 import grpc
@@ -95,6 +97,27 @@ log = logging.getLogger("stud.lobby.tournaments")
 LEASE = timedelta(seconds=30)
 #: The most tournaments one step of one pass looks at.
 BATCH = 50
+#: Tables opened, seated or shown the tournament at once (each its own engine calls and transactions): a few,
+#: so the lobby's small database pool and the engines are not flooded.
+TABLES_AT_ONCE = 8
+
+
+async def _at_once(jobs: Sequence[Callable[[], Awaitable[None]]]) -> None:
+    """Run ``jobs`` (one per table), :data:`TABLES_AT_ONCE` at a time: seating a big field
+    one call after the other took minutes (143 tables, 1,000 players: benchmarks/tournament.py).
+    A single job runs in the caller's task."""
+    if not jobs:
+        return
+    if len(jobs) == 1:
+        await jobs[0]()
+        return
+    slots = asyncio.Semaphore(TABLES_AT_ONCE)
+
+    async def one(job: Callable[[], Awaitable[None]]) -> None:
+        async with slots:
+            await job()
+
+    await asyncio.gather(*(one(job) for job in jobs))
 
 
 class _Replan(Exception):
@@ -331,8 +354,10 @@ class Director:
                 sorted(entries), tournament.table_size, key=bytes.fromhex(tournament.draw_key)
             )
             now = utc_now()
-            node = await self.engines.choose(session)
-            for number, seats in enumerate(draw, start=1):
+            # Spread over the live nodes: a big field's tables on one node would leave the
+            # others idle (benchmarks/tournament.py found all 143 tables on one of two).
+            nodes = await self.engines.spread(session, [len(seats) for seats in draw])
+            for number, (seats, node) in enumerate(zip(draw, nodes, strict=True), start=1):
                 table_id = f"{tournament_id}-{number}"
                 session.add(
                     TournamentTableRow(
@@ -458,7 +483,8 @@ class Director:
             return
         levels = parse_levels(tournament.levels)
         level = LevelClock(levels).stakes(tournament.current_level)
-        for table in planned:
+
+        async def open_one(table: TournamentTableRow) -> None:
             await self.engine.open_table(
                 TournamentTable(
                     tournament_id=tournament_id,
@@ -481,6 +507,8 @@ class Director:
                     .values(status=TableStatus.OPEN.value)
                 )
 
+        await _at_once([functools.partial(open_one, t) for t in planned])
+
     async def seat_players(self, tournament_id: str) -> bool:
         """Step 3b (seats) and 3c: seat every drawn player not confirmed yet; when all are,
         start the level clock (True: everyone is seated)."""
@@ -501,32 +529,50 @@ class Director:
                     )
                 ).all()
             )
+        by_table: dict[str, list[tuple[TournamentEntryRow, str]]] = {}
         for entry, username in waiting:
-            assert entry.table_id and entry.seat_session_id and entry.seat
-            try:
-                seat = await self.engine.seat(
-                    entry.table_id,
-                    entry.seat_session_id,
-                    entry.player_id,
-                    username,
-                    entry.seat,
-                    entry.chips or 0,
-                )
-            except EngineError as error:
-                if error.transient:
-                    raise
-                # A definite refusal (say the seat is taken): logged, tried again next pass.
-                log.warning("seating %s at %s refused: %s", entry.id, entry.table_id, error)
-                return False
-            async with self.db.write() as session:
-                await session.exec(
-                    sa.update(TournamentEntryRow)
-                    .where(
-                        col(TournamentEntryRow.id) == entry.id,
-                        col(TournamentEntryRow.seated_at).is_(None),
+            by_table.setdefault(entry.table_id or "", []).append((entry, username))
+        refused: list[str] = []
+        transient: list[EngineError] = []
+
+        async def seat_at(table: list[tuple[TournamentEntryRow, str]]) -> None:
+            # One table's players one after the other, in seat order.
+            for entry, username in table:
+                assert entry.table_id and entry.seat_session_id and entry.seat
+                if refused or transient:
+                    return
+                try:
+                    seat = await self.engine.seat(
+                        entry.table_id,
+                        entry.seat_session_id,
+                        entry.player_id,
+                        username,
+                        entry.seat,
+                        entry.chips or 0,
                     )
-                    .values(seated_at=utc_now(), seat=seat)
-                )
+                except EngineError as error:
+                    if error.transient:
+                        transient.append(error)
+                        return
+                    # A definite refusal (say the seat is taken): logged, tried next pass.
+                    log.warning("seating %s at %s refused: %s", entry.id, entry.table_id, error)
+                    refused.append(entry.id)
+                    return
+                async with self.db.write() as session:
+                    await session.exec(
+                        sa.update(TournamentEntryRow)
+                        .where(
+                            col(TournamentEntryRow.id) == entry.id,
+                            col(TournamentEntryRow.seated_at).is_(None),
+                        )
+                        .values(seated_at=utc_now(), seat=seat)
+                    )
+
+        await _at_once([functools.partial(seat_at, t) for t in by_table.values()])
+        if transient:
+            raise transient[0]
+        if refused:
+            return False
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
             if tournament.status != TournamentStatus.RUNNING.value:
@@ -836,17 +882,27 @@ class Director:
         """Decide the moves of :func:`~lobby_api.tournaments.seating.plan_moves` (breaking
         tables first, then balancing) among the tables between hands, and record them in
         one transaction: each mover's new table, seat and seat session, and the table and
-        session he leaves. Nothing is decided while a move is pending or a seat unconfirmed,
-        nor, playing hand-for-hand, before the round is over. The count of moves."""
+        session he leaves. A table a move is pending from or to, or with a seat unconfirmed,
+        is left out of the plan until that is done; playing hand-for-hand, nothing is decided
+        before the round is over and every move done. The count of moves."""
         tournament, tables, engine = await self._engine_tables(tournament_id)
         if tournament.status != TournamentStatus.RUNNING.value or len(tables) < 2:
             return 0
         playing = await self._playing(tournament_id)
-        if any(e.move_from_session or e.seated_at is None for e in playing):
+        # A table a move is pending from or to (or a seat there unconfirmed) is left out of
+        # the plan until it is done; the others are planned now. Waiting for every move to
+        # finish, a 143-table field (benchmarks/tournament.py) kept its short tables for
+        # minutes: a move waits for the mover's hand to end, and some hand always runs.
+        busy: set[str | None] = set()
+        for entry in playing:
+            if entry.move_from_session or entry.seated_at is None:
+                busy.update((entry.table_id, entry.move_from_table))
+        tables = [t for t in tables if t.table_id not in busy]
+        if len(tables) < 2:
             return 0
         async with self.db.read() as session:
             h4h = await self._plays_hand_for_hand(session, tournament)
-        if h4h and not round_over:
+        if h4h and (not round_over or busy):
             return 0
         # Every table the engine has: a mover dealt into a running hand plays it out and
         # leaves when it ends (MovePlayer), so no table waits for a gap between hands.
@@ -1103,14 +1159,21 @@ class Director:
         if index < len(clock.levels) - 1:
             info.next_stakes.CopyFrom(stakes_of(clock.stakes(index + 1)))
         shown = info.SerializeToString(deterministic=True)
-        for table in tables:
-            if table.table_id not in engine:
-                continue
-            if self._shown.get(table.table_id) == (index, shown):
-                continue
-            await self.engine.set_stakes(table.table_id, index + 1, level)
-            await self.engine.show_info(table.table_id, info)
-            self._shown[table.table_id] = (index, shown)
+
+        async def show(table_id: str) -> None:
+            await self.engine.set_stakes(table_id, index + 1, level)
+            await self.engine.show_info(table_id, info)
+            self._shown[table_id] = (index, shown)
+
+        # Several tables at once: the panel changes with nearly every player out, and 143
+        # tables one after the other held up every pass of the director for seconds.
+        await _at_once(
+            [
+                functools.partial(show, table.table_id)
+                for table in tables
+                if table.table_id in engine and self._shown.get(table.table_id) != (index, shown)
+            ]
+        )
 
     # -------------------------------------------------------------- 5. closing tables
 

@@ -166,6 +166,26 @@ async def test_with_no_live_node_the_lobby_falls_back_to_its_own_engine_address(
     await engines.default.close()
 
 
+async def test_a_tournaments_tables_are_spread_over_the_live_nodes(
+    nodes: dict[str, Engine],
+    lobby: tuple[httpx.AsyncClient, Database],
+    settings: LobbySettings,
+) -> None:
+    # A draw of five tables (a tournament of 34): each goes to the node with the fewest
+    # players once the tables chosen before it are counted, not all to one node.
+    _client, db = lobby
+    engines = TableEngines(db, EngineClient(settings.engine_grpc, settings.jwt_secret), settings)
+    async with db.write() as session:
+        chosen = await engines.spread(session, [7, 7, 7, 7, 6])
+    assert chosen == ["a", "b", "a", "b", "a"]
+    # A draining node gets none of them.
+    await nodes["b"].admin.Drain(admin_service_pb2.DrainRequest(), metadata=nodes["b"].admin_md)
+    async with db.write() as session:
+        assert await engines.spread(session, [7, 7]) == ["a", "a"]
+    await engines.close()
+    await engines.default.close()
+
+
 async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
     nodes: dict[str, Engine], lobby: tuple[httpx.AsyncClient, Database], city: str
 ) -> None:
