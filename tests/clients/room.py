@@ -27,7 +27,7 @@ from stud.v1 import admin_service_pb2, settings_pb2
 
 from engine_server.store.migrate import prepare_database
 from lobby_api.settings import LobbySettings
-from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
+from tests.engine_server.api.conftest import SECRET, Engine, fresh_sqlite, launch, shut
 from tests.lobby_api.conftest import build_app
 
 __all__ = [
@@ -55,6 +55,7 @@ async def card_room(
     tmp_path: Path, *, between_hands_seconds: float = 0.05, token_seconds: int = 15 * 60
 ) -> AsyncIterator[Room]:
     database_url = f"sqlite:///{tmp_path}/room.sqlite3"
+    await fresh_sqlite(database_url)  # a copy of a migrated file: no migrations to run
     await prepare_database(database_url)
     engine = await launch(database_url, between_hands_seconds=between_hands_seconds)
     settings = LobbySettings(

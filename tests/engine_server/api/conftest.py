@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import shutil
+import tempfile
+import threading
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -17,6 +22,7 @@ from engine_server.auth import Scope, mint_token
 from engine_server.server import EngineServer, start_engine
 from engine_server.settings import EngineSettings
 from engine_server.store.adapter import open_store
+from engine_server.store.migrate import upgrade_to_head
 from engine_server.store.models import DEFAULT_NODE_ID
 
 SECRET = "test-secret-" + "x" * 40
@@ -96,7 +102,37 @@ class Engine:
         )
 
 
+_template_lock = threading.Lock()
+_template_dir: list[Path] = []
+
+
+def _migrated_template() -> Path:
+    """A SQLite file migrated to head once per test process (removed at its exit)."""
+    with _template_lock:
+        if not _template_dir:
+            directory = Path(tempfile.mkdtemp(prefix="stud-engine-template-"))
+            atexit.register(shutil.rmtree, directory, ignore_errors=True)
+            upgrade_to_head(f"sqlite:///{directory}/template.sqlite3")
+            _template_dir.append(directory)
+        return _template_dir[0] / "template.sqlite3"
+
+
+async def fresh_sqlite(database_url: str) -> None:
+    """A SQLite file that does not exist yet becomes a copy of one migrated once: running the
+    migrations takes a second or more, for every test that starts an engine."""
+    if not database_url.startswith("sqlite:///"):
+        return
+    target = Path(database_url.removeprefix("sqlite:///"))
+    if target.exists():
+        return
+    template = await asyncio.to_thread(_migrated_template)
+    for suffix in ("", "-wal"):
+        if Path(f"{template}{suffix}").exists():
+            shutil.copy(f"{template}{suffix}", f"{target}{suffix}")
+
+
 async def launch(database_url: str, **overrides: Any) -> Engine:
+    await fresh_sqlite(database_url)
     directory, store, close_store = await open_store(
         database_url, overrides.get("node_id", DEFAULT_NODE_ID)
     )

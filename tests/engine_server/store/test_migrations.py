@@ -50,6 +50,13 @@ REPO_ROOT = Path(__file__).resolve().parents[3]
 ENGINE_TABLES = {"tables", "seed_pairs", "seat_sessions", "chip_additions", "hands", "hand_players"}
 
 
+@pytest.fixture
+def url(empty_url: str) -> str:
+    """Migrated here, not copied or emptied: these tests downgrade it and change its schema."""
+    upgrade_to_head(empty_url)
+    return empty_url
+
+
 async def _scalar(url: str, sql: str) -> object:
     engine = create_engine_for(url, null_pool=True)
     try:
