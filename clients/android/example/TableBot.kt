@@ -394,8 +394,8 @@ private class PlayStream(
     }
 }
 
-/** How many times the bot follows its table to another node before it gives up (a table that
- * keeps moving at once is a fault worth seeing, not a loop). */
+/** How many moves in a row (with no message between them) the bot follows before it gives up
+ * (a table that keeps moving at once is a fault worth seeing, not a loop). */
 private const val MAX_FOLLOWS = 10
 
 /** An act sent on the Play stream and not answered yet. */
@@ -498,7 +498,7 @@ private class Bot(
      * stream is forgotten: the turn is decided again on the new snapshot). */
     private fun follow(address: String, node: String) {
         follows += 1
-        println("MOVED node=$node address=$address follows=$follows")
+        println("MOVED node=$node address=$address")
         val old = link
         link = connect(address)
         play = null
@@ -513,6 +513,7 @@ private class Bot(
 
     private fun received(response: WatchTableResponse) {
         messages += 1
+        follows = 0  // the table is served here: a later move is followed again
         if (lastSequence >= 0 && response.sequence != lastSequence + 1) {
             println("GAP previous=$lastSequence sequence=${response.sequence}")
         }

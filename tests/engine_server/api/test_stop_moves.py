@@ -65,7 +65,12 @@ async def get_table(engine: Engine, table_id: str) -> admin_service_pb2.GetTable
 
 
 async def test_sigterm_moves_the_tables_to_the_live_node_between_hands(database_url: str) -> None:
-    info = {"STUD_LOG_LEVEL": "INFO", "STUD_ENGINE_BETWEEN_HANDS": "0.3"}
+    # A lease long enough that a busy machine does not make one node take the other over.
+    info = {
+        "STUD_LOG_LEVEL": "INFO",
+        "STUD_ENGINE_BETWEEN_HANDS": "0.3",
+        "STUD_ENGINE_LEASE_SECONDS": "6",
+    }
     async with (
         engine_process(database_url, "a", **info) as process_a,
         engine_process(database_url, "b", **info) as process_b,
