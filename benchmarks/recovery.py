@@ -157,7 +157,9 @@ async def engine(
 
 
 async def open_dying_tables(admin: Any, prefix: str, count: int, clock: float) -> list[str]:
-    """``count`` tables, two players at each, dealt by a ``clock`` second clock."""
+    """``count`` tables, two players at each, dealt by a ``clock`` second clock. Each is paused
+    until all are seated: tables dealing while the others are created starved the node (at 500
+    tables its setup took longer than the run)."""
     overrides = struct_pb2.Struct()
     overrides.update({"action_seconds": clock})
 
@@ -174,6 +176,11 @@ async def open_dying_tables(admin: Any, prefix: str, count: int, clock: float) -
                 max_buy_in=100_000,
                 client_seed="bench",
             ),
+            metadata=ADMIN,
+            timeout=60,
+        )
+        await admin.PauseTable(
+            admin_service_pb2.PauseTableRequest(name=f"tables/{table_id}", reason="setup"),
             metadata=ADMIN,
             timeout=60,
         )
@@ -197,6 +204,7 @@ async def open_dying_tables(admin: Any, prefix: str, count: int, clock: float) -
     # lease renewals.
     for start in range(0, count, 5):
         made += await asyncio.gather(*(one(n) for n in range(start, min(start + 5, count))))
+    await engine_load.resume_tables(admin, ADMIN, made)
     return made
 
 
