@@ -4,8 +4,9 @@ Three ``stud engine`` processes (nodes ``a``, ``b``, ``c``) and two ``stud lobby
 share one PostgreSQL database (a server of the test's own: five processes' pools would not fit
 in the shared server's connection limit beside the other tests). Players open quick games
 through one lobby, ``stud bots`` (the Python bots, through the other lobby's tickets) sit in
-and play, one quick table on every node; six players play a tournament whose two tables are on
-``a`` and ``c``. Leases are three seconds.
+and play, one quick table on every node; in the long variant (``slow``: the tournament must
+also play to its end) six players play a tournament whose two tables are on ``a`` and ``c``.
+Leases are three seconds.
 
 - ``c`` is killed (SIGKILL) with a hand running at each of its tables: they play again on
   ``a`` and ``b`` within the lease and a few seconds; the bots there follow their table to
@@ -13,7 +14,7 @@ and play, one quick table on every node; six players play a tournament whose two
   theirs (the lobby's entry names it).
 - ``b`` is frozen (SIGSTOP) past its lease: ``a`` takes its tables over; woken (SIGCONT) it
   writes nothing — its tables' owners and fencing numbers, and the hands it was playing, are
-  as ``a`` left them — and it exits 1.
+  as ``a`` left them — and it exits 1; its bots follow their tables to ``a``.
 - The tournament plays on to a winner, paid.
 - Everyone leaves: every chip is accounted for, to the chip. On the engine, the chips bought
   in are the stacks cashed out plus the rake; in the lobby, the wallets plus the house's
