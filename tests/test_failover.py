@@ -4,8 +4,9 @@ Three ``stud engine`` processes (nodes ``a``, ``b``, ``c``) and two ``stud lobby
 share one PostgreSQL database (a server of the test's own: five processes' pools would not fit
 in the shared server's connection limit beside the other tests). Players open quick games
 through one lobby, ``stud bots`` (the Python bots, through the other lobby's tickets) sit in
-and play, one quick table on every node; six players play a tournament whose two tables are on
-``a`` and ``c``. Leases are three seconds.
+and play, one quick table on every node; in the long variant (``slow``: the tournament must
+also play to its end) six players play a tournament whose two tables are on ``a`` and ``c``.
+Leases are three seconds.
 
 - ``c`` is killed (SIGKILL) with a hand running at each of its tables: they play again on
   ``a`` and ``b`` within the lease and a few seconds; the bots there follow their table to
@@ -13,7 +14,7 @@ and play, one quick table on every node; six players play a tournament whose two
   theirs (the lobby's entry names it).
 - ``b`` is frozen (SIGSTOP) past its lease: ``a`` takes its tables over; woken (SIGCONT) it
   writes nothing — its tables' owners and fencing numbers, and the hands it was playing, are
-  as ``a`` left them — and it exits 1.
+  as ``a`` left them — and it exits 1; its bots follow their tables to ``a``.
 - The tournament plays on to a winner, paid.
 - Everyone leaves: every chip is accounted for, to the chip. On the engine, the chips bought
   in are the stacks cashed out plus the rake; in the lobby, the wallets plus the house's
@@ -144,29 +145,32 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
         await prepare_database(server.url)
         db = Database.from_url(server.url, pool_size=2, max_overflow=2)
         await add_test_levels(db)
-        # All five at once (the database's schema is there already).
-        starting = [
-            Process.start(
-                tmp_path / f"engine-{name}.log",
-                engine_env(server.url, name),
-                "engine",
-                "--grpc-port",
-                "0",
-                "--web-port",
-                "0",
-            )
-            for name in "abc"
-        ] + [
-            Process.start(tmp_path / f"lobby-{n}.log", lobby_env(server.url), "lobby")
-            for n in (1, 2)
-        ]
-        started = await asyncio.gather(*starting, return_exceptions=True)
+        # The lobbies first (they hold no lease), then the engines at once: five processes
+        # starting together on a loaded machine starved the engines' lease renewals.
+        for n in (1, 2):
+            lobby = await Process.start(tmp_path / f"lobby-{n}.log", lobby_env(server.url), "lobby")
+            processes.append(lobby)
+        started = await asyncio.gather(
+            *(
+                Process.start(
+                    tmp_path / f"engine-{name}.log",
+                    engine_env(server.url, name),
+                    "engine",
+                    "--grpc-port",
+                    "0",
+                    "--web-port",
+                    "0",
+                )
+                for name in "abc"
+            ),
+            return_exceptions=True,
+        )
         processes += [p for p in started if isinstance(p, Process)]
         for failed in started:
             if isinstance(failed, BaseException):
                 raise failed
         nodes = {}
-        for name, process in zip("abc", processes, strict=False):
+        for name, process in zip("abc", processes[2:], strict=True):
             channel = grpc.aio.insecure_channel(process.ready["grpc"])
             channels.append(channel)
             nodes[name] = Node(
@@ -176,7 +180,7 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
                 channel,
                 admin_service_pb2_grpc.AdminServiceStub(channel),
             )
-        lobbies = [process.ready["http"] for process in processes[3:]]
+        lobbies = [process.ready["http"] for process in processes[:2]]
         yield Room(db, nodes, lobbies, tmp_path)
     finally:
         if db is not None:
@@ -507,10 +511,12 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(
             on_b = [t for t, n in (await owners(db, [*cash, *tables])).items() if n == "b"]
             assert on_b
             frozen = nodes["b"].process.process
+            await until(lambda: _all_running(db, on_b), 30, "a hand running at b's tables")
             stopped_at = datetime.now(UTC)
             frozen.send_signal(signal.SIGSTOP)
             await asyncio.sleep(0.1)
             frozen_hands = await running(db, on_b)
+            assert frozen_hands
             await until(
                 lambda: _all_dealt(db, on_b, stopped_at), BOUND + 10, "b's tables dealing again"
             )
@@ -527,12 +533,25 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(
             assert all(state == "cancelled" for *_, state in fenced[1]), fenced
             node_b = await rows(db, "SELECT state FROM engine_nodes WHERE id = 'b'")
             assert node_b[0].state == "stopped"
+            # The bots there followed them to a once b's streams ended (frozen, b held them
+            # open: the bots keep no keepalive), the lobby's tickets naming a.
+            for game in (g for g in games if g["table_id"] in on_b):
+                ids = await _player_ids(db, game["bots"])
+                await until(
+                    lambda game=game, ids=ids: seats_connected(nodes["a"], game["table_id"], ids),
+                    30,
+                    "the bots' streams at a",
+                )
+                moved = {(f["bot"], f["engine"]) for f in bots.named("moved")}
+                assert {(bot, nodes["a"].grpc) for bot in game["bots"]} <= moved, bots
 
             if with_tournament:
                 await tournament_finishes(room, tournament_id, tables[0], watched, playing)
 
             # Everyone leaves; every chip is accounted for.
             assert await bots.stop() == 0, bots
+            # The bots kept their seats through both failures: each left as it stopped.
+            assert {e["reason"] for e in bots.named("left")} == {"stopped"}, bots
             await everyone_left(room, games)
         finally:
             for task in playing:
