@@ -40,7 +40,10 @@ dies, because every step is a database transition that only one transaction can 
    ``MovePlayer`` and ``SeatPlayer`` with the chips it answered), hand-for-hand at the
    bubble (``SetHandHold``: every table held after its hand of the round, the round's busts
    placed together, every table released together);
-7. **close the tables** of finished and cancelled tournaments on their engines.
+7. **places told until acknowledged** (:meth:`Director.tell_places`): a placed entry whose
+   ``AwardPlace`` the engine has not answered (``place_told_at`` NULL) is told again every
+   pass; a table is closed only once everyone placed at it has been told;
+8. **close the tables** of finished and cancelled tournaments on their engines.
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ class Director:
             self.record_hands,
             self.advance_levels,
             self.run_tables,
+            self.tell_places,
             self.close_ended_tables,
         ):
             try:
@@ -729,29 +733,80 @@ class Director:
             await self.announce_places(tournament_id, placed)
         return len(outcomes)
 
-    async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> None:
-        """``AwardPlace`` at his table for each of these placed entries; an engine that
-        cannot be reached is logged (the places stand)."""
+    async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> int:
+        """``AwardPlace`` at his table for each of these placed entries not told yet
+        (:meth:`tell_places`); the count still untold."""
+        return await self._tell(
+            col(TournamentEntryRow.tournament_id) == tournament_id,
+            col(TournamentEntryRow.id).in_(entry_ids),
+        )
+
+    async def tell_places(self) -> int:
+        """Tell every placed player whose place the engine has not acknowledged yet
+        (``place_told_at`` NULL) his place and prize at the table he was placed at
+        (``AwardPlace``, idempotent on the engine: the same place again changes nothing).
+        An acknowledgement is recorded; a call that fails (the engine restarting, the
+        network) is made again at the next pass, until the engine answers. The count still
+        untold."""
+        return await self._tell()
+
+    async def tell_places_at(self, tournament_id: str, table_id: str) -> bool:
+        """Tell the places not acknowledged yet at a table about to close (True: none is
+        left untold; a table is closed only then, so that everyone placed there hears it)."""
+        untold = await self._tell(
+            col(TournamentEntryRow.tournament_id) == tournament_id,
+            col(TournamentEntryRow.table_id) == table_id,
+        )
+        return untold == 0
+
+    async def _tell(self, *where: sa.ColumnElement[bool]) -> int:
         async with self.db.read() as session:
             query = (
                 select(TournamentEntryRow, PlayerRow.username)
                 .join(PlayerRow, col(PlayerRow.id) == TournamentEntryRow.player_id)
                 .where(
-                    col(TournamentEntryRow.tournament_id) == tournament_id,
                     col(TournamentEntryRow.place).is_not(None),
-                    col(TournamentEntryRow.id).in_(entry_ids),
+                    col(TournamentEntryRow.place_told_at).is_(None),
+                    *where,
                 )
+                .order_by(col(TournamentEntryRow.place))
+                .limit(BATCH)
             )
             placed = (await session.exec(query)).all()
+        untold = 0
         for entry, username in placed:
-            if entry.table_id is None or entry.place is None:
-                continue
-            try:
-                await self.engine.award_place(
-                    entry.table_id, entry.player_id, username, entry.place, entry.prize or 0
+            assert entry.place is not None
+            if entry.table_id is not None:
+                try:
+                    await self.engine.award_place(
+                        entry.table_id, entry.player_id, username, entry.place, entry.prize or 0
+                    )
+                except EngineError as error:
+                    if error.transient:
+                        # Told again at the next pass, until the engine acknowledges it.
+                        log.warning(
+                            "AwardPlace for %s at %s: %s (again next pass)",
+                            entry.id,
+                            entry.table_id,
+                            error,
+                        )
+                        untold += 1
+                        continue
+                    # A definite refusal (the table closed or unknown, another place told
+                    # before): asking again would get the same answer.
+                    log.warning(
+                        "AwardPlace for %s at %s refused: %s", entry.id, entry.table_id, error
+                    )
+            async with self.db.write() as session:
+                await session.exec(
+                    sa.update(TournamentEntryRow)
+                    .where(
+                        col(TournamentEntryRow.id) == entry.id,
+                        col(TournamentEntryRow.place_told_at).is_(None),
+                    )
+                    .values(place_told_at=utc_now())
                 )
-            except EngineError as error:
-                log.warning("AwardPlace for %s at %s: %s", entry.id, entry.table_id, error)
+        return untold
 
     # ------------------------------------------------ 5. tables: moves, hand-for-hand, info
 
@@ -984,8 +1039,9 @@ class Director:
             if table.table_id in used or table.table_id not in engine:
                 continue
             # Nobody of the tournament plays there any more (a hand running there has no
-            # tournament chips in it): closed at once.
-            await self.announce_places_at(tournament_id, table.table_id)
+            # tournament chips in it): closed once everyone placed there heard his place.
+            if not await self.tell_places_at(tournament_id, table.table_id):
+                continue
             await self.engine.close_table(table.table_id, "table broken")
             async with self.db.write() as session:
                 await session.exec(
@@ -996,22 +1052,6 @@ class Director:
             log.info("tournament %s: table %s broken", tournament_id, table.table_id)
             closed += 1
         return closed
-
-    async def announce_places_at(self, tournament_id: str, table_id: str) -> None:
-        """AwardPlace again for everyone placed at a table about to close (idempotent: an
-        announcement lost with a replica is made here at the latest)."""
-        async with self.db.read() as session:
-            ids = (
-                await session.exec(
-                    select(TournamentEntryRow.id).where(
-                        col(TournamentEntryRow.tournament_id) == tournament_id,
-                        col(TournamentEntryRow.table_id) == table_id,
-                        col(TournamentEntryRow.place).is_not(None),
-                    )
-                )
-            ).all()
-        if ids:
-            await self.announce_places(tournament_id, list(ids))
 
     async def hand_for_hand(self, tournament_id: str) -> bool:
         """Hand-for-hand near the money (:meth:`_plays_hand_for_hand`): every table is held
@@ -1119,7 +1159,11 @@ class Director:
         async with self.db.read() as session:
             rows = (
                 await session.exec(
-                    select(TournamentTableRow.table_id, TournamentRow.status)
+                    select(
+                        TournamentTableRow.table_id,
+                        TournamentTableRow.tournament_id,
+                        TournamentRow.status,
+                    )
                     .join(TournamentRow, col(TournamentRow.id) == TournamentTableRow.tournament_id)
                     .where(
                         col(TournamentRow.status).in_(
@@ -1130,7 +1174,9 @@ class Director:
                     .limit(BATCH)
                 )
             ).all()
-        for table_id, status in rows:
+        for table_id, tournament_id, status in rows:
+            if not await self.tell_places_at(tournament_id, table_id):
+                continue  # the engine did not answer: closed at a next pass, once told
             try:
                 await self.engine.close_table(table_id, f"tournament {status}")
             except EngineError as error:
