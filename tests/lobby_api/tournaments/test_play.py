@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import grpc
 import httpx
 import pytest
 from litestar import Litestar
-from stud.v1 import table_service_pb2, table_service_pb2_grpc
 
 from lobby_api import engine_reads
 from lobby_api.db import Database
@@ -31,76 +27,9 @@ from lobby_api.tournaments.money import pay_prize
 from lobby_api.tournaments.places import Bust
 from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
-from tests.lobby_api.tournaments.support import Ops, money_in_play, pool
+from tests.lobby_api.tournaments.support import STEEP, Ops, money_in_play, pool, tournament_bot
 
-#: Steep levels in hands, so that random bots bust each other quickly (the last ones put a
-#: deep final table all in within a few hands: random bots at one level can trade chips for
-#: hundreds of hands).
-STEEP = [
-    {"ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8, "hands": 3},
-    {"ante": 2, "bring_in": 4, "small_bet": 8, "big_bet": 16, "hands": 3},
-    {"ante": 4, "bring_in": 8, "small_bet": 16, "big_bet": 32, "hands": 3},
-    {"ante": 8, "bring_in": 16, "small_bet": 32, "big_bet": 64, "hands": 3},
-    {"ante": 20, "bring_in": 40, "small_bet": 80, "big_bet": 160, "hands": 3},
-    {"ante": 60, "bring_in": 120, "small_bet": 240, "big_bet": 480, "hands": 3},
-    {"ante": 200, "bring_in": 400, "small_bet": 800, "big_bet": 1600, "hands": 3},
-]
 STARTING = 60
-
-
-async def _bot(address: str, player: Player, tournament_id: str, seed: int) -> None:
-    """A player who acts at once with random legal actions at whatever table the lobby says
-    he sits, following every move, until he is out or the tournament is over."""
-    rng = random.Random(seed)
-    while True:
-        me = (await player.get(f"/tournaments/{tournament_id}/entries/me")).json()
-        if me["status"] != "playing":
-            return
-        if not me.get("table_id") or not me.get("token"):
-            await asyncio.sleep(0.05)
-            continue
-        table = f"tables/{me['table_id']}"
-        metadata = (("authorization", f"Bearer {me['token']}"),)
-        try:
-            async with grpc.aio.insecure_channel(address) as channel:
-                stub = table_service_pb2_grpc.TableServiceStub(channel)
-                stream = stub.WatchTable(
-                    table_service_pb2.WatchTableRequest(table=table), metadata=metadata
-                )
-                async for message in stream:
-                    snap = message.snapshot
-                    if snap.viewer_seat == 0:
-                        # Out (a railbird now) or not seated here yet: ask the lobby again.
-                        stream.cancel()
-                        break
-                    if snap.turn_seat == snap.viewer_seat and snap.legal_actions:
-                        choice = rng.choice(list(snap.legal_actions))
-                        request = table_service_pb2.ActRequest(
-                            table=table,
-                            hand_number=snap.hand_number,
-                            kind=choice.kind,
-                            action_id=uuid.uuid4().hex,
-                        )
-                        if choice.amounts:
-                            request.amount = rng.choice(list(choice.amounts))
-                        elif choice.max_amount != choice.min_amount:
-                            request.amount = choice.min_amount
-                        try:
-                            await stub.Act(request, metadata=metadata)
-                        except grpc.aio.AioRpcError as error:
-                            assert error.code() in (
-                                grpc.StatusCode.FAILED_PRECONDITION,
-                                grpc.StatusCode.INVALID_ARGUMENT,
-                            ), error
-        except grpc.aio.AioRpcError as error:
-            # His seat there ended (moved away, the table closed): ask the lobby again.
-            assert error.code() in (
-                grpc.StatusCode.PERMISSION_DENIED,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                grpc.StatusCode.NOT_FOUND,
-                grpc.StatusCode.CANCELLED,
-            ), error
-        await asyncio.sleep(0.05)
 
 
 @dataclass
@@ -155,8 +84,7 @@ async def _play_out(
     for player in players:
         assert (await player.post(f"/tournaments/{tournament_id}/entries")).status_code == 201
     bots = [
-        asyncio.create_task(_bot(engine.grpc_address, p, tournament_id, seed=i))
-        for i, p in enumerate(players)
+        asyncio.create_task(tournament_bot(p, tournament_id, seed=i)) for i, p in enumerate(players)
     ]
     director = Director(app.state.db, app.state.engines, holder="director")
     seen = Seen()
