@@ -52,7 +52,7 @@ import asyncio
 import logging
 import os
 import socket
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import sqlalchemy as sa
@@ -642,22 +642,45 @@ class Director:
                 for tournament_id, tournament in running.items()
                 if await self._plays_hand_for_hand(session, tournament)
             }
-        recorded = 0
+        pending: dict[str, dict[str, int]] = {}
         for table_id, after, tournament in tables:
-            if tournament.id in in_h4h:
-                continue
+            if tournament.id not in in_h4h:
+                pending.setdefault(tournament.id, {})[table_id] = after
+        recorded = 0
+        for tournament_id, tables_of in pending.items():
+            ended: dict[str, list[engine_reads.HandOutcome]] = {}
             async with self.db.read() as session:
-                ended = await engine_reads.hand_outcomes_since(session, table_id, after)
-            for outcome in ended:
-                done = await self._record_hand(
-                    tournament.id, {table_id: [outcome]}, unless_hand_for_hand=True
-                )
-                if done < 0:
-                    # A hand just recorded brought the bubble: the rest waits for the round.
-                    in_h4h.add(tournament.id)
-                    break
-                recorded += done
+                for table_id, after in tables_of.items():
+                    ended[table_id] = await engine_reads.hand_outcomes_since(
+                        session, table_id, after
+                    )
+            count, _all = await self._record_in_order(tournament_id, ended)
+            recorded += count
         return recorded
+
+    async def _record_in_order(
+        self, tournament_id: str, ended: dict[str, list[engine_reads.HandOutcome]]
+    ) -> tuple[int, bool]:
+        """Record these hands' ends of one tournament's tables in one transaction, one hand
+        after the other **in the order they ended** across its tables (a player out earlier
+        places lower, whatever his table: recording table after table would place a bust at
+        one table before an earlier one at another). Stops at the bubble: a hand that leaves
+        the tournament playing hand-for-hand leaves the rest to :meth:`hand_for_hand`'s
+        round. The count recorded, and whether every hand was."""
+        last = datetime.max.replace(tzinfo=UTC)
+        queue = sorted(
+            (
+                (outcome.ended_at or last, table_id, outcome.hand_number, outcome)
+                for table_id, outcomes in ended.items()
+                for outcome in outcomes
+            ),
+            key=lambda item: item[:3],
+        )
+        return await self._record_groups(
+            tournament_id,
+            [{table_id: [outcome]} for _ended_at, table_id, _number, outcome in queue],
+            unless_hand_for_hand=True,
+        )
 
     async def _plays_hand_for_hand(self, session: AsyncSession, tournament: TournamentRow) -> bool:
         """Hand-for-hand: more than one table is open and the next player out is the bubble
@@ -699,27 +722,54 @@ class Director:
         together); the count recorded. A hand at or below its table's ``hands_recorded`` is
         skipped (another replica came first). ``unless_hand_for_hand``: -1, nothing
         recorded, when the tournament plays hand-for-hand now (checked under its lock)."""
+        count, done = await self._record_groups(
+            tournament_id, [ended], unless_hand_for_hand=unless_hand_for_hand
+        )
+        return count if done else -1
+
+    async def _record_groups(
+        self,
+        tournament_id: str,
+        groups: list[dict[str, list[engine_reads.HandOutcome]]],
+        *,
+        unless_hand_for_hand: bool,
+    ) -> tuple[int, bool]:
+        """Record groups of hands' ends in order, in **one** transaction (the tournament
+        locked): the busts of one group are placed together, a later group's after an
+        earlier one's. ``unless_hand_for_hand``: stop before a group while the tournament
+        plays hand-for-hand (checked under its lock, after the groups before it). The count
+        recorded, and whether every group was."""
+        placed: list[str] = []
+        count = 0
+        complete = True
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
-            if unless_hand_for_hand and await self._plays_hand_for_hand(session, tournament):
-                return -1
-            outcomes: list[engine_reads.HandOutcome] = []
-            for table_id, hands in ended.items():
-                table = await session.get(TournamentTableRow, table_id)
-                assert table is not None
-                await session.refresh(table)
-                fresh = [h for h in hands if h.hand_number > table.hands_recorded]
-                if fresh:
-                    outcomes += fresh
-                    table.hands_recorded = fresh[-1].hand_number
-                    session.add(table)
-            if not outcomes:
-                return 0
-            busts = await chips_and_busts(session, tournament_id, outcomes)
-            placed: list[str] = []
-            if busts and tournament.status == TournamentStatus.RUNNING.value:
-                placed = await record_busts_in(session, tournament.id, busts)
-                log.info("tournament %s: %s out", tournament.id, placed)
+            tables: dict[str, TournamentTableRow] = {}
+            for ended in groups:
+                if unless_hand_for_hand and await self._plays_hand_for_hand(session, tournament):
+                    complete = False
+                    break
+                outcomes: list[engine_reads.HandOutcome] = []
+                for table_id, hands in ended.items():
+                    table = tables.get(table_id)
+                    if table is None:
+                        table = await session.get(TournamentTableRow, table_id)
+                        assert table is not None
+                        await session.refresh(table)
+                        tables[table_id] = table
+                    fresh = [h for h in hands if h.hand_number > table.hands_recorded]
+                    if fresh:
+                        outcomes += fresh
+                        table.hands_recorded = fresh[-1].hand_number
+                        session.add(table)
+                if not outcomes:
+                    continue
+                count += len(outcomes)
+                busts = await chips_and_busts(session, tournament_id, outcomes)
+                if busts and tournament.status == TournamentStatus.RUNNING.value:
+                    out = await record_busts_in(session, tournament.id, busts)
+                    log.info("tournament %s: %s out", tournament.id, out)
+                    placed += out
             if tournament.status == TournamentStatus.FINISHED.value:
                 placed += (
                     await session.exec(
@@ -731,7 +781,7 @@ class Director:
                 ).all()  # the winner
         if placed:
             await self.announce_places(tournament_id, placed)
-        return len(outcomes)
+        return count, complete
 
     async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> int:
         """``AwardPlace`` at his table for each of these placed entries not told yet
@@ -992,27 +1042,19 @@ class Director:
                 or moved.close_reason != table_pb2.SEAT_SESSION_CLOSE_REASON_MOVED
             ):
                 continue  # playing out a hand (or busted in it: record_hands places him)
-            table = recorded.get(source)
-            if table is not None:
+            if source in recorded:
                 # The hands he played there are recorded first (the tournament's chips add up
-                # at every moment: his stack leaves with the hand's other results).
+                # at every moment: his stack leaves with the hand's other results), with the
+                # hands that ended before them at the other tables (busts placed in order).
+                ended: dict[str, list[engine_reads.HandOutcome]] = {}
                 async with self.db.read() as session:
-                    ended = await engine_reads.hand_outcomes_since(
-                        session, source, table.hands_recorded
-                    )
-                # One hand a transaction (busts of different hands are placed in order).
-                recorded_all = True
-                for outcome in ended:
-                    if (
-                        await self._record_hand(
-                            tournament_id, {source: [outcome]}, unless_hand_for_hand=True
+                    for table in tables:
+                        ended[table.table_id] = await engine_reads.hand_outcomes_since(
+                            session, table.table_id, table.hands_recorded
                         )
-                        < 0
-                    ):
-                        recorded_all = False  # hand-for-hand: the round records the rest
-                        break
+                _count, recorded_all = await self._record_in_order(tournament_id, ended)
                 if not recorded_all:
-                    continue
+                    continue  # hand-for-hand: the round records the rest
             async with self.db.write() as session:
                 result = await session.exec(
                     sa.update(TournamentEntryRow)
@@ -1092,8 +1134,18 @@ class Director:
                 ended[table.table_id] = await engine_reads.hand_outcomes_since(
                     session, table.table_id, table.hands_recorded
                 )
-        if any(ended.values()):
-            await self._record_hand(tournament_id, ended)
+        # A table may have ended more than one hand since the last round (the bubble came
+        # with a hand the director recorded after the tables had dealt on): each table's
+        # first hand is the round, its next hands the next rounds, each recorded together.
+        # Once the bubble bursts, the hands left are ordinary ones (recorded in the order
+        # they ended).
+        while any(ended.values()):
+            await self._record_hand(
+                tournament_id, {t: hands[:1] for t, hands in ended.items() if hands}
+            )
+            ended = {t: hands[1:] for t, hands in ended.items() if len(hands) > 1}
+            if ended and (await self._record_in_order(tournament_id, ended))[1]:
+                break
         return True
 
     async def release_holds(self, tournament_id: str) -> None:

@@ -40,6 +40,8 @@ class Seen:
     held: bool = False
     hand_for_hand_info: bool = False
     open_tables: list[int] = field(default_factory=list)
+    #: Every SetHandHold the director made: (table, held, players left, tables open) then.
+    holds: list[tuple[str, bool, int, int]] = field(default_factory=list)
 
 
 def _kept(value: Any) -> dict[str, Any]:
@@ -88,6 +90,25 @@ async def _play_out(
     ]
     director = Director(app.state.db, app.state.engines, holder="director")
     seen = Seen()
+    real_hold = director.engine.hold
+
+    async def hold(table_id: str, held: bool) -> bool:
+        # What the tournament was when the director held (or released) a table.
+        left = await scalar(
+            db,
+            "SELECT count(*) FROM tournament_entries WHERE tournament_id = :t "
+            "AND status = 'playing'",
+            t=tournament_id,
+        )
+        tables = await scalar(
+            db,
+            "SELECT count(*) FROM tournament_tables WHERE tournament_id = :t AND status = 'open'",
+            t=tournament_id,
+        )
+        seen.holds.append((table_id, held, int(left), int(tables)))
+        return await real_hold(table_id, held)
+
+    director.engine.hold = hold  # type: ignore[method-assign]
     try:
         deadline = asyncio.get_running_loop().time() + 240
         while True:
@@ -192,8 +213,7 @@ async def test_a_multi_table_tournament_is_balanced_broken_and_plays_hand_for_ha
     client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
 ) -> None:
     # 21 players on three tables of 7, 9 places paid: balanced and broken down to a final
-    # table (hand-for-hand at the bubble is driven step by step by the next test: random
-    # bots often take players out on both sides of the bubble in one hand).
+    # table, hand-for-hand at the bubble (10 left: two or three tables still play).
     tournament_id, players, total, seen = await _play_out(
         client,
         app,
@@ -221,6 +241,25 @@ async def test_a_multi_table_tournament_is_balanced_broken_and_plays_hand_for_ha
     assert all((s["prize"] or 0) == 0 for s in bubble)
     in_money = [s for s in page["standings"] if s["place"] <= 9]
     assert len(in_money) >= 9 and all(s["prize"] > 0 for s in in_money)
+    # Hand-for-hand at the bubble: with 10 left (places paid + 1) every open table — more
+    # than one — was held after its hand (SetHandHold). The one way
+    # around it: the hand that took the bubble player out also took out the 11th (one hand
+    # at one table, recorded together: the same time out), so no hand was ever dealt with
+    # exactly 10 left.
+    out_at = {
+        e.place: e.busted_at
+        for e in await rows(
+            db,
+            "SELECT place, busted_at FROM tournament_entries WHERE tournament_id = :t",
+            t=tournament_id,
+        )
+    }
+    held_at_bubble = {t for t, held, left, tables in seen.holds if held and left == 10}
+    if out_at[10] != out_at[11]:
+        assert len(held_at_bubble) >= 2, seen.holds
+        assert all(tables >= 2 for _t, held, _left, tables in seen.holds if held), seen.holds
+    else:
+        assert not held_at_bubble, seen.holds
 
 
 async def test_a_replica_killed_mid_move_and_mid_payout_is_finished_by_another(
