@@ -94,7 +94,8 @@ __all__ = ["LEASE", "Director"]
 
 log = logging.getLogger("stud.lobby.tournaments")
 
-#: How long a director owns a tournament's work before another replica may take it over.
+#: How long a director owns a tournament's work before another replica may take it over
+#: (the default of ``STUD_LOBBY_TOURNAMENT_LEASE``).
 LEASE = timedelta(seconds=30)
 #: The most tournaments one step of one pass looks at.
 BATCH = 50
@@ -111,9 +112,16 @@ def _holder_name() -> str:
 class Director:
     """One replica's director (its lease holder name is its own)."""
 
-    def __init__(self, db: Database, engines: TableEngines, holder: str | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        engines: TableEngines,
+        holder: str | None = None,
+        lease: timedelta = LEASE,
+    ) -> None:
         self.db = db
         self.engines = engines
+        self.lease = lease
         self.engine = TournamentEngine(engines)
         self.holder = holder or _holder_name()
         # Tournaments this replica is seating now: the lease keeps other replicas out, this
@@ -259,12 +267,13 @@ class Director:
             log.warning("seating tournament %s left to the next pass: %s", tournament_id, error)
 
     async def take_lease(self, tournament_id: str) -> bool:
-        """Hold the tournament's lease for :data:`LEASE` (False: another replica holds it)."""
+        """Hold the tournament's lease for ``self.lease`` (:data:`LEASE` unless
+        ``STUD_LOBBY_TOURNAMENT_LEASE`` says; False: another replica holds it)."""
         now = utc_now()
         async with self.db.write() as session:
             await session.exec(
                 insert_ignore(session, TournamentLeaseRow.__table__).values(  # type: ignore[attr-defined]
-                    tournament_id=tournament_id, holder=self.holder, until=now + LEASE
+                    tournament_id=tournament_id, holder=self.holder, until=now + self.lease
                 )
             )
             result = await session.exec(
@@ -276,7 +285,7 @@ class Director:
                         col(TournamentLeaseRow.until) < now,
                     ),
                 )
-                .values(holder=self.holder, until=now + LEASE)
+                .values(holder=self.holder, until=now + self.lease)
             )
             return bool(result.rowcount == 1)
 

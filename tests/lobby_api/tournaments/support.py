@@ -73,18 +73,20 @@ class Ops:
 
 
 async def money_in_play(db: Database, player_ids: list[str], tournament_ids: list[str]) -> int:
-    """Wallets of these players + house fees + these tournaments' prize pools."""
+    """Wallets of these players + house fees + these tournaments' prize pools, read in one
+    statement (one snapshot: a prize paid while it reads is counted on one side only)."""
     accounts = [f"wallet:{p}" for p in player_ids] + [
         f"escrow:tournaments/{t}" for t in tournament_ids
     ]
-    total = 0
-    for account in accounts:
-        total += int(
-            await scalar(
-                db, "SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE id = :a", a=account
-            )
+    names = {f"a{n}": account for n, account in enumerate([*accounts, "house:fees"])}
+    listed = ", ".join(f":{name}" for name in names)
+    return int(
+        await scalar(
+            db,
+            f"SELECT coalesce(sum(balance), 0) FROM ledger_accounts WHERE id IN ({listed})",
+            **names,
         )
-    return total + int(await fees(db))
+    )
 
 
 async def fees(db: Database) -> int:
