@@ -286,7 +286,7 @@ async def test_a_tournament_survives_kill_9_of_the_engine_and_of_a_lobby_replica
                     status = await scalar(
                         db, "SELECT status FROM tournaments WHERE id = :t", t=tournament_id
                     )
-                    return status == "finished" and open_tables == 0
+                    return bool(status == "finished" and open_tables == 0)
 
                 await watch.until("a winner, every table closed", over, deadline)
                 page = (await client.get(f"/tournaments/{tournament_id}")).json()
