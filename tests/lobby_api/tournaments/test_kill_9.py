@@ -115,10 +115,10 @@ async def start_lobby(database_url: str, engine: str, log: Path) -> LobbyProcess
 
 
 async def start_engine(tmp_path: Path, log: Path, database_url: str) -> EngineProcess:
-    """``stud engine`` on the test's database. Its node lease is 3 s: a restart after kill -9
-    waits that long, and a busy machine's database may take a second to answer its renewal
-    (a shorter lease is lost while it starts)."""
-    return await start(tmp_path / "unused.sqlite3", log, url=database_url, lease_seconds=3)
+    """``stud engine`` on the test's database. Its node lease is 5 s: a restart after kill -9
+    waits that long, and on a busy machine the database may take over a second to answer a
+    renewal (a shorter lease is lost while the engine starts)."""
+    return await start(tmp_path / "unused.sqlite3", log, url=database_url, lease_seconds=5)
 
 
 async def kill_9(process: asyncio.subprocess.Process) -> None:
