@@ -19,6 +19,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -134,7 +135,7 @@ def create_app(
     sweep = Sweep(db, engines, settings)
     # The tournament director's pass runs with the sweep, on every replica (each of its
     # steps happens once whichever replicas run it: lobby_api.tournaments.director).
-    director = Director(db, engines)
+    director = Director(db, engines, lease=timedelta(seconds=settings.tournament_lease_seconds))
     rate_limits = RateLimits(db)
     swept = [director.once, rate_limits.forget_expired, sessions.forget_expired]
     if login_failures is not None:

@@ -21,6 +21,7 @@
 | ``STUD_LOBBY_ENGINE_TIMEOUT`` | ``10`` | deadline of one engine call, seconds |
 | ``STUD_LOBBY_LOOP`` | ``uvloop`` (``asyncio`` without it) | the event loop: ``uvloop`` or ``asyncio`` |
 | ``STUD_LOBBY_DB_POOL`` | ``20`` | database connections kept open (bursts open as many again) |
+| ``STUD_LOBBY_TOURNAMENT_LEASE`` | ``30`` | seconds a replica's tournament director owns a tournament's work before another may take it over (a replica that died holding it delays its tournament this long) |
 
 (*) Used while no engine node is live in the registry (``engine_nodes``): a table's calls
 go to the node that owns it, and players get that node's advertised addresses
@@ -37,6 +38,12 @@ engine_server.settings.SettingsError: STUD_LOBBY_SIGNUP_GRANT: expected a whole 
 Traceback (most recent call last):
 ...
 engine_server.settings.SettingsError: STUD_LOBBY_DB_POOL: expected a whole number >= 1, got '0'
+>>> LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32}).tournament_lease_seconds
+30.0
+>>> LobbySettings.from_env({"STUD_JWT_SECRET": "x" * 32, "STUD_LOBBY_TOURNAMENT_LEASE": "0"})
+Traceback (most recent call last):
+...
+engine_server.settings.SettingsError: STUD_LOBBY_TOURNAMENT_LEASE: must be more than 0 seconds
 
 Forwarded client addresses are believed only from the proxies named (none by default):
 
@@ -130,6 +137,10 @@ class LobbySettings:
     db_pool_size: int = 20
     #: The event loop ``stud lobby`` serves on (``uvloop`` or ``asyncio``).
     loop: str = DEFAULT_LOOP
+    #: How long a replica's tournament director owns a tournament's work (seating, moves,
+    #: hand-for-hand) before another replica may take it over: a replica killed while it
+    #: held it leaves its tournament waiting this long.
+    tournament_lease_seconds: float = 30.0
     #: Seed the catalogue (cities, stake levels) from seeds/ at start.
     load_seeds: bool = True
 
@@ -151,6 +162,9 @@ class LobbySettings:
                 "STUD_LOBBY_REFRESH_SECONDS: must be more than STUD_LOBBY_TOKEN_SECONDS "
                 f"({token_seconds})"
             )
+        lease_seconds = positive_float(env, "STUD_LOBBY_TOURNAMENT_LEASE", 30.0)
+        if lease_seconds <= 0:
+            raise SettingsError("STUD_LOBBY_TOURNAMENT_LEASE: must be more than 0 seconds")
         return cls(
             database_url=url,
             jwt_secret=jwt_secret(env),
@@ -172,4 +186,5 @@ class LobbySettings:
             engine_timeout_seconds=positive_float(env, "STUD_LOBBY_ENGINE_TIMEOUT", 10.0),
             db_pool_size=_count(env, "STUD_LOBBY_DB_POOL", 20, minimum=1),
             loop=event_loop(env, "STUD_LOBBY_LOOP"),
+            tournament_lease_seconds=lease_seconds,
         )

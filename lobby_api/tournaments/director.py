@@ -40,7 +40,10 @@ dies, because every step is a database transition that only one transaction can 
    ``MovePlayer`` and ``SeatPlayer`` with the chips it answered), hand-for-hand at the
    bubble (``SetHandHold``: every table held after its hand of the round, the round's busts
    placed together, every table released together);
-7. **close the tables** of finished and cancelled tournaments on their engines.
+7. **places told until acknowledged** (:meth:`Director.tell_places`): a placed entry whose
+   ``AwardPlace`` the engine has not answered (``place_told_at`` NULL) is told again every
+   pass; a table is closed only once everyone placed at it has been told;
+8. **close the tables** of finished and cancelled tournaments on their engines.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import grpc
 import sqlalchemy as sa
@@ -93,7 +96,8 @@ __all__ = ["LEASE", "Director"]
 
 log = logging.getLogger("stud.lobby.tournaments")
 
-#: How long a director owns a tournament's work before another replica may take it over.
+#: How long a director owns a tournament's work before another replica may take it over
+#: (the default of ``STUD_LOBBY_TOURNAMENT_LEASE``).
 LEASE = timedelta(seconds=30)
 #: The most tournaments one step of one pass looks at.
 BATCH = 50
@@ -131,9 +135,16 @@ def _holder_name() -> str:
 class Director:
     """One replica's director (its lease holder name is its own)."""
 
-    def __init__(self, db: Database, engines: TableEngines, holder: str | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        engines: TableEngines,
+        holder: str | None = None,
+        lease: timedelta = LEASE,
+    ) -> None:
         self.db = db
         self.engines = engines
+        self.lease = lease
         self.engine = TournamentEngine(engines)
         self.holder = holder or _holder_name()
         # Tournaments this replica is seating now: the lease keeps other replicas out, this
@@ -152,6 +163,7 @@ class Director:
             self.record_hands,
             self.advance_levels,
             self.run_tables,
+            self.tell_places,
             self.close_ended_tables,
         ):
             try:
@@ -278,12 +290,13 @@ class Director:
             log.warning("seating tournament %s left to the next pass: %s", tournament_id, error)
 
     async def take_lease(self, tournament_id: str) -> bool:
-        """Hold the tournament's lease for :data:`LEASE` (False: another replica holds it)."""
+        """Hold the tournament's lease for ``self.lease`` (:data:`LEASE` unless
+        ``STUD_LOBBY_TOURNAMENT_LEASE`` says; False: another replica holds it)."""
         now = utc_now()
         async with self.db.write() as session:
             await session.exec(
                 insert_ignore(session, TournamentLeaseRow.__table__).values(  # type: ignore[attr-defined]
-                    tournament_id=tournament_id, holder=self.holder, until=now + LEASE
+                    tournament_id=tournament_id, holder=self.holder, until=now + self.lease
                 )
             )
             result = await session.exec(
@@ -295,7 +308,7 @@ class Director:
                         col(TournamentLeaseRow.until) < now,
                     ),
                 )
-                .values(holder=self.holder, until=now + LEASE)
+                .values(holder=self.holder, until=now + self.lease)
             )
             return bool(result.rowcount == 1)
 
@@ -684,22 +697,45 @@ class Director:
                 for tournament_id, tournament in running.items()
                 if await self._plays_hand_for_hand(session, tournament)
             }
-        recorded = 0
+        pending: dict[str, dict[str, int]] = {}
         for table_id, after, tournament in tables:
-            if tournament.id in in_h4h:
-                continue
+            if tournament.id not in in_h4h:
+                pending.setdefault(tournament.id, {})[table_id] = after
+        recorded = 0
+        for tournament_id, tables_of in pending.items():
+            ended: dict[str, list[engine_reads.HandOutcome]] = {}
             async with self.db.read() as session:
-                ended = await engine_reads.hand_outcomes_since(session, table_id, after)
-            for outcome in ended:
-                done = await self._record_hand(
-                    tournament.id, {table_id: [outcome]}, unless_hand_for_hand=True
-                )
-                if done < 0:
-                    # A hand just recorded brought the bubble: the rest waits for the round.
-                    in_h4h.add(tournament.id)
-                    break
-                recorded += done
+                for table_id, after in tables_of.items():
+                    ended[table_id] = await engine_reads.hand_outcomes_since(
+                        session, table_id, after
+                    )
+            count, _all = await self._record_in_order(tournament_id, ended)
+            recorded += count
         return recorded
+
+    async def _record_in_order(
+        self, tournament_id: str, ended: dict[str, list[engine_reads.HandOutcome]]
+    ) -> tuple[int, bool]:
+        """Record these hands' ends of one tournament's tables in one transaction, one hand
+        after the other **in the order they ended** across its tables (a player out earlier
+        places lower, whatever his table: recording table after table would place a bust at
+        one table before an earlier one at another). Stops at the bubble: a hand that leaves
+        the tournament playing hand-for-hand leaves the rest to :meth:`hand_for_hand`'s
+        round. The count recorded, and whether every hand was."""
+        last = datetime.max.replace(tzinfo=UTC)
+        queue = sorted(
+            (
+                (outcome.ended_at or last, table_id, outcome.hand_number, outcome)
+                for table_id, outcomes in ended.items()
+                for outcome in outcomes
+            ),
+            key=lambda item: item[:3],
+        )
+        return await self._record_groups(
+            tournament_id,
+            [{table_id: [outcome]} for _ended_at, table_id, _number, outcome in queue],
+            unless_hand_for_hand=True,
+        )
 
     async def _plays_hand_for_hand(self, session: AsyncSession, tournament: TournamentRow) -> bool:
         """Hand-for-hand: more than one table is open and the next player out is the bubble
@@ -741,27 +777,54 @@ class Director:
         together); the count recorded. A hand at or below its table's ``hands_recorded`` is
         skipped (another replica came first). ``unless_hand_for_hand``: -1, nothing
         recorded, when the tournament plays hand-for-hand now (checked under its lock)."""
+        count, done = await self._record_groups(
+            tournament_id, [ended], unless_hand_for_hand=unless_hand_for_hand
+        )
+        return count if done else -1
+
+    async def _record_groups(
+        self,
+        tournament_id: str,
+        groups: list[dict[str, list[engine_reads.HandOutcome]]],
+        *,
+        unless_hand_for_hand: bool,
+    ) -> tuple[int, bool]:
+        """Record groups of hands' ends in order, in **one** transaction (the tournament
+        locked): the busts of one group are placed together, a later group's after an
+        earlier one's. ``unless_hand_for_hand``: stop before a group while the tournament
+        plays hand-for-hand (checked under its lock, after the groups before it). The count
+        recorded, and whether every group was."""
+        placed: list[str] = []
+        count = 0
+        complete = True
         async with self.db.write() as session:
             tournament = await locked_tournament(session, tournament_id)
-            if unless_hand_for_hand and await self._plays_hand_for_hand(session, tournament):
-                return -1
-            outcomes: list[engine_reads.HandOutcome] = []
-            for table_id, hands in ended.items():
-                table = await session.get(TournamentTableRow, table_id)
-                assert table is not None
-                await session.refresh(table)
-                fresh = [h for h in hands if h.hand_number > table.hands_recorded]
-                if fresh:
-                    outcomes += fresh
-                    table.hands_recorded = fresh[-1].hand_number
-                    session.add(table)
-            if not outcomes:
-                return 0
-            busts = await chips_and_busts(session, tournament_id, outcomes)
-            placed: list[str] = []
-            if busts and tournament.status == TournamentStatus.RUNNING.value:
-                placed = await record_busts_in(session, tournament.id, busts)
-                log.info("tournament %s: %s out", tournament.id, placed)
+            tables: dict[str, TournamentTableRow] = {}
+            for ended in groups:
+                if unless_hand_for_hand and await self._plays_hand_for_hand(session, tournament):
+                    complete = False
+                    break
+                outcomes: list[engine_reads.HandOutcome] = []
+                for table_id, hands in ended.items():
+                    table = tables.get(table_id)
+                    if table is None:
+                        table = await session.get(TournamentTableRow, table_id)
+                        assert table is not None
+                        await session.refresh(table)
+                        tables[table_id] = table
+                    fresh = [h for h in hands if h.hand_number > table.hands_recorded]
+                    if fresh:
+                        outcomes += fresh
+                        table.hands_recorded = fresh[-1].hand_number
+                        session.add(table)
+                if not outcomes:
+                    continue
+                count += len(outcomes)
+                busts = await chips_and_busts(session, tournament_id, outcomes)
+                if busts and tournament.status == TournamentStatus.RUNNING.value:
+                    out = await record_busts_in(session, tournament.id, busts)
+                    log.info("tournament %s: %s out", tournament.id, out)
+                    placed += out
             if tournament.status == TournamentStatus.FINISHED.value:
                 placed += (
                     await session.exec(
@@ -773,31 +836,82 @@ class Director:
                 ).all()  # the winner
         if placed:
             await self.announce_places(tournament_id, placed)
-        return len(outcomes)
+        return count, complete
 
-    async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> None:
-        """``AwardPlace`` at his table for each of these placed entries; an engine that
-        cannot be reached is logged (the places stand)."""
+    async def announce_places(self, tournament_id: str, entry_ids: list[str]) -> int:
+        """``AwardPlace`` at his table for each of these placed entries not told yet
+        (:meth:`tell_places`); the count still untold."""
+        return await self._tell(
+            col(TournamentEntryRow.tournament_id) == tournament_id,
+            col(TournamentEntryRow.id).in_(entry_ids),
+        )
+
+    async def tell_places(self) -> int:
+        """Tell every placed player whose place the engine has not acknowledged yet
+        (``place_told_at`` NULL) his place and prize at the table he was placed at
+        (``AwardPlace``, idempotent on the engine: the same place again changes nothing).
+        An acknowledgement is recorded; a call that fails (the engine restarting, the
+        network) is made again at the next pass, until the engine answers. The count still
+        untold."""
+        return await self._tell()
+
+    async def tell_places_at(self, tournament_id: str, table_id: str) -> bool:
+        """Tell the places not acknowledged yet at a table about to close (True: none is
+        left untold; a table is closed only then, so that everyone placed there hears it)."""
+        untold = await self._tell(
+            col(TournamentEntryRow.tournament_id) == tournament_id,
+            col(TournamentEntryRow.table_id) == table_id,
+        )
+        return untold == 0
+
+    async def _tell(self, *where: sa.ColumnElement[bool]) -> int:
         async with self.db.read() as session:
             query = (
                 select(TournamentEntryRow, PlayerRow.username)
                 .join(PlayerRow, col(PlayerRow.id) == TournamentEntryRow.player_id)
                 .where(
-                    col(TournamentEntryRow.tournament_id) == tournament_id,
                     col(TournamentEntryRow.place).is_not(None),
-                    col(TournamentEntryRow.id).in_(entry_ids),
+                    col(TournamentEntryRow.place_told_at).is_(None),
+                    *where,
                 )
+                .order_by(col(TournamentEntryRow.place))
+                .limit(BATCH)
             )
             placed = (await session.exec(query)).all()
+        untold = 0
         for entry, username in placed:
-            if entry.table_id is None or entry.place is None:
-                continue
-            try:
-                await self.engine.award_place(
-                    entry.table_id, entry.player_id, username, entry.place, entry.prize or 0
+            assert entry.place is not None
+            if entry.table_id is not None:
+                try:
+                    await self.engine.award_place(
+                        entry.table_id, entry.player_id, username, entry.place, entry.prize or 0
+                    )
+                except EngineError as error:
+                    if error.transient:
+                        # Told again at the next pass, until the engine acknowledges it.
+                        log.warning(
+                            "AwardPlace for %s at %s: %s (again next pass)",
+                            entry.id,
+                            entry.table_id,
+                            error,
+                        )
+                        untold += 1
+                        continue
+                    # A definite refusal (the table closed or unknown, another place told
+                    # before): asking again would get the same answer.
+                    log.warning(
+                        "AwardPlace for %s at %s refused: %s", entry.id, entry.table_id, error
+                    )
+            async with self.db.write() as session:
+                await session.exec(
+                    sa.update(TournamentEntryRow)
+                    .where(
+                        col(TournamentEntryRow.id) == entry.id,
+                        col(TournamentEntryRow.place_told_at).is_(None),
+                    )
+                    .values(place_told_at=utc_now())
                 )
-            except EngineError as error:
-                log.warning("AwardPlace for %s at %s: %s", entry.id, entry.table_id, error)
+        return untold
 
     # ------------------------------------------------ 5. tables: moves, hand-for-hand, info
 
@@ -993,27 +1107,19 @@ class Director:
                 or moved.close_reason != table_pb2.SEAT_SESSION_CLOSE_REASON_MOVED
             ):
                 continue  # playing out a hand (or busted in it: record_hands places him)
-            table = recorded.get(source)
-            if table is not None:
+            if source in recorded:
                 # The hands he played there are recorded first (the tournament's chips add up
-                # at every moment: his stack leaves with the hand's other results).
+                # at every moment: his stack leaves with the hand's other results), with the
+                # hands that ended before them at the other tables (busts placed in order).
+                ended: dict[str, list[engine_reads.HandOutcome]] = {}
                 async with self.db.read() as session:
-                    ended = await engine_reads.hand_outcomes_since(
-                        session, source, table.hands_recorded
-                    )
-                # One hand a transaction (busts of different hands are placed in order).
-                recorded_all = True
-                for outcome in ended:
-                    if (
-                        await self._record_hand(
-                            tournament_id, {source: [outcome]}, unless_hand_for_hand=True
+                    for table in tables:
+                        ended[table.table_id] = await engine_reads.hand_outcomes_since(
+                            session, table.table_id, table.hands_recorded
                         )
-                        < 0
-                    ):
-                        recorded_all = False  # hand-for-hand: the round records the rest
-                        break
+                _count, recorded_all = await self._record_in_order(tournament_id, ended)
                 if not recorded_all:
-                    continue
+                    continue  # hand-for-hand: the round records the rest
             async with self.db.write() as session:
                 result = await session.exec(
                     sa.update(TournamentEntryRow)
@@ -1040,8 +1146,9 @@ class Director:
             if table.table_id in used or table.table_id not in engine:
                 continue
             # Nobody of the tournament plays there any more (a hand running there has no
-            # tournament chips in it): closed at once.
-            await self.announce_places_at(tournament_id, table.table_id)
+            # tournament chips in it): closed once everyone placed there heard his place.
+            if not await self.tell_places_at(tournament_id, table.table_id):
+                continue
             await self.engine.close_table(table.table_id, "table broken")
             async with self.db.write() as session:
                 await session.exec(
@@ -1052,22 +1159,6 @@ class Director:
             log.info("tournament %s: table %s broken", tournament_id, table.table_id)
             closed += 1
         return closed
-
-    async def announce_places_at(self, tournament_id: str, table_id: str) -> None:
-        """AwardPlace again for everyone placed at a table about to close (idempotent: an
-        announcement lost with a replica is made here at the latest)."""
-        async with self.db.read() as session:
-            ids = (
-                await session.exec(
-                    select(TournamentEntryRow.id).where(
-                        col(TournamentEntryRow.tournament_id) == tournament_id,
-                        col(TournamentEntryRow.table_id) == table_id,
-                        col(TournamentEntryRow.place).is_not(None),
-                    )
-                )
-            ).all()
-        if ids:
-            await self.announce_places(tournament_id, list(ids))
 
     async def hand_for_hand(self, tournament_id: str) -> bool:
         """Hand-for-hand near the money (:meth:`_plays_hand_for_hand`): every table is held
@@ -1108,8 +1199,18 @@ class Director:
                 ended[table.table_id] = await engine_reads.hand_outcomes_since(
                     session, table.table_id, table.hands_recorded
                 )
-        if any(ended.values()):
-            await self._record_hand(tournament_id, ended)
+        # A table may have ended more than one hand since the last round (the bubble came
+        # with a hand the director recorded after the tables had dealt on): each table's
+        # first hand is the round, its next hands the next rounds, each recorded together.
+        # Once the bubble bursts, the hands left are ordinary ones (recorded in the order
+        # they ended).
+        while any(ended.values()):
+            await self._record_hand(
+                tournament_id, {t: hands[:1] for t, hands in ended.items() if hands}
+            )
+            ended = {t: hands[1:] for t, hands in ended.items() if len(hands) > 1}
+            if ended and (await self._record_in_order(tournament_id, ended))[1]:
+                break
         return True
 
     async def release_holds(self, tournament_id: str) -> None:
@@ -1182,7 +1283,11 @@ class Director:
         async with self.db.read() as session:
             rows = (
                 await session.exec(
-                    select(TournamentTableRow.table_id, TournamentRow.status)
+                    select(
+                        TournamentTableRow.table_id,
+                        TournamentTableRow.tournament_id,
+                        TournamentRow.status,
+                    )
                     .join(TournamentRow, col(TournamentRow.id) == TournamentTableRow.tournament_id)
                     .where(
                         col(TournamentRow.status).in_(
@@ -1193,7 +1298,9 @@ class Director:
                     .limit(BATCH)
                 )
             ).all()
-        for table_id, status in rows:
+        for table_id, tournament_id, status in rows:
+            if not await self.tell_places_at(tournament_id, table_id):
+                continue  # the engine did not answer: closed at a next pass, once told
             try:
                 await self.engine.close_table(table_id, f"tournament {status}")
             except EngineError as error:

@@ -191,6 +191,9 @@ class TournamentEntryRow(SQLModel, table=True):
     registered_at: datetime = Field(sa_type=UTCDateTime)
     unregistered_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     busted_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    #: When the engine acknowledged his place and prize at his table (``AwardPlace``);
+    #: None while a placed player is still to be told (the director tells him every pass).
+    place_told_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 class TournamentTableRow(SQLModel, table=True):

@@ -6,9 +6,11 @@ start sharing the pool by the engine's stacks."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 import sqlalchemy as sa
@@ -535,3 +537,74 @@ async def test_with_the_engine_unreachable_the_draw_waits_recorded_for_the_next_
     assert [t.status for t in tables] == ["planned"]
     page = (await client.get(f"/tournaments/{tournament_id}")).json()
     assert page["status"] == "running" and page["level_started_at"] is None
+
+
+async def _places_at(db: Database, table_id: str) -> dict[str, list[int]]:
+    """The places the engine has told at a table (stored with it: AwardPlace answered)."""
+    kept = await scalar(db, "SELECT tournament FROM tables WHERE id = :t", t=table_id)
+    if isinstance(kept, str):
+        kept = json.loads(kept)
+    return dict((kept or {}).get("places") or {})
+
+
+async def test_a_place_told_while_the_engine_is_away_is_told_again_until_acknowledged(
+    client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
+) -> None:
+    tournament_id, players = await _fill(client, city, 3)
+    by_player = {e.player_id: e for e in await entries(db, tournament_id)}
+    first, second, third = (by_player[p.id] for p in players)
+    [table_id] = {e.table_id for e in by_player.values()}
+    teller = _director(app, "teller")
+    real_award = teller.engine.award_place
+    calls: list[tuple[str, int, bool]] = []
+    away = True
+
+    async def award(table: str, player_id: str, name: str, place: int, prize: int) -> None:
+        # The engine restarting: the call is lost (UNAVAILABLE) while it is away.
+        calls.append((player_id, place, away))
+        if away:
+            raise EngineError(grpc.StatusCode.UNAVAILABLE, "", "engine restarting")
+        await real_award(table, player_id, name, place, prize)
+
+    teller.engine.award_place = award  # type: ignore[method-assign]
+    told = "SELECT place_told_at FROM tournament_entries WHERE id = :e"
+
+    # Third out: his AwardPlace is lost; nothing is recorded as told, and the engine knows
+    # nothing of it.
+    assert await record_busts(db, tournament_id, [Bust(third.id, 500)]) == [third.id]
+    assert await teller.tell_places() == 1
+    assert calls == [(third.player_id, 3, True)]
+    assert await scalar(db, told, e=third.id) is None
+    assert await _places_at(db, table_id) == {}
+
+    # The next pass tells him again, and the engine's answer is recorded.
+    away = False
+    assert await teller.tell_places() == 0
+    assert calls[-1] == (third.player_id, 3, False)
+    assert await scalar(db, told, e=third.id) is not None
+    assert await _places_at(db, table_id) == {third.player_id: [3, 0]}
+    # Acknowledged: never sent again.
+    assert await teller.tell_places() == 0
+    assert len(calls) == 2
+
+    # The end, with the engine away: the table is not closed before the places are told.
+    assert await record_busts(db, tournament_id, [Bust(second.id, 700)]) == [second.id]
+    away = True
+    await teller.once()
+    table_status = "SELECT status FROM tournament_tables WHERE table_id = :t"
+    assert await scalar(db, table_status, t=table_id) == "open"
+    assert await scalar(db, told, e=second.id) is None
+    assert await scalar(db, told, e=first.id) is None
+    # Back: both told (the winner too), once each, then the table is closed.
+    away = False
+    await teller.once()
+    assert await _places_at(db, table_id) == {
+        third.player_id: [3, 0],
+        second.player_id: [2, 105],
+        first.player_id: [1, 195],
+    }
+    assert await scalar(db, table_status, t=table_id) == "closed"
+    acknowledged = [c for c in calls if not c[2]]
+    assert sorted(acknowledged) == sorted(
+        [(third.player_id, 3, False), (second.player_id, 2, False), (first.player_id, 1, False)]
+    )

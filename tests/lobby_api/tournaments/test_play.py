@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
-import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import grpc
 import httpx
 import pytest
 from litestar import Litestar
-from stud.v1 import table_service_pb2, table_service_pb2_grpc
 
 from lobby_api import engine_reads
 from lobby_api.db import Database
@@ -31,76 +27,9 @@ from lobby_api.tournaments.money import pay_prize
 from lobby_api.tournaments.places import Bust
 from tests.engine_server.api.conftest import Engine
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
-from tests.lobby_api.tournaments.support import Ops, money_in_play, pool
+from tests.lobby_api.tournaments.support import STEEP, Ops, money_in_play, pool, tournament_bot
 
-#: Steep levels in hands, so that random bots bust each other quickly (the last ones put a
-#: deep final table all in within a few hands: random bots at one level can trade chips for
-#: hundreds of hands).
-STEEP = [
-    {"ante": 1, "bring_in": 2, "small_bet": 4, "big_bet": 8, "hands": 3},
-    {"ante": 2, "bring_in": 4, "small_bet": 8, "big_bet": 16, "hands": 3},
-    {"ante": 4, "bring_in": 8, "small_bet": 16, "big_bet": 32, "hands": 3},
-    {"ante": 8, "bring_in": 16, "small_bet": 32, "big_bet": 64, "hands": 3},
-    {"ante": 20, "bring_in": 40, "small_bet": 80, "big_bet": 160, "hands": 3},
-    {"ante": 60, "bring_in": 120, "small_bet": 240, "big_bet": 480, "hands": 3},
-    {"ante": 200, "bring_in": 400, "small_bet": 800, "big_bet": 1600, "hands": 3},
-]
 STARTING = 60
-
-
-async def _bot(address: str, player: Player, tournament_id: str, seed: int) -> None:
-    """A player who acts at once with random legal actions at whatever table the lobby says
-    he sits, following every move, until he is out or the tournament is over."""
-    rng = random.Random(seed)
-    while True:
-        me = (await player.get(f"/tournaments/{tournament_id}/entries/me")).json()
-        if me["status"] != "playing":
-            return
-        if not me.get("table_id") or not me.get("token"):
-            await asyncio.sleep(0.05)
-            continue
-        table = f"tables/{me['table_id']}"
-        metadata = (("authorization", f"Bearer {me['token']}"),)
-        try:
-            async with grpc.aio.insecure_channel(address) as channel:
-                stub = table_service_pb2_grpc.TableServiceStub(channel)
-                stream = stub.WatchTable(
-                    table_service_pb2.WatchTableRequest(table=table), metadata=metadata
-                )
-                async for message in stream:
-                    snap = message.snapshot
-                    if snap.viewer_seat == 0:
-                        # Out (a railbird now) or not seated here yet: ask the lobby again.
-                        stream.cancel()
-                        break
-                    if snap.turn_seat == snap.viewer_seat and snap.legal_actions:
-                        choice = rng.choice(list(snap.legal_actions))
-                        request = table_service_pb2.ActRequest(
-                            table=table,
-                            hand_number=snap.hand_number,
-                            kind=choice.kind,
-                            action_id=uuid.uuid4().hex,
-                        )
-                        if choice.amounts:
-                            request.amount = rng.choice(list(choice.amounts))
-                        elif choice.max_amount != choice.min_amount:
-                            request.amount = choice.min_amount
-                        try:
-                            await stub.Act(request, metadata=metadata)
-                        except grpc.aio.AioRpcError as error:
-                            assert error.code() in (
-                                grpc.StatusCode.FAILED_PRECONDITION,
-                                grpc.StatusCode.INVALID_ARGUMENT,
-                            ), error
-        except grpc.aio.AioRpcError as error:
-            # His seat there ended (moved away, the table closed): ask the lobby again.
-            assert error.code() in (
-                grpc.StatusCode.PERMISSION_DENIED,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                grpc.StatusCode.NOT_FOUND,
-                grpc.StatusCode.CANCELLED,
-            ), error
-        await asyncio.sleep(0.05)
 
 
 @dataclass
@@ -111,6 +40,8 @@ class Seen:
     held: bool = False
     hand_for_hand_info: bool = False
     open_tables: list[int] = field(default_factory=list)
+    #: Every SetHandHold the director made: (table, held, players left, tables open) then.
+    holds: list[tuple[str, bool, int, int]] = field(default_factory=list)
 
 
 def _kept(value: Any) -> dict[str, Any]:
@@ -155,11 +86,29 @@ async def _play_out(
     for player in players:
         assert (await player.post(f"/tournaments/{tournament_id}/entries")).status_code == 201
     bots = [
-        asyncio.create_task(_bot(engine.grpc_address, p, tournament_id, seed=i))
-        for i, p in enumerate(players)
+        asyncio.create_task(tournament_bot(p, tournament_id, seed=i)) for i, p in enumerate(players)
     ]
     director = Director(app.state.db, app.state.engines, holder="director")
     seen = Seen()
+    real_hold = director.engine.hold
+
+    async def hold(table_id: str, held: bool) -> bool:
+        # What the tournament was when the director held (or released) a table.
+        left = await scalar(
+            db,
+            "SELECT count(*) FROM tournament_entries WHERE tournament_id = :t "
+            "AND status = 'playing'",
+            t=tournament_id,
+        )
+        tables = await scalar(
+            db,
+            "SELECT count(*) FROM tournament_tables WHERE tournament_id = :t AND status = 'open'",
+            t=tournament_id,
+        )
+        seen.holds.append((table_id, held, int(left), int(tables)))
+        return await real_hold(table_id, held)
+
+    director.engine.hold = hold  # type: ignore[method-assign]
     try:
         deadline = asyncio.get_running_loop().time() + 240
         while True:
@@ -264,8 +213,7 @@ async def test_a_multi_table_tournament_is_balanced_broken_and_plays_hand_for_ha
     client: httpx.AsyncClient, app: Litestar, db: Database, city: str, engine: Engine
 ) -> None:
     # 21 players on three tables of 7, 9 places paid: balanced and broken down to a final
-    # table (hand-for-hand at the bubble is driven step by step by the next test: random
-    # bots often take players out on both sides of the bubble in one hand).
+    # table, hand-for-hand at the bubble (10 left: two or three tables still play).
     tournament_id, players, total, seen = await _play_out(
         client,
         app,
@@ -293,6 +241,25 @@ async def test_a_multi_table_tournament_is_balanced_broken_and_plays_hand_for_ha
     assert all((s["prize"] or 0) == 0 for s in bubble)
     in_money = [s for s in page["standings"] if s["place"] <= 9]
     assert len(in_money) >= 9 and all(s["prize"] > 0 for s in in_money)
+    # Hand-for-hand at the bubble: with 10 left (places paid + 1) every open table — more
+    # than one — was held after its hand (SetHandHold). The one way
+    # around it: the hand that took the bubble player out also took out the 11th (one hand
+    # at one table, recorded together: the same time out), so no hand was ever dealt with
+    # exactly 10 left.
+    out_at = {
+        e.place: e.busted_at
+        for e in await rows(
+            db,
+            "SELECT place, busted_at FROM tournament_entries WHERE tournament_id = :t",
+            t=tournament_id,
+        )
+    }
+    held_at_bubble = {t for t, held, left, tables in seen.holds if held and left == 10}
+    if out_at[10] != out_at[11]:
+        assert len(held_at_bubble) >= 2, seen.holds
+        assert all(tables >= 2 for _t, held, _left, tables in seen.holds if held), seen.holds
+    else:
+        assert not held_at_bubble, seen.holds
 
 
 async def test_a_replica_killed_mid_move_and_mid_payout_is_finished_by_another(
