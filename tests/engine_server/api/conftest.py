@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import os
+import secrets
 import shutil
 import tempfile
 import threading
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import grpc
+import psycopg2
 import pytest
 from google.protobuf import struct_pb2
+from sqlalchemy.engine import make_url
 from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2, table_service_pb2_grpc
 
 from engine_server.auth import Scope, mint_token
@@ -24,8 +28,11 @@ from engine_server.settings import EngineSettings
 from engine_server.store.adapter import open_store
 from engine_server.store.migrate import upgrade_to_head
 from engine_server.store.models import DEFAULT_NODE_ID
+from tests.postgres import postgres_unreachable
 
 SECRET = "test-secret-" + "x" * 40
+#: The PostgreSQL server of the tests that run on both backends (test_nodes' database_url).
+POSTGRES_URL = os.environ.get("STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
 def bearer(
@@ -171,3 +178,24 @@ async def engine(tmp_path: Path) -> AsyncIterator[Engine]:
         yield running
     finally:
         await shut(running)
+
+
+@pytest.fixture(scope="session")
+def postgres_engine_template() -> Iterator[str]:
+    """A database migrated once per session: each test's is a copy (the migrations take a
+    second or more)."""
+    try:
+        admin = psycopg2.connect(POSTGRES_URL, connect_timeout=3)
+    except psycopg2.OperationalError as error:
+        postgres_unreachable(POSTGRES_URL, error)
+    admin.autocommit = True
+    name = f"stud_test_engine_tmpl_{os.getpid()}_{secrets.token_hex(3)}"
+    with admin.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    try:
+        upgrade_to_head(make_url(POSTGRES_URL).set(database=name).render_as_string(False))
+        yield name
+    finally:
+        with admin.cursor() as cursor:
+            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()

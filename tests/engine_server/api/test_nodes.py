@@ -34,7 +34,6 @@ from engine_server.store.nodes import NodeRegistry
 from engine_server.table.runtime import TableRuntime
 from tests.engine_server.api.conftest import SECRET, Engine, bearer, launch, shut
 from tests.engine_server.api.test_bad_input import refused
-from tests.postgres import postgres_unreachable
 
 STUD = Path(sys.executable).with_name("stud")
 POSTGRES_URL = os.environ.get("STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -47,14 +46,12 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path}/nodes.sqlite3"
         return
-    try:
-        admin = psycopg2.connect(POSTGRES_URL, connect_timeout=3)
-    except psycopg2.OperationalError as error:
-        postgres_unreachable(POSTGRES_URL, error)
+    template: str = request.getfixturevalue("postgres_engine_template")
+    admin = psycopg2.connect(POSTGRES_URL, connect_timeout=3)
     admin.autocommit = True
     name = f"stud_test_nodes_{os.getpid()}_{secrets.token_hex(3)}"
     with admin.cursor() as cursor:
-        cursor.execute(f'CREATE DATABASE "{name}"')
+        cursor.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     try:
         yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
     finally:
