@@ -58,6 +58,8 @@ class StallWatch:
         self._last: float | None = None
         self._task: asyncio.Task[None] | None = None
         self._listeners: list[Callable[[float], None]] = []
+        #: called at every beat with how late it woke (seconds): the loop's lag, for metrics
+        self.on_beat: Callable[[float], None] | None = None
 
     def start(self) -> None:
         """Start the heartbeat (in the running loop); starting it again does nothing."""
@@ -109,7 +111,10 @@ class StallWatch:
         started = loop.time()
         while True:
             await asyncio.sleep(self.interval)
-            late = self._beat(loop.time(), started)
+            now = loop.time()
+            if self.on_beat is not None and self._last is not None:
+                self.on_beat(max(0.0, now - self._last - self.interval))
+            late = self._beat(now, started)
             if late:
                 log.warning(
                     "the event loop was stalled for %.1f s (the process was stopped or "

@@ -211,6 +211,27 @@ async def test_metrics_parse_and_move_as_hands_are_played(tmp_path: Path) -> Non
     assert value(after, "stud_engine_hands_running") == 0
 
 
+async def test_the_loop_lag_histogram_sees_the_loop_blocked(tmp_path: Path) -> None:
+    """The heartbeat (every 0.1 s, once a table is live) counts how late it woke: a loop
+    blocked for 0.5 s shows as one beat later than 0.25 s."""
+    engine = await launch(f"sqlite:///{tmp_path}/engine.sqlite3")
+    try:
+        await open_table(engine)
+        await asyncio.sleep(0.35)
+        before = await scrape(engine)
+        assert value(before, "stud_engine_loop_lag_seconds_count") >= 2
+        time.sleep(0.5)  # blocks the engine's loop: this test shares it
+        await asyncio.sleep(0.25)
+        after = await scrape(engine)
+        late = moved(before, after, "stud_engine_loop_lag_seconds_count") - moved(
+            before, after, "stud_engine_loop_lag_seconds_bucket", le="0.25"
+        )
+        assert late == 1
+        assert moved(before, after, "stud_engine_loop_lag_seconds_sum") >= 0.4
+    finally:
+        await shut(engine)
+
+
 async def test_each_engine_counts_its_own_and_serves_only_metrics(tmp_path: Path) -> None:
     """Two engines in one process: each /metrics shows its own tables (own registry)."""
     first = await launch(f"sqlite:///{tmp_path}/first.sqlite3")
