@@ -21,7 +21,7 @@ What a scrape shows (``stud_engine_`` prefix):
 | ``errors_total`` | counter | ``reason``, ``code`` | refused RPCs by ``ErrorInfo`` reason and gRPC code |
 | ``action_to_view_seconds`` | histogram | | from a command's arrival to its views' publication |
 | ``gc_pause_seconds`` | histogram | ``generation`` | pauses of the paced garbage collector |
-| ``loop_lag_seconds`` | histogram | | how late the event loop's heartbeat woke (every 0.1 s): what stopped the loop |
+| ``loop_lag_seconds`` | histogram | ``cause`` | how late the event loop's heartbeat (every 0.1 s) woke: ``busy`` when the loop's thread ran most of that time (its own work: callbacks, collections), ``waiting`` when it did not (no core, or another thread held the GIL) |
 
 The gauges are read from the live tables at scrape time (no bookkeeping that
 could drift); the scrape runs in the engine's event loop, the only thread
@@ -179,10 +179,14 @@ class EngineMetrics:
         )
         self.loop_lags = Histogram(
             f"{PREFIX}_loop_lag_seconds",
-            "How late the event loop's heartbeat (every 0.1 s) woke: the loop was busy or stopped",
+            "How late the event loop's heartbeat (every 0.1 s) woke; cause: busy (the loop's "
+            "thread ran: its own work) or waiting (for a core or the GIL)",
+            ["cause"],
             buckets=LOOP_LAG_BUCKETS,
             registry=self.registry,
         )
+        self._lag_busy = self.loop_lags.labels(cause="busy")
+        self._lag_waiting = self.loop_lags.labels(cause="waiting")
         # Both values of the labels exist from the start, so rate() sees the first hand.
         for cancelled in ("false", "true"):
             self.hands_finished.labels(cancelled=cancelled)
@@ -233,9 +237,16 @@ class EngineMetrics:
         """Record one pause of the paced collector (:mod:`engine_server.collector`)."""
         self.gc_pauses.labels(generation=str(generation)).observe(seconds)
 
-    def loop_lag(self, seconds: float) -> None:
-        """Record one heartbeat's lateness (:class:`~engine_server.table.stalls.StallWatch`)."""
-        self.loop_lags.observe(seconds)
+    def loop_lag(self, seconds: float, cpu_seconds: float) -> None:
+        """Record one heartbeat's lateness (:class:`~engine_server.table.stalls.StallWatch`):
+        ``busy`` when the loop's thread used at least half the time it was late, on CPU.
+
+        >>> m = EngineMetrics(); m.loop_lag(0.3, 0.35); m.loop_lag(0.3, 0.02)
+        >>> m._lag_busy._sum.get(), m._lag_waiting._sum.get()
+        (0.3, 0.3)
+        """
+        late = self._lag_busy if cpu_seconds >= seconds / 2 else self._lag_waiting
+        late.observe(seconds)
 
     def refused(self, error: TableError) -> None:
         """Count one refused RPC."""
