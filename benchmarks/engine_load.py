@@ -1180,15 +1180,15 @@ async def _sample_reference(until: float, every: float = 2.0) -> list[float]:
 async def _sample_rss(
     engines: Sequence[EngineProcess], began: float, until: float, every: float
 ) -> list[tuple[float, float]]:
-    """The engines' RSS together (MiB) every ``every`` seconds until ``until``, each with the
+    """The engines' RSS together (MiB) every ``every`` seconds and at ``until``, each with the
     seconds since ``began`` (the tables' resumption)."""
     samples = []
     while True:
         now = time.monotonic()
         samples.append((round(now - began, 1), sum(e.rss_bytes() for e in engines) / 2**20))
-        if now + every > until:
+        if now >= until - 0.05:
             return samples
-        await asyncio.sleep(every)
+        await asyncio.sleep(min(every, until - now))
 
 
 def rss_slope(samples: Sequence[tuple[float, float]], since: float) -> float | None:
