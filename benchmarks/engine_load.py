@@ -128,6 +128,10 @@ SETTLE_SECONDS = 5.0
 #: how often a bot bets or raises when it may (else it checks or calls)
 AGGRESSION = 0.1
 ADMIN_CONCURRENCY = 4
+#: seconds between two readings of the engines' RSS under load (--rss-every)
+RSS_EVERY = 10.0
+#: "flat after 5 minutes": the second RSS slope is read from this long after the resumption
+RSS_LATE_SECONDS = 300.0
 #: WatchTable calls a load process starts at once (each waits for its first message)
 OPENING = 100
 
@@ -161,6 +165,8 @@ class Options:
     database_url: str | None = None
     #: engine node i and its Go load processes kept on CPU i (node_cpu)
     pin: bool = False
+    #: seconds between two readings of the engines' RSS (from the tables' resumption on)
+    rss_every: float = RSS_EVERY
 
     @property
     def processes(self) -> int:
@@ -244,6 +250,12 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         help=f"STUD_ENGINE_BETWEEN_HANDS (default {BETWEEN_HANDS})",
     )
     parser.add_argument("--seed", type=int, default=7, help="the bots' random seed")
+    parser.add_argument(
+        "--rss-every",
+        type=float,
+        default=RSS_EVERY,
+        help=f"seconds between readings of the engines' RSS under load (default {RSS_EVERY:g})",
+    )
     parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
     parser.add_argument(
         "--profile-engine",
@@ -288,11 +300,14 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         nodes=args.nodes,
         database_url=args.database_url,
         pin=args.pin,
+        rss_every=args.rss_every,
     )
     if options.bots == "python" and options.transport != "unary":
         parser.error("--act-over play needs --bots go: the Python bots act by unary Act calls")
     if not 1 <= options.nodes <= 8:
         parser.error(f"--nodes must be 1-8, got {options.nodes}")
+    if options.rss_every <= 0:
+        parser.error(f"--rss-every must be > 0, got {options.rss_every:g}")
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
         parser.error("--tables must be >= 1, --seconds > 0, --pace and --warmup >= 0")
     return options
@@ -308,6 +323,8 @@ class EngineProcess:
     process: subprocess.Popen[bytes]
     address: str
     log_path: Path
+    #: its Prometheus page (http://host:port/metrics)
+    metrics_url: str = ""
 
     @property
     def pid(self) -> int:
@@ -400,8 +417,8 @@ def start_engine_process(
             process.wait()
             raise RuntimeError(f"stud engine did not start:\n{log_path.read_text()[-2000:]}")
         line += chunk
-    address = json.loads(line.decode().splitlines()[0])["grpc"]
-    return EngineProcess(process, address, log_path)
+    ready = json.loads(line.decode().splitlines()[0])
+    return EngineProcess(process, ready["grpc"], log_path, ready.get("metrics", ""))
 
 
 # --------------------------------------------------------------------------- tables
@@ -1107,6 +1124,23 @@ class LoadResult:
     idle_table_kib: float | None
     rss_loaded_mib: float
     engine_pid: int
+    #: the 99.9th percentile of act -> last seat
+    p999_ms: float | None = None
+    #: every engine's RSS before the load's tables were created (after the idle ones)
+    rss_before_load_mib: float = 0.0
+    #: a busy table's memory: (RSS at the window's end - rss_before_load) / tables
+    busy_table_kib: float = 0.0
+    #: every engine's RSS with the tables seated and their streams open, before they resumed,
+    #: and what play added to it per table by the window's end
+    rss_streams_open_mib: float = 0.0
+    playing_table_kib: float = 0.0
+    #: (seconds since the tables resumed, every engine's RSS in MiB), every --rss-every
+    rss_samples: list[tuple[float, float]] = field(default_factory=list)
+    #: the RSS's least-squares slope after the warm-up, and from RSS_LATE_SECONDS on (KiB/min)
+    rss_slope_kib_per_min: float | None = None
+    rss_late_slope_kib_per_min: float | None = None
+    #: the engines' own metrics over the window (_engine_pauses)
+    engine_pauses: dict[str, float] = field(default_factory=dict)
     loop: str = DEFAULT_LOOP
     #: engine processes (nodes), and each one's CPU in the window
     nodes: int = 1
@@ -1141,6 +1175,97 @@ async def _sample_reference(until: float, every: float = 2.0) -> list[float]:
         samples.append(reference_ms())
         await asyncio.sleep(every)
     return samples
+
+
+async def _sample_rss(
+    engines: Sequence[EngineProcess], began: float, until: float, every: float
+) -> list[tuple[float, float]]:
+    """The engines' RSS together (MiB) every ``every`` seconds and at ``until``, each with the
+    seconds since ``began`` (the tables' resumption)."""
+    samples = []
+    while True:
+        now = time.monotonic()
+        samples.append((round(now - began, 1), sum(e.rss_bytes() for e in engines) / 2**20))
+        if now >= until - 0.05:
+            return samples
+        await asyncio.sleep(min(every, until - now))
+
+
+def rss_slope(samples: Sequence[tuple[float, float]], since: float) -> float | None:
+    """The least-squares slope of the RSS ``samples`` (seconds, MiB) taken from ``since`` on,
+    in KiB per minute; None with fewer than three.
+
+    >>> rss_slope([(0, 100.0), (60, 101.0), (120, 102.0), (180, 103.0)], since=60)
+    1024.0
+    >>> rss_slope([(0, 100.0), (60, 101.0)], since=0) is None
+    True
+    """
+    points = [(t, m) for t, m in samples if t >= since]
+    if len(points) < 3:
+        return None
+    mean_t = statistics.fmean(t for t, _ in points)
+    mean_m = statistics.fmean(m for _, m in points)
+    spread = sum((t - mean_t) ** 2 for t, _ in points)
+    if not spread:
+        return None
+    slope = sum((t - mean_t) * (m - mean_m) for t, m in points) / spread
+    return slope * 1024 * 60
+
+
+#: the engine's loop-lag buckets (seconds) whose counts the window reports (beats later)
+LAG_BOUNDS = ("0.05", "0.1", "0.25")
+#: why a heartbeat was late (the engine's ``cause`` label)
+LAG_CAUSES = ("busy", "waiting")
+
+
+def _scrape(url: str) -> dict[tuple[str, str], float]:
+    """The engine's loop-lag buckets and full collections: {(sample, le or generation): value}."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    if not url:
+        return {}
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        text = answer.read().decode()
+    found: dict[tuple[str, str], float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "stud_engine_loop_lag_seconds_bucket":
+                cause = sample.labels.get("cause", "")
+                found[f"lag {cause}", sample.labels["le"]] = sample.value
+            elif sample.name == "stud_engine_loop_lag_seconds_count":
+                found[f"lag {sample.labels.get('cause', '')}", "count"] = sample.value
+            elif (
+                sample.name.startswith("stud_engine_gc_pause_seconds_")
+                and sample.labels.get("generation") == "2"
+            ):
+                kind = sample.name.rsplit("_", 1)[1]
+                if kind in ("count", "sum"):
+                    found["full", kind] = sample.value
+    return found
+
+
+def _engine_pauses(
+    before: Sequence[dict[tuple[str, str], float]], after: Sequence[dict[tuple[str, str], float]]
+) -> dict[str, float]:
+    """What the engines' own metrics saw in the window: heartbeats (every 0.1 s) later than
+    50, 100 and 250 ms, by cause (``busy``: the loop's own work; ``waiting``: for a core or
+    the GIL), and full collections with their total pause."""
+
+    def delta(key: tuple[str, str]) -> float:
+        return sum(a.get(key, 0.0) - b.get(key, 0.0) for b, a in zip(before, after, strict=True))
+
+    found = {"beats": 0.0}
+    for cause in LAG_CAUSES:
+        beats = delta((f"lag {cause}", "count"))
+        found["beats"] += beats
+        for bound in LAG_BOUNDS:
+            over = beats - delta((f"lag {cause}", bound))
+            found[f"lag_over_{int(float(bound) * 1000)}ms_{cause}"] = over
+    found["full_collections"] = delta(("full", "count"))
+    found["full_collection_seconds"] = delta(("full", "sum"))
+    return found
 
 
 def _percentile(values: Sequence[float], q: float) -> float | None:
@@ -1192,6 +1317,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
     first = engines[0]
     loads: list[_GoLoad | _PythonLoad] = []
     reference: asyncio.Task[list[float]] | None = None
+    rss_task: asyncio.Task[list[tuple[float, float]]] | None = None
     try:
         rss_start = first.rss_bytes()
         # The first table loads code the others share: measure from after it.
@@ -1207,6 +1333,8 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
             await asyncio.sleep(0.5)
             rss_idle = first.rss_bytes()
             _note(f"{options.idle} idle tables in {time.monotonic() - began:.1f} s")
+        # The baseline of a busy table's memory: every engine before the load's tables exist.
+        rss_before_load = sum(engine.rss_bytes() for engine in engines)
         table_ids = [f"load-{i:05d}" for i in range(options.tables)]
         # Each node owns the tables created through it (ARCHITECTURE, "Growing past one
         # machine"); its bots call it directly, as the lobby's players are sent to it.
@@ -1240,13 +1368,18 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
                 for admin, share in zip(admins, shares, strict=True)
             )
         )
-        start = time.monotonic() + options.warmup
+        # Seated and watched, no hand dealt yet: the baseline of the memory play itself takes.
+        rss_streams_open = sum(engine.rss_bytes() for engine in engines)
+        resumed = time.monotonic()
+        start = resumed + options.warmup
         end = start + options.seconds
         for load in loads:
             load.start_window(start, end)
+        rss_task = asyncio.create_task(_sample_rss(engines, resumed, end, options.rss_every))
         _note(f"warming up {options.warmup:g} s, then measuring {options.seconds:g} s")
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         load_before = os.getloadavg()
+        scraped_before = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         reference = asyncio.create_task(_sample_reference(end - 1))
         cpu_before = [engine.cpu_seconds() for engine in engines]
         spy = (
@@ -1257,7 +1390,9 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         await asyncio.sleep(max(0.0, end - time.monotonic()))
         cpu_used = [engine.cpu_seconds() - b for engine, b in zip(engines, cpu_before, strict=True)]
         load_after = os.getloadavg()
+        scraped_after = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         rss_loaded = sum(engine.rss_bytes() for engine in engines)
+        rss_samples = await rss_task
         reference_window = statistics.median(await reference)
         stats = [s for load in loads for s in await loop.run_in_executor(None, load.collect)]
         if spy is not None:
@@ -1265,6 +1400,8 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
     finally:
         if reference is not None and not reference.done():
             reference.cancel()
+        if rss_task is not None and not rss_task.done():
+            rss_task.cancel()
         for load in loads:
             load.stop()
         for channel in channels:
@@ -1287,6 +1424,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         target_actions_per_second=options.tables / options.pace if options.pace else None,
         p50_ms=_percentile(latencies, 50),
         p99_ms=_percentile(latencies, 99),
+        p999_ms=_percentile(latencies, 99.9),
         max_ms=max(latencies) * 1000 if latencies else None,
         act_p50_ms=_percentile(round_trips, 50),
         act_p99_ms=_percentile(round_trips, 99),
@@ -1310,6 +1448,14 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         rss_idle_mib=rss_idle / mib if rss_idle is not None else None,
         idle_table_kib=(rss_idle - rss_warm) / 1024 / options.idle if rss_idle else None,
         rss_loaded_mib=rss_loaded / mib,
+        rss_before_load_mib=rss_before_load / mib,
+        busy_table_kib=(rss_loaded - rss_before_load) / 1024 / options.tables,
+        rss_streams_open_mib=rss_streams_open / mib,
+        playing_table_kib=(rss_loaded - rss_streams_open) / 1024 / options.tables,
+        rss_samples=rss_samples,
+        rss_slope_kib_per_min=rss_slope(rss_samples, options.warmup),
+        rss_late_slope_kib_per_min=rss_slope(rss_samples, RSS_LATE_SECONDS),
+        engine_pauses=_engine_pauses(scraped_before, scraped_after),
         engine_pid=first.pid,
         reference_ms_window=reference_window,
         loop=options.loop,
@@ -1362,6 +1508,10 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def _slope(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.0f}"
+
+
 def format_result(result: LoadResult) -> str:
     """A compact text table of ``result``."""
     pace = "flat out" if not result.pace else f"{result.pace:g} s"
@@ -1394,7 +1544,8 @@ def format_result(result: LoadResult) -> str:
         (
             "act -> last seat",
             f"p50 {_ms(result.p50_ms)} ms, p99 {_ms(result.p99_ms)} ms, "
-            f"max {_ms(result.max_ms)} ms ({result.measured} measured)",
+            f"p99.9 {_ms(result.p999_ms)} ms, max {_ms(result.max_ms)} ms "
+            f"({result.measured} measured)",
         ),
         ("act round trip", f"p50 {_ms(result.act_p50_ms)} ms, p99 {_ms(result.act_p99_ms)} ms"),
         (
@@ -1427,6 +1578,48 @@ def format_result(result: LoadResult) -> str:
             f"{result.rss_loaded_mib:.1f} under load",
         ),
     ]
+    pauses = result.engine_pauses
+    if pauses:
+        late = "; ".join(
+            f"over {int(float(b) * 1000)} ms: "
+            + " + ".join(
+                f"{pauses.get(f'lag_over_{int(float(b) * 1000)}ms_{c}', 0):.0f} {c}"
+                for c in LAG_CAUSES
+            )
+            for b in LAG_BOUNDS
+        )
+        rows.append(
+            (
+                "engine loop",
+                f"{pauses['beats']:.0f} heartbeats (every 0.1 s) in the window, late {late}; "
+                f"{pauses['full_collections']:.0f} full collections "
+                f"({1000 * pauses['full_collection_seconds']:.0f} ms)",
+            )
+        )
+    rows.append(
+        (
+            "busy table",
+            f"{result.busy_table_kib:.1f} KiB each (RSS {result.rss_before_load_mib:.1f} MiB before "
+            f"the {result.tables} tables, {result.rss_streams_open_mib:.1f} seated with their "
+            f"streams open, {result.rss_loaded_mib:.1f} at the window's end); play itself "
+            f"{result.playing_table_kib:.1f} KiB a table",
+        )
+    )
+    rows.append(
+        (
+            "RSS slope",
+            f"{_slope(result.rss_slope_kib_per_min)} KiB/min after the warm-up, "
+            f"{_slope(result.rss_late_slope_kib_per_min)} from {RSS_LATE_SECONDS:g} s on",
+        )
+    )
+    if result.rss_samples:
+        # About one reading a minute (all of them in a short run).
+        shown, last = [], -math.inf
+        for seconds, mib in result.rss_samples:
+            if seconds - last >= 60 or len(result.rss_samples) <= 12:
+                shown.append(f"{seconds:.0f} s {mib:.0f}")
+                last = seconds
+        rows.append(("RSS over time", ", ".join(shown) + " MiB (from the tables' resumption)"))
     if result.idle_table_kib is not None:
         rows.append(
             (

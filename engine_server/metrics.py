@@ -20,6 +20,8 @@ What a scrape shows (``stud_engine_`` prefix):
 | ``actions_total`` | counter | ``kind``, ``timeout`` | actions taken, the clock's own ones marked |
 | ``errors_total`` | counter | ``reason``, ``code`` | refused RPCs by ``ErrorInfo`` reason and gRPC code |
 | ``action_to_view_seconds`` | histogram | | from a command's arrival to its views' publication |
+| ``gc_pause_seconds`` | histogram | ``generation`` | pauses of the paced garbage collector |
+| ``loop_lag_seconds`` | histogram | ``cause`` | how late the event loop's heartbeat (every 0.1 s) woke: ``busy`` when the loop's thread ran most of that time (its own work: callbacks, collections), ``waiting`` when it did not (no core, or another thread held the GIL) |
 
 The gauges are read from the live tables at scrape time (no bookkeeping that
 could drift); the scrape runs in the engine's event loop, the only thread
@@ -64,6 +66,7 @@ __all__ = [
     "CONTENT_TYPE_LATEST",
     "GC_PAUSE_BUCKETS",
     "LATENCY_BUCKETS",
+    "LOOP_LAG_BUCKETS",
     "EngineMetrics",
     "metrics_app",
 ]
@@ -91,6 +94,9 @@ LATENCY_BUCKETS = (
 
 #: garbage collector pause buckets, seconds: paced young collections take a millisecond or two
 GC_PAUSE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, float("inf"))
+
+#: event loop lag buckets, seconds: a heartbeat every 0.1 s wakes a millisecond or so late
+LOOP_LAG_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, float("inf"))
 
 #: gRPC status names of the error kinds (the ``code`` label)
 _CODES = {kind: kind.value.upper() for kind in ErrorKind}
@@ -171,6 +177,16 @@ class EngineMetrics:
             buckets=GC_PAUSE_BUCKETS,
             registry=self.registry,
         )
+        self.loop_lags = Histogram(
+            f"{PREFIX}_loop_lag_seconds",
+            "How late the event loop's heartbeat (every 0.1 s) woke; cause: busy (the loop's "
+            "thread ran: its own work) or waiting (for a core or the GIL)",
+            ["cause"],
+            buckets=LOOP_LAG_BUCKETS,
+            registry=self.registry,
+        )
+        self._lag_busy = self.loop_lags.labels(cause="busy")
+        self._lag_waiting = self.loop_lags.labels(cause="waiting")
         # Both values of the labels exist from the start, so rate() sees the first hand.
         for cancelled in ("false", "true"):
             self.hands_finished.labels(cancelled=cancelled)
@@ -220,6 +236,17 @@ class EngineMetrics:
     def gc_pause(self, generation: int, seconds: float) -> None:
         """Record one pause of the paced collector (:mod:`engine_server.collector`)."""
         self.gc_pauses.labels(generation=str(generation)).observe(seconds)
+
+    def loop_lag(self, seconds: float, cpu_seconds: float) -> None:
+        """Record one heartbeat's lateness (:class:`~engine_server.table.stalls.StallWatch`):
+        ``busy`` when the loop's thread used at least half the time it was late, on CPU.
+
+        >>> m = EngineMetrics(); m.loop_lag(0.3, 0.35); m.loop_lag(0.3, 0.02)
+        >>> m._lag_busy._sum.get(), m._lag_waiting._sum.get()
+        (0.3, 0.3)
+        """
+        late = self._lag_busy if cpu_seconds >= seconds / 2 else self._lag_waiting
+        late.observe(seconds)
 
     def refused(self, error: TableError) -> None:
         """Count one refused RPC."""

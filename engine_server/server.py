@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import os
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Sequence
@@ -52,6 +53,7 @@ from engine_server.api.table_service import (
 )
 from engine_server.collector import PacedCollector
 from engine_server.loops import loop_name
+from engine_server.memory_trace import memory_trace
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.node import LeaseLost, NodeLease
 from engine_server.pruning import ActionPruning
@@ -474,6 +476,7 @@ async def _start(
         hooks=metrics.hooks(hooks),
     )
     metrics.watch(manager)
+    manager.stalls.on_beat = metrics.loop_lag
     if hasattr(directory, "on_table_moved"):
         # A write finding its table taken over or moved stops the table here.
         directory.on_table_moved = manager.table_moved
@@ -620,6 +623,10 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
         loop.add_signal_handler(sig, on_signal, sig)
     lost_reason = ""
     pause = _FIRST_PAUSE
+    # Opt-in (STUD_ENGINE_TRACEMALLOC): snapshots of what the engine's memory holds.
+    trace = memory_trace(os.environ)
+    if trace is not None:
+        trace.start()
     while not stop.is_set():
         if lost_reason and not await _wait_for_database(settings, stop):
             return

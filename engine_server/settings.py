@@ -21,6 +21,7 @@
 | ``STUD_ENGINE_STOP_MOVES_TABLES`` | ``1`` | on a clean stop, move the tables to the other live nodes between hands (``0``: keep them for the next start) |
 | ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
 | ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections; 0: none by the clock |
+| ``STUD_ENGINE_TRACEMALLOC`` | unset | a directory: trace allocations, a snapshot there every ``STUD_ENGINE_TRACEMALLOC_EVERY`` s (60; :mod:`engine_server.memory_trace`, diagnosis only) |
 | ``STUD_ENGINE_CPUS`` | every CPU | the CPUs the engine's threads run on, e.g. ``0`` or ``0-1``: one core per node where several nodes share a machine |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
 | ``STUD_LOG_FORMAT`` | ``json`` | ``json`` or ``text`` |

@@ -42,6 +42,7 @@ __all__ = [
     "legal_action_message",
     "rake_from_message",
     "rake_message",
+    "result_message",
     "seat_message",
     "session_message",
     "settings_message",
@@ -126,50 +127,37 @@ K = TypeVar("K")
 M = TypeVar("M")
 
 
-class _ByIdentity(Generic[K, M]):
-    """Messages built from immutable domain values, kept by the value's identity.
+class _LastConverted(Generic[K, M]):
+    """The message of each table's latest value of one kind (its settings, its last hand's
+    result, each of its seats), by key ((table id, seat number) or (table id, 0)).
 
-    A table's settings stay the same for its whole life and its last hand's result for a whole
-    hand, yet every update's snapshot carries both: built once, they are copied (in C) into
-    each snapshot. Each entry holds its value, so its id cannot be reused while cached. The
-    messages are shared: callers copy them and never change them.
-    """
-
-    def __init__(self, build: Callable[[K], M], size: int = 4096) -> None:
-        self._build = build
-        self._size = size
-        self._entries: dict[int, tuple[K, M]] = {}
-
-    def __call__(self, value: K) -> M:
-        entry = self._entries.get(id(value))
-        if entry is not None and entry[0] is value:
-            return entry[1]
-        message = self._build(value)
-        self._entries[id(value)] = (value, message)
-        if len(self._entries) > self._size:
-            del self._entries[next(iter(self._entries))]
-        return message
-
-
-class _ByValue(Generic[K, M]):
-    """Messages built from immutable, hashable domain values, kept by the value itself.
-
-    Between two changes of a table most of its seats are as they were: each seat's message
-    is built once per distinct state and copied (in C) into every snapshot showing it. The
-    oldest entries go first; the messages are shared: callers copy them, never change them.
+    Between two changes of a table most of what its snapshots carry is as it was: each value is
+    converted once and copied (in C) into every snapshot showing it. Only the latest value of
+    each key is ever asked for again, so that is all that is kept: about eight messages a table
+    (a cached protobuf message costs about 1.6 KiB, its arena included; a node-wide cache of
+    16,384 seat states and 4,096 hands' results held 50-100 MiB at 300 busy tables, most of it
+    for states no table showed any more: BENCHMARKS.md, "Memory of a busy table"). ``size``
+    caps the keys of tables gone from the node, the oldest first. The messages are shared:
+    callers copy them, never change them.
     """
 
     def __init__(self, build: Callable[[K], M], size: int = 16_384) -> None:
         self._build = build
         self._size = size
-        self._entries: dict[K, M] = {}
+        self._entries: dict[tuple[str, int], tuple[K, M]] = {}
 
-    def __call__(self, value: K) -> M:
-        message = self._entries.get(value)
-        if message is None:
-            message = self._entries[value] = self._build(value)
-            if len(self._entries) > self._size:
-                del self._entries[next(iter(self._entries))]
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __call__(self, key: tuple[str, int], value: K) -> M:
+        entries = self._entries
+        entry = entries.get(key)
+        if entry is not None and (entry[0] is value or entry[0] == value):
+            return entry[1]
+        message = self._build(value)
+        if entry is None and len(entries) >= self._size:
+            del entries[next(iter(entries))]
+        entries[key] = (value, message)
         return message
 
 
@@ -460,27 +448,39 @@ def hand_result_message(last: LastHand) -> table_pb2.HandResult:
     return message
 
 
-_shared_settings: _ByIdentity[TableConfig, settings_pb2.TableSettings] = _ByIdentity(
+_shared_settings: _LastConverted[TableConfig, settings_pb2.TableSettings] = _LastConverted(
     settings_message
 )
-_shared_result: _ByIdentity[LastHand, table_pb2.HandResult] = _ByIdentity(hand_result_message)
-_shared_seat: _ByValue[SeatInfo, table_pb2.Seat] = _ByValue(_seat_message)
+_shared_result: _LastConverted[LastHand, table_pb2.HandResult] = _LastConverted(hand_result_message)
+_shared_seat: _LastConverted[SeatInfo, table_pb2.Seat] = _LastConverted(_seat_message)
 
 
-def seat_message(info: SeatInfo) -> table_pb2.Seat:
-    """The message of a seat in this state, shared: copy it, never change it."""
-    return _shared_seat(info)
+def seat_message(info: SeatInfo, table_id: str = "") -> table_pb2.Seat:
+    """The message of a seat in this state; with ``table_id``, the one shared while the seat
+    is in this state: copy it, never change it."""
+    if not table_id:
+        return _seat_message(info)
+    return _shared_seat((table_id, info.number), info)
+
+
+def result_message(last_hand: LastHand, table_id: str = "") -> table_pb2.HandResult:
+    """A table's last hand's result; with ``table_id``, the one shared while it is the table's
+    last: copy it, never change it."""
+    if not table_id:
+        return hand_result_message(last_hand)
+    return _shared_result((table_id, 0), last_hand)
 
 
 def snapshot_message(view: TableView, *, seats: bool = True) -> table_pb2.TableSnapshot:
     """``view`` as a ``stud.v1.TableSnapshot`` (without its seats if ``seats`` is false)."""
     stack_of = {s.number: s.stack + s.bet for s in view.seats}
+    table_id = view.config.table_id
     snapshot = table_pb2.TableSnapshot(
         table=view.config.name,
-        settings=_shared_settings(view.config),
+        settings=_shared_settings((table_id, 0), view.config),
         status=STATUS_TO_PROTO[view.status],
         viewer_seat=view.viewer_seat or 0,
-        seats=[_shared_seat(info) for info in view.seats] if seats else (),
+        seats=[_shared_seat((table_id, info.number), info) for info in view.seats] if seats else (),
         button_seat=view.button or 0,
         hand_number=view.hand_number,
         hand_in_progress=view.hand_in_progress,
@@ -513,7 +513,7 @@ def snapshot_message(view: TableView, *, seats: bool = True) -> table_pb2.TableS
     if view.turn_deadline is not None:
         snapshot.turn_deadline.CopyFrom(timestamp(view.turn_deadline))
     if view.last_hand is not None:
-        snapshot.last_hand.CopyFrom(_shared_result(view.last_hand))
+        snapshot.last_hand.CopyFrom(_shared_result((table_id, 0), view.last_hand))
     return snapshot
 
 
@@ -560,19 +560,24 @@ def session_message(session: SessionSnapshot) -> table_pb2.SeatSession:
 
 
 def event_message(
-    event: object, hand_number: int, moment: datetime, last_hand: LastHand | None = None
+    event: object,
+    hand_number: int,
+    moment: datetime,
+    last_hand: LastHand | None = None,
+    table_id: str = "",
 ) -> events_pb2.Event:
     """One update's event as a ``stud.v1.Event`` (already redacted for its viewer).
 
-    ``last_hand`` completes the results of ``HandEnded`` and ``HandCancelled``.
+    ``last_hand`` completes the results of ``HandEnded`` and ``HandCancelled`` (converted
+    once for the table ``table_id`` when given).
     """
     message = events_pb2.Event(time=timestamp(moment), hand_number=hand_number)
     _fill_event(message, event)
     if last_hand is not None and last_hand.hand_number == hand_number:
         if isinstance(event, hand_events.HandEnded):
-            message.hand_ended.result.CopyFrom(_shared_result(last_hand))
+            message.hand_ended.result.CopyFrom(result_message(last_hand, table_id))
         elif isinstance(event, hand_events.HandCancelled):
-            message.hand_cancelled.result.CopyFrom(_shared_result(last_hand))
+            message.hand_cancelled.result.CopyFrom(result_message(last_hand, table_id))
     return message
 
 

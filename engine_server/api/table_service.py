@@ -390,7 +390,9 @@ def _events_of(update: Update) -> list[events_pb2.Event]:
     action_id = update.action_id
     converted = []
     for event in update.events:
-        message = event_message(event, update.hand_number, update.time, last_hand)
+        message = event_message(
+            event, update.hand_number, update.time, last_hand, update.view.config.table_id
+        )
         if action_id and message.HasField("action_taken"):
             # The change's first action is the one the client sent.
             message.action_taken.action_id, action_id = action_id, ""
@@ -400,7 +402,7 @@ def _events_of(update: Update) -> list[events_pb2.Event]:
             joined = message.player_joined.seat
             seat = next((s for s in update.view.seats if s.number == joined.number), None)
             if seat is not None:
-                joined.CopyFrom(seat_message(seat))
+                joined.CopyFrom(seat_message(seat, update.view.config.table_id))
         converted.append(message)
     return converted
 

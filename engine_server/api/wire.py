@@ -85,28 +85,36 @@ class SnapshotParts:
 
 
 def _seat_part(info: SeatInfo) -> tuple[int, bytes, bytes, int]:
+    # Built anew, not the shared message: only its bytes are kept.
     payload = seat_message(info).SerializeToString()
     return info.number, length_delimited(SEATS, payload), payload, info.stack + info.bet
 
 
-#: a seat's encoded part by its state (most seats are as they were between two changes)
-_seat_parts: dict[SeatInfo, tuple[int, bytes, bytes, int]] = {}
+#: each table's seats as last encoded, by (table id, seat number), with the state encoded:
+#: most seats are as they were between two changes, and only a seat's latest state is ever
+#: asked for again (a cache of every recent state, node-wide, held states no table showed any
+#: more). The cap only bounds the seats of tables gone from the node (oldest first).
+_seat_parts: dict[tuple[str, int], tuple[SeatInfo, tuple[int, bytes, bytes, int]]] = {}
 _SEAT_PARTS_KEPT = 16_384
 
 
-def _seat_part_of(info: SeatInfo) -> tuple[int, bytes, bytes, int]:
-    part = _seat_parts.get(info)
-    if part is None:
-        part = _seat_parts[info] = _seat_part(info)
-        if len(_seat_parts) > _SEAT_PARTS_KEPT:
-            del _seat_parts[next(iter(_seat_parts))]
+def _seat_part_of(table_id: str, info: SeatInfo) -> tuple[int, bytes, bytes, int]:
+    key = (table_id, info.number)
+    entry = _seat_parts.get(key)
+    if entry is not None and entry[0] == info:
+        return entry[1]
+    part = _seat_part(info)
+    if entry is None and len(_seat_parts) >= _SEAT_PARTS_KEPT:
+        del _seat_parts[next(iter(_seat_parts))]
+    _seat_parts[key] = (info, part)
     return part
 
 
 def snapshot_parts(view: TableView) -> SnapshotParts:
     """The public ``view``'s snapshot, encoded in parts (once per change)."""
     head = snapshot_message(view, seats=False).SerializeToString()
-    return SnapshotParts(head, tuple(_seat_part_of(info) for info in view.seats))
+    table_id = view.config.table_id
+    return SnapshotParts(head, tuple(_seat_part_of(table_id, info) for info in view.seats))
 
 
 def own_snapshot(parts: SnapshotParts, own: OwnPart) -> bytes:

@@ -96,9 +96,10 @@ class Timing:
     between_hands_seconds: float = 2.0
     #: how many messages a watcher may fall behind before its stream is ended
     watcher_backlog: int = 2048
-    #: how many answered action ids a table remembers for idempotent retries (about five
-    #: hands: a client retries within seconds; more would only grow every collection's walk)
-    remembered_actions: int = 128
+    #: how many answered action ids a table remembers for idempotent retries (about four
+    #: decisions of each seat of a full table: a client retries its last action, within
+    #: seconds; more only held memory, about 0.3 KiB an answer)
+    remembered_actions: int = 32
     #: the first and the longest pause before a write the database failed is tried again
     #: (a hand's start or end while the database is away; doubled after each failure)
     retry_seconds: float = 0.5

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 
 __all__ = ["STALL_SECONDS", "StallWatch"]
@@ -58,6 +59,10 @@ class StallWatch:
         self._last: float | None = None
         self._task: asyncio.Task[None] | None = None
         self._listeners: list[Callable[[float], None]] = []
+        #: called at every beat with how late it woke and the CPU time the loop's thread used
+        #: since the last beat (seconds): the loop's lag, and whether its own work (CPU time
+        #: about the beat's length) or waiting (for a core, the GIL) made it late; for metrics
+        self.on_beat: Callable[[float, float], None] | None = None
 
     def start(self) -> None:
         """Start the heartbeat (in the running loop); starting it again does nothing."""
@@ -107,9 +112,15 @@ class StallWatch:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
+        cpu = time.thread_time()
         while True:
             await asyncio.sleep(self.interval)
-            late = self._beat(loop.time(), started)
+            now = loop.time()
+            if self.on_beat is not None and self._last is not None:
+                spent = time.thread_time()
+                self.on_beat(max(0.0, now - self._last - self.interval), spent - cpu)
+                cpu = spent
+            late = self._beat(now, started)
             if late:
                 log.warning(
                     "the event loop was stalled for %.1f s (the process was stopped or "

@@ -71,3 +71,22 @@ def test_a_seat_in_a_new_state_is_converted_anew_and_shared_seats_stay_unchanged
     later = snapshot_message(dataclasses.replace(view, seats=(richer, *view.seats[1:])))
     assert [s.stack for s in later.seats] == [150, 100]
     assert later.seats[1] == again.seats[1]
+
+
+def test_only_each_tables_latest_seats_settings_and_result_are_kept() -> None:
+    """The shared conversions are bounded by what they are for: a table's latest value of
+    each (a node-wide cache of every recent state held tens of MiB under load)."""
+    from engine_server.api import convert, wire
+
+    view = _view()
+    table_id = view.config.table_id
+    for stack in range(100, 400):
+        richer = dataclasses.replace(view.seats[0], stack=stack)
+        hand = _cancelled(stack, {1: stack})
+        later = dataclasses.replace(view, seats=(richer, *view.seats[1:]), last_hand=hand)
+        assert snapshot_message(later).seats[0].stack == stack
+        assert wire.snapshot_parts(later).seats[0][3] == stack + richer.bet
+    kept = [key for key in convert._shared_seat._entries if key[0] == table_id]
+    assert sorted(kept) == [(table_id, 1), (table_id, 2)]
+    assert [k for k in convert._shared_result._entries if k[0] == table_id] == [(table_id, 0)]
+    assert sorted(k for k in wire._seat_parts if k[0] == table_id) == [(table_id, 1), (table_id, 2)]
