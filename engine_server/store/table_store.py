@@ -11,7 +11,9 @@ from typing import Any
 from engine_server.store.action_batch import ActionBatcher
 from engine_server.store.hand_actions import HandAction
 from engine_server.store.hands import HandSeat
+from engine_server.store.models import DEFAULT_NODE_ID
 from engine_server.store.node_writes import NodeWrites
+from engine_server.store.repository import EngineStore
 from engine_server.store.translation import reused, translated
 from engine_server.store.values import (
     destination_of,
@@ -41,8 +43,10 @@ __all__ = ["TableStoreAdapter"]
 class TableStoreAdapter(NodeWrites):
     """The writes of a node's live tables."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, store: EngineStore, *, one_writer: bool = False, node_id: str = DEFAULT_NODE_ID
+    ) -> None:
+        super().__init__(store, one_writer=one_writer, node_id=node_id)
         #: the actions every table of the node took in one turn of the loop, one write
         self.actions = ActionBatcher(self._write_actions)
 
