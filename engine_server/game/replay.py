@@ -19,6 +19,7 @@ engine_server.game.replay.ScriptError: field "rules": unknown profile 'texas' (k
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,7 @@ __all__ = [
     "ScriptAction",
     "ScriptError",
     "action_record",
+    "apply_record",
     "hand_trail",
     "parse_script",
     "replay",
@@ -421,10 +423,32 @@ def action_record(event: object) -> dict[str, Any] | None:
 _SIZED = frozenset({ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE})
 
 
-def _apply_record(hand: Hand, action: dict[str, Any]) -> None:
+#: the players' betting actions a record may name, by their ``do``
+_BETTING = {
+    kind.value: kind
+    for kind in (
+        ActionKind.FOLD,
+        ActionKind.CHECK,
+        ActionKind.CALL,
+        ActionKind.BET,
+        ActionKind.RAISE,
+        ActionKind.COMPLETE,
+    )
+}
+
+
+def apply_record(
+    hand: Hand, action: Mapping[str, Any], error: type[Exception] = ValueError
+) -> None:
+    """Take one recorded action (a trail's, docs/hand-scripts.md §4) in ``hand``.
+
+    A record that names no seat or an unknown action raises ``error`` (the caller's: the
+    engine's ``ValueError``, the lobby's ``RecordInconsistent``); the rules refusing it raise
+    ``ActionRefused``.
+    """
     seat, what = action.get("seat"), action.get("do")
     if not isinstance(seat, int):
-        raise ValueError(f"an action names no seat: {action!r}")
+        raise error(f"an action names no seat: {dict(action)!r}")
     if action.get("timeout") is True or what == "timeout":
         hand.timeout(seat)
     elif what == "bring_in":
@@ -439,10 +463,12 @@ def _apply_record(hand: Hand, action: dict[str, Any]) -> None:
         hand.show(seat)
     elif what == "muck":
         hand.muck(seat)
-    else:
-        kind = ActionKind(str(what))
+    elif isinstance(what, str) and what in _BETTING:
+        kind = _BETTING[what]
         to = action.get("to") if kind in _SIZED else None
         hand.act(seat, kind, to if isinstance(to, int) else None)
+    else:
+        raise error(f"an unknown action {what!r}")
 
 
 def replay_actions(hand: Hand, recorded: list[dict[str, Any]]) -> None:
@@ -463,7 +489,7 @@ def replay_actions(hand: Hand, recorded: list[dict[str, Any]]) -> None:
     catch_up()
     for number, action in enumerate(recorded):
         if len(produced) <= number:
-            _apply_record(hand, action)
+            apply_record(hand, action)
             catch_up()
         if len(produced) <= number or produced[number] != action:
             raise ValueError(f"actions[{number}] does not replay as recorded")

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine_server.game.actions import ActionKind, ActionRefused
+from engine_server.game.actions import ActionRefused
 from engine_server.game.cards import CANONICAL_DECK, Card, format_card, is_card_text, parse_card
 from engine_server.game.hand import Hand
 from engine_server.game.phh import UNKNOWN_CARD, export_phh
@@ -46,7 +46,7 @@ from engine_server.game.profiles import (
     Stakes,
     apply_overrides,
 )
-from engine_server.game.replay import action_record
+from engine_server.game.replay import action_record, apply_record
 from lobby_api.engine_reads import HandRecord, HandSeat
 from lobby_api.history.schemas import HandView, MyCard, SeatView
 
@@ -67,16 +67,6 @@ _UP_POSITIONS = range(2, 6)
 
 #: The keys of a stored action that are copied out (none of them holds a card).
 _ACTION_KEYS = ("seat", "do", "amount", "to", "all_in", "timeout", "protected")
-
-_BETTING = {
-    "fold": ActionKind.FOLD,
-    "check": ActionKind.CHECK,
-    "call": ActionKind.CALL,
-    "bet": ActionKind.BET,
-    "raise": ActionKind.RAISE,
-    "complete": ActionKind.COMPLETE,
-}
-_SIZED = {ActionKind.BET, ActionKind.RAISE, ActionKind.COMPLETE}
 
 
 class RecordInconsistent(Exception):
@@ -353,31 +343,6 @@ def _deck(cards: Sequence[RecordCard]) -> list[Card]:
     return [placed[i] if i in placed else next(fillers) for i in range(len(CANONICAL_DECK))]
 
 
-def _apply(hand: Hand, action: Mapping[str, Any]) -> None:
-    seat, what = action.get("seat"), action.get("do")
-    if not isinstance(seat, int):
-        raise RecordInconsistent(f"an action names no seat: {dict(action)!r}")
-    if action.get("timeout") is True or what == "timeout":
-        hand.timeout(seat)
-    elif what == "bring_in":
-        amount = action.get("amount")
-        if hand.can_bring_in(seat, amount if isinstance(amount, int) else None):
-            hand.bring_in(seat, amount if isinstance(amount, int) else None)
-        else:
-            # A choice profile's completion is recorded as the bring-in it posted.
-            hand.complete(seat)
-    elif what == "show":
-        hand.show(seat)
-    elif what == "muck":
-        hand.muck(seat)
-    elif what in _BETTING:
-        kind = _BETTING[str(what)]
-        to = action.get("to") if kind in _SIZED else None
-        hand.act(seat, kind, to if isinstance(to, int) else None)
-    else:
-        raise RecordInconsistent(f"an unknown action {what!r}")
-
-
 def replay(hand_row: HandRecord, players: Sequence[HandSeat]) -> Hand:
     """The hand replayed through the rules from its record (see the module text)."""
     if hand_row.is_running:
@@ -414,7 +379,7 @@ def replay(hand_row: HandRecord, players: Sequence[HandSeat]) -> Hand:
             # Not done by the rules themselves (a forced bring-in, an automatic showdown):
             # the player did it.
             try:
-                _apply(hand, action)
+                apply_record(hand, action, RecordInconsistent)
             except ActionRefused as refused:
                 raise RecordInconsistent(f"actions[{number}] is refused: {refused}") from None
             catch_up()
