@@ -121,12 +121,14 @@ class QuickGameController(Controller):
         body = answer.body
         extra: dict[str, Any] = {"token": token}
         if answer.status < 400:
-            # Fresh at every answer (a replay too): who sits there now, and what to do alone;
-            # where the table is served now (it may have moved since the answer was stored).
+            # Fresh at every answer (a replay too): who sits there now, and what to do alone.
             opponents = await bot_requests.opponents_at(current_player.id, str(body["table_id"]))
             if opponents is not None:
                 extra["opponents"] = msgspec.to_builtins(opponents)
-            extra.update(await opening.engines.addresses(str(body["table_id"])))
+            if answer.replayed:
+                # Where the table is served now: it may have moved since the answer was
+                # stored. A fresh answer names the node that has just seated the player.
+                extra.update(await opening.engines.addresses(str(body["table_id"])))
         matching = BackgroundTask(
             matchmaking.match_waiting, str(body.get("city")), str(body.get("stake_level"))
         )
