@@ -21,11 +21,12 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from prometheus_client import Counter
+from sqlalchemy.sql import Executable
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -46,6 +47,7 @@ __all__ = [
 ]
 
 _TABLE: sa.Table = RefreshTokenRow.__table__  # type: ignore[attr-defined]
+_INSERT = sa.insert(_TABLE)
 
 #: Sessions revoked because a retired refresh token came back (theft, or a client renewing twice).
 REUSES = Counter(
@@ -135,10 +137,14 @@ class Sessions:
         )
         return token, int(now) + self.access_seconds
 
-    async def open(self, player: PlayerRow) -> TokenPair:
-        """A new session for ``player`` (a log-in): its first pair of tokens."""
+    async def open(self, player: PlayerRow, *, also: Sequence[Executable] = ()) -> TokenPair:
+        """A new session for ``player`` (a log-in): its first pair of tokens. ``also``: writes
+        to commit with it (a log-in forgets the account's failed attempts here: one write
+        transaction fewer per log-in)."""
         async with self.db.write() as session:
-            return self._issue(session, player, new_id("s"))
+            for statement in also:
+                await session.exec(statement)  # type: ignore[call-overload]
+            return await self._issue(session, player, new_id("s"))
 
     async def refresh(self, token: str) -> TokenPair:
         """The next pair of ``token``'s session; ``token`` is retired. Refused (401) when it is
@@ -180,7 +186,7 @@ class Sessions:
                 else:
                     row.retired_at = now
                     session.add(row)
-                    pair = self._issue(session, player, row.session_id)
+                    pair = await self._issue(session, player, row.session_id)
         if refusal is not None:
             if refusal.code == "refresh_token_reused":
                 REUSES.inc()  # (committed)
@@ -204,17 +210,24 @@ class Sessions:
         cutoff = self._now_ms() - KEEP_EXPIRED_MS
         return await self.db.execute_write(sa.delete(_TABLE).where(_TABLE.c.expires_at <= cutoff))
 
-    def _issue(self, session: AsyncSession, player: PlayerRow, session_id: str) -> TokenPair:
+    async def _issue(
+        self, session: AsyncSession, player: PlayerRow, session_id: str
+    ) -> TokenPair:
         refresh = new_refresh_token()
         now = self._now_ms()
-        session.add(
-            RefreshTokenRow(
-                token_hash=token_hash(refresh),
-                session_id=session_id,
-                player_id=player.id,
-                issued_at=now,
-                expires_at=now + self.refresh_seconds * 1000,
-            )
+        # A row inserted as it is (Core), not through the ORM's unit of work.
+        await session.exec(  # type: ignore[call-overload]
+            _INSERT,
+            params={
+                "token_hash": token_hash(refresh),
+                "session_id": session_id,
+                "player_id": player.id,
+                "issued_at": now,
+                "expires_at": now + self.refresh_seconds * 1000,
+                "retired_at": None,
+                "revoked": False,
+                "revoked_reason": None,
+            },
         )
         access, expires = self.access_token(player)
         return TokenPair(
