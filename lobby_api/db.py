@@ -33,7 +33,12 @@ from litestar.datastructures import State
 from sqlalchemy import Row
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.sql import Executable
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -182,6 +187,14 @@ class Database:
         (on SQLite it waits for its turn first: :class:`WriteQueue`)."""
         async with self._queued(), self._writer() as session, session.begin():
             yield session
+
+    @asynccontextmanager
+    async def write_connection(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction on a bare connection, as :meth:`write` (queued on SQLite),
+        for a few Core statements on a hot path: no ORM session around them, whose own cost
+        per statement is larger than the statement's (issue 16: log-in)."""
+        async with self._queued(), self._write_engine.begin() as connection:
+            yield connection
 
     async def dispose(self) -> None:
         if self._reads is not None:

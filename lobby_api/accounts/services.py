@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from typing import Any
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
@@ -121,7 +122,7 @@ class Accounts:
             player = await self._upgrade_hash(player, data.password)
         return player
 
-    def failures_cleared(self, username: str) -> list[sa.Delete]:
+    def failures_cleared(self, username: str) -> list[tuple[sa.Delete, dict[str, Any]]]:
         """The writes that forget the account's failed log-ins (none without a limit), for the
         transaction that opens the session of a log-in that succeeded."""
         if self.login_failures is None:

@@ -43,6 +43,10 @@ __all__ = ["LoginFailures"]
 _TABLE: sa.Table = LoginFailureRow.__table__  # type: ignore[attr-defined]
 
 
+#: Forgets an account's failures (bound: ``cleared``), built once.
+_CLEAR = sa.delete(_TABLE).where(_TABLE.c.account == sa.bindparam("cleared", type_=sa.String))
+
+
 @cache
 def _statements(dialect: str) -> tuple[Any, sa.Update]:
     """Built once for ``dialect``: the upsert that creates the account's row if new, locks it
@@ -103,10 +107,10 @@ class LoginFailures:
         :class:`DomainError` with ``Retry-After``) while the account waits."""
         account = self.account(username)
         take, count = _statements(self.db.dialect)
-        async with self.db.write() as session:
+        async with self.db.write_connection() as connection:
             # The account's row, created if new, and locked (an upsert locks the row it
             # updates, as SELECT … FOR UPDATE would): one statement.
-            row = (await session.exec(take, params={"account": account})).one()  # type: ignore[call-overload]
+            row = (await connection.execute(take, {"account": account})).one()
             failures, locked_until, last_failure = (int(v) for v in row)
             now = self._now_ms()
             if locked_until > now:
@@ -119,9 +123,9 @@ class LoginFailures:
                     headers={"Retry-After": str(wait)},
                 )
             failures = 1 if now - last_failure >= self.forget_ms else failures + 1
-            await session.exec(  # type: ignore[call-overload]
+            await connection.execute(
                 count,
-                params={
+                {
                     "counted": account,
                     "failures": failures,
                     "locked_until": now + self.wait_ms(failures),
@@ -129,14 +133,15 @@ class LoginFailures:
                 },
             )
 
-    def cleared(self, username: str) -> sa.Delete:
-        """The statement that forgets the account's failures (a log-in that succeeded runs it
-        in the transaction that opens its session)."""
-        return sa.delete(_TABLE).where(_TABLE.c.account == self.account(username))
+    def cleared(self, username: str) -> tuple[sa.Delete, dict[str, Any]]:
+        """The statement that forgets the account's failures, with its parameters (a log-in
+        that succeeded runs it in the transaction that opens its session)."""
+        return _CLEAR, {"cleared": self.account(username)}
 
     async def succeeded(self, username: str) -> None:
         """The attempt logged in: the account's failures are forgotten."""
-        await self.db.execute_write(self.cleared(username))
+        async with self.db.write_connection() as connection:
+            await connection.execute(*self.cleared(username))
 
     async def forget_stale(self) -> int:
         """Delete the rows of accounts that neither wait nor failed lately; how many."""

@@ -21,8 +21,9 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from prometheus_client import Counter
@@ -137,14 +138,18 @@ class Sessions:
         )
         return token, int(now) + self.access_seconds
 
-    async def open(self, player: PlayerRow, *, also: Sequence[Executable] = ()) -> TokenPair:
+    async def open(
+        self, player: PlayerRow, *, also: Sequence[tuple[Executable, Mapping[str, Any]]] = ()
+    ) -> TokenPair:
         """A new session for ``player`` (a log-in): its first pair of tokens. ``also``: writes
-        to commit with it (a log-in forgets the account's failed attempts here: one write
-        transaction fewer per log-in)."""
-        async with self.db.write() as session:
-            for statement in also:
-                await session.exec(statement)  # type: ignore[call-overload]
-            return await self._issue(session, player, new_id("s"))
+        (statement, parameters) to commit with it (a log-in forgets the account's failed
+        attempts here: one write transaction fewer per log-in)."""
+        pair, row = self._issue(player, new_id("s"))
+        async with self.db.write_connection() as connection:
+            for statement, parameters in also:
+                await connection.execute(statement, parameters)
+            await connection.execute(_INSERT, row)
+        return pair
 
     async def refresh(self, token: str) -> TokenPair:
         """The next pair of ``token``'s session; ``token`` is retired. Refused (401) when it is
@@ -186,7 +191,8 @@ class Sessions:
                 else:
                     row.retired_at = now
                     session.add(row)
-                    pair = await self._issue(session, player, row.session_id)
+                    pair, issued = self._issue(player, row.session_id)
+                    await session.exec(_INSERT, params=issued)  # type: ignore[call-overload]
         if refusal is not None:
             if refusal.code == "refresh_token_reused":
                 REUSES.inc()  # (committed)
@@ -210,27 +216,23 @@ class Sessions:
         cutoff = self._now_ms() - KEEP_EXPIRED_MS
         return await self.db.execute_write(sa.delete(_TABLE).where(_TABLE.c.expires_at <= cutoff))
 
-    async def _issue(
-        self, session: AsyncSession, player: PlayerRow, session_id: str
-    ) -> TokenPair:
+    def _issue(self, player: PlayerRow, session_id: str) -> tuple[TokenPair, dict[str, Any]]:
+        """A new pair of the session, and its refresh token's row to insert (as it is, with
+        SQLAlchemy Core: not through the ORM's unit of work)."""
         refresh = new_refresh_token()
         now = self._now_ms()
-        # A row inserted as it is (Core), not through the ORM's unit of work.
-        await session.exec(  # type: ignore[call-overload]
-            _INSERT,
-            params={
-                "token_hash": token_hash(refresh),
-                "session_id": session_id,
-                "player_id": player.id,
-                "issued_at": now,
-                "expires_at": now + self.refresh_seconds * 1000,
-                "retired_at": None,
-                "revoked": False,
-                "revoked_reason": None,
-            },
-        )
+        row = {
+            "token_hash": token_hash(refresh),
+            "session_id": session_id,
+            "player_id": player.id,
+            "issued_at": now,
+            "expires_at": now + self.refresh_seconds * 1000,
+            "retired_at": None,
+            "revoked": False,
+            "revoked_reason": None,
+        }
         access, expires = self.access_token(player)
-        return TokenPair(
+        pair = TokenPair(
             access_token=access,
             token_type="bearer",
             expires_in=self.access_seconds,
@@ -240,6 +242,7 @@ class Sessions:
             refresh_expires_in=self.refresh_seconds,
             session_id=session_id,
         )
+        return pair, row
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
