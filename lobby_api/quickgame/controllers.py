@@ -23,9 +23,13 @@ from lobby_api.auth import issue_token
 from lobby_api.idempotency import HEADER, Answer, check_key, fingerprint
 from lobby_api.problems import PROBLEM_MEDIA_TYPE, problem_responses
 from lobby_api.quickgame.bots import BotRequests, check_desk_token
-from lobby_api.quickgame.dependencies import DEPENDENCIES
+from lobby_api.quickgame.dependencies import (
+    DEPENDENCIES,
+    provide_bot_requests,
+    provide_matchmaking,
+    provide_opening,
+)
 from lobby_api.quickgame.leave import Leaving
-from lobby_api.quickgame.opening import QuickGameOpening
 from lobby_api.quickgame.schemas import (
     BotDeskRequest,
     BotDeskView,
@@ -108,12 +112,14 @@ class QuickGameController(Controller):
         data: JSONBody[QuickGameRequest],
         idempotency_key: IdempotencyKey,
         current_player: NamedDependency[PlayerRow],
-        opening: NamedDependency[QuickGameOpening],
-        matchmaking: NamedDependency[Matchmaking],
-        bot_requests: NamedDependency[BotRequests],
         state: State,
     ) -> Response[QuickGameView]:
         key = check_key(idempotency_key)
+        # Built here, not as dependencies: Litestar resolves independent dependencies in a
+        # task group of their own per request, which cost more than building them (issue 16).
+        opening = provide_opening(state)
+        matchmaking = provide_matchmaking(state)
+        bot_requests = provide_bot_requests(state)
         answer = await opening.open_quick_game(
             current_player, data, key, fingerprint("quickgame", "POST", request.url.path, data)
         )
