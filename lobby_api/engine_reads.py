@@ -58,7 +58,7 @@ from engine_server.store.models import (
     TableStatus,
 )
 from engine_server.store.nodes import node_loads
-from engine_server.store.types import utc_now
+from engine_server.store.types import UTCDateTime, utc_now
 
 __all__ = [
     "ID_LENGTH",
@@ -732,7 +732,7 @@ async def lock_placement(session: AsyncSession) -> None:
 def _node_loads() -> sa.Select[Any]:
     """:func:`~engine_server.store.nodes.node_loads` at the bound ``now``, built once (a new
     table is placed at every quick game; building the statement cost more than running it)."""
-    return node_loads(sa.bindparam("now", type_=col(EngineNodeRow.expires_at).type))  # type: ignore[arg-type]
+    return node_loads(sa.bindparam("now", type_=UTCDateTime()))  # type: ignore[arg-type]
 
 
 async def least_loaded_live_node(

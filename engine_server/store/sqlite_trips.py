@@ -122,7 +122,7 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
     """SQLAlchemy's aiosqlite connection with :class:`OneTripCursor`."""
 
     __slots__ = ()
-    _cursor_cls = OneTripCursor
+    _cursor_cls = OneTripCursor  # type: ignore[assignment]
 
 
 def one_trip_per_statement(dbapi_connection: Any) -> None:

@@ -178,7 +178,7 @@ async def _release(db: Database, player_id: str, key: str) -> None:
 
 
 async def _store(session: AsyncSession, player_id: str, key: str, answer: Answer) -> None:
-    await session.exec(  # type: ignore[call-overload]
+    await session.exec(
         _STORE,
         params={
             "key_player_id": player_id,
@@ -254,7 +254,7 @@ async def run_idempotent(
     row: IdempotencyRow | None = None
     reference: str | None = None
     async with db.write() as session:
-        inserted = await session.exec(  # type: ignore[call-overload]
+        inserted = await session.exec(
             _insert_key(session.bind.dialect.name if session.bind is not None else "sqlite"),
             params={
                 "player_id": player_id,
@@ -268,7 +268,7 @@ async def run_idempotent(
         )
         if inserted.rowcount == 1:
             reference = await prepare(session)
-            await session.exec(  # type: ignore[call-overload]
+            await session.exec(
                 _SET_REFERENCE,
                 params={"key_player_id": player_id, "key_key": key, "reference": reference},
             )

@@ -28,7 +28,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.auth import Scope, TokenError, verify_token
-from engine_server.store.types import utc_now
+from engine_server.store.types import UTCDateTime, utc_now
 from lobby_api import engine_reads
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
@@ -155,7 +155,7 @@ def _opponents_query() -> sa.Select[Any]:
     """
     table = sa.alias(QuickTableRow.__table__, "t")  # type: ignore[attr-defined]
     player_id = sa.bindparam("player_id", type_=sa.String)
-    time_type = col(TicketRow.expires_at).type
+    time_type = UTCDateTime()
     seat_open = (
         sa.select(sa.case((col(LobbySeatRow.settled_at).is_(None), 1), else_=0))
         .where(
@@ -167,6 +167,7 @@ def _opponents_query() -> sa.Select[Any]:
         .limit(1)
         .correlate(table)
         .scalar_subquery()
+        .label("seat_open")
     )
     taken = (
         sa.select(sa.func.count())
@@ -337,7 +338,7 @@ class BotRequests:
         """:meth:`opponents` at a table the player sits at (None: he left it since), in one
         statement without a transaction."""
         rows = await self.db.fetch(_opponents_query(), _opponents_parameters(table_id, player_id))
-        if not rows or rows[0][5] != 1:
+        if not rows or rows[0].seat_open != 1:
             return None
         return _opponents(rows[0], table_id)
 

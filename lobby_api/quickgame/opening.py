@@ -62,7 +62,7 @@ _OPENED = (
 
 def _columns(row: QuickTableRow | LobbySeatRow) -> dict[str, object]:
     """The row's values by column, for an INSERT."""
-    return {column.key: getattr(row, column.key) for column in row.__table__.columns}  # type: ignore[attr-defined]
+    return {column.key: getattr(row, column.key) for column in row.__table__.columns}  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +118,8 @@ class QuickGameOpening:
             )
             # Inserted as rows (SQLAlchemy Core), not through the ORM's unit of work: the
             # objects stay the session's strangers, kept for complete (issue 16).
-            await session.exec(_INSERT_TABLE, params=_columns(table))  # type: ignore[call-overload]
-            await session.exec(_INSERT_SEAT, params=_columns(seat))  # type: ignore[call-overload]
+            await session.exec(_INSERT_TABLE, params=_columns(table))
+            await session.exec(_INSERT_SEAT, params=_columns(seat))
             await escrow(
                 session,
                 f"buyin:{seat.seat_session_id}",
@@ -222,10 +222,8 @@ class QuickGameOpening:
         async with self.db.write() as session:
             # Two statements, no read first: each row is locked as it is updated; the answer
             # is stored in the same transaction.
-            await session.exec(  # type: ignore[call-overload]
-                _SEATED, params={"seat_id": seat_session_id, "number": number}
-            )
-            await session.exec(_OPENED, params={"opened_id": table.table_id})  # type: ignore[call-overload]
+            await session.exec(_SEATED, params={"seat_id": seat_session_id, "number": number})
+            await session.exec(_OPENED, params={"opened_id": table.table_id})
             return await finish_in(session, Answer(201, msgspec.to_builtins(view)))
 
     async def _fail_quick_game(self, seat_session_id: str, *, close_on_engine: bool) -> None:

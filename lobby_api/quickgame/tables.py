@@ -54,7 +54,7 @@ async def planned_node(session: AsyncSession, table_id: str) -> str | None:
 
 
 @cache
-def _opening_by_node() -> sa.Select[Any]:
+def _opening_by_node() -> sa.Select[str | None, Any, Any]:
     table_id = col(QuickTableRow.table_id)
     not_seated = sa.func.sum(sa.case((engine_reads.table_has_players(table_id), 0), else_=1))
     not_created = sa.func.sum(sa.case((engine_reads.table_created(table_id), 0), else_=1))

@@ -192,7 +192,7 @@ class Sessions:
                     row.retired_at = now
                     session.add(row)
                     pair, issued = self._issue(player, row.session_id)
-                    await session.exec(_INSERT, params=issued)  # type: ignore[call-overload]
+                    await session.exec(_INSERT, params=issued)
         if refusal is not None:
             if refusal.code == "refresh_token_reused":
                 REUSES.inc()  # (committed)

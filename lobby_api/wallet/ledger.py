@@ -200,14 +200,14 @@ async def post(
                 "created_at": now,
             }
         )
-    await session.exec(create, params=values)  # type: ignore[call-overload]
+    await session.exec(create, params=values)
     accounts = {
         row.id: (row.kind, int(row.balance))
-        for row in (await session.exec(lock, params={"ids": ids})).all()  # type: ignore[call-overload]
+        for row in (await session.exec(lock, params={"ids": ids})).all()
     }
     # The key is checked only once the accounts are locked: a concurrent posting of the same
     # key (which touches the same accounts) has committed or not started by now.
-    first = (await session.exec(existing, params={"key": key})).first()  # type: ignore[call-overload]
+    first = (await session.exec(existing, params={"key": key})).first()
     if first is not None:
         transaction = LedgerTransactionRow(
             id=first.id, idempotency_key=key, kind=first.kind, created_at=first.created_at
@@ -222,11 +222,11 @@ async def post(
     transaction = LedgerTransactionRow(
         id=new_id("tx", size=10), idempotency_key=key, kind=kind, created_at=now
     )
-    await session.exec(  # type: ignore[call-overload]
+    await session.exec(
         add_transaction,
         params={"id": transaction.id, "idempotency_key": key, "kind": kind, "created_at": now},
     )
-    await session.exec(  # type: ignore[call-overload]
+    await session.exec(
         add_entries,
         params=[
             {
@@ -241,7 +241,7 @@ async def post(
             for account_id, amount in movements
         ],
     )
-    await session.exec(  # type: ignore[call-overload]
+    await session.exec(
         set_balance,
         params=[{"account_id": a, "new_balance": b} for a, b in balances.items()],
     )

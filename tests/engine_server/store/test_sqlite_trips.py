@@ -37,7 +37,7 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
         made.append(fn)
-        return await queued(self, fn, *args, **kwargs)
+        return await queued(self, fn, *args, **kwargs)  # type: ignore[no-untyped-call]
 
     monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
     return made
