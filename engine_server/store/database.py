@@ -31,6 +31,8 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from engine_server.store.sqlite_trips import one_trip_per_statement
+
 __all__ = [
     "DATABASE_URL_ENV",
     "DEFAULT_SQLITE_PATH",
@@ -211,6 +213,8 @@ def _set_up_sqlite(
 
     @event.listens_for(sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Each statement one trip to aiosqlite's thread, not four (issue 16).
+        one_trip_per_statement(dbapi_connection)
         # SQLAlchemy emits BEGIN itself (below): the sqlite3 module's own transaction handling
         # skips BEGIN before SELECT and DDL.
         dbapi_connection.isolation_level = None

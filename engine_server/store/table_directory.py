@@ -69,8 +69,7 @@ class TableDirectoryAdapter(NodeWrites):
                     "table_number": c.tournament.table_number,
                 },
             )
-            current = await self.store.seeds.current_seed_pair(row.id)
-            following = await self.store.seeds.next_seed_pair(row.id)
+            current, following = await self.store.seeds.live_seed_pairs(row.id)
         self._hold(row.id, row.owner_epoch)
         return (
             LoadedTable(

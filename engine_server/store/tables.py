@@ -230,8 +230,7 @@ class Tables:
                 )
                 if existing is not None:
                     return existing
-                if table_id is not None and await session.get(TableRow, table_id) is not None:
-                    raise TableExists(f"table {table_id} already exists")
+                # A table_id another request took fails the INSERT: TableExists, below.
                 now = self._tx.clock()
                 new_pair = self._seeds.new_pair
                 current = new_pair(table_id="", ordinal=1, client_seed=client_seed, now=now)
@@ -475,9 +474,7 @@ class Tables:
             )
             # a relayed leave (by_player) closes as left, as a Leave does; a move is no removal
             removed = {
-                r.seat_session_id
-                for r in removals
-                if r.destination is None and not r.by_player
+                r.seat_session_id for r in removals if r.destination is None and not r.by_player
             }
             moves = {
                 r.seat_session_id: dict(r.destination)

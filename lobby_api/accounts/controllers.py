@@ -58,7 +58,9 @@ class AccountsController(Controller):
         accounts: NamedDependency[Accounts],
         sessions: NamedDependency[Sessions],
     ) -> TokenPair:
-        return await sessions.open(await accounts.log_in(data))
+        # Forgetting the failed attempts commits with the new session: one write fewer.
+        player = await accounts.log_in(data, clear_failures=False)
+        return await sessions.open(player, also=accounts.failures_cleared(data.username))
 
     @post(
         "/accounts/me/password",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from typing import Any
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
@@ -100,23 +101,33 @@ class Accounts:
             raise _taken(data.username) from None
         return player
 
-    async def log_in(self, data: LoginRequest) -> PlayerRow:
+    async def log_in(self, data: LoginRequest, *, clear_failures: bool = True) -> PlayerRow:
         """The player, if the password is his (an unknown name is refused alike). While the
-        name waits after too many failures, refused (429) before the password is checked."""
+        name waits after too many failures, refused (429) before the password is checked.
+        ``clear_failures=False``: the caller forgets the account's failed attempts itself, in
+        a transaction of its own (:meth:`failures_cleared`)."""
         if self.login_failures is not None:
             await self.login_failures.attempt(data.username)
-        async with self.db.read() as session:
-            player = await self._by_key(session, data.username.lower())
+        # A lone read (one statement, no transaction), built once.
+        found = await self.db.fetch(_PLAYER_BY_KEY, {"key": data.username.lower()})
+        player = PlayerRow(**found[0]._mapping) if found else None
         stored = player.password_hash if player is not None else self._dummy_hash
         if not await verify_password(self.hasher, stored, data.password):
             player = None
         if player is None:
             raise DomainError(401, "wrong_credentials", "wrong username or password", "password")
-        if self.login_failures is not None:
+        if self.login_failures is not None and clear_failures:
             await self.login_failures.succeeded(data.username)
         if needs_upgrade(self.hasher, stored):
             player = await self._upgrade_hash(player, data.password)
         return player
+
+    def failures_cleared(self, username: str) -> list[tuple[sa.Delete, dict[str, Any]]]:
+        """The writes that forget the account's failed log-ins (none without a limit), for the
+        transaction that opens the session of a log-in that succeeded."""
+        if self.login_failures is None:
+            return []
+        return [self.login_failures.cleared(username)]
 
     async def _upgrade_hash(self, player: PlayerRow, password: str) -> PlayerRow:
         """Hash the password again with the current parameters (it was just checked), unless
@@ -181,6 +192,12 @@ class Accounts:
     async def _by_key(session: AsyncSession, key: str) -> PlayerRow | None:
         query = select(PlayerRow).where(PlayerRow.username_key == key)
         return (await session.exec(query)).first()
+
+
+#: The player by the lower-cased username (bound as ``key``).
+_PLAYER_BY_KEY = sa.select(*PlayerRow.__table__.columns).where(  # type: ignore[attr-defined]
+    PlayerRow.__table__.c.username_key == sa.bindparam("key", type_=sa.String)  # type: ignore[attr-defined]
+)
 
 
 def _taken(username: str) -> DomainError:

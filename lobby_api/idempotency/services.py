@@ -34,15 +34,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.store.types import utc_now
-from lobby_api.db import Database, insert_ignore
+from lobby_api.db import Database
 from lobby_api.idempotency.models import IdempotencyRow, IdempotencyState
 from lobby_api.problems import DomainError
 
@@ -119,6 +121,23 @@ def fingerprint(operation: str, method: str, path: str, body: Any) -> str:
     return hashlib.sha256(f"{operation}\n{method} {path}\n{canonical}".encode()).hexdigest()
 
 
+_KEYS: sa.Table = IdempotencyRow.__table__  # type: ignore[attr-defined]
+_THIS_KEY = sa.and_(
+    _KEYS.c.player_id == sa.bindparam("key_player_id", type_=sa.String),
+    _KEYS.c.key == sa.bindparam("key_key", type_=sa.String),
+)
+#: The statements every money request runs, built once with bound parameters (issue 16),
+#: on the table (the ORM's bulk UPDATE of an entity looks through the session's objects too).
+_SET_REFERENCE = sa.update(_KEYS).where(_THIS_KEY)
+_STORE = sa.update(_KEYS).where(_THIS_KEY)
+
+
+@cache
+def _insert_key(dialect: str) -> sa.Insert:
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(_KEYS).on_conflict_do_nothing()
+
+
 async def _load(session: AsyncSession, player_id: str, key: str) -> IdempotencyRow | None:
     query = (
         select(IdempotencyRow)
@@ -160,13 +179,14 @@ async def _release(db: Database, player_id: str, key: str) -> None:
 
 async def _store(session: AsyncSession, player_id: str, key: str, answer: Answer) -> None:
     await session.exec(
-        sa.update(IdempotencyRow)
-        .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
-        .values(
-            state=IdempotencyState.DONE.value,
-            status_code=answer.status,
-            response=answer.body,
-        )
+        _STORE,
+        params={
+            "key_player_id": player_id,
+            "key_key": key,
+            "state": IdempotencyState.DONE.value,
+            "status_code": answer.status,
+            "response": answer.body,
+        },
     )
 
 
@@ -235,22 +255,22 @@ async def run_idempotent(
     reference: str | None = None
     async with db.write() as session:
         inserted = await session.exec(
-            insert_ignore(session, IdempotencyRow.__table__).values(  # type: ignore[attr-defined]
-                player_id=player_id,
-                key=key,
-                operation=operation,
-                fingerprint=fingerprint,
-                state=IdempotencyState.PENDING.value,
-                locked_until=now + LEASE,
-                created_at=now,
-            )
+            _insert_key(session.bind.dialect.name if session.bind is not None else "sqlite"),
+            params={
+                "player_id": player_id,
+                "key": key,
+                "operation": operation,
+                "fingerprint": fingerprint,
+                "state": IdempotencyState.PENDING.value,
+                "locked_until": now + LEASE,
+                "created_at": now,
+            },
         )
         if inserted.rowcount == 1:
             reference = await prepare(session)
             await session.exec(
-                sa.update(IdempotencyRow)
-                .where(col(IdempotencyRow.player_id) == player_id, col(IdempotencyRow.key) == key)
-                .values(reference=reference)
+                _SET_REFERENCE,
+                params={"key_player_id": player_id, "key_key": key, "reference": reference},
             )
         else:
             row = await _load(session, player_id, key)

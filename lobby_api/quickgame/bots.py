@@ -20,6 +20,7 @@ polled within :data:`DESK_SECONDS`; asking for bots anywhere else is refused (40
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import cache
 from typing import Any, Literal
 
 import sqlalchemy as sa
@@ -27,7 +28,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.auth import Scope, TokenError, verify_token
-from engine_server.store.types import utc_now
+from engine_server.store.types import UTCDateTime, utc_now
 from lobby_api import engine_reads
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
@@ -140,39 +141,163 @@ async def _desk_serves(session: AsyncSession, city: str, stake_level: str) -> bo
     return found.first() is not None
 
 
-async def _waiting_players(session: AsyncSession, table: QuickTableRow, player_id: str) -> int:
-    """Other players of the table's city looking for a game at its stake level: holders of
-    a waiting ticket for any table, and players alone at another open quick table.
+@cache
+def _opponents_query() -> sa.Select[Any]:
+    """Everything :meth:`BotRequests.opponents` says, in one statement (issue 16: it was eight,
+    in a read transaction of their own, at every quick game): the table, the names of its city
+    and stake level, whether the player's latest seat there is unsettled (NULL: he has none),
+    how many seats are taken, how many other players of the city wait at that level (holders
+    of a waiting ticket for any table, and players alone at another open quick table, each
+    counted once), the bot request, and whether a desk serves the city and level now.
 
-    Counted by the database in one statement (issue 16: the players alone at every other
-    open table of the city came back as rows, one per table, at every quick game)."""
-    ticket_holders: sa.Select[Any] = sa.select(col(TicketRow.player_id).label("player_id")).where(
-        col(TicketRow.status) == TicketStatus.WAITING.value,
-        col(TicketRow.city) == table.city,
-        col(TicketRow.stake_level) == table.stake_level,
-        col(TicketRow.expires_at) > utc_now(),
-        col(TicketRow.for_table_id).is_(None),
+    Bound at each use: ``table_id``, ``player_id``, ``now`` and ``since`` (a desk that polled
+    after it serves). Built once: building SQLAlchemy expressions costs more than the SQL.
+    """
+    table = sa.alias(QuickTableRow.__table__, "t")  # type: ignore[attr-defined]
+    player_id = sa.bindparam("player_id", type_=sa.String)
+    time_type = UTCDateTime()
+    seat_open = (
+        sa.select(sa.case((col(LobbySeatRow.settled_at).is_(None), 1), else_=0))
+        .where(
+            col(LobbySeatRow.player_id) == player_id,
+            col(LobbySeatRow.table_id) == table.c.table_id,
+            col(LobbySeatRow.state).in_([SeatState.PENDING.value, SeatState.SEATED.value]),
+        )
+        .order_by(col(LobbySeatRow.created_at).desc())
+        .limit(1)
+        .correlate(table)
+        .scalar_subquery()
+        .label("seat_open")
+    )
+    taken = (
+        sa.select(sa.func.count())
+        .select_from(LobbySeatRow)
+        .where(col(LobbySeatRow.table_id) == table.c.table_id, _seat_taken())
+        .correlate(table)
+        .scalar_subquery()
+    )
+    ticket_holders: sa.Select[Any] = (
+        sa.select(col(TicketRow.player_id).label("player_id"))
+        .where(
+            col(TicketRow.status) == TicketStatus.WAITING.value,
+            col(TicketRow.city) == table.c.city,
+            col(TicketRow.stake_level) == table.c.stake_level,
+            col(TicketRow.expires_at) > sa.bindparam("now", type_=time_type),
+            col(TicketRow.for_table_id).is_(None),
+        )
+        .correlate(table)
     )
     alone = (
         sa.select(sa.func.min(col(LobbySeatRow.player_id)).label("player_id"))
         .select_from(LobbySeatRow)
         .join(QuickTableRow, col(QuickTableRow.table_id) == col(LobbySeatRow.table_id))
         .where(
-            col(QuickTableRow.city) == table.city,
-            col(QuickTableRow.stake_level) == table.stake_level,
+            col(QuickTableRow.city) == table.c.city,
+            col(QuickTableRow.stake_level) == table.c.stake_level,
             col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
-            col(QuickTableRow.table_id) != table.table_id,
+            col(QuickTableRow.table_id) != table.c.table_id,
             _seat_taken(),
         )
         .group_by(col(LobbySeatRow.table_id))
         .having(sa.func.count() == 1)
+        .correlate(table)
     )
     # UNION (not UNION ALL): a player with a ticket who also sits alone counts once.
     players = sa.union(ticket_holders, alone).subquery()
-    counted = await session.exec(  # type: ignore[call-overload]
-        sa.select(sa.func.count()).select_from(players).where(players.c.player_id != player_id)
+    waiting = (
+        sa.select(sa.func.count())
+        .select_from(players)
+        .where(players.c.player_id != player_id)
+        .correlate(table)
+        .scalar_subquery()
     )
-    return int(counted.scalar_one())
+    desk = sa.exists().where(
+        col(BotDeskRow.city) == table.c.city,
+        col(BotDeskRow.stake_level) == table.c.stake_level,
+        col(BotDeskRow.seen_at) > sa.bindparam("since", type_=time_type),
+    )
+    return sa.select(
+        table.c.status,
+        table.c.city,
+        table.c.stake_level,
+        sa.select(col(CityRow.name))
+        .where(col(CityRow.id) == table.c.city)
+        .correlate(table)
+        .scalar_subquery(),
+        sa.select(col(StakeLevelRow.name))
+        .where(col(StakeLevelRow.id) == table.c.stake_level)
+        .correlate(table)
+        .scalar_subquery(),
+        seat_open,
+        taken,
+        waiting,
+        sa.select(col(BotRequestRow.players))
+        .where(col(BotRequestRow.table_id) == table.c.table_id)
+        .correlate(table)
+        .scalar_subquery(),
+        sa.case((desk.correlate(table), 1), else_=0),
+    ).where(table.c.table_id == sa.bindparam("table_id", type_=sa.String))
+
+
+def _opponents_parameters(table_id: str, player_id: str) -> dict[str, Any]:
+    now = utc_now()
+    return {
+        "table_id": table_id,
+        "player_id": player_id,
+        "now": now,
+        "since": now - timedelta(seconds=DESK_SECONDS),
+    }
+
+
+def _opponents(row: Any, table_id: str) -> Opponents:
+    """What a player at the table is told, from its row of :func:`_opponents_query`."""
+    status, city, stake_level, city_name, level_name, _, taken, waiting, fill_to, desk = row
+    players, waiting = int(taken), int(waiting)
+    city_name = city_name if city_name is not None else city
+    level_name = level_name if level_name is not None else stake_level
+    bots: Literal["available", "requested", "unavailable"]
+    state: Literal["playing", "waiting", "closed"]
+    if fill_to is not None:
+        bots = "requested"
+    elif desk:
+        bots = "available"
+    else:
+        bots = "unavailable"
+    if status in _ENDED:
+        state, message = "closed", "The table is closed."
+    elif players >= 2:
+        state = "playing"
+        message = f"{players} players at the table: the game is on."
+        if fill_to is not None and players < fill_to:
+            message += f" More bots are on their way (to {fill_to} players)."
+    else:
+        state = "waiting"
+        others = (
+            "nobody else is looking for a game there now"
+            if waiting == 0
+            else f"{waiting} other player{'s' if waiting > 1 else ''} "
+            f"{'are' if waiting > 1 else 'is'} looking for a game there (a player "
+            "with a ticket sits in here as a seat is free)"
+        )
+        message = f"Waiting for players of {city_name} at {level_name}: {others}."
+        path = f"/tables/{table_id}"
+        if bots == "requested":
+            message += f" Bots are on their way (to fill the table to {fill_to} players)."
+        elif bots == "available":
+            message += f" Keep waiting, or play with bots (POST {path}/bots)."
+        else:
+            message += (
+                f" No bots serve {city_name} at this level: keep waiting, "
+                f"or leave (POST {path}/leave)."
+            )
+    return Opponents(
+        state=state,
+        players=players,
+        waiting=waiting,
+        bots=bots,
+        bots_fill_to=fill_to,
+        message=message,
+    )
 
 
 class BotRequests:
@@ -187,57 +312,12 @@ class BotRequests:
         self, session: AsyncSession, table: QuickTableRow, player_id: str
     ) -> Opponents:
         """Who plays at ``table`` now, and (alone) what ``player_id`` can do about it."""
-        city = await session.get(CityRow, table.city)
-        level = await session.get(StakeLevelRow, table.stake_level)
-        city_name = city.name if city is not None else table.city
-        level_name = level.name if level is not None else table.stake_level
-        players = await occupied_seats(session, table.table_id)
-        waiting = await _waiting_players(session, table, player_id)
-        request = await session.get(BotRequestRow, table.table_id)
-        bots: Literal["available", "requested", "unavailable"]
-        state: Literal["playing", "waiting", "closed"]
-        if request is not None:
-            bots = "requested"
-        elif await _desk_serves(session, table.city, table.stake_level):
-            bots = "available"
-        else:
-            bots = "unavailable"
-        fill_to = request.players if request is not None else None
-        if table.status in _ENDED:
-            state, message = "closed", "The table is closed."
-        elif players >= 2:
-            state = "playing"
-            message = f"{players} players at the table: the game is on."
-            if request is not None and players < request.players:
-                message += f" More bots are on their way (to {request.players} players)."
-        else:
-            state = "waiting"
-            others = (
-                "nobody else is looking for a game there now"
-                if waiting == 0
-                else f"{waiting} other player{'s' if waiting > 1 else ''} "
-                f"{'are' if waiting > 1 else 'is'} looking for a game there (a player "
-                "with a ticket sits in here as a seat is free)"
+        row = (
+            await session.exec(  # type: ignore[call-overload]
+                _opponents_query(), params=_opponents_parameters(table.table_id, player_id)
             )
-            message = f"Waiting for players of {city_name} at {level_name}: {others}."
-            path = f"/tables/{table.table_id}"
-            if bots == "requested":
-                message += f" Bots are on their way (to fill the table to {fill_to} players)."
-            elif bots == "available":
-                message += f" Keep waiting, or play with bots (POST {path}/bots)."
-            else:
-                message += (
-                    f" No bots serve {city_name} at this level: keep waiting, "
-                    f"or leave (POST {path}/leave)."
-                )
-        return Opponents(
-            state=state,
-            players=players,
-            waiting=waiting,
-            bots=bots,
-            bots_fill_to=fill_to,
-            message=message,
-        )
+        ).one()
+        return _opponents(row, table.table_id)
 
     async def _my_table(
         self, session: AsyncSession, player_id: str, table_id: str
@@ -255,13 +335,12 @@ class BotRequests:
             return await self._view(session, table, player_id)
 
     async def opponents_at(self, player_id: str, table_id: str) -> Opponents | None:
-        """:meth:`opponents` at a table the player sits at (None: he left it since)."""
-        async with self.db.read() as session:
-            seat = await my_seat(session, player_id, table_id)
-            table = await session.get(QuickTableRow, table_id)
-            if seat is None or seat.settled_at is not None or table is None:
-                return None
-            return await self.opponents(session, table, player_id)
+        """:meth:`opponents` at a table the player sits at (None: he left it since), in one
+        statement without a transaction."""
+        rows = await self.db.fetch(_opponents_query(), _opponents_parameters(table_id, player_id))
+        if not rows or rows[0].seat_open != 1:
+            return None
+        return _opponents(rows[0], table_id)
 
     async def _view(self, session: AsyncSession, table: QuickTableRow, player_id: str) -> TableView:
         return TableView(

@@ -23,9 +23,13 @@ from lobby_api.auth import issue_token
 from lobby_api.idempotency import HEADER, Answer, check_key, fingerprint
 from lobby_api.problems import PROBLEM_MEDIA_TYPE, problem_responses
 from lobby_api.quickgame.bots import BotRequests, check_desk_token
-from lobby_api.quickgame.dependencies import DEPENDENCIES
+from lobby_api.quickgame.dependencies import (
+    DEPENDENCIES,
+    provide_bot_requests,
+    provide_matchmaking,
+    provide_opening,
+)
 from lobby_api.quickgame.leave import Leaving
-from lobby_api.quickgame.opening import QuickGameOpening
 from lobby_api.quickgame.schemas import (
     BotDeskRequest,
     BotDeskView,
@@ -108,12 +112,14 @@ class QuickGameController(Controller):
         data: JSONBody[QuickGameRequest],
         idempotency_key: IdempotencyKey,
         current_player: NamedDependency[PlayerRow],
-        opening: NamedDependency[QuickGameOpening],
-        matchmaking: NamedDependency[Matchmaking],
-        bot_requests: NamedDependency[BotRequests],
         state: State,
     ) -> Response[QuickGameView]:
         key = check_key(idempotency_key)
+        # Built here, not as dependencies: Litestar resolves independent dependencies in a
+        # task group of their own per request, which cost more than building them (issue 16).
+        opening = provide_opening(state)
+        matchmaking = provide_matchmaking(state)
+        bot_requests = provide_bot_requests(state)
         answer = await opening.open_quick_game(
             current_player, data, key, fingerprint("quickgame", "POST", request.url.path, data)
         )
@@ -121,12 +127,14 @@ class QuickGameController(Controller):
         body = answer.body
         extra: dict[str, Any] = {"token": token}
         if answer.status < 400:
-            # Fresh at every answer (a replay too): who sits there now, and what to do alone;
-            # where the table is served now (it may have moved since the answer was stored).
+            # Fresh at every answer (a replay too): who sits there now, and what to do alone.
             opponents = await bot_requests.opponents_at(current_player.id, str(body["table_id"]))
             if opponents is not None:
                 extra["opponents"] = msgspec.to_builtins(opponents)
-            extra.update(await opening.engines.addresses(str(body["table_id"])))
+            if answer.replayed:
+                # Where the table is served now: it may have moved since the answer was
+                # stored. A fresh answer names the node that has just seated the player.
+                extra.update(await opening.engines.addresses(str(body["table_id"])))
         matching = BackgroundTask(
             matchmaking.match_waiting, str(body.get("city")), str(body.get("stake_level"))
         )

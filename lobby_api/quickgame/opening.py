@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import msgspec
 import sqlalchemy as sa
-from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.ids import new_id
@@ -38,6 +37,32 @@ from lobby_api.wallet.ledger import escrow_account, post, wallet_account
 __all__ = ["QuickGameOpening"]
 
 log = logging.getLogger("stud.lobby.quickgame")
+
+
+_SEATS: sa.Table = LobbySeatRow.__table__  # type: ignore[attr-defined]
+_TABLES: sa.Table = QuickTableRow.__table__  # type: ignore[attr-defined]
+# The quick game's writes as SQLAlchemy Core statements, built once with bound parameters
+# (issue 16: the ORM's unit of work and building the statements cost more than the SQL).
+_INSERT_TABLE = sa.insert(_TABLES)
+_INSERT_SEAT = sa.insert(_SEATS)
+_SEATED = (
+    sa.update(_SEATS)
+    .where(_SEATS.c.seat_session_id == sa.bindparam("seat_id", type_=sa.String))
+    .values(state=SeatState.SEATED.value, seat=sa.bindparam("number", type_=sa.Integer))
+)
+_OPENED = (
+    sa.update(_TABLES)
+    .where(
+        _TABLES.c.table_id == sa.bindparam("opened_id", type_=sa.String),
+        _TABLES.c.status == QuickTableStatus.OPENING.value,
+    )
+    .values(status=QuickTableStatus.OPEN.value)
+)
+
+
+def _columns(row: QuickTableRow | LobbySeatRow) -> dict[str, object]:
+    """The row's values by column, for an INSERT."""
+    return {column.key: getattr(row, column.key) for column in row.__table__.columns}  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +116,10 @@ class QuickGameOpening:
                 state=SeatState.PENDING.value,
                 created_at=now,
             )
-            session.add(table)
-            await session.flush()
-            session.add(seat)
-            await session.flush()
+            # Inserted as rows (SQLAlchemy Core), not through the ORM's unit of work: the
+            # objects stay the session's strangers, kept for complete (issue 16).
+            await session.exec(_INSERT_TABLE, params=_columns(table))
+            await session.exec(_INSERT_SEAT, params=_columns(seat))
             await escrow(
                 session,
                 f"buyin:{seat.seat_session_id}",
@@ -197,19 +222,8 @@ class QuickGameOpening:
         async with self.db.write() as session:
             # Two statements, no read first: each row is locked as it is updated; the answer
             # is stored in the same transaction.
-            await session.exec(
-                sa.update(LobbySeatRow)
-                .where(col(LobbySeatRow.seat_session_id) == seat_session_id)
-                .values(state=SeatState.SEATED.value, seat=number)
-            )
-            await session.exec(
-                sa.update(QuickTableRow)
-                .where(
-                    col(QuickTableRow.table_id) == table.table_id,
-                    col(QuickTableRow.status) == QuickTableStatus.OPENING.value,
-                )
-                .values(status=QuickTableStatus.OPEN.value)
-            )
+            await session.exec(_SEATED, params={"seat_id": seat_session_id, "number": number})
+            await session.exec(_OPENED, params={"opened_id": table.table_id})
             return await finish_in(session, Answer(201, msgspec.to_builtins(view)))
 
     async def _fail_quick_game(self, seat_session_id: str, *, close_on_engine: bool) -> None:

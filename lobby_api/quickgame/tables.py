@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import col, select
@@ -51,23 +53,27 @@ async def planned_node(session: AsyncSession, table_id: str) -> str | None:
     ).first()
 
 
-async def opening_by_node(session: AsyncSession) -> dict[str, tuple[int, int]]:
-    """The quick tables being opened (placed on a node, not open yet), by node: how many of
-    their openers are not seated there yet, and how many are not created there yet (what the
-    engine's own counts do not show)."""
+@cache
+def _opening_by_node() -> sa.Select[str | None, Any, Any]:
     table_id = col(QuickTableRow.table_id)
     not_seated = sa.func.sum(sa.case((engine_reads.table_has_players(table_id), 0), else_=1))
     not_created = sa.func.sum(sa.case((engine_reads.table_created(table_id), 0), else_=1))
-    rows = (
-        await session.exec(
-            select(QuickTableRow.node_id, not_seated, not_created)
-            .where(
-                QuickTableRow.status == QuickTableStatus.OPENING.value,
-                col(QuickTableRow.node_id).is_not(None),
-            )
-            .group_by(col(QuickTableRow.node_id))
+    return (
+        sa.select(col(QuickTableRow.node_id), not_seated, not_created)
+        .where(
+            col(QuickTableRow.status) == QuickTableStatus.OPENING.value,
+            col(QuickTableRow.node_id).is_not(None),
         )
-    ).all()
+        .group_by(col(QuickTableRow.node_id))
+    )
+
+
+async def opening_by_node(session: AsyncSession) -> dict[str, tuple[int, int]]:
+    """The quick tables being opened (placed on a node, not open yet), by node: how many of
+    their openers are not seated there yet, and how many are not created there yet (what the
+    engine's own counts do not show). The statement is built once (it runs at every quick
+    game)."""
+    rows = (await session.exec(_opening_by_node())).all()  # type: ignore[call-overload]
     return {str(node): (int(players), int(tables)) for node, players, tables in rows}
 
 

@@ -20,6 +20,7 @@ import logging
 from datetime import timedelta
 
 import msgspec
+import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -55,6 +56,19 @@ log = logging.getLogger("stud.lobby.quickgame")
 
 #: A ticket stuck in "seating" (the engine did not answer) is retried after this long.
 SEATING_RETRY = timedelta(seconds=3)
+
+
+#: The waiting tickets of the bound ``city`` and ``stake_level``, oldest first.
+_WAITING_TICKETS = (
+    select(TicketRow.id)
+    .where(
+        col(TicketRow.status) == TicketStatus.WAITING.value,
+        col(TicketRow.city) == sa.bindparam("city", type_=sa.String),
+        col(TicketRow.stake_level) == sa.bindparam("stake_level", type_=sa.String),
+    )
+    .order_by(col(TicketRow.created_at))
+    .limit(100)
+)
 
 
 class Matchmaking:
@@ -369,17 +383,9 @@ class Matchmaking:
 
     async def match_waiting(self, city: str, stake_level: str) -> None:
         """Try every waiting ticket of a city and stake (a table opened or a seat freed)."""
-        # One statement on its own (no BEGIN and ROLLBACK): it follows every quick game.
-        rows = await self.db.fetch(
-            select(TicketRow.id)
-            .where(
-                col(TicketRow.status) == TicketStatus.WAITING.value,
-                col(TicketRow.city) == city,
-                col(TicketRow.stake_level) == stake_level,
-            )
-            .order_by(col(TicketRow.created_at))
-            .limit(100)
-        )
+        # One statement on its own (no BEGIN and ROLLBACK), built once: it follows every
+        # quick game.
+        rows = await self.db.fetch(_WAITING_TICKETS, {"city": city, "stake_level": stake_level})
         for (ticket_id,) in rows:
             try:
                 await self.try_ticket(ticket_id)

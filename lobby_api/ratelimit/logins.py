@@ -12,9 +12,10 @@ that name) in the database, so that every lobby replica sees the same count:
 - a successful log-in clears the count; so does ``forget_after`` without a failure.
 
 An attempt is counted as it starts, in one write transaction that first checks the wait
-(``SELECT … FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite): concurrent attempts
-on one account queue on its row, so no burst of them slips past a wait that one of them
-started. The success of an attempt deletes its row.
+(the row is taken by an upsert, which locks it on PostgreSQL; ``BEGIN IMMEDIATE`` on
+SQLite): concurrent attempts on one account queue on its row, so no burst of them slips past
+a wait that one of them started. The success of an attempt deletes its row (in the
+transaction that opens the session: :meth:`LoginFailures.cleared`).
 
 >>> failures = LoginFailures.__new__(LoginFailures)
 >>> failures.free, failures.max_ms = 5, 900_000
@@ -27,6 +28,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -38,6 +41,29 @@ from lobby_api.ratelimit.models import ACCOUNT_LENGTH, LoginFailureRow
 __all__ = ["LoginFailures"]
 
 _TABLE: sa.Table = LoginFailureRow.__table__  # type: ignore[attr-defined]
+
+
+#: Forgets an account's failures (bound: ``cleared``), built once.
+_CLEAR = sa.delete(_TABLE).where(_TABLE.c.account == sa.bindparam("cleared", type_=sa.String))
+
+
+@cache
+def _statements(dialect: str) -> tuple[Any, sa.Update]:
+    """Built once for ``dialect``: the upsert that creates the account's row if new, locks it
+    and returns ``(failures, locked_until, last_failure)``, and the update that counts the
+    attempt (bound: ``counted``, and the three values)."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    fresh = insert(_TABLE).values(
+        account=sa.bindparam("account", type_=sa.String),
+        failures=0,
+        locked_until=0,
+        last_failure=0,
+    )
+    take = fresh.on_conflict_do_update(
+        index_elements=[_TABLE.c.account], set_={"account": fresh.excluded.account}
+    ).returning(_TABLE.c.failures, _TABLE.c.locked_until, _TABLE.c.last_failure)
+    count = sa.update(_TABLE).where(_TABLE.c.account == sa.bindparam("counted", type_=sa.String))
+    return take, count
 
 
 class LoginFailures:
@@ -80,20 +106,11 @@ class LoginFailures:
         """Count an attempt to log in as ``username``, or refuse it (a 429
         :class:`DomainError` with ``Retry-After``) while the account waits."""
         account = self.account(username)
-        insert = postgresql.insert if self.db.is_postgres else sqlite.insert
-        async with self.db.write() as session:
-            await session.exec(
-                insert(_TABLE)
-                .values(account=account, failures=0, locked_until=0, last_failure=0)
-                .on_conflict_do_nothing(index_elements=[_TABLE.c.account])
-            )
-            row = (
-                await session.exec(  # type: ignore[call-overload]
-                    sa.select(_TABLE.c.failures, _TABLE.c.locked_until, _TABLE.c.last_failure)
-                    .where(_TABLE.c.account == account)
-                    .with_for_update()
-                )
-            ).one()
+        take, count = _statements(self.db.dialect)
+        async with self.db.write_connection() as connection:
+            # The account's row, created if new, and locked (an upsert locks the row it
+            # updates, as SELECT … FOR UPDATE would): one statement.
+            row = (await connection.execute(take, {"account": account})).one()
             failures, locked_until, last_failure = (int(v) for v in row)
             now = self._now_ms()
             if locked_until > now:
@@ -106,21 +123,25 @@ class LoginFailures:
                     headers={"Retry-After": str(wait)},
                 )
             failures = 1 if now - last_failure >= self.forget_ms else failures + 1
-            await session.exec(
-                sa.update(_TABLE)
-                .where(_TABLE.c.account == account)
-                .values(
-                    failures=failures,
-                    locked_until=now + self.wait_ms(failures),
-                    last_failure=now,
-                )
+            await connection.execute(
+                count,
+                {
+                    "counted": account,
+                    "failures": failures,
+                    "locked_until": now + self.wait_ms(failures),
+                    "last_failure": now,
+                },
             )
+
+    def cleared(self, username: str) -> tuple[sa.Delete, dict[str, Any]]:
+        """The statement that forgets the account's failures, with its parameters (a log-in
+        that succeeded runs it in the transaction that opens its session)."""
+        return _CLEAR, {"cleared": self.account(username)}
 
     async def succeeded(self, username: str) -> None:
         """The attempt logged in: the account's failures are forgotten."""
-        await self.db.execute_write(
-            sa.delete(_TABLE).where(_TABLE.c.account == self.account(username))
-        )
+        async with self.db.write_connection() as connection:
+            await connection.execute(*self.cleared(username))
 
     async def forget_stale(self) -> int:
         """Delete the rows of accounts that neither wait nor failed lately; how many."""

@@ -21,11 +21,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from prometheus_client import Counter
+from sqlalchemy.sql import Executable
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -46,6 +48,7 @@ __all__ = [
 ]
 
 _TABLE: sa.Table = RefreshTokenRow.__table__  # type: ignore[attr-defined]
+_INSERT = sa.insert(_TABLE)
 
 #: Sessions revoked because a retired refresh token came back (theft, or a client renewing twice).
 REUSES = Counter(
@@ -135,10 +138,18 @@ class Sessions:
         )
         return token, int(now) + self.access_seconds
 
-    async def open(self, player: PlayerRow) -> TokenPair:
-        """A new session for ``player`` (a log-in): its first pair of tokens."""
-        async with self.db.write() as session:
-            return self._issue(session, player, new_id("s"))
+    async def open(
+        self, player: PlayerRow, *, also: Sequence[tuple[Executable, Mapping[str, Any]]] = ()
+    ) -> TokenPair:
+        """A new session for ``player`` (a log-in): its first pair of tokens. ``also``: writes
+        (statement, parameters) to commit with it (a log-in forgets the account's failed
+        attempts here: one write transaction fewer per log-in)."""
+        pair, row = self._issue(player, new_id("s"))
+        async with self.db.write_connection() as connection:
+            for statement, parameters in also:
+                await connection.execute(statement, parameters)
+            await connection.execute(_INSERT, row)
+        return pair
 
     async def refresh(self, token: str) -> TokenPair:
         """The next pair of ``token``'s session; ``token`` is retired. Refused (401) when it is
@@ -180,7 +191,8 @@ class Sessions:
                 else:
                     row.retired_at = now
                     session.add(row)
-                    pair = self._issue(session, player, row.session_id)
+                    pair, issued = self._issue(player, row.session_id)
+                    await session.exec(_INSERT, params=issued)
         if refusal is not None:
             if refusal.code == "refresh_token_reused":
                 REUSES.inc()  # (committed)
@@ -204,20 +216,23 @@ class Sessions:
         cutoff = self._now_ms() - KEEP_EXPIRED_MS
         return await self.db.execute_write(sa.delete(_TABLE).where(_TABLE.c.expires_at <= cutoff))
 
-    def _issue(self, session: AsyncSession, player: PlayerRow, session_id: str) -> TokenPair:
+    def _issue(self, player: PlayerRow, session_id: str) -> tuple[TokenPair, dict[str, Any]]:
+        """A new pair of the session, and its refresh token's row to insert (as it is, with
+        SQLAlchemy Core: not through the ORM's unit of work)."""
         refresh = new_refresh_token()
         now = self._now_ms()
-        session.add(
-            RefreshTokenRow(
-                token_hash=token_hash(refresh),
-                session_id=session_id,
-                player_id=player.id,
-                issued_at=now,
-                expires_at=now + self.refresh_seconds * 1000,
-            )
-        )
+        row = {
+            "token_hash": token_hash(refresh),
+            "session_id": session_id,
+            "player_id": player.id,
+            "issued_at": now,
+            "expires_at": now + self.refresh_seconds * 1000,
+            "retired_at": None,
+            "revoked": False,
+            "revoked_reason": None,
+        }
         access, expires = self.access_token(player)
-        return TokenPair(
+        pair = TokenPair(
             access_token=access,
             token_type="bearer",
             expires_in=self.access_seconds,
@@ -227,6 +242,7 @@ class Sessions:
             refresh_expires_in=self.refresh_seconds,
             session_id=session_id,
         )
+        return pair, row
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -133,6 +134,15 @@ async def unsettled_seats(session: AsyncSession, table_id: str) -> int:
 # -------------------------------------------------------------------------- service
 
 
+@cache
+def _closed_unsettled_of_player() -> Any:
+    """The player's (bound as ``player_id``) closed seat sessions not settled yet."""
+    return select(LobbySeatRow.seat_session_id).where(
+        col(LobbySeatRow.player_id) == sa.bindparam("player_id", type_=sa.String),
+        closed_unsettled(),
+    )
+
+
 class Settlement:
     """Settles closed seat sessions into wallets; ``after`` are the steps that follow a
     player's newly settled seats (each table domain's, e.g. winding a quick table up)."""
@@ -179,11 +189,15 @@ class Settlement:
             return Settled(seat_session_id, seat.table_id, amount, True)
 
     async def _closed_unsettled(self, player_id: str | None) -> list[str]:
-        query = select(LobbySeatRow.seat_session_id).where(closed_unsettled())
-        if player_id is not None:
-            query = query.where(col(LobbySeatRow.player_id) == player_id)
-        # One statement on its own (no BEGIN and ROLLBACK): every money request asks it.
-        return [row[0] for row in await self.db.fetch(query)]
+        if player_id is None:
+            rows = await self.db.fetch(
+                select(LobbySeatRow.seat_session_id).where(closed_unsettled())
+            )
+        else:
+            # One statement on its own (no BEGIN and ROLLBACK), built once: every money
+            # request asks it.
+            rows = await self.db.fetch(_closed_unsettled_of_player(), {"player_id": player_id})
+        return [row[0] for row in rows]
 
     async def settle_player(self, player_id: str) -> list[Settled]:
         """Settle every closed session of one player (his wallet is being touched), then run

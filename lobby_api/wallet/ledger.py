@@ -24,13 +24,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlmodel import col, select
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
-from lobby_api.db import insert_ignore
 from lobby_api.wallet.models import (
     AccountKind,
     LedgerAccountRow,
@@ -116,15 +120,43 @@ class Posting:
     balances: dict[str, int]
 
 
-async def _lock(session: AsyncSession, ids: list[str]) -> dict[str, LedgerAccountRow]:
-    query = (
-        select(LedgerAccountRow)
-        .where(col(LedgerAccountRow.id).in_(ids))
-        .order_by(col(LedgerAccountRow.id))
+_ACCOUNTS: sa.Table = LedgerAccountRow.__table__  # type: ignore[attr-defined]
+_TRANSACTIONS: sa.Table = LedgerTransactionRow.__table__  # type: ignore[attr-defined]
+_ENTRIES: sa.Table = LedgerEntryRow.__table__  # type: ignore[attr-defined]
+
+
+@cache
+def _statements(dialect: str) -> tuple[Any, ...]:
+    """The statements of a posting for ``dialect``, built once with bound parameters (issue
+    16: building them, and the ORM's unit of work, cost more than the SQL), as SQLAlchemy Core:
+    the accounts inserted if new, locked and read, the key looked up, the transaction and its
+    entries inserted, the balances set."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    create = insert(_ACCOUNTS).on_conflict_do_nothing()
+    lock = (
+        sa.select(_ACCOUNTS.c.id, _ACCOUNTS.c.kind, _ACCOUNTS.c.balance)
+        .where(_ACCOUNTS.c.id.in_(sa.bindparam("ids", expanding=True)))
+        .order_by(_ACCOUNTS.c.id)
         .with_for_update()
-        .execution_options(populate_existing=True)
     )
-    return {row.id: row for row in (await session.exec(query)).all()}
+    existing = sa.select(
+        _TRANSACTIONS.c.id, _TRANSACTIONS.c.kind, _TRANSACTIONS.c.created_at
+    ).where(_TRANSACTIONS.c.idempotency_key == sa.bindparam("key", type_=sa.String))
+    balance = (
+        sa.update(_ACCOUNTS)
+        .where(_ACCOUNTS.c.id == sa.bindparam("account_id", type_=sa.String))
+        .values(balance=sa.bindparam("new_balance", type_=sa.BigInteger))
+    )
+    return create, lock, existing, sa.insert(_TRANSACTIONS), sa.insert(_ENTRIES), balance
+
+
+def _refresh_loaded(session: AsyncSession, balances: dict[str, int]) -> None:
+    """Accounts the caller's session has loaded as objects take their new balances (the
+    statements above bypass its identity map)."""
+    for account_id, balance in balances.items():
+        loaded = session.identity_map.get(identity_key(LedgerAccountRow, account_id))
+        if loaded is not None:
+            set_committed_value(loaded, "balance", balance)
 
 
 async def post(
@@ -148,6 +180,8 @@ async def post(
     if sum(x for _, x in movements) != 0:
         raise LedgerError(f"posting {key!r} does not balance")
     now = now or utc_now()
+    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
+    create, lock, existing, add_transaction, add_entries, set_balance = _statements(dialect)
     ids = sorted(a for a, _ in movements)
     # Create the accounts that do not exist yet before locking any: locking the existing ones
     # first and the new ones after would take locks out of the sorted order (and two postings
@@ -166,42 +200,50 @@ async def post(
                 "created_at": now,
             }
         )
-    await session.exec(insert_ignore(session, LedgerAccountRow.__table__).values(values))  # type: ignore[attr-defined]
-    accounts = await _lock(session, ids)
+    await session.exec(create, params=values)
+    accounts = {
+        row.id: (row.kind, int(row.balance))
+        for row in (await session.exec(lock, params={"ids": ids})).all()
+    }
     # The key is checked only once the accounts are locked: a concurrent posting of the same
     # key (which touches the same accounts) has committed or not started by now.
-    existing = (
-        await session.exec(
-            select(LedgerTransactionRow).where(LedgerTransactionRow.idempotency_key == key)
+    first = (await session.exec(existing, params={"key": key})).first()
+    if first is not None:
+        transaction = LedgerTransactionRow(
+            id=first.id, idempotency_key=key, kind=first.kind, created_at=first.created_at
         )
-    ).first()
-    if existing is not None:
-        return Posting(existing, False, {})
+        return Posting(transaction, False, {})
+    balances: dict[str, int] = {}
     for account_id, amount in movements:
-        account = accounts[account_id]
-        if account.balance + amount < 0 and account.kind != AccountKind.ISSUER.value:
-            raise InsufficientFunds(account_id, account.balance, amount)
+        account_kind_value, balance = accounts[account_id]
+        if balance + amount < 0 and account_kind_value != AccountKind.ISSUER.value:
+            raise InsufficientFunds(account_id, balance, amount)
+        balances[account_id] = balance + amount
     transaction = LedgerTransactionRow(
         id=new_id("tx", size=10), idempotency_key=key, kind=kind, created_at=now
     )
-    session.add(transaction)
-    await session.flush()
-    balances: dict[str, int] = {}
-    for account_id, amount in movements:
-        account = accounts[account_id]
-        account.balance += amount
-        balances[account_id] = account.balance
-        session.add(account)
-        session.add(
-            LedgerEntryRow(
-                transaction_id=transaction.id,
-                account_id=account_id,
-                amount=amount,
-                balance_after=account.balance,
-                kind=kind,
-                reference=reference,
-                created_at=now,
-            )
-        )
-    await session.flush()
+    await session.exec(
+        add_transaction,
+        params={"id": transaction.id, "idempotency_key": key, "kind": kind, "created_at": now},
+    )
+    await session.exec(
+        add_entries,
+        params=[
+            {
+                "transaction_id": transaction.id,
+                "account_id": account_id,
+                "amount": amount,
+                "balance_after": balances[account_id],
+                "kind": kind,
+                "reference": reference,
+                "created_at": now,
+            }
+            for account_id, amount in movements
+        ],
+    )
+    await session.exec(
+        set_balance,
+        params=[{"account_id": a, "new_balance": b} for a, b in balances.items()],
+    )
+    _refresh_loaded(session, balances)
     return Posting(transaction, True, balances)

@@ -16,6 +16,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import OperationalError
 
 from engine_server.store.database import create_engine_for
+from lobby_api import db as lobby_db
 from lobby_api.app import create_app
 from lobby_api.db import Database
 from lobby_api.settings import LobbySettings
@@ -170,3 +171,41 @@ async def test_a_write_inside_a_write_is_refused_at_once_on_sqlite(sqlite_db: Da
     await _open_account(sqlite_db, "wallet:after", 1)
     statement = sa.select(LedgerAccountRow.balance).where(LedgerAccountRow.id == "wallet:after")
     assert [row.balance for row in await sqlite_db.fetch(statement)] == [1]
+
+
+async def test_postgres_pings_only_connections_that_sat_idle_and_replaces_dead_ones(
+    shared_postgres: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = Database.from_url(shared_postgres, pool_size=1, max_overflow=0)
+    dialect = db.engine.sync_engine.dialect
+    pings: list[Any] = []
+    ping = dialect.do_ping
+
+    def counted(dbapi_connection: Any) -> bool:
+        pings.append(dbapi_connection)
+        return bool(ping(dbapi_connection))
+
+    monkeypatch.setattr(dialect, "do_ping", counted)
+    backend_pid = sa.text("SELECT pg_backend_pid()")
+    try:
+        # In steady use (returned a moment ago): handed out without a round trip.
+        monkeypatch.setattr(lobby_db, "PING_AFTER_IDLE_SECONDS", 60.0)
+        first = (await db.fetch(backend_pid))[0][0]
+        async with db.write() as session:
+            await session.exec(sa.text("SELECT 1"))  # type: ignore[call-overload]
+        assert (await db.fetch(backend_pid))[0][0] == first
+        assert pings == []
+
+        # The server drops the connection while it sits in the pool (as at a restart): once
+        # it has sat idle, it is pinged, found dead and replaced, and the read succeeds.
+        admin = Database.from_url(shared_postgres, pool_size=1, max_overflow=0)
+        try:
+            await admin.fetch(sa.text("SELECT pg_terminate_backend(:pid)"), {"pid": first})
+        finally:
+            await admin.dispose()
+        monkeypatch.setattr(lobby_db, "PING_AFTER_IDLE_SECONDS", 0.0)
+        again = (await db.fetch(backend_pid))[0][0]
+        assert again != first
+        assert pings
+    finally:
+        await db.dispose()

@@ -1,0 +1,132 @@
+"""SQLite statements in one trip to aiosqlite's thread each.
+
+aiosqlite runs every call on a sqlite3 connection in a thread of its own, one queued call at
+a time, each a round trip from the event loop (a future, the thread woken, the loop woken
+back). SQLAlchemy's adapter makes four of them per statement: open a cursor, execute, fetch
+the rows, close the cursor. Measured on this project's machine: 117 µs of CPU per one-row
+SELECT through the async engine against 16 µs through SQLAlchemy's sync engine (issue 16:
+the lobby and the engine send a few dozen statements per quick game). :class:`OneTripCursor`
+does the four steps in one call on the thread; :func:`one_trip_per_statement` gives a newly
+made connection that cursor (server-side cursors, which fetch as they go, are left as they
+are).
+"""
+
+from __future__ import annotations
+
+import collections
+import sqlite3
+from typing import Any
+
+from sqlalchemy.dialects.sqlite.aiosqlite import (
+    AsyncAdapt_aiosqlite_connection,
+    AsyncAdapt_aiosqlite_cursor,
+)
+from sqlalchemy.util import EMPTY_DICT
+
+__all__ = ["OneTripConnection", "OneTripCursor", "one_trip_per_statement"]
+
+#: What one trip answers: the description, the rows, the row count and the last row id.
+_Outcome = tuple[Any, list[Any], int, int | None]
+
+
+def _execute(connection: sqlite3.Connection, operation: str, parameters: Any) -> _Outcome:
+    """On aiosqlite's thread: the statement run, its rows fetched, its cursor closed."""
+    cursor = connection.cursor()
+    try:
+        if parameters is None:
+            cursor.execute(operation)
+        else:
+            cursor.execute(operation, parameters)
+        description = cursor.description
+        rows = cursor.fetchall() if description else []
+        return description, rows, cursor.rowcount, cursor.lastrowid
+    finally:
+        cursor.close()
+
+
+def _executemany(connection: sqlite3.Connection, operation: str, parameters: Any) -> _Outcome:
+    cursor = connection.cursor()
+    try:
+        cursor.executemany(operation, parameters)
+        return cursor.description, [], cursor.rowcount, cursor.lastrowid
+    finally:
+        cursor.close()
+
+
+class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
+    """SQLAlchemy's aiosqlite cursor, each statement one call on aiosqlite's thread: no
+    cursor lives between the calls (what a statement answers is kept here)."""
+
+    __slots__ = ("_description", "_lastrowid", "_rowcount")
+
+    def __init__(self, adapt_connection: AsyncAdapt_aiosqlite_connection) -> None:
+        # The base class opens an aiosqlite cursor here (a trip of its own): none is needed.
+        self._adapt_connection = adapt_connection
+        self._connection = adapt_connection._connection
+        self._cursor = None  # type: ignore[assignment]
+        self._soft_closed_memoized = EMPTY_DICT
+        self._rows = collections.deque()
+        self._description: Any = None
+        self._rowcount = -1
+        self._lastrowid: int | None = None
+
+    @property
+    def description(self) -> Any:
+        return self._description
+
+    @property
+    def rowcount(self) -> int:
+        return self._rowcount
+
+    @property
+    def lastrowid(self) -> int:
+        return self._lastrowid  # type: ignore[return-value]
+
+    @property
+    def arraysize(self) -> int:
+        return 1
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        """Rows are all fetched at once: nothing to size."""
+
+    async def _async_soft_close(self) -> None:
+        """Nothing stays open on the thread."""
+
+    def close(self) -> None:
+        self._rows.clear()
+
+    def _keep(self, outcome: _Outcome) -> None:
+        self._description, rows, self._rowcount, self._lastrowid = outcome
+        self._rows = collections.deque(rows)
+
+    async def _execute_async(self, operation: Any, parameters: Any) -> Any:
+        async with self._adapt_connection._execute_mutex:
+            # aiosqlite's own queue (as SQLAlchemy's isolation-level setter uses it).
+            self._keep(
+                await self._connection._execute(
+                    _execute, self._connection._conn, operation, parameters
+                )
+            )
+
+    async def _executemany_async(self, operation: Any, seq_of_parameters: Any) -> Any:
+        async with self._adapt_connection._execute_mutex:
+            self._keep(
+                await self._connection._execute(
+                    _executemany, self._connection._conn, operation, seq_of_parameters
+                )
+            )
+
+
+class OneTripConnection(AsyncAdapt_aiosqlite_connection):
+    """SQLAlchemy's aiosqlite connection with :class:`OneTripCursor`."""
+
+    __slots__ = ()
+    _cursor_cls = OneTripCursor  # type: ignore[assignment]
+
+
+def one_trip_per_statement(dbapi_connection: Any) -> None:
+    """Give a connection SQLAlchemy has just made (its ``connect`` event) the one-trip
+    cursor. The adapter class is fixed by SQLAlchemy's dialect; the subclass adds no state."""
+    if type(dbapi_connection) is AsyncAdapt_aiosqlite_connection:
+        dbapi_connection.__class__ = OneTripConnection

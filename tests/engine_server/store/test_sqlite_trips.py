@@ -1,0 +1,89 @@
+"""SQLite statements in one trip to aiosqlite's thread each (issue 16), answering as before."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine_server.store.database import create_engine_for
+from engine_server.store.sqlite_trips import OneTripConnection
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
+    made = create_engine_for(f"sqlite:///{tmp_path / 'trips.sqlite3'}")
+    async with made.begin() as connection:
+        await connection.execute(
+            sa.text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
+        )
+    try:
+        yield made
+    finally:
+        await made.dispose()
+
+
+@pytest.fixture
+def trips(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every call queued for aiosqlite's thread."""
+    made: list[Any] = []
+    queued = aiosqlite.Connection._execute
+
+    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        made.append(fn)
+        return await queued(self, fn, *args, **kwargs)  # type: ignore[no-untyped-call]
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    return made
+
+
+async def test_a_statement_is_one_trip_and_answers_as_before(
+    engine: AsyncEngine, trips: list[Any]
+) -> None:
+    async with engine.connect() as connection:
+        raw = await connection.get_raw_connection()
+        assert isinstance(raw.dbapi_connection, OneTripConnection)
+        trips.clear()
+        inserted = await connection.execute(sa.text("INSERT INTO t (v) VALUES ('a')"))
+        assert len(trips) == 2  # BEGIN (the transaction starts here), the INSERT
+        assert inserted.rowcount == 1 and inserted.lastrowid == 1
+        many = await connection.execute(
+            sa.text("INSERT INTO t (v) VALUES (:v)"), [{"v": "b"}, {"v": "c"}]
+        )
+        assert many.rowcount == 2
+        returned = await connection.execute(
+            sa.text("UPDATE t SET v = v || '!' WHERE id > 1 RETURNING id, v")
+        )
+        assert sorted(returned.all()) == [(2, "b!"), (3, "c!")]
+        trips.clear()
+        rows = await connection.execute(sa.text("SELECT id, v FROM t ORDER BY id"))
+        assert list(rows.keys()) == ["id", "v"]
+        assert rows.all() == [(1, "a"), (2, "b!"), (3, "c!")]
+        assert len(trips) == 1
+        assert (await connection.execute(sa.text("SELECT v FROM t WHERE id = 9"))).first() is None
+        await connection.commit()
+
+
+async def test_errors_are_translated_and_the_transaction_rolls_back(engine: AsyncEngine) -> None:
+    with pytest.raises(IntegrityError):
+        async with engine.begin() as connection:
+            await connection.execute(sa.text("INSERT INTO t (v) VALUES ('x')"))
+            await connection.execute(sa.text("INSERT INTO t (v) VALUES ('x')"))
+    async with engine.connect() as connection:
+        assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 0
+
+
+async def test_server_side_cursors_still_fetch_as_they_go(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await connection.execute(
+            sa.text("INSERT INTO t (v) VALUES (:v)"), [{"v": str(n)} for n in range(50)]
+        )
+    async with engine.connect() as connection:
+        streamed = await connection.stream(sa.text("SELECT v FROM t ORDER BY id"))
+        assert [row[0] async for row in streamed] == [str(n) for n in range(50)]
