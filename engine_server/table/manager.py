@@ -300,6 +300,8 @@ class TableManager:
         #: of them are built from the store when asked for)
         self._closed: set[str] = set()
         self._lock = asyncio.Lock()
+        #: tables being created here now, by id (how many requests for each): see create_table
+        self._creating: dict[str, int] = {}
         self.draining = False
         #: the node's heartbeat: every table's clock gets back the time the loop was stalled
         self.stalls = StallWatch()
@@ -405,14 +407,26 @@ class TableManager:
         return runtime
 
     async def create_table(self, spec: TableSpec) -> TableRuntime:
-        async with self._lock:
-            existing = self._tables.get(spec.config.table_id)
-            if existing is None and self.draining:
-                raise TableError.precondition("DRAINING", "this engine node is draining")
+        table_id = spec.config.table_id
+        existing = self._tables.get(table_id)
+        if existing is None and self.draining:
+            raise TableError.precondition("DRAINING", "this engine node is draining")
+        # Creations run side by side, outside the manager's lock (the store orders their
+        # writes): a burst of quick games must not queue behind one another's round trips.
+        # Until it has started here, a table being created is no table handed to this node
+        # for adopt() to load.
+        self._creating[table_id] = self._creating.get(table_id, 0) + 1
+        try:
             # The store answers a retry with the table the first request made.
             loaded, _ = await self._directory.create_table(spec)
-            existing = self._tables.get(loaded.config.table_id)
-            return existing if existing is not None else self._start(loaded)
+        finally:
+            if self._creating[table_id] == 1:
+                del self._creating[table_id]
+            else:
+                self._creating[table_id] -= 1
+        # No await from here on: the check and the start are one step of the loop.
+        existing = self._tables.get(loaded.config.table_id)
+        return existing if existing is not None else self._start(loaded)
 
     def get(self, table_id: str) -> TableRuntime:
         """A table players may use (TableService): ``TABLE_NOT_FOUND``, ``TABLE_CLOSED``
@@ -582,7 +596,7 @@ class TableManager:
         lease ran out, or moved here): as after a crash, each table's running hand
         cancelled, every chip back. Returns their ids."""
         async with self._lock:
-            known = [*self._tables, *self._closed]
+            known = [*self._tables, *self._closed, *self._creating]
             wanted = await self._directory.tables_to_adopt(known)
             if not wanted:
                 return []

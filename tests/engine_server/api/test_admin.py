@@ -229,6 +229,38 @@ async def test_create_table_is_idempotent_on_the_request_id(engine: Engine) -> N
     assert (await get_table(engine, "adm-once")).table == first.table
 
 
+async def test_tables_created_at_once_each_start_once_beside_the_takeover_watch(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Creations run side by side (a burst of quick games): each table starts once, a retry
+    gets the table its first request made, and the watch that loads tables handed to this
+    node (adopt) does not take a table being created for one of them, even when it looks
+    between the table's stored write and its start."""
+    manager = engine.server.manager
+    directory = manager._directory
+    stored = directory.create_table
+    adopted: list[str] = []
+
+    async def store_then_look(spec: Any) -> Any:
+        made = await stored(spec)
+        adopted.extend(await manager.adopt())
+        return made
+
+    monkeypatch.setattr(directory, "create_table", store_then_look)
+    ids = [new_id("adm-burst") for _ in range(12)]
+    creations = [engine.create_table(table_id, client_seed="burst") for table_id in ids]
+    retries = [engine.create_table(ids[0], client_seed="burst") for _ in range(4)]
+    answers = await asyncio.gather(*creations, *retries)
+    assert adopted == []
+    assert [a.table.name for a in answers] == [f"tables/{t}" for t in ids] + [
+        f"tables/{ids[0]}"
+    ] * 4
+    runtimes = [manager.tables[t] for t in ids]
+    assert len({id(r) for r in runtimes}) == len(ids)
+    for table_id in ids:
+        assert (await get_table(engine, table_id)).table.name == f"tables/{table_id}"
+
+
 async def test_seat_player_is_idempotent_on_the_seat_session_id(engine: Engine) -> None:
     table_id = new_id("adm")
     await engine.create_table(table_id)
