@@ -44,6 +44,7 @@ type worker struct {
 	stopping   atomic.Bool   // the window is over: no new Act
 	closing    atomic.Bool   // the streams are being closed: their errors are not counted
 	inflight   atomic.Int64  // Acts being paced, sent or answered
+	moved      nodes         // connections to the nodes tables moved to
 }
 
 // arrival is which seats a change has reached: how many, and when the latest of them got it.
@@ -164,16 +165,20 @@ type playAct struct {
 // bot is one seat: a WatchTable stream and an Act call when its turn comes, or one Play
 // stream carrying both.
 type bot struct {
-	t      *table
-	seat   int32
-	client studv1.TableServiceClient
-	ctx    context.Context // the worker's, with the seat's token
-	rng    *mathrand.Rand
+	t    *table
+	seat int32
+	ctx  context.Context // the worker's, with the seat's token
+	rng  *mathrand.Rand
 	// sendMu: one Send at a time on the Play stream (grpc-go allows one concurrent sender).
 	sendMu sync.Mutex
 
+	// follows counts the TABLE_MOVED refusals followed since the seat's last message (only
+	// its watch goroutine uses it).
+	follows int
+
 	// Guarded by t.mu.
-	view     *seatView // the latest message
+	client   studv1.TableServiceClient // at the node serving the table (it may move)
+	view     *seatView                 // the latest message
 	sequence int64
 	// actFrom: no Act on a snapshot older than this: our last Act's change (which may
 	// already hand us the next turn: a new street can open on us), or the one after the
@@ -222,6 +227,7 @@ func (b *bot) watch(ready func()) {
 			}
 		}
 		err := receive(request, func() {
+			b.follows = 0
 			release()
 			if first {
 				first = false
@@ -232,6 +238,9 @@ func (b *bot) watch(ready func()) {
 		if err == io.EOF || w.closing.Load() {
 			return
 		}
+		if b.follow(err) {
+			continue
+		}
 		w.stats.streamError(err, w.window)
 		select {
 		case <-time.After(retryAfter):
@@ -241,9 +250,36 @@ func (b *bot) watch(ready func()) {
 	}
 }
 
+// follow points the seat at the node its table moved to when err is an UNAVAILABLE /
+// TABLE_MOVED refusal naming one, unless it has followed followsInARow times without a
+// message; true when the stream is to be opened again there at once.
+func (b *bot) follow(err error) bool {
+	address := movedTo(err)
+	if address == "" || b.follows >= followsInARow {
+		return false
+	}
+	client, dialErr := b.t.w.moved.client(address)
+	if dialErr != nil {
+		return false
+	}
+	b.follows++
+	b.t.mu.Lock()
+	b.client = client
+	b.t.mu.Unlock()
+	b.t.w.stats.followed()
+	return true
+}
+
+// currentClient is the seat's client at the node serving its table (t.mu not held).
+func (b *bot) currentClient() studv1.TableServiceClient {
+	b.t.mu.Lock()
+	defer b.t.mu.Unlock()
+	return b.client
+}
+
 // receive runs one WatchTable call to its end: io.EOF when the server ended it with OK.
 func (b *bot) receive(request *studv1.WatchTableRequest, received func()) error {
-	stream, err := b.client.WatchTable(b.ctx, request, grpc.ForceCodec(viewCodec{}))
+	stream, err := b.currentClient().WatchTable(b.ctx, request, grpc.ForceCodec(viewCodec{}))
 	if err != nil {
 		return err
 	}
@@ -268,7 +304,7 @@ func (b *bot) play(request *studv1.WatchTableRequest, received func()) error {
 	// The call's own context: returning ends it, whatever ended the loop.
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	stream, err := b.client.Play(ctx, grpc.ForceCodec(viewCodec{}))
+	stream, err := b.currentClient().Play(ctx, grpc.ForceCodec(viewCodec{}))
 	if err != nil {
 		return err
 	}
@@ -479,9 +515,10 @@ func (b *bot) act() {
 		b.sendAct(stream, request, p, inWindow)
 		return
 	}
+	client := b.client
 	t.mu.Unlock()
 	w.stats.acted(inWindow)
-	b.actUnary(request, seen, sent, inWindow)
+	b.actUnary(client, request, seen, sent, inWindow)
 	t.mu.Lock()
 	b.done()
 	t.mu.Unlock()
@@ -516,10 +553,10 @@ func (b *bot) sendAct(stream studv1.TableService_PlayClient, request *studv1.Act
 }
 
 // actUnary sends one Act call and notes its answer.
-func (b *bot) actUnary(request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
+func (b *bot) actUnary(client studv1.TableServiceClient, request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
 	t, w := b.t, b.t.w
 	ctx, cancel := context.WithTimeout(b.ctx, actTimeout)
-	response, err := b.client.Act(ctx, request)
+	response, err := client.Act(ctx, request)
 	cancel()
 	if err != nil {
 		t.mu.Lock()

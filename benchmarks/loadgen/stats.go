@@ -59,6 +59,7 @@ type workerStats struct {
 	Unanswered   int            `json:"unanswered"`
 	ActErrors    map[string]int `json:"act_errors"`
 	StreamErrors map[string]int `json:"stream_errors"`
+	Followed     int            `json:"followed"`
 	ErrorSamples []string       `json:"error_samples"`
 	CPUSeconds   float64        `json:"cpu_seconds"`
 }
@@ -134,6 +135,13 @@ func (s *stats) actErrorKey(key string, inWindow bool) {
 	if inWindow {
 		s.s.Errored++
 	}
+}
+
+// followed counts a stream opened again at the node its table moved to.
+func (s *stats) followed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.Followed++
 }
 
 func (s *stats) streamError(err error, win *window) {
