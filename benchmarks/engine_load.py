@@ -109,6 +109,9 @@ SEATS = 7
 SECRET = "engine-load-benchmark-" + "s" * 32
 #: tables per gRPC channel in a load process (each channel is one TCP connection)
 TABLES_PER_CHANNEL = 50
+#: TABLE_MOVED refusals a seat follows without a message in between (as benchmarks/loadgen's
+#: followsInARow): two nodes naming each other must not make it loop
+FOLLOWS_IN_A_ROW = 5
 #: tables per Python load process when --load-processes is not given
 TABLES_PER_PROCESS = 250
 #: tables per Go load process when --load-processes is not given
@@ -167,6 +170,8 @@ class Options:
     pin: bool = False
     #: seconds between two readings of the engines' RSS (from the tables' resumption on)
     rss_every: float = RSS_EVERY
+    #: seconds into the window at which node-1's tables move to node-2 (MoveTable); None: none
+    move_tables_at: float | None = None
 
     @property
     def processes(self) -> int:
@@ -256,6 +261,14 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         default=RSS_EVERY,
         help=f"seconds between readings of the engines' RSS under load (default {RSS_EVERY:g})",
     )
+    parser.add_argument(
+        "--move-tables-at",
+        type=float,
+        metavar="SECONDS",
+        help="SECONDS into the window, move every table of node-1 to node-2 (AdminService "
+        "MoveTable, between hands): their bots follow TABLE_MOVED there; needs --nodes 2 or "
+        "more on one --database-url",
+    )
     parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
     parser.add_argument(
         "--profile-engine",
@@ -301,11 +314,19 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         database_url=args.database_url,
         pin=args.pin,
         rss_every=args.rss_every,
+        move_tables_at=args.move_tables_at,
     )
     if options.bots == "python" and options.transport != "unary":
         parser.error("--act-over play needs --bots go: the Python bots act by unary Act calls")
     if not 1 <= options.nodes <= 8:
         parser.error(f"--nodes must be 1-8, got {options.nodes}")
+    if options.move_tables_at is not None and (
+        options.nodes < 2 or options.database_url is None or options.move_tables_at < 0
+    ):
+        parser.error(
+            "--move-tables-at needs --nodes 2 or more on one --database-url (a table moves "
+            "only between nodes of one database), and SECONDS >= 0"
+        )
     if options.rss_every <= 0:
         parser.error(f"--rss-every must be > 0, got {options.rss_every:g}")
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
@@ -567,6 +588,8 @@ class WorkerStats:
     stream_errors: dict[str, int] = field(default_factory=dict)
     error_samples: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    #: streams opened again at the node an UNAVAILABLE / TABLE_MOVED named (not errors)
+    followed: int = 0
 
 
 class _Window:
@@ -671,9 +694,12 @@ class _Bot:
         self.acting = False
         self.ready = asyncio.Event()
         self.call: Any = None
+        #: TABLE_MOVED refusals followed since the seat's last message
+        self.follows = 0
 
     async def watch(self) -> None:
         import grpc
+        from stud.bots.follow import moved_to
         from stud.v1 import table_service_pb2
 
         request = table_service_pb2.WatchTableRequest(table=self.table.name)
@@ -688,6 +714,7 @@ class _Bot:
                     if opening:
                         self.state.opening.release()
                         opening = False
+                    self.follows = 0
                     now = time.monotonic()
                     if message.events:
                         self.table.arrived(message.sequence, now)
@@ -702,6 +729,13 @@ class _Bot:
                 if self.state.closing:
                     return
                 stats = self.table.stats
+                address = moved_to(error)
+                if address is not None and self.follows < FOLLOWS_IN_A_ROW:
+                    # The table moved (or was taken over): watch it, and act, at its new node.
+                    self.stub = self.state.stub_at(address)
+                    self.follows += 1
+                    stats.followed += 1
+                    continue
                 key = _error_reason(error)
                 stats.stream_errors[key] = stats.stream_errors.get(key, 0) + 1
                 if len(stats.error_samples) < 3:
@@ -784,6 +818,20 @@ class _WorkerState:
     stopping: bool = False
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     opening: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(OPENING))
+    #: a channel per node tables moved to (address -> channel), shared by the seats there
+    moved: dict[str, Any] = field(default_factory=dict)
+
+    def stub_at(self, address: str) -> Any:
+        """A TableService stub on the channel to ``address``, opened at its first use."""
+        import grpc
+        from stud.v1 import table_service_pb2_grpc
+
+        channel = self.moved.get(address)
+        if channel is None:
+            channel = self.moved[address] = grpc.aio.insecure_channel(
+                address, options=_grpc_options()
+            )
+        return table_service_pb2_grpc.TableServiceStub(channel)
 
 
 @dataclass(frozen=True)
@@ -862,7 +910,7 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
         for task in [*watchers, *state.tasks]:
             task.cancel()
         await asyncio.gather(*watchers, *state.tasks, return_exceptions=True)
-        for channel in channels:
+        for channel in [*channels, *state.moved.values()]:
             await channel.close()
 
 
@@ -1150,6 +1198,11 @@ class LoadResult:
     #: reference_ms() before the engines started, and its median during the window
     reference_ms_before: float | None = None
     reference_ms_window: float | None = None
+    #: streams the bots opened again at the node an UNAVAILABLE / TABLE_MOVED named
+    followed: int = 0
+    #: --move-tables-at: tables moved from node-1 to node-2, and how long the moves took
+    tables_moved: int = 0
+    move_seconds: float | None = None
 
 
 REFERENCE_ITERATIONS = 200_000
@@ -1318,6 +1371,8 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
     loads: list[_GoLoad | _PythonLoad] = []
     reference: asyncio.Task[list[float]] | None = None
     rss_task: asyncio.Task[list[tuple[float, float]]] | None = None
+    mover: asyncio.Task[float] | None = None
+    shares: list[list[str]] = []
     try:
         rss_start = first.rss_bytes()
         # The first table loads code the others share: measure from after it.
@@ -1381,6 +1436,10 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         load_before = os.getloadavg()
         scraped_before = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         reference = asyncio.create_task(_sample_reference(end - 1))
+        if options.move_tables_at is not None:
+            mover = asyncio.create_task(
+                _move_tables(admins[0], admin_md, shares[0], start + options.move_tables_at)
+            )
         cpu_before = [engine.cpu_seconds() for engine in engines]
         spy = (
             _profile(first, options.seconds, options.profile_engine)
@@ -1395,9 +1454,12 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         rss_samples = await rss_task
         reference_window = statistics.median(await reference)
         stats = [s for load in loads for s in await loop.run_in_executor(None, load.collect)]
+        move_seconds = await mover if mover is not None else None
         if spy is not None:
             spy.wait(30)
     finally:
+        if mover is not None and not mover.done():
+            mover.cancel()
         if reference is not None and not reference.done():
             reference.cancel()
         if rss_task is not None and not rss_task.done():
@@ -1460,7 +1522,31 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         reference_ms_window=reference_window,
         loop=options.loop,
         nodes=len(engines),
+        followed=sum(s.followed for s in stats),
+        tables_moved=len(shares[0]) if mover is not None else 0,
+        move_seconds=move_seconds,
     )
+
+
+async def _move_tables(admin: Any, admin_md: Any, table_ids: Sequence[str], at: float) -> float:
+    """At monotonic ``at``, move each of ``table_ids`` (node-1's) to node-2; returns the
+    seconds the moves took (each waits for its table's running hand to end)."""
+    from stud.v1 import admin_service_pb2
+
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    began = time.monotonic()
+
+    async def one(table_id: str) -> None:
+        await admin.MoveTable(
+            admin_service_pb2.MoveTableRequest(name=f"tables/{table_id}", node="node-2"),
+            metadata=admin_md,
+            timeout=120,
+        )
+
+    await _bounded([lambda t=t: one(t) for t in table_ids], ADMIN_CONCURRENCY)  # type: ignore[misc]
+    moved = time.monotonic() - began
+    _note(f"{len(table_ids)} tables moved from node-1 to node-2 in {moved:.1f} s")
+    return moved
 
 
 def _note(text: str) -> None:
@@ -1628,6 +1714,14 @@ def format_result(result: LoadResult) -> str:
                 f"7 seated: {result.rss_warm_mib:.1f} -> {result.rss_idle_mib:.1f} MiB)",
             )
         )
+    if result.tables_moved or result.followed:
+        moved = (
+            f"{result.tables_moved} tables moved node-1 -> node-2 in "
+            f"{result.move_seconds or 0:.1f} s; "
+            if result.tables_moved
+            else ""
+        )
+        rows.append(("moved tables", f"{moved}streams followed to another node: {result.followed}"))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
