@@ -590,6 +590,8 @@ class WorkerStats:
     cpu_seconds: float = 0.0
     #: streams opened again at the node an UNAVAILABLE / TABLE_MOVED named (not errors)
     followed: int = 0
+    #: answered acts sent after a seat of their table followed it (answered at its new node)
+    answered_moved: int = 0
 
 
 class _Window:
@@ -619,6 +621,8 @@ class _Table:
         self.arrivals: dict[int, list[Any]] = {}
         #: answered Acts whose update has not reached every seat yet: sequence -> sent at
         self.pending: dict[int, float] = {}
+        #: when a seat first followed the table to another node (inf: never)
+        self.moved_at = math.inf
 
     def due(self) -> float:
         return self.last_sent + self.pace
@@ -733,6 +737,7 @@ class _Bot:
                 if address is not None and self.follows < FOLLOWS_IN_A_ROW:
                     # The table moved (or was taken over): watch it, and act, at its new node.
                     self.stub = self.state.stub_at(address)
+                    self.table.moved_at = min(self.table.moved_at, time.monotonic())
                     self.follows += 1
                     stats.followed += 1
                     continue
@@ -805,6 +810,8 @@ class _Bot:
             if in_window:
                 stats.answered += 1
                 stats.round_trips.append(done - sent)
+                if sent > self.table.moved_at:
+                    stats.answered_moved += 1
             self.table.answered(response.sequence, sent)
         finally:
             self.acting = False
@@ -1198,8 +1205,10 @@ class LoadResult:
     #: reference_ms() before the engines started, and its median during the window
     reference_ms_before: float | None = None
     reference_ms_window: float | None = None
-    #: streams the bots opened again at the node an UNAVAILABLE / TABLE_MOVED named
+    #: streams the bots opened again at the node an UNAVAILABLE / TABLE_MOVED named, and the
+    #: acts answered in the window that were sent after their table's first follow
     followed: int = 0
+    actions_moved: int = 0
     #: --move-tables-at: tables moved from node-1 to node-2, and how long the moves took
     tables_moved: int = 0
     move_seconds: float | None = None
@@ -1523,6 +1532,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         loop=options.loop,
         nodes=len(engines),
         followed=sum(s.followed for s in stats),
+        actions_moved=sum(s.answered_moved for s in stats),
         tables_moved=len(shares[0]) if mover is not None else 0,
         move_seconds=move_seconds,
     )
@@ -1543,7 +1553,8 @@ async def _move_tables(admin: Any, admin_md: Any, table_ids: Sequence[str], at: 
             timeout=120,
         )
 
-    await _bounded([lambda t=t: one(t) for t in table_ids], ADMIN_CONCURRENCY)  # type: ignore[misc]
+    # Many at once: each waits for its table's hand to end, which takes the bots' whole pace.
+    await _bounded([lambda t=t: one(t) for t in table_ids], 64)  # type: ignore[misc]
     moved = time.monotonic() - began
     _note(f"{len(table_ids)} tables moved from node-1 to node-2 in {moved:.1f} s")
     return moved
@@ -1721,7 +1732,13 @@ def format_result(result: LoadResult) -> str:
             if result.tables_moved
             else ""
         )
-        rows.append(("moved tables", f"{moved}streams followed to another node: {result.followed}"))
+        rows.append(
+            (
+                "moved tables",
+                f"{moved}streams followed to another node: {result.followed}, "
+                f"{result.actions_moved} actions answered after their table's move",
+            )
+        )
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 

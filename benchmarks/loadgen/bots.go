@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"math"
 	mathrand "math/rand"
 	"sort"
 	"sync"
@@ -71,6 +72,11 @@ type table struct {
 	// stream: the actor's may not be first) gives the act's sequence, and moves it to
 	// pending.
 	acts map[string]float64
+	// movedAt is when a seat of the table first followed it to another node (+Inf: never).
+	movedAt float64
+	// node counts the moves the table's seats have followed: each node numbers the table's
+	// changes afresh, so arrivals and pending are of its current node only.
+	node int
 }
 
 func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Rand) *table {
@@ -84,6 +90,7 @@ func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Ran
 		arrivals: map[int64]*arrival{},
 		pending:  map[int64]float64{},
 		acts:     map[string]float64{},
+		movedAt:  math.Inf(1),
 	}
 }
 
@@ -143,7 +150,7 @@ func (t *table) resolve(id string, sequence int64) {
 	}
 	delete(t.acts, id)
 	if t.w.window.covers(sent) {
-		t.w.stats.resolved()
+		t.w.stats.resolved(sent > t.movedAt)
 	}
 	t.answered(sequence, sent)
 }
@@ -178,6 +185,7 @@ type bot struct {
 
 	// Guarded by t.mu.
 	client   studv1.TableServiceClient // at the node serving the table (it may move)
+	node     int                       // the moves this seat has followed (table.node)
 	view     *seatView                 // the latest message
 	sequence int64
 	// actFrom: no Act on a snapshot older than this: our last Act's change (which may
@@ -263,9 +271,21 @@ func (b *bot) follow(err error) bool {
 		return false
 	}
 	b.follows++
-	b.t.mu.Lock()
+	t := b.t
+	t.mu.Lock()
 	b.client = client
-	b.t.mu.Unlock()
+	if moment := now(); moment < t.movedAt {
+		t.movedAt = moment
+	}
+	// The new node numbers the table's changes from its own start: forget the old node's.
+	b.node++
+	if b.node > t.node {
+		t.node = b.node
+		t.arrivals = map[int64]*arrival{}
+		t.pending = map[int64]float64{}
+	}
+	b.view, b.sequence, b.actFrom = nil, -1, 0
+	t.mu.Unlock()
 	b.t.w.stats.followed()
 	return true
 }
@@ -347,6 +367,11 @@ func (b *bot) play(request *studv1.WatchTableRequest, received func()) error {
 // may answer a Play act (this bot's or another seat's), and it may be the bot's turn.
 func (b *bot) viewed(message *seatView, moment float64) {
 	t, w := b.t, b.t.w
+	if b.node < t.node {
+		// The old node's last words after another seat followed the table: its sequences
+		// are not the new node's.
+		return
+	}
 	if message.carries {
 		t.arrived(message.sequence, moment)
 		if w.window.covers(moment) {
@@ -377,7 +402,7 @@ func (b *bot) viewed(message *seatView, moment float64) {
 func (b *bot) result(result *studv1.ActResult, moment float64) {
 	t, w := b.t, b.t.w
 	p := b.pending
-	if p == nil || result.GetActionId() != p.id {
+	if p == nil || result.GetActionId() != p.id || b.node < t.node {
 		// An act the bot gave up on (actTimeout): counted then.
 		return
 	}
@@ -515,10 +540,10 @@ func (b *bot) act() {
 		b.sendAct(stream, request, p, inWindow)
 		return
 	}
-	client := b.client
+	client, node := b.client, b.node
 	t.mu.Unlock()
 	w.stats.acted(inWindow)
-	b.actUnary(client, request, seen, sent, inWindow)
+	b.actUnary(client, node, request, seen, sent, inWindow)
 	t.mu.Lock()
 	b.done()
 	t.mu.Unlock()
@@ -553,14 +578,14 @@ func (b *bot) sendAct(stream studv1.TableService_PlayClient, request *studv1.Act
 }
 
 // actUnary sends one Act call and notes its answer.
-func (b *bot) actUnary(client studv1.TableServiceClient, request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
+func (b *bot) actUnary(client studv1.TableServiceClient, node int, request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
 	t, w := b.t, b.t.w
 	ctx, cancel := context.WithTimeout(b.ctx, actTimeout)
 	response, err := client.Act(ctx, request)
 	cancel()
 	if err != nil {
 		t.mu.Lock()
-		if seen+1 > b.actFrom {
+		if node == b.node && seen+1 > b.actFrom {
 			b.actFrom = seen + 1
 		}
 		t.mu.Unlock()
@@ -570,10 +595,15 @@ func (b *bot) actUnary(client studv1.TableServiceClient, request *studv1.ActRequ
 		return
 	}
 	done := now()
-	if inWindow {
-		w.stats.answered(done - sent)
-	}
 	t.mu.Lock()
+	if inWindow {
+		w.stats.answered(done-sent, sent > t.movedAt)
+	}
+	if node < t.node {
+		// Answered by the node the table has left: its sequence is not the new node's.
+		t.mu.Unlock()
+		return
+	}
 	if response.Sequence > b.actFrom {
 		b.actFrom = response.Sequence
 	}

@@ -60,8 +60,11 @@ type workerStats struct {
 	ActErrors    map[string]int `json:"act_errors"`
 	StreamErrors map[string]int `json:"stream_errors"`
 	Followed     int            `json:"followed"`
-	ErrorSamples []string       `json:"error_samples"`
-	CPUSeconds   float64        `json:"cpu_seconds"`
+	// AnsweredMoved counts the answered acts sent after a seat of their table followed it to
+	// another node (answered there).
+	AnsweredMoved int      `json:"answered_moved"`
+	ErrorSamples  []string `json:"error_samples"`
+	CPUSeconds    float64  `json:"cpu_seconds"`
 }
 
 // stats is a workerStats shared by every bot of the process.
@@ -186,20 +189,26 @@ func (s *stats) acted(inWindow bool) {
 	}
 }
 
-func (s *stats) answered(roundTrip float64) {
+func (s *stats) answered(roundTrip float64, moved bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.s.Answered++
+	if moved {
+		s.s.AnsweredMoved++
+	}
 	s.s.RoundTrips = append(s.s.RoundTrips, roundTrip)
 }
 
 // resolved counts an act sent in the window as answered, its round trip noted apart (Play:
 // the act is answered when its change first reaches one of the table's streams, and its
 // round trip ends when the actor's own stream gets it).
-func (s *stats) resolved() {
+func (s *stats) resolved(moved bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.s.Answered++
+	if moved {
+		s.s.AnsweredMoved++
+	}
 }
 
 func (s *stats) roundTrip(seconds float64) {
