@@ -623,6 +623,9 @@ class _Table:
         self.pending: dict[int, float] = {}
         #: when a seat first followed the table to another node (inf: never)
         self.moved_at = math.inf
+        #: the moves its seats have followed: each node numbers the table's changes afresh, so
+        #: arrivals and pending are of its current node only
+        self.node = 0
 
     def due(self) -> float:
         return self.last_sent + self.pace
@@ -698,8 +701,9 @@ class _Bot:
         self.acting = False
         self.ready = asyncio.Event()
         self.call: Any = None
-        #: TABLE_MOVED refusals followed since the seat's last message
+        #: TABLE_MOVED refusals followed since the seat's last message, and in all
         self.follows = 0
+        self.node = 0
 
     async def watch(self) -> None:
         import grpc
@@ -719,6 +723,9 @@ class _Bot:
                         self.state.opening.release()
                         opening = False
                     self.follows = 0
+                    if self.node < self.table.node:
+                        # The old node's last words after another seat followed the table.
+                        continue
                     now = time.monotonic()
                     if message.events:
                         self.table.arrived(message.sequence, now)
@@ -737,7 +744,7 @@ class _Bot:
                 if address is not None and self.follows < FOLLOWS_IN_A_ROW:
                     # The table moved (or was taken over): watch it, and act, at its new node.
                     self.stub = self.state.stub_at(address)
-                    self.table.moved_at = min(self.table.moved_at, time.monotonic())
+                    self._moved()
                     self.follows += 1
                     stats.followed += 1
                     continue
@@ -750,6 +757,18 @@ class _Bot:
             finally:
                 if opening:
                     self.state.opening.release()
+
+    def _moved(self) -> None:
+        """Start afresh at the table's new node: it numbers the table's changes from its own
+        start, so the old node's sequences (and the table's arrivals of them) are forgotten."""
+        table = self.table
+        table.moved_at = min(table.moved_at, time.monotonic())
+        self.node += 1
+        if self.node > table.node:
+            table.node = self.node
+            table.arrivals.clear()
+            table.pending.clear()
+        self.snapshot, self.sequence, self.act_from = None, -1, 0
 
     def _my_turn(self) -> bool:
         snap = self.snapshot
@@ -789,7 +808,7 @@ class _Bot:
             )
             if amount is not None:
                 request.amount = amount
-            seen = self.sequence
+            seen, node = self.sequence, self.node
             sent = time.monotonic()
             self.table.last_sent = sent
             in_window = self.table.window.covers(sent)
@@ -799,20 +818,23 @@ class _Bot:
             try:
                 response = await self.stub.Act(request, metadata=self.metadata, timeout=30)
             except grpc.aio.AioRpcError as error:
-                self.act_from = max(self.act_from, seen + 1)
+                if node == self.node:
+                    self.act_from = max(self.act_from, seen + 1)
                 key = _error_reason(error)
                 stats.act_errors[key] = stats.act_errors.get(key, 0) + 1
                 if in_window:
                     stats.errored += 1
                 return
             done = time.monotonic()
-            self.act_from = max(self.act_from, response.sequence)
             if in_window:
                 stats.answered += 1
                 stats.round_trips.append(done - sent)
                 if sent > self.table.moved_at:
                     stats.answered_moved += 1
-            self.table.answered(response.sequence, sent)
+            if node == self.node == self.table.node:
+                # (Else answered by the node the table has left: not the new node's sequence.)
+                self.act_from = max(self.act_from, response.sequence)
+                self.table.answered(response.sequence, sent)
         finally:
             self.acting = False
             # Updates that came while acting may have brought the turn back (a new street).
