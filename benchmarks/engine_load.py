@@ -4,8 +4,8 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
         [--seconds 60] [--warmup 15] [--bots go|python] [--act-over play|unary] \
-        [--load-processes N] [--nodes N [--database-url URL]] [--idle-tables N] \
-        [--json FILE]
+        [--load-processes N] [--nodes N [--database-url URL [--move-tables-at SECONDS]]] \
+        [--idle-tables N] [--json FILE]
     .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
 
 What it does:
@@ -48,8 +48,16 @@ What it does:
    ``ActResponse.sequence``, the number of the change carrying that action;
    over Play, by the first update of the table, on any seat's stream, whose
    ``action_id`` is the act's).
+7. With ``--move-tables-at SECONDS`` (two nodes or more on one database),
+   that far into the window every table of node-1 moves to node-2
+   (``MoveTable``, between hands). A bot whose stream ends with
+   ``UNAVAILABLE`` / ``TABLE_MOVED`` (any move or take-over, this one or not)
+   opens it again at the ``grpc_address`` the refusal names (at most
+   ``FOLLOWS_IN_A_ROW`` times without a message in between), starting afresh
+   there: the new node numbers the table's changes from its own start.
 
 It reports actions per second (acts answered in the window / its length),
+the streams followed to another node (and the acts answered after their table's move),
 the p50/p99/max of that latency, the act round trip (the ``Act`` call; over
 Play, until the actor's own stream has the update carrying it), acts whose
 update did not reach all seven seats, errors (a refused Play act counts as the
