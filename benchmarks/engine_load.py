@@ -634,6 +634,8 @@ class _Table:
         #: the moves its seats have followed: each node numbers the table's changes afresh, so
         #: arrivals and pending are of its current node only
         self.node = 0
+        #: the window's answered Acts pending when the table moved (counted as incomplete)
+        self.dropped = 0
 
     def due(self) -> float:
         return self.last_sent + self.pace
@@ -774,6 +776,7 @@ class _Bot:
         self.node += 1
         if self.node > table.node:
             table.node = self.node
+            table.dropped += sum(1 for sent in table.pending.values() if table.window.covers(sent))
             table.arrivals.clear()
             table.pending.clear()
         self.snapshot, self.sequence, self.act_from = None, -1, 0
@@ -936,7 +939,7 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
             await asyncio.sleep(0.05)
         stats.incomplete = sum(
             1 for t in tables for sent in t.pending.values() if window.covers(sent)
-        )
+        ) + sum(t.dropped for t in tables)
         stats.unanswered = stats.sent - stats.answered - stats.errored
         return stats
     finally:

@@ -77,6 +77,9 @@ type table struct {
 	// node counts the moves the table's seats have followed: each node numbers the table's
 	// changes afresh, so arrivals and pending are of its current node only.
 	node int
+	// dropped counts the window's answered Acts pending when the table moved: their updates
+	// can no longer be matched at every seat (counted as incomplete).
+	dropped int
 }
 
 func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Rand) *table {
@@ -281,6 +284,11 @@ func (b *bot) follow(err error) bool {
 	b.node++
 	if b.node > t.node {
 		t.node = b.node
+		for _, sent := range t.pending {
+			if t.w.window.covers(sent) {
+				t.dropped++
+			}
+		}
 		t.arrivals = map[int64]*arrival{}
 		t.pending = map[int64]float64{}
 	}

@@ -297,6 +297,7 @@ func run(in *bufio.Reader) (*workerStats, error) {
 	incomplete := 0
 	for _, t := range tables {
 		t.mu.Lock()
+		incomplete += t.dropped
 		for _, sent := range t.pending {
 			if w.window.covers(sent) {
 				incomplete++
