@@ -4,8 +4,8 @@ Run from the repository root::
 
     .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
         [--seconds 60] [--warmup 15] [--bots go|python] [--act-over play|unary] \
-        [--load-processes N] [--nodes N [--database-url URL]] [--idle-tables N] \
-        [--json FILE]
+        [--load-processes N] [--nodes N [--database-url URL [--move-tables-at SECONDS]]] \
+        [--idle-tables N] [--json FILE]
     .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
 
 What it does:
@@ -48,8 +48,16 @@ What it does:
    ``ActResponse.sequence``, the number of the change carrying that action;
    over Play, by the first update of the table, on any seat's stream, whose
    ``action_id`` is the act's).
+7. With ``--move-tables-at SECONDS`` (two nodes or more on one database),
+   that far into the window every table of node-1 moves to node-2
+   (``MoveTable``, between hands). A bot whose stream ends with
+   ``UNAVAILABLE`` / ``TABLE_MOVED`` (any move or take-over, this one or not)
+   opens it again at the ``grpc_address`` the refusal names (at most
+   ``FOLLOWS_IN_A_ROW`` times without a message in between), starting afresh
+   there: the new node numbers the table's changes from its own start.
 
 It reports actions per second (acts answered in the window / its length),
+the streams followed to another node (and the acts answered after their table's move),
 the p50/p99/max of that latency, the act round trip (the ``Act`` call; over
 Play, until the actor's own stream has the update carrying it), acts whose
 update did not reach all seven seats, errors (a refused Play act counts as the
@@ -109,6 +117,9 @@ SEATS = 7
 SECRET = "engine-load-benchmark-" + "s" * 32
 #: tables per gRPC channel in a load process (each channel is one TCP connection)
 TABLES_PER_CHANNEL = 50
+#: TABLE_MOVED refusals a seat follows without a message in between (as benchmarks/loadgen's
+#: followsInARow): two nodes naming each other must not make it loop
+FOLLOWS_IN_A_ROW = 5
 #: tables per Python load process when --load-processes is not given
 TABLES_PER_PROCESS = 250
 #: tables per Go load process when --load-processes is not given
@@ -167,6 +178,8 @@ class Options:
     pin: bool = False
     #: seconds between two readings of the engines' RSS (from the tables' resumption on)
     rss_every: float = RSS_EVERY
+    #: seconds into the window at which node-1's tables move to node-2 (MoveTable); None: none
+    move_tables_at: float | None = None
 
     @property
     def processes(self) -> int:
@@ -256,6 +269,14 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         default=RSS_EVERY,
         help=f"seconds between readings of the engines' RSS under load (default {RSS_EVERY:g})",
     )
+    parser.add_argument(
+        "--move-tables-at",
+        type=float,
+        metavar="SECONDS",
+        help="SECONDS into the window, move every table of node-1 to node-2 (AdminService "
+        "MoveTable, between hands): their bots follow TABLE_MOVED there; needs --nodes 2 or "
+        "more on one --database-url",
+    )
     parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
     parser.add_argument(
         "--profile-engine",
@@ -301,11 +322,19 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         database_url=args.database_url,
         pin=args.pin,
         rss_every=args.rss_every,
+        move_tables_at=args.move_tables_at,
     )
     if options.bots == "python" and options.transport != "unary":
         parser.error("--act-over play needs --bots go: the Python bots act by unary Act calls")
     if not 1 <= options.nodes <= 8:
         parser.error(f"--nodes must be 1-8, got {options.nodes}")
+    if options.move_tables_at is not None and (
+        options.nodes < 2 or options.database_url is None or options.move_tables_at < 0
+    ):
+        parser.error(
+            "--move-tables-at needs --nodes 2 or more on one --database-url (a table moves "
+            "only between nodes of one database), and SECONDS >= 0"
+        )
     if options.rss_every <= 0:
         parser.error(f"--rss-every must be > 0, got {options.rss_every:g}")
     if options.tables < 1 or options.seconds <= 0 or options.pace < 0 or options.warmup < 0:
@@ -567,6 +596,10 @@ class WorkerStats:
     stream_errors: dict[str, int] = field(default_factory=dict)
     error_samples: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    #: streams opened again at the node an UNAVAILABLE / TABLE_MOVED named (not errors)
+    followed: int = 0
+    #: answered acts sent after a seat of their table followed it (answered at its new node)
+    answered_moved: int = 0
 
 
 class _Window:
@@ -596,6 +629,13 @@ class _Table:
         self.arrivals: dict[int, list[Any]] = {}
         #: answered Acts whose update has not reached every seat yet: sequence -> sent at
         self.pending: dict[int, float] = {}
+        #: when a seat first followed the table to another node (inf: never)
+        self.moved_at = math.inf
+        #: the moves its seats have followed: each node numbers the table's changes afresh, so
+        #: arrivals and pending are of its current node only
+        self.node = 0
+        #: the window's answered Acts pending when the table moved (counted as incomplete)
+        self.dropped = 0
 
     def due(self) -> float:
         return self.last_sent + self.pace
@@ -671,9 +711,13 @@ class _Bot:
         self.acting = False
         self.ready = asyncio.Event()
         self.call: Any = None
+        #: TABLE_MOVED refusals followed since the seat's last message, and in all
+        self.follows = 0
+        self.node = 0
 
     async def watch(self) -> None:
         import grpc
+        from stud.bots.follow import moved_to
         from stud.v1 import table_service_pb2
 
         request = table_service_pb2.WatchTableRequest(table=self.table.name)
@@ -688,6 +732,10 @@ class _Bot:
                     if opening:
                         self.state.opening.release()
                         opening = False
+                    self.follows = 0
+                    if self.node < self.table.node:
+                        # The old node's last words after another seat followed the table.
+                        continue
                     now = time.monotonic()
                     if message.events:
                         self.table.arrived(message.sequence, now)
@@ -702,6 +750,14 @@ class _Bot:
                 if self.state.closing:
                     return
                 stats = self.table.stats
+                address = moved_to(error)
+                if address is not None and self.follows < FOLLOWS_IN_A_ROW:
+                    # The table moved (or was taken over): watch it, and act, at its new node.
+                    self.stub = self.state.stub_at(address)
+                    self._moved()
+                    self.follows += 1
+                    stats.followed += 1
+                    continue
                 key = _error_reason(error)
                 stats.stream_errors[key] = stats.stream_errors.get(key, 0) + 1
                 if len(stats.error_samples) < 3:
@@ -711,6 +767,19 @@ class _Bot:
             finally:
                 if opening:
                     self.state.opening.release()
+
+    def _moved(self) -> None:
+        """Start afresh at the table's new node: it numbers the table's changes from its own
+        start, so the old node's sequences (and the table's arrivals of them) are forgotten."""
+        table = self.table
+        table.moved_at = min(table.moved_at, time.monotonic())
+        self.node += 1
+        if self.node > table.node:
+            table.node = self.node
+            table.dropped += sum(1 for sent in table.pending.values() if table.window.covers(sent))
+            table.arrivals.clear()
+            table.pending.clear()
+        self.snapshot, self.sequence, self.act_from = None, -1, 0
 
     def _my_turn(self) -> bool:
         snap = self.snapshot
@@ -750,7 +819,7 @@ class _Bot:
             )
             if amount is not None:
                 request.amount = amount
-            seen = self.sequence
+            seen, node = self.sequence, self.node
             sent = time.monotonic()
             self.table.last_sent = sent
             in_window = self.table.window.covers(sent)
@@ -760,18 +829,23 @@ class _Bot:
             try:
                 response = await self.stub.Act(request, metadata=self.metadata, timeout=30)
             except grpc.aio.AioRpcError as error:
-                self.act_from = max(self.act_from, seen + 1)
+                if node == self.node:
+                    self.act_from = max(self.act_from, seen + 1)
                 key = _error_reason(error)
                 stats.act_errors[key] = stats.act_errors.get(key, 0) + 1
                 if in_window:
                     stats.errored += 1
                 return
             done = time.monotonic()
-            self.act_from = max(self.act_from, response.sequence)
             if in_window:
                 stats.answered += 1
                 stats.round_trips.append(done - sent)
-            self.table.answered(response.sequence, sent)
+                if sent > self.table.moved_at:
+                    stats.answered_moved += 1
+            if node == self.node == self.table.node:
+                # (Else answered by the node the table has left: not the new node's sequence.)
+                self.act_from = max(self.act_from, response.sequence)
+                self.table.answered(response.sequence, sent)
         finally:
             self.acting = False
             # Updates that came while acting may have brought the turn back (a new street).
@@ -784,6 +858,20 @@ class _WorkerState:
     stopping: bool = False
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     opening: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(OPENING))
+    #: a channel per node tables moved to (address -> channel), shared by the seats there
+    moved: dict[str, Any] = field(default_factory=dict)
+
+    def stub_at(self, address: str) -> Any:
+        """A TableService stub on the channel to ``address``, opened at its first use."""
+        import grpc
+        from stud.v1 import table_service_pb2_grpc
+
+        channel = self.moved.get(address)
+        if channel is None:
+            channel = self.moved[address] = grpc.aio.insecure_channel(
+                address, options=_grpc_options()
+            )
+        return table_service_pb2_grpc.TableServiceStub(channel)
 
 
 @dataclass(frozen=True)
@@ -851,7 +939,7 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
             await asyncio.sleep(0.05)
         stats.incomplete = sum(
             1 for t in tables for sent in t.pending.values() if window.covers(sent)
-        )
+        ) + sum(t.dropped for t in tables)
         stats.unanswered = stats.sent - stats.answered - stats.errored
         return stats
     finally:
@@ -862,7 +950,7 @@ async def _load(spec: WorkerSpec, control: Any, results: Any) -> WorkerStats:
         for task in [*watchers, *state.tasks]:
             task.cancel()
         await asyncio.gather(*watchers, *state.tasks, return_exceptions=True)
-        for channel in channels:
+        for channel in [*channels, *state.moved.values()]:
             await channel.close()
 
 
@@ -1150,6 +1238,15 @@ class LoadResult:
     #: reference_ms() before the engines started, and its median during the window
     reference_ms_before: float | None = None
     reference_ms_window: float | None = None
+    #: streams the bots opened again at the node an UNAVAILABLE / TABLE_MOVED named, and the
+    #: acts answered in the window that were sent after their table's first follow
+    followed: int = 0
+    actions_moved: int = 0
+    #: --move-tables-at: node-1's tables, those moved to node-2 by the window's end, and the
+    #: seconds from the first move's start to the last hand-over
+    tables_to_move: int = 0
+    tables_moved: int = 0
+    move_seconds: float | None = None
 
 
 REFERENCE_ITERATIONS = 200_000
@@ -1318,6 +1415,10 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
     loads: list[_GoLoad | _PythonLoad] = []
     reference: asyncio.Task[list[float]] | None = None
     rss_task: asyncio.Task[list[tuple[float, float]]] | None = None
+    mover: asyncio.Task[None] | None = None
+    #: --move-tables-at: seconds from the first move's start to each table's hand-over
+    moved: list[float] = []
+    shares: list[list[str]] = []
     try:
         rss_start = first.rss_bytes()
         # The first table loads code the others share: measure from after it.
@@ -1381,6 +1482,10 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         load_before = os.getloadavg()
         scraped_before = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         reference = asyncio.create_task(_sample_reference(end - 1))
+        if options.move_tables_at is not None:
+            mover = asyncio.create_task(
+                _move_tables(admins[0], admin_md, shares[0], start + options.move_tables_at, moved)
+            )
         cpu_before = [engine.cpu_seconds() for engine in engines]
         spy = (
             _profile(first, options.seconds, options.profile_engine)
@@ -1395,9 +1500,17 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         rss_samples = await rss_task
         reference_window = statistics.median(await reference)
         stats = [s for load in loads for s in await loop.run_in_executor(None, load.collect)]
+        if mover is not None and not mover.done():
+            # The bots have stopped: hands still running would never end, nor their moves.
+            _note(f"{len(moved)} of {len(shares[0])} tables moved by the window's end")
+            mover.cancel()
         if spy is not None:
             spy.wait(30)
     finally:
+        if mover is not None:
+            mover.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await mover
         if reference is not None and not reference.done():
             reference.cancel()
         if rss_task is not None and not rss_task.done():
@@ -1460,7 +1573,35 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         reference_ms_window=reference_window,
         loop=options.loop,
         nodes=len(engines),
+        followed=sum(s.followed for s in stats),
+        actions_moved=sum(s.answered_moved for s in stats),
+        tables_to_move=len(shares[0]) if mover is not None else 0,
+        tables_moved=len(moved),
+        move_seconds=max(moved) if moved else None,
     )
+
+
+async def _move_tables(
+    admin: Any, admin_md: Any, table_ids: Sequence[str], at: float, moved: list[float]
+) -> None:
+    """At monotonic ``at``, move each of ``table_ids`` (node-1's) to node-2, noting in
+    ``moved`` the seconds from then to each hand-over (each waits for its table's running hand
+    to end)."""
+    from stud.v1 import admin_service_pb2
+
+    await asyncio.sleep(max(0.0, at - time.monotonic()))
+    began = time.monotonic()
+
+    async def one(table_id: str) -> None:
+        await admin.MoveTable(
+            admin_service_pb2.MoveTableRequest(name=f"tables/{table_id}", node="node-2"),
+            metadata=admin_md,
+        )
+        moved.append(time.monotonic() - began)
+
+    # Many at once: each waits for its table's hand to end, which takes the bots' whole pace.
+    await _bounded([lambda t=t: one(t) for t in table_ids], 64)  # type: ignore[misc]
+    _note(f"{len(table_ids)} tables moved from node-1 to node-2 in {max(moved):.1f} s")
 
 
 def _note(text: str) -> None:
@@ -1626,6 +1767,20 @@ def format_result(result: LoadResult) -> str:
                 "idle table",
                 f"{result.idle_table_kib:.1f} KiB each ({result.idle_tables} paused tables, "
                 f"7 seated: {result.rss_warm_mib:.1f} -> {result.rss_idle_mib:.1f} MiB)",
+            )
+        )
+    if result.tables_moved or result.followed:
+        moved = (
+            f"{result.tables_moved} of {result.tables_to_move} tables moved node-1 -> node-2 "
+            f"in {result.move_seconds or 0:.1f} s (each after its running hand); "
+            if result.tables_to_move
+            else ""
+        )
+        rows.append(
+            (
+                "moved tables",
+                f"{moved}streams followed to another node: {result.followed}, "
+                f"{result.actions_moved} actions answered after their table's move",
             )
         )
     width = max(len(name) for name, _ in rows)

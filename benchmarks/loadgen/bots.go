@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"math"
 	mathrand "math/rand"
 	"sort"
 	"sync"
@@ -44,6 +45,7 @@ type worker struct {
 	stopping   atomic.Bool   // the window is over: no new Act
 	closing    atomic.Bool   // the streams are being closed: their errors are not counted
 	inflight   atomic.Int64  // Acts being paced, sent or answered
+	moved      nodes         // connections to the nodes tables moved to
 }
 
 // arrival is which seats a change has reached: how many, and when the latest of them got it.
@@ -70,6 +72,14 @@ type table struct {
 	// stream: the actor's may not be first) gives the act's sequence, and moves it to
 	// pending.
 	acts map[string]float64
+	// movedAt is when a seat of the table first followed it to another node (+Inf: never).
+	movedAt float64
+	// node counts the moves the table's seats have followed: each node numbers the table's
+	// changes afresh, so arrivals and pending are of its current node only.
+	node int
+	// dropped counts the window's answered Acts pending when the table moved: their updates
+	// can no longer be matched at every seat (counted as incomplete).
+	dropped int
 }
 
 func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Rand) *table {
@@ -83,6 +93,7 @@ func newTable(w *worker, name string, seats int, pace float64, rng *mathrand.Ran
 		arrivals: map[int64]*arrival{},
 		pending:  map[int64]float64{},
 		acts:     map[string]float64{},
+		movedAt:  math.Inf(1),
 	}
 }
 
@@ -142,7 +153,7 @@ func (t *table) resolve(id string, sequence int64) {
 	}
 	delete(t.acts, id)
 	if t.w.window.covers(sent) {
-		t.w.stats.resolved()
+		t.w.stats.resolved(sent > t.movedAt)
 	}
 	t.answered(sequence, sent)
 }
@@ -164,16 +175,21 @@ type playAct struct {
 // bot is one seat: a WatchTable stream and an Act call when its turn comes, or one Play
 // stream carrying both.
 type bot struct {
-	t      *table
-	seat   int32
-	client studv1.TableServiceClient
-	ctx    context.Context // the worker's, with the seat's token
-	rng    *mathrand.Rand
+	t    *table
+	seat int32
+	ctx  context.Context // the worker's, with the seat's token
+	rng  *mathrand.Rand
 	// sendMu: one Send at a time on the Play stream (grpc-go allows one concurrent sender).
 	sendMu sync.Mutex
 
+	// follows counts the TABLE_MOVED refusals followed since the seat's last message (only
+	// its watch goroutine uses it).
+	follows int
+
 	// Guarded by t.mu.
-	view     *seatView // the latest message
+	client   studv1.TableServiceClient // at the node serving the table (it may move)
+	node     int                       // the moves this seat has followed (table.node)
+	view     *seatView                 // the latest message
 	sequence int64
 	// actFrom: no Act on a snapshot older than this: our last Act's change (which may
 	// already hand us the next turn: a new street can open on us), or the one after the
@@ -222,6 +238,7 @@ func (b *bot) watch(ready func()) {
 			}
 		}
 		err := receive(request, func() {
+			b.follows = 0
 			release()
 			if first {
 				first = false
@@ -232,6 +249,9 @@ func (b *bot) watch(ready func()) {
 		if err == io.EOF || w.closing.Load() {
 			return
 		}
+		if b.follow(err) {
+			continue
+		}
 		w.stats.streamError(err, w.window)
 		select {
 		case <-time.After(retryAfter):
@@ -241,9 +261,53 @@ func (b *bot) watch(ready func()) {
 	}
 }
 
+// follow points the seat at the node its table moved to when err is an UNAVAILABLE /
+// TABLE_MOVED refusal naming one, unless it has followed followsInARow times without a
+// message; true when the stream is to be opened again there at once.
+func (b *bot) follow(err error) bool {
+	address := movedTo(err)
+	if address == "" || b.follows >= followsInARow {
+		return false
+	}
+	client, dialErr := b.t.w.moved.client(address)
+	if dialErr != nil {
+		return false
+	}
+	b.follows++
+	t := b.t
+	t.mu.Lock()
+	b.client = client
+	if moment := now(); moment < t.movedAt {
+		t.movedAt = moment
+	}
+	// The new node numbers the table's changes from its own start: forget the old node's.
+	b.node++
+	if b.node > t.node {
+		t.node = b.node
+		for _, sent := range t.pending {
+			if t.w.window.covers(sent) {
+				t.dropped++
+			}
+		}
+		t.arrivals = map[int64]*arrival{}
+		t.pending = map[int64]float64{}
+	}
+	b.view, b.sequence, b.actFrom = nil, -1, 0
+	t.mu.Unlock()
+	b.t.w.stats.followed()
+	return true
+}
+
+// currentClient is the seat's client at the node serving its table (t.mu not held).
+func (b *bot) currentClient() studv1.TableServiceClient {
+	b.t.mu.Lock()
+	defer b.t.mu.Unlock()
+	return b.client
+}
+
 // receive runs one WatchTable call to its end: io.EOF when the server ended it with OK.
 func (b *bot) receive(request *studv1.WatchTableRequest, received func()) error {
-	stream, err := b.client.WatchTable(b.ctx, request, grpc.ForceCodec(viewCodec{}))
+	stream, err := b.currentClient().WatchTable(b.ctx, request, grpc.ForceCodec(viewCodec{}))
 	if err != nil {
 		return err
 	}
@@ -268,7 +332,7 @@ func (b *bot) play(request *studv1.WatchTableRequest, received func()) error {
 	// The call's own context: returning ends it, whatever ended the loop.
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	stream, err := b.client.Play(ctx, grpc.ForceCodec(viewCodec{}))
+	stream, err := b.currentClient().Play(ctx, grpc.ForceCodec(viewCodec{}))
 	if err != nil {
 		return err
 	}
@@ -311,6 +375,11 @@ func (b *bot) play(request *studv1.WatchTableRequest, received func()) error {
 // may answer a Play act (this bot's or another seat's), and it may be the bot's turn.
 func (b *bot) viewed(message *seatView, moment float64) {
 	t, w := b.t, b.t.w
+	if b.node < t.node {
+		// The old node's last words after another seat followed the table: its sequences
+		// are not the new node's.
+		return
+	}
 	if message.carries {
 		t.arrived(message.sequence, moment)
 		if w.window.covers(moment) {
@@ -341,7 +410,7 @@ func (b *bot) viewed(message *seatView, moment float64) {
 func (b *bot) result(result *studv1.ActResult, moment float64) {
 	t, w := b.t, b.t.w
 	p := b.pending
-	if p == nil || result.GetActionId() != p.id {
+	if p == nil || result.GetActionId() != p.id || b.node < t.node {
 		// An act the bot gave up on (actTimeout): counted then.
 		return
 	}
@@ -479,9 +548,10 @@ func (b *bot) act() {
 		b.sendAct(stream, request, p, inWindow)
 		return
 	}
+	client, node := b.client, b.node
 	t.mu.Unlock()
 	w.stats.acted(inWindow)
-	b.actUnary(request, seen, sent, inWindow)
+	b.actUnary(client, node, request, seen, sent, inWindow)
 	t.mu.Lock()
 	b.done()
 	t.mu.Unlock()
@@ -516,14 +586,14 @@ func (b *bot) sendAct(stream studv1.TableService_PlayClient, request *studv1.Act
 }
 
 // actUnary sends one Act call and notes its answer.
-func (b *bot) actUnary(request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
+func (b *bot) actUnary(client studv1.TableServiceClient, node int, request *studv1.ActRequest, seen int64, sent float64, inWindow bool) {
 	t, w := b.t, b.t.w
 	ctx, cancel := context.WithTimeout(b.ctx, actTimeout)
-	response, err := b.client.Act(ctx, request)
+	response, err := client.Act(ctx, request)
 	cancel()
 	if err != nil {
 		t.mu.Lock()
-		if seen+1 > b.actFrom {
+		if node == b.node && seen+1 > b.actFrom {
 			b.actFrom = seen + 1
 		}
 		t.mu.Unlock()
@@ -533,10 +603,15 @@ func (b *bot) actUnary(request *studv1.ActRequest, seen int64, sent float64, inW
 		return
 	}
 	done := now()
-	if inWindow {
-		w.stats.answered(done - sent)
-	}
 	t.mu.Lock()
+	if inWindow {
+		w.stats.answered(done-sent, sent > t.movedAt)
+	}
+	if node < t.node {
+		// Answered by the node the table has left: its sequence is not the new node's.
+		t.mu.Unlock()
+		return
+	}
 	if response.Sequence > b.actFrom {
 		b.actFrom = response.Sequence
 	}

@@ -32,6 +32,12 @@
 // STUD_LOADGEN_CPUPROFILE=FILE in its environment it writes a CPU profile of the
 // window there (go tool pprof).
 //
+// A seat whose stream ends with UNAVAILABLE / TABLE_MOVED (its table moved to another engine
+// node, or was taken over) opens it again at the gRPC address the refusal's ErrorInfo names,
+// on one connection per such address, and acts there from then on; the stats count these
+// follows ("followed"), not as stream errors. At most followsInARow without a message in
+// between: after that the refusal counts as a stream error, and the seat retries where it is.
+//
 // stud-loadgen -selftest reads JSON lines {"legal": [...], "roll": r, "aggression": a} and
 // prints the action each gets, for the tests to compare with choose_action.
 //
@@ -206,14 +212,12 @@ func run(in *bufio.Reader) (*workerStats, error) {
 		for _, conn := range conns {
 			conn.Close()
 		}
+		w.moved.close()
 	}()
 	for i := 0; i < (len(s.Tables)+s.TablesPerChannel-1)/s.TablesPerChannel; i++ {
-		conn, err := grpc.DialContext(ctx, s.Address,
-			grpc.WithInsecure(),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<22)),
-		)
+		conn, err := dial(s.Address)
 		if err != nil {
-			return nil, fmt.Errorf("channel to %s: %w", s.Address, err)
+			return nil, err
 		}
 		conns = append(conns, conn)
 	}
@@ -293,6 +297,7 @@ func run(in *bufio.Reader) (*workerStats, error) {
 	incomplete := 0
 	for _, t := range tables {
 		t.mu.Lock()
+		incomplete += t.dropped
 		for _, sent := range t.pending {
 			if w.window.covers(sent) {
 				incomplete++

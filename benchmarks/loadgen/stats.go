@@ -59,8 +59,12 @@ type workerStats struct {
 	Unanswered   int            `json:"unanswered"`
 	ActErrors    map[string]int `json:"act_errors"`
 	StreamErrors map[string]int `json:"stream_errors"`
-	ErrorSamples []string       `json:"error_samples"`
-	CPUSeconds   float64        `json:"cpu_seconds"`
+	Followed     int            `json:"followed"`
+	// AnsweredMoved counts the answered acts sent after a seat of their table followed it to
+	// another node (answered there).
+	AnsweredMoved int      `json:"answered_moved"`
+	ErrorSamples  []string `json:"error_samples"`
+	CPUSeconds    float64  `json:"cpu_seconds"`
 }
 
 // stats is a workerStats shared by every bot of the process.
@@ -136,6 +140,13 @@ func (s *stats) actErrorKey(key string, inWindow bool) {
 	}
 }
 
+// followed counts a stream opened again at the node its table moved to.
+func (s *stats) followed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.Followed++
+}
+
 func (s *stats) streamError(err error, win *window) {
 	key := errorReason(err)
 	_, end := win.bounds()
@@ -178,20 +189,26 @@ func (s *stats) acted(inWindow bool) {
 	}
 }
 
-func (s *stats) answered(roundTrip float64) {
+func (s *stats) answered(roundTrip float64, moved bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.s.Answered++
+	if moved {
+		s.s.AnsweredMoved++
+	}
 	s.s.RoundTrips = append(s.s.RoundTrips, roundTrip)
 }
 
 // resolved counts an act sent in the window as answered, its round trip noted apart (Play:
 // the act is answered when its change first reaches one of the table's streams, and its
 // round trip ends when the actor's own stream gets it).
-func (s *stats) resolved() {
+func (s *stats) resolved(moved bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.s.Answered++
+	if moved {
+		s.s.AnsweredMoved++
+	}
 }
 
 func (s *stats) roundTrip(seconds float64) {

@@ -180,6 +180,59 @@ def test_go_bots_over_unary_act_calls_measure_every_action_at_all_seven_seats(
     assert_every_action_measured(result, 10)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("bots", "act_over"), [("go", "play"), ("go", "unary"), ("python", "unary")]
+)
+def test_load_bots_follow_their_tables_moved_to_another_node_mid_window(
+    tmp_path: Path, bots: str, act_over: str
+) -> None:
+    # Two nodes on one database (a table moves only within one registry); 1 s into the
+    # window, MoveTable hands node-1's 2 tables to node-2 between hands, ending their 14
+    # streams with UNAVAILABLE / TABLE_MOVED naming node-2.
+    result, stdout = run_load(
+        tmp_path,
+        *("--bots", bots, "--act-over", act_over, "--tables", "4", "--pace", "0.1"),
+        *("--nodes", "2", "--database-url", f"sqlite:///{tmp_path}/shared.sqlite3"),
+        *("--seconds", "8", "--warmup", "1", "--idle-tables", "0", "--move-tables-at", "1"),
+    )
+    assert result["bots"] == bots and result["act_over"] == act_over
+    assert result["tables_to_move"] == result["tables_moved"] == 2
+    assert 0 < result["move_seconds"] < 7
+    # Every seat of the moved tables followed once, counted as a follow, not as an error.
+    assert result["followed"] == 2 * 7
+    assert result["act_errors"] == {} and result["stream_errors"] == {}
+    # The moved tables played on at node-2: acts sent after the move were answered there, and
+    # timed to their update at all seven seats as every other.
+    assert result["actions_moved"] > 0
+    assert result["incomplete"] == 0 and result["unanswered"] == 0
+    assert result["measured"] == result["actions"]
+    # Had the moved tables stopped at the move, the 4 tables' 40 actions/s would be 25 at most.
+    assert result["actions_per_second"] >= 0.75 * 40
+    assert "2 of 2 tables moved node-1 -> node-2" in stdout
+    assert "streams followed to another node: 14" in stdout
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--move-tables-at", "1"],
+        ["--move-tables-at", "1", "--nodes", "2"],
+        ["--move-tables-at", "1", "--database-url", "sqlite:////tmp/x.sqlite3"],
+        ["--move-tables-at", "-1", "--nodes", "2", "--database-url", "sqlite:////tmp/x.sqlite3"],
+    ],
+)
+def test_moving_tables_needs_two_nodes_on_one_database(
+    arguments: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        engine_load.parse_options(arguments)
+    assert exit_.value.code == 2
+    assert "--move-tables-at needs --nodes 2 or more on one --database-url" in (
+        capsys.readouterr().err
+    )
+
+
 class _Roll(random.Random):
     """A random source whose draw is fixed: the bot's one roll per choice."""
 
