@@ -935,6 +935,9 @@ async def test_a_tournament_bot_follows_a_move_and_plays_at_its_destination(
                 moved = await asyncio.wait_for(playing, 15)
                 assert moved == _Where(f"tables/{destination}", engine.grpc_address)
 
+                # As if it had acted far into the source table's changes: the destination
+                # numbers its own from the start, and the bot must act there all the same.
+                entry._acted_through = 10_000
                 # It arrives first; the director seats it (and another player) a moment later.
                 playing = asyncio.create_task(entry._play(moved))
                 await asyncio.sleep(1.0)

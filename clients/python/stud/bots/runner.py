@@ -475,6 +475,10 @@ class _Game:
         return True
 
     async def _watch(self) -> str:
+        # A stream starts with the table as it is now, and a node that took the table over (or
+        # restarted) numbers its changes from 1 again: the bar of the last act is the old
+        # stream's and would keep the bot from acting there.
+        self._acted_through = -1
         stream = self.stub.WatchTable(
             table_service_pb2.WatchTableRequest(table=self.table), metadata=await self._metadata()
         )

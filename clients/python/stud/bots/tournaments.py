@@ -267,6 +267,10 @@ class _Entry:
         # How long a railbird's view is waited through for the seat (a move's destination).
         arriving_until = time.monotonic() + ARRIVAL_SECONDS
         while True:
+            # Each stream starts with the table as it is now, and another table, or a node that
+            # took this one over (or restarted), numbers its changes afresh: the bar of the last
+            # act belongs to the old stream.
+            self._acted_through = -1
             try:
                 stream = stub.WatchTable(
                     table_service_pb2.WatchTableRequest(table=where.table),
