@@ -96,9 +96,21 @@ class QuickGameOpening:
             check_buy_in(level, data.buy_in)
             client_seed = check_client_seed(data.client_seed)
             now = utc_now()
+            table_id = new_id("qg", size=8)
+            seat_session_id = new_id("ss", size=12)
+            await escrow(
+                session,
+                f"buyin:{seat_session_id}",
+                wallet_account(player.id),
+                table_id,
+                data.buy_in,
+                "buy_in",
+            )
             table = QuickTableRow(
-                table_id=new_id("qg", size=8),
-                # Chosen once: a retried CreateTable goes to the same node.
+                table_id=table_id,
+                # Chosen once: a retried CreateTable goes to the same node. Chosen last: the
+                # placement lock (PostgreSQL) is held from here to the commit, and every quick
+                # game of the room waits for it.
                 node_id=await self.engines.choose(session),
                 opener_player_id=player.id,
                 city=player.city,
@@ -108,7 +120,7 @@ class QuickGameOpening:
                 created_at=now,
             )
             seat = LobbySeatRow(
-                seat_session_id=new_id("ss", size=12),
+                seat_session_id=seat_session_id,
                 table_id=table.table_id,
                 player_id=player.id,
                 buy_in=data.buy_in,
@@ -120,14 +132,6 @@ class QuickGameOpening:
             # objects stay the session's strangers, kept for complete (issue 16).
             await session.exec(_INSERT_TABLE, params=_columns(table))
             await session.exec(_INSERT_SEAT, params=_columns(seat))
-            await escrow(
-                session,
-                f"buyin:{seat.seat_session_id}",
-                wallet_account(player.id),
-                table.table_id,
-                data.buy_in,
-                "buy_in",
-            )
             prepared.append(_Opening(seat, table, level, player))
             return seat.seat_session_id
 
