@@ -230,6 +230,7 @@ def _limited(
             async with contextlib.aclosing(stream(request, context)) as messages:
                 async for message in messages:
                     yield message
+                    del message  # (as checked_bidi's)
 
         return grpc.unary_stream_rpc_method_handler(checked_stream, **serialization)
     if handler.stream_stream is not None:
@@ -246,6 +247,9 @@ def _limited(
                 async with contextlib.aclosing(bidi(checked, context)) as messages:
                     async for message in messages:
                         yield message
+                        # An encoded update of the stream's own: not held while it waits
+                        # for the next (BENCHMARKS.md, "Memory of a busy table").
+                        del message
             except TableError as error:
                 await abort(context, error, observe)
 

@@ -139,6 +139,9 @@ class TableServiceCore:
                 item = await watcher.queue.get()
                 if isinstance(item, Update):
                     yield item
+                    # Not held while the stream waits for the next: a stream's first update
+                    # is a whole view of its own (BENCHMARKS.md, "Memory of a busy table").
+                    del item
                 elif item is None:
                     return
                 elif isinstance(item, TableError):
@@ -173,6 +176,7 @@ class TableServiceCore:
                 if isinstance(item, TableError):
                     raise item
                 yield item
+                del item  # (as watch's: not held while waiting)
         finally:
             acts.cancel()
             try:
@@ -441,6 +445,7 @@ class GrpcTableService(table_service_pb2_grpc.TableServiceServicer):
             # bytes through: server.py).
             async for update in self.core.watch(request, self._identity(context)):
                 yield response_bytes(update)
+                del update  # not held while the stream waits (as the core's)
         except TableError as error:
             await abort(context, error, self.core.on_refused)
 
@@ -455,6 +460,7 @@ class GrpcTableService(table_service_pb2_grpc.TableServiceServicer):
             # PlayResponse messages, sent as encoded (as WatchTable's).
             async for item in self.core.play(requests, self._identity(context)):
                 yield play_response_bytes(item)
+                del item  # not held while the stream waits (as the core's)
         except TableError as error:
             await abort(context, error, self.core.on_refused)
 
@@ -501,6 +507,7 @@ class ConnectTableService:
         try:
             async for update in self.core.watch(request, self._identity(ctx)):
                 yield response_of(update)
+                del update  # not held while the stream waits (as the core's)
         except TableError as error:
             raise connect_error(error, self.core.on_refused) from None
 
@@ -520,6 +527,7 @@ class ConnectTableService:
         try:
             async for item in self.core.play(requests, self._identity(ctx)):
                 yield play_response_of(item)
+                del item  # not held while the stream waits (as the core's)
         except TableError as error:
             raise connect_error(error, self.core.on_refused) from None
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.events import UpdateEvent, WatchersChanged
+from engine_server.table.mailbox import Mailbox
 from engine_server.table.model import OwnPart, TableView
 from engine_server.table.state import TableState
 from engine_server.table.views import MAY_HIDE, own_parts, redacted, table_view
@@ -55,7 +56,8 @@ class Watcher:
     """One WatchTable stream: its queue of updates, or the error that ended it."""
 
     seat: int | None
-    queue: asyncio.Queue[Update | ActAnswer | TableError | None]
+    #: a mailbox, not an asyncio.Queue: one per open stream, a quarter of the memory
+    queue: Mailbox[Update | ActAnswer | TableError | None]
     admin: bool = False
     closed: bool = False
     #: when set, the time the command that caused the latest update arrived (for latency)
@@ -105,7 +107,7 @@ class Broadcaster:
         """A new stream for ``seat`` (None and not ``admin``: a railbird's): its first update
         is the whole view as it may see it."""
         state = self._state
-        watcher = Watcher(seat, asyncio.Queue(maxsize=self._backlog), admin)
+        watcher = Watcher(seat, Mailbox(self._backlog), admin)
         self.watchers.append(watcher)
         self._count_railbirds()
         watcher.queue.put_nowait(
