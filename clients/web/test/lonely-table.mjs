@@ -89,7 +89,7 @@ const panelIs = (state, bots) =>
   page.waitForFunction(
     ([s, b]) => {
       const box = document.querySelector("#opponents");
-      return box !== null && !box.hidden && box.dataset.state === s && box.dataset.bots === b;
+      return box !== null && !box.hidden && box.dataset.state === s && box.dataset.bots === b && box.dataset.cityNamed === "true";
     },
     [state, bots],
     { timeout: remaining() },

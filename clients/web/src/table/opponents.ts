@@ -172,9 +172,13 @@ export class OpponentsPanel {
     const level = this.host.stakes().find((s) => s.id === view.stake_level);
     const levelName = level?.name ?? view.stake_level;
     // The city's name comes from GET /cities once; its id stands in until then.
+    // data-city-named: the words name the city as GET /cities does (tests wait for it).
     void this.cityName(view.city).then((name) => {
-      if (this.last === view) this.renderWords(view, name, levelName, level?.seats ?? 7);
+      if (this.last !== view) return;
+      this.renderWords(view, name, levelName, level?.seats ?? 7);
+      box.dataset["cityNamed"] = "true";
     });
+    box.dataset["cityNamed"] = String(this.cityNames.has(view.city));
     this.renderWords(view, this.cityNames.get(view.city) ?? view.city, levelName, level?.seats ?? 7);
   }
 
