@@ -135,16 +135,19 @@ class TableDirectoryAdapter(NodeWrites):
         where their stored actions had ended them, else cancelled. Returns how many."""
         ended = 0
         async with self._writes:
-            for running in await self.store.hands.running_hands(self.node_id, table_ids=table_ids):
+            hands = await self.store.hands.running_hands(self.node_id, table_ids=table_ids)
+            # All their actions and their players' names in two reads, not one per hand and
+            # one per player: a takeover recovers hundreds of hands while the node's own
+            # tables wait on the same pool. Each hand is still ended in its own short write.
+            trails = await self.store.hand_actions.actions_of_hands(r.hand.id for r in hands)
+            shown = await self.store.sessions.display_names(
+                [p.seat_session_id for r in hands for p in r.players]
+            )
+            for running in hands:
                 try:
-                    recorded = await self.store.hand_actions.actions_of(running.hand.id)
-                    names = {
-                        p.seat: (
-                            await self.store.sessions.get_session(p.seat_session_id)
-                        ).display_name
-                        for p in running.players
-                    }
-                    ending = recovered(running, recorded, names)
+                    # a seat session gone (KeyError) spoils the trail: cancelled below
+                    names = {p.seat: shown[p.seat_session_id] for p in running.players}
+                    ending = recovered(running, trails[running.hand.id], names)
                 except Exception:
                     # The chips matter more than the trail: cancel it all the same.
                     log.exception("hand %s: its trail could not be rebuilt", running.hand.id)
