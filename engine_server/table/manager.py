@@ -466,7 +466,7 @@ class TableManager:
                 raise error from None
             if owner != self.node_id:
                 raise
-        await self.adopt()
+        await self.adopt(first=table_id)
         return self.get(table_id)
 
     async def find(self, table_id: str) -> TableRuntime:
@@ -597,13 +597,17 @@ class TableManager:
 
     # -------------------------------------------------- tables changing hands
 
-    async def adopt(self) -> list[str]:
+    async def adopt(self, first: str | None = None) -> list[str]:
         """Load the tables given to this node since it started (taken over from a node whose
         lease ran out, or moved here): as after a crash, each table's running hand
-        cancelled, every chip back. Returns their ids."""
+        cancelled, every chip back. Returns their ids. ``first``: a table a client is
+        waiting for, adopted in the first round."""
         async with self._lock:
             known = [*self._tables, *self._closed, *self._creating]
             wanted = await self._directory.tables_to_adopt(known)
+        if first in wanted:
+            wanted.remove(first)
+            wanted.insert(0, first)
         adopted: list[str] = []
         for start in range(0, len(wanted), ADOPT_CHUNK):
             adopted += await self._adopt_round(wanted[start : start + ADOPT_CHUNK])

@@ -69,3 +69,28 @@ async def test_tables_are_adopted_in_rounds_each_started_before_the_next_is_load
         assert len(rounds) == 3
     finally:
         await manager.shutdown()
+
+
+async def test_the_table_a_client_waits_for_is_adopted_in_the_first_round(
+    store: EngineStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = sorted([(await new_table(store, f"wait-{n}")).id for n in range(5)])
+    directory = StoreTables(store)
+    manager = TableManager(directory, directory, timing=Timing(between_hands_seconds=60))
+    monkeypatch.setattr(manager_module, "ADOPT_CHUNK", 2)
+    rounds: list[list[str]] = []
+    adopt_tables = directory.adopt_tables
+
+    async def one_round(table_ids: list[str]) -> list[LoadedTable]:
+        rounds.append(list(table_ids))
+        return await adopt_tables(table_ids)
+
+    monkeypatch.setattr(directory, "adopt_tables", one_round)
+    try:
+        # A client following TABLE_MOVED to the newest of them: it is not kept waiting
+        # behind the others.
+        assert (await manager.get_or_adopt(ids[4])).table_id == ids[4]
+        assert rounds == [[ids[4], ids[0]], ids[1:3], [ids[3]]]
+        assert set(manager.tables) == set(ids)
+    finally:
+        await manager.shutdown()
