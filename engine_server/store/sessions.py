@@ -264,6 +264,17 @@ class SeatSessions:
                 raise SeatSessionNotFound(f"no seat session {seat_session_id}")
             return row
 
+    async def display_names(self, seat_session_ids: Collection[str]) -> dict[str, str]:
+        """The display names of these seat sessions, by id, in one read (unknown ids are left
+        out)."""
+        if not seat_session_ids:
+            return {}
+        query = select(SeatSessionRow.id, SeatSessionRow.display_name).where(
+            col(SeatSessionRow.id).in_(sorted(set(seat_session_ids)))
+        )
+        async with self._tx.read() as session:
+            return {row[0]: row[1] for row in (await session.exec(query)).all()}
+
     async def add_chips(self, seat_session_id: str, request_id: str, amount: int) -> SeatSessionRow:
         """Add chips to an open session between its hands (idempotent by ``request_id``).
 

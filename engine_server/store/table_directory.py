@@ -133,26 +133,31 @@ class TableDirectoryAdapter(NodeWrites):
     async def _recover(self, table_ids: list[str] | None) -> int:
         """End the running hands of this node's tables (``table_ids``: of those only): settled
         where their stored actions had ended them, else cancelled. Returns how many."""
+        hands = await self.store.hands.running_hands(self.node_id, table_ids=table_ids)
+        # All their actions and their players' names in two reads, not one per hand and one
+        # per player: a takeover recovers hundreds of hands while the node's own tables wait
+        # on the same pool. Each hand is then ended in a short write of its own, the queue of
+        # writes (SQLite's one writer) taken for that write only, so the node's own tables'
+        # writes go in between.
+        trails = await self.store.hand_actions.actions_of_hands(r.hand.id for r in hands)
+        shown = await self.store.sessions.display_names(
+            [p.seat_session_id for r in hands for p in r.players]
+        )
         ended = 0
-        async with self._writes:
-            for running in await self.store.hands.running_hands(self.node_id, table_ids=table_ids):
-                try:
-                    recorded = await self.store.hand_actions.actions_of(running.hand.id)
-                    names = {
-                        p.seat: (
-                            await self.store.sessions.get_session(p.seat_session_id)
-                        ).display_name
-                        for p in running.players
-                    }
-                    ending = recovered(running, recorded, names)
-                except Exception:
-                    # The chips matter more than the trail: cancel it all the same.
-                    log.exception("hand %s: its trail could not be rebuilt", running.hand.id)
-                    ending = Recovered(
-                        HandRecord([], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None)
-                    )
-                record = ending.record
-                if ending.final_stacks is not None:
+        for running in hands:
+            try:
+                # a seat session gone (KeyError) spoils the trail: cancelled below
+                names = {p.seat: shown[p.seat_session_id] for p in running.players}
+                ending = recovered(running, trails[running.hand.id], names)
+            except Exception:
+                # The chips matter more than the trail: cancel it all the same.
+                log.exception("hand %s: its trail could not be rebuilt", running.hand.id)
+                ending = Recovered(
+                    HandRecord([], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None)
+                )
+            record = ending.record
+            if ending.final_stacks is not None:
+                async with self._writes:
                     await self.store.hands.finish_hand(
                         running.hand.id,
                         cards=record.cards,
@@ -164,15 +169,16 @@ class TableDirectoryAdapter(NodeWrites):
                         final_stacks=ending.final_stacks,
                         close_sessions=ending.closed,
                     )
-                    log.warning(
-                        "hand %s of table %s: its stored actions had ended it before the engine "
-                        "stopped; settled as finished",
-                        running.hand.id,
-                        running.table.id,
-                        extra={"table": running.table.id, "hand": running.hand.hand_number},
-                    )
-                    ended += 1
-                    continue
+                log.warning(
+                    "hand %s of table %s: its stored actions had ended it before the engine "
+                    "stopped; settled as finished",
+                    running.hand.id,
+                    running.table.id,
+                    extra={"table": running.table.id, "hand": running.hand.hand_number},
+                )
+                ended += 1
+                continue
+            async with self._writes:
                 await self.store.hands.cancel_hand(
                     running.hand.id,
                     RECOVERY_REASON,
@@ -181,8 +187,9 @@ class TableDirectoryAdapter(NodeWrites):
                     result=record.result,
                     phh=record.phh,
                 )
-                ended += 1
-            # Any hand started meanwhile by another engine on this database (none on start-up).
+            ended += 1
+        # Any hand started meanwhile by another engine on this database (none on start-up).
+        async with self._writes:
             ended += len(
                 await self.store.hands.recover_running_hands(
                     RECOVERY_REASON, node_id=self.node_id, table_ids=table_ids

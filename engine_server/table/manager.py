@@ -48,6 +48,12 @@ DEFAULT_NODE_ID = "main"
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
+#: tables adopted per round (:meth:`TableManager.adopt`): each round's tables deal again as
+#: soon as it is loaded, and the node's own tables get the loop and the database between
+#: rounds, so a takeover of hundreds of tables neither waits for its last table to play
+#: again nor starves the tables already here
+ADOPT_CHUNK = 25
+
 
 @dataclass(frozen=True, slots=True)
 class TableSpec:
@@ -460,7 +466,7 @@ class TableManager:
                 raise error from None
             if owner != self.node_id:
                 raise
-        await self.adopt()
+        await self.adopt(first=table_id)
         return self.get(table_id)
 
     async def find(self, table_id: str) -> TableRuntime:
@@ -591,18 +597,43 @@ class TableManager:
 
     # -------------------------------------------------- tables changing hands
 
-    async def adopt(self) -> list[str]:
+    async def adopt(self, first: str | None = None) -> list[str]:
         """Load the tables given to this node since it started (taken over from a node whose
         lease ran out, or moved here): as after a crash, each table's running hand
-        cancelled, every chip back. Returns their ids."""
+        cancelled, every chip back. Returns their ids. ``first``: a table a client is
+        waiting for, adopted in the first round."""
         async with self._lock:
             known = [*self._tables, *self._closed, *self._creating]
             wanted = await self._directory.tables_to_adopt(known)
-            if not wanted:
+        if first in wanted:
+            wanted.remove(first)
+            wanted.insert(0, first)
+        adopted: list[str] = []
+        for start in range(0, len(wanted), ADOPT_CHUNK):
+            adopted += await self._adopt_round(wanted[start : start + ADOPT_CHUNK])
+            # Let the tables here (and the ones just started) act before the next round.
+            await asyncio.sleep(0)
+        if adopted:
+            log.warning(
+                "node %s took on %d table(s): %s", self.node_id, len(adopted), ", ".join(adopted)
+            )
+        return adopted
+
+    async def _adopt_round(self, table_ids: list[str]) -> list[str]:
+        """Adopt these tables (one round of :meth:`adopt`) and start them at once."""
+        async with self._lock:
+            # Another adopt() (get_or_adopt) may have taken some on since the list was read:
+            # loading one again would cancel the hand it is dealing now.
+            ids = [
+                t
+                for t in table_ids
+                if t not in self._tables and t not in self._closed and t not in self._creating
+            ]
+            if not ids:
                 return []
             closing = []
             adopted = []
-            for loaded in await self._directory.adopt_tables(wanted):
+            for loaded in await self._directory.adopt_tables(ids):
                 table_id = loaded.config.table_id
                 if table_id in self._tables:
                     continue
@@ -611,10 +642,6 @@ class TableManager:
                 adopted.append(table_id)
                 if loaded.status is TableStatus.CLOSING:
                     closing.append(runtime)
-        if adopted:
-            log.warning(
-                "node %s took on %d table(s): %s", self.node_id, len(adopted), ", ".join(adopted)
-            )
         for runtime in closing:
             await runtime.close("closed after it changed hands")
         return adopted

@@ -45,6 +45,13 @@ async def test_actions_are_stored_in_order_and_a_retry_changes_nothing(
     await store.hand_actions.record([HandAction(a, 1, _call(2, 99)), HandAction(a, 2, _call(1, 4))])
     assert await store.hand_actions.actions_of(a) == [_call(1, 1), _call(2, 3), _call(1, 4)]
     assert await store.hand_actions.actions_of(b) == [_call(2, 2)]
+    # Several hands' at once (a takeover's recovery), each in order; one with none is empty.
+    assert await store.hand_actions.actions_of_hands([b, a, "no-such-hand"]) == {
+        a: [_call(1, 1), _call(2, 3), _call(1, 4)],
+        b: [_call(2, 2)],
+        "no-such-hand": [],
+    }
+    assert await store.hand_actions.actions_of_hands([]) == {}
     assert await count(store, "SELECT count(*) FROM hand_actions") == 4
 
 

@@ -151,6 +151,30 @@ async def test_recover_running_hands_of_some_tables(store: EngineStore) -> None:
     assert (await store.hands.get_hand(hands[1].id)).state == "running"
 
 
+async def test_running_hands_come_each_with_its_table_seed_pair_and_players(
+    store: EngineStore,
+) -> None:
+    # Read in a few statements for all of them (a takeover recovers hundreds): each hand must
+    # still get its own table, seed pair and players, by seat, whatever their number.
+    hands, seated = [], {}
+    for request, seats in (("a", (3, 1)), ("b", (2, 5, 4)), ("c", (1, 2))):
+        table = await new_table(store, request)
+        rows = [await seat(store, table.id, n) for n in seats]
+        hand = await start(store, table, 1, rows)
+        hands.append(hand)
+        seated[hand.id] = sorted(seats)
+    await store.hands.cancel_hand(hands[2].id, "ended")
+    running = await store.hands.running_hands(table_ids=[h.table_id for h in hands])
+    assert [r.hand.id for r in running] == [h.id for h in hands[:2]]
+    for item in running:
+        assert item.table.id == item.hand.table_id
+        assert item.seed_pair.id == item.hand.seed_pair_id
+        assert item.seed_pair.table_id == item.hand.table_id
+        assert [p.seat for p in item.players] == seated[item.hand.id]
+        assert {p.hand_id for p in item.players} == {item.hand.id}
+    assert await store.hands.running_hands(table_ids=[hands[2].table_id]) == []
+
+
 async def test_finish_hand_writes_the_hand_and_the_stacks(store: EngineStore) -> None:
     table = await new_table(store)
     s1, s2, s3 = [await seat(store, table.id, n) for n in (1, 2, 3)]

@@ -55,6 +55,16 @@ async def test_seat_player_is_idempotent_by_session_id(store: EngineStore) -> No
     assert (await store.sessions.get_session(first.id)).stack == 200
 
 
+async def test_display_names_of_many_sessions_in_one_read(store: EngineStore) -> None:
+    tables = [await new_table(store, request) for request in ("a", "b")]
+    s1, s2 = await seat(store, tables[0].id, 1), await seat(store, tables[1].id, 2)
+    assert await store.sessions.display_names([s2.id, s1.id, s1.id, "no-such-session"]) == {
+        s1.id: "Player 1",
+        s2.id: "Player 2",
+    }
+    assert await store.sessions.display_names([]) == {}
+
+
 async def test_one_player_per_seat_and_one_seat_per_player(store: EngineStore) -> None:
     table = await new_table(store)
     s1 = await seat(store, table.id, 1)
