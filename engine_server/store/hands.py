@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -74,6 +74,17 @@ class RunningHand:
     seed_pair: SeedPairRow
     #: by seat
     players: list[HandPlayerRow]
+
+
+_Row = TypeVar("_Row", TableRow, SeedPairRow)
+
+
+async def _rows_by_id(
+    session: AsyncSession, row: type[_Row], ids: Collection[str]
+) -> dict[str, _Row]:
+    """The rows of ``row``'s table with these ids, by id, in one statement."""
+    found = await session.exec(select(row).where(col(row.id).in_(sorted(ids))))
+    return {r.id: r for r in found.all()}
 
 
 async def _hand_players(session: AsyncSession, hand_id: str) -> list[HandPlayerRow]:
@@ -400,26 +411,8 @@ class Hands:
             if not hands:
                 return []
             # Three reads for all of them, not three per hand: a takeover recovers hundreds.
-            tables = {
-                t.id: t
-                for t in (
-                    await session.exec(
-                        select(TableRow).where(
-                            col(TableRow.id).in_(sorted({h.table_id for h in hands}))
-                        )
-                    )
-                ).all()
-            }
-            pairs = {
-                p.id: p
-                for p in (
-                    await session.exec(
-                        select(SeedPairRow).where(
-                            col(SeedPairRow.id).in_(sorted({h.seed_pair_id for h in hands}))
-                        )
-                    )
-                ).all()
-            }
+            tables = await _rows_by_id(session, TableRow, {h.table_id for h in hands})
+            pairs = await _rows_by_id(session, SeedPairRow, {h.seed_pair_id for h in hands})
             players: dict[str, list[HandPlayerRow]] = {h.id: [] for h in hands}
             for player in (
                 await session.exec(
