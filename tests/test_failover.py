@@ -30,7 +30,6 @@ import os
 import random
 import signal
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -53,6 +52,7 @@ from tests.clients.room import BotsProcess
 from tests.engine_server.api.conftest import SECRET, bearer
 from tests.lobby_api.conftest import add_test_levels
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
+from tests.lobby_api.tournaments.support import random_act
 from tests.outage import PrivatePostgres, free_port
 from tests.test_database_outage import Process
 
@@ -293,17 +293,7 @@ async def tournament_player(
                             stream.cancel()  # out, or not seated here (yet): ask the lobby
                             break
                         if snap.turn_seat == snap.viewer_seat and snap.legal_actions:
-                            choice = rng.choice(list(snap.legal_actions))
-                            request = table_service_pb2.ActRequest(
-                                table=table,
-                                hand_number=snap.hand_number,
-                                kind=choice.kind,
-                                action_id=uuid.uuid4().hex,
-                            )
-                            if choice.amounts:
-                                request.amount = rng.choice(list(choice.amounts))
-                            elif choice.max_amount != choice.min_amount:
-                                request.amount = choice.min_amount
+                            request = random_act(table, snap, rng)
                             # A stale view is refused and changes nothing.
                             with contextlib.suppress(grpc.aio.AioRpcError):
                                 await stub.Act(request, metadata=metadata, timeout=10)

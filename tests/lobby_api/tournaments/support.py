@@ -128,6 +128,19 @@ _SEAT_ENDED = (
 )
 
 
+def random_act(table: str, snap: Any, rng: random.Random) -> table_service_pb2.ActRequest:
+    """One of the seat's legal actions, chosen at random, with a legal amount."""
+    choice = rng.choice(list(snap.legal_actions))
+    request = table_service_pb2.ActRequest(
+        table=table, hand_number=snap.hand_number, kind=choice.kind, action_id=uuid.uuid4().hex
+    )
+    if choice.amounts:
+        request.amount = rng.choice(list(choice.amounts))
+    elif choice.max_amount != choice.min_amount:
+        request.amount = choice.min_amount
+    return request
+
+
 async def tournament_bot(player: Player, tournament_id: str, seed: int) -> None:
     """A player who acts at once with random legal actions at whatever table (and engine)
     the lobby says he sits, following every move and engine restart, until he is out or the
@@ -155,17 +168,7 @@ async def tournament_bot(player: Player, tournament_id: str, seed: int) -> None:
                         stream.cancel()
                         break
                     if snap.turn_seat == snap.viewer_seat and snap.legal_actions:
-                        choice = rng.choice(list(snap.legal_actions))
-                        request = table_service_pb2.ActRequest(
-                            table=table,
-                            hand_number=snap.hand_number,
-                            kind=choice.kind,
-                            action_id=uuid.uuid4().hex,
-                        )
-                        if choice.amounts:
-                            request.amount = rng.choice(list(choice.amounts))
-                        elif choice.max_amount != choice.min_amount:
-                            request.amount = choice.min_amount
+                        request = random_act(table, snap, rng)
                         try:
                             await stub.Act(request, metadata=metadata)
                         except grpc.aio.AioRpcError as error:
