@@ -111,7 +111,7 @@ def _arenas(libc: Any) -> int:
     stream = libc.open_memstream(ctypes.byref(buffer), ctypes.byref(size))
     libc.malloc_info(0, stream)
     libc.fclose(stream)
-    text = ctypes.string_at(buffer.value, size.value).decode()
+    text = ctypes.string_at(buffer.value or 0, size.value).decode()
     libc.free(buffer.value)
     return len(re.findall(r"<heap nr=", text))
 
@@ -140,11 +140,11 @@ def read_memory() -> MemoryReading:
 
 
 async def _serve(options: argparse.Namespace, ports: Any, results: Any) -> None:
+    import tracemalloc
+
     import grpc
 
     if options.trace:
-        import tracemalloc
-
         tracemalloc.start(1)
     outboxes: list[asyncio.Queue[bytes | None]] = []
     first = b"f" * options.size
@@ -199,6 +199,12 @@ async def _serve(options: argparse.Namespace, ports: Any, results: Any) -> None:
     outboxes.pop().put_nowait(None)
     await asyncio.sleep(1.0)
     before = read_memory()
+    if options.trace:
+        first_snapshot = tracemalloc.take_snapshot()
+    if options.pause:
+        # time to attach a profiler (heaptrack -p PID) to this process
+        print(f"server pid {os.getpid()}: {options.pause:g} s to attach", flush=True)
+        await asyncio.sleep(options.pause)
     ports.put("go")
     while len(outboxes) < options.streams:
         await asyncio.sleep(0.05)
@@ -207,8 +213,16 @@ async def _serve(options: argparse.Namespace, ports: Any, results: Any) -> None:
         for outbox in outboxes:
             outbox.put_nowait(payload)
         await asyncio.sleep(0.01)
+    # every message written before the reading (none left queued in Python)
+    while any(outbox.qsize() for outbox in outboxes):
+        await asyncio.sleep(0.05)
     await asyncio.sleep(3.0)
     after = read_memory()
+    if options.trace:
+        # what grew, by line: the Python objects each stream keeps
+        grown = tracemalloc.take_snapshot().compare_to(first_snapshot, "lineno")
+        for stat in grown[: options.trace_lines]:
+            print(f"{stat.size_diff / options.streams:8.0f} B/stream  {stat}", file=sys.stderr)
     results.put((asdict(before), asdict(after)))
     for outbox in outboxes:
         outbox.put_nowait(None)
@@ -282,7 +296,7 @@ def _round(options: argparse.Namespace) -> tuple[MemoryReading, MemoryReading]:
     if ports.get(timeout=60) != "go":
         raise RuntimeError("the server did not read its memory before the streams")
     go.put("go")
-    before, after = results.get(timeout=120 + options.messages)
+    before, after = results.get(timeout=120 + options.messages + options.pause)
     client.join(30)
     server.join(30)
     return MemoryReading(**before), MemoryReading(**after)
@@ -314,9 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Bare grpc.aio on loopback: the server's memory per open stream.",
     )
     parser.add_argument("--streams", type=int, default=700, help="streams (default 700)")
-    parser.add_argument(
-        "--connections", type=int, default=2, help="client connections (default 2)"
-    )
+    parser.add_argument("--connections", type=int, default=2, help="client connections (default 2)")
     parser.add_argument("--kind", choices=KINDS, default="bidi", help="the handler (bidi)")
     parser.add_argument(
         "--messages", type=int, default=20, help="messages per stream after the first (20)"
@@ -325,6 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--trace", action="store_true", help="trace Python's allocations")
     parser.add_argument(
+        "--trace-lines", type=int, default=0, help="with --trace: print the lines that grew"
+    )
+    parser.add_argument(
         "--server-option", type=channel_option, action="append", default=[], metavar="N=V"
     )
     parser.add_argument(
@@ -332,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--env", type=_env, action="append", default=[], metavar="N=V")
     parser.add_argument("--loop", choices=LOOPS, default=DEFAULT_LOOP)
+    parser.add_argument(
+        "--pause", type=float, default=0.0, help="seconds to attach a profiler to the server"
+    )
     options = parser.parse_args(argv)
     if options.streams < 1 or options.connections < 1 or options.rounds < 1:
         parser.error("--streams, --connections and --rounds must be at least 1")
