@@ -30,7 +30,14 @@ from typing import Any
 
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
-__all__ = ["FloorResult", "channel_option", "main", "measure"]
+__all__ = [
+    "FloorResult",
+    "channel_option",
+    "main",
+    "measure",
+    "name_and_value",
+    "start_bare_server",
+]
 
 SERVICE = "floor.Floor"
 
@@ -47,6 +54,32 @@ class FloorResult:
     calls: int
     server_us_per_call: float
     client_us_per_call: float
+
+
+async def start_bare_server(
+    service: str, handlers: dict[str, Any], server_options: list[tuple[str, int | str]]
+) -> tuple[Any, int]:
+    """A started grpc.aio server on a free loopback port with only ``handlers`` (generic,
+    under ``service``), and its port."""
+    import grpc
+
+    server = grpc.aio.server(options=server_options)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    return server, port
+
+
+def name_and_value(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` split at its first ``=``; :class:`argparse.ArgumentTypeError` without.
+
+    >>> name_and_value("MALLOC_ARENA_MAX=2")
+    ('MALLOC_ARENA_MAX', '2')
+    """
+    name, equals, value = text.partition("=")
+    if not name or not equals:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name, value
 
 
 async def _serve(
@@ -73,10 +106,7 @@ async def _serve(
             act, request_deserializer=_same, response_serializer=_same
         ),
     }
-    server = grpc.aio.server(options=options.server_option)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+    server, port = await start_bare_server(SERVICE, handlers, options.server_option)
     ports.put(port)
     loop = asyncio.get_running_loop()
     if unary:
@@ -155,9 +185,7 @@ def channel_option(text: str) -> tuple[str, int | str]:
     >>> channel_option("grpc.optimization_target=throughput")
     ('grpc.optimization_target', 'throughput')
     """
-    name, equals, value = text.partition("=")
-    if not name or not equals:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    name, value = name_and_value(text)
     return name, int(value) if value.lstrip("-").isdigit() else value
 
 

@@ -43,7 +43,7 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from benchmarks.grpc_floor import channel_option
+from benchmarks.grpc_floor import channel_option, name_and_value, start_bare_server
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
 __all__ = ["MemoryReading", "StreamCost", "main", "measure", "read_memory"]
@@ -187,10 +187,7 @@ async def _serve(options: argparse.Namespace, ports: Any, results: Any) -> None:
             bidi_reader, request_deserializer=_same, response_serializer=_same
         ),
     }
-    server = grpc.aio.server(options=options.server_option)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+    server, port = await start_bare_server(SERVICE, handlers, options.server_option)
     # one stream opened and closed first, so that what every server pays once
     # (grpc's first call, the handler's code) is in the reading before
     ports.put(port)
@@ -315,13 +312,6 @@ def measure(options: argparse.Namespace) -> StreamCost:
     )
 
 
-def _env(text: str) -> tuple[str, str]:
-    name, equals, value = text.partition("=")
-    if not name or not equals:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    return name, value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.stream_memory",
@@ -345,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--client-option", type=channel_option, action="append", default=[], metavar="N=V"
     )
-    parser.add_argument("--env", type=_env, action="append", default=[], metavar="N=V")
+    parser.add_argument("--env", type=name_and_value, action="append", default=[], metavar="N=V")
     parser.add_argument("--loop", choices=LOOPS, default=DEFAULT_LOOP)
     parser.add_argument(
         "--pause", type=float, default=0.0, help="seconds to attach a profiler to the server"
