@@ -36,13 +36,15 @@ __all__ = [
     "main",
     "measure",
     "name_and_value",
+    "same_bytes",
     "start_bare_server",
 ]
 
 SERVICE = "floor.Floor"
 
 
-def _same(data: bytes) -> bytes:
+def same_bytes(data: bytes) -> bytes:
+    """The bare servers' and clients' (de)serializer: bytes pass as they are."""
     return data
 
 
@@ -100,10 +102,10 @@ async def _serve(
 
     handlers = {
         "Watch": grpc.unary_stream_rpc_method_handler(
-            watch, request_deserializer=_same, response_serializer=_same
+            watch, request_deserializer=same_bytes, response_serializer=same_bytes
         ),
         "Act": grpc.unary_unary_rpc_method_handler(
-            act, request_deserializer=_same, response_serializer=_same
+            act, request_deserializer=same_bytes, response_serializer=same_bytes
         ),
     }
     server, port = await start_bare_server(SERVICE, handlers, options.server_option)
@@ -140,7 +142,7 @@ async def _client(options: argparse.Namespace, port: int, control: Any, results:
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options.client_option)
     if options.unary:
         act = channel.unary_unary(
-            f"/{SERVICE}/Act", request_serializer=_same, response_deserializer=_same
+            f"/{SERVICE}/Act", request_serializer=same_bytes, response_deserializer=same_bytes
         )
         calls = max(10, int(options.rate / 7 * options.seconds) // 10 * 10)
         control.put("start")
@@ -153,7 +155,7 @@ async def _client(options: argparse.Namespace, port: int, control: Any, results:
         control.put("done")
     else:
         watch = channel.unary_stream(
-            f"/{SERVICE}/Watch", request_serializer=_same, response_deserializer=_same
+            f"/{SERVICE}/Watch", request_serializer=same_bytes, response_deserializer=same_bytes
         )
         received = 0
 

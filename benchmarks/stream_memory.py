@@ -43,17 +43,13 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from benchmarks.grpc_floor import channel_option, name_and_value, start_bare_server
+from benchmarks.grpc_floor import channel_option, name_and_value, same_bytes, start_bare_server
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
 __all__ = ["MemoryReading", "StreamCost", "main", "measure", "read_memory"]
 
 SERVICE = "floor.Memory"
 KINDS = ("bidi", "bidi-reader", "server")
-
-
-def _same(data: bytes) -> bytes:
-    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,13 +174,13 @@ async def _serve(options: argparse.Namespace, ports: Any, results: Any) -> None:
 
     handlers = {
         "Stream": grpc.unary_stream_rpc_method_handler(
-            server_stream, request_deserializer=_same, response_serializer=_same
+            server_stream, request_deserializer=same_bytes, response_serializer=same_bytes
         ),
         "Bidi": grpc.stream_stream_rpc_method_handler(
-            bidi, request_deserializer=_same, response_serializer=_same
+            bidi, request_deserializer=same_bytes, response_serializer=same_bytes
         ),
         "BidiReader": grpc.stream_stream_rpc_method_handler(
-            bidi_reader, request_deserializer=_same, response_serializer=_same
+            bidi_reader, request_deserializer=same_bytes, response_serializer=same_bytes
         ),
     }
     server, port = await start_bare_server(SERVICE, handlers, options.server_option)
@@ -241,10 +237,12 @@ async def _client(options: argparse.Namespace, port: int, go: Any) -> None:
     def call(channel: Any) -> Any:
         if options.kind == "server":
             return channel.unary_stream(
-                f"/{SERVICE}/{method}", request_serializer=_same, response_deserializer=_same
+                f"/{SERVICE}/{method}",
+                request_serializer=same_bytes,
+                response_deserializer=same_bytes,
             )(b"w")
         return channel.stream_stream(
-            f"/{SERVICE}/{method}", request_serializer=_same, response_deserializer=_same
+            f"/{SERVICE}/{method}", request_serializer=same_bytes, response_deserializer=same_bytes
         )()
 
     async def one(channel: Any, opened: asyncio.Event | None = None) -> None:
