@@ -187,9 +187,7 @@ class TableEngines:
             return await self._node_route(known)
         return await self._read_route(table_id)
 
-    async def _read_route(
-        self, table_id: str, session: AsyncSession | None = None
-    ) -> EngineRoute:
+    async def _read_route(self, table_id: str, session: AsyncSession | None = None) -> EngineRoute:
         """The table's route read from the database: in ``session`` (the caller's
         transaction), or in a read transaction of its own."""
         if session is None:
@@ -203,9 +201,7 @@ class TableEngines:
             self._nodes[node.id] = (time.monotonic(), node)
         return self._route(node)
 
-    async def addresses(
-        self, table_id: str, session: AsyncSession | None = None
-    ) -> dict[str, str]:
+    async def addresses(self, table_id: str, session: AsyncSession | None = None) -> dict[str, str]:
         """The addresses players are given for the table, as it is served now (a stored
         answer's are those of the node at the time: the table may have moved since):
         ``engine_grpc`` and ``engine_grpc_web``. Read afresh, not remembered: a player must
