@@ -116,7 +116,15 @@ try {
     const hand = await page.$eval("#hand-info", (info) => Number(/#(\d+)/.exec(info.textContent ?? "")?.[1] ?? "0"));
     const kinds = await page.$$eval("#actions button.action:enabled", (buttons) => buttons.map((b) => b.dataset.kind));
     const kind = PREFERENCE.find((k) => kinds.includes(k)) ?? kinds[0];
-    await page.locator(`#actions button.action[data-kind="${kind}"]:enabled`).first().click();
+    // The turn may have passed between the looks (a new snapshot redrew the bar): look again.
+    if (kind === undefined) continue;
+    const clicked = await page
+      .locator(`#actions button.action[data-kind="${kind}"]:enabled`)
+      .first()
+      .click({ timeout: 5000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!clicked) continue;
     const engine = (await kept())?.engineUrl;
     report.clicks.push({ hand, kind, engine, at: (Date.now() - started) / 1000 });
     await page.waitForFunction(() => !document.querySelector("#actions")?.dataset.sending, null, { timeout: remaining() });
