@@ -187,22 +187,31 @@ class TableEngines:
             return await self._node_route(known)
         return await self._read_route(table_id)
 
-    async def _read_route(self, table_id: str) -> EngineRoute:
-        async with self.db.read() as session:
-            owner = await engine_reads.table_owner(session, table_id)
-            if owner is None:
-                owner = await self.planned(session, table_id)
-            node = await engine_reads.node(session, owner) if owner is not None else None
+    async def _read_route(self, table_id: str, session: AsyncSession | None = None) -> EngineRoute:
+        """The table's route read from the database: in ``session`` (the caller's
+        transaction), or in a read transaction of its own."""
+        if session is None:
+            async with self.db.read() as own:
+                return await self._read_route(table_id, own)
+        owner = await engine_reads.table_owner(session, table_id)
+        if owner is None:
+            owner = await self.planned(session, table_id)
+        node = await engine_reads.node(session, owner) if owner is not None else None
         if node is not None:
             self._nodes[node.id] = (time.monotonic(), node)
         return self._route(node)
 
-    async def addresses(self, table_id: str) -> dict[str, str]:
+    async def addresses(self, table_id: str, session: AsyncSession | None = None) -> dict[str, str]:
         """The addresses players are given for the table, as it is served now (a stored
         answer's are those of the node at the time: the table may have moved since):
         ``engine_grpc`` and ``engine_grpc_web``. Read afresh, not remembered: a player must
-        be sent where the table is now (another node may have taken it over)."""
-        route = await self._read_route(table_id)
+        be sent where the table is now (another node may have taken it over, or ops moved
+        it). Every lobby answer naming a table's engine comes from here (tickets, quick
+        games, tournament entries and tables, ``GET /tables/{table_id}``): a client whose
+        node died without a word asks one of them again (docs/operations.md). ``session``:
+        read in the caller's transaction (one round trip fewer than a transaction of its own).
+        """
+        route = await self._read_route(table_id, session)
         if route.node_id is not None:
             self._remember(table_id, route.node_id)
         return {"engine_grpc": route.grpc, "engine_grpc_web": route.web}

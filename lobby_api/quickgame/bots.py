@@ -34,6 +34,7 @@ from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.catalog.services import get_city, get_stake_level, seats_at
 from lobby_api.db import Database
+from lobby_api.engine_nodes import TableEngines
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.common import locked, my_seat, not_seated
 from lobby_api.quickgame.models import (
@@ -303,8 +304,9 @@ def _opponents(row: Any, table_id: str) -> Opponents:
 class BotRequests:
     """What a player alone at a quick table is told, his request for bots, the bot desk."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, engines: TableEngines) -> None:
         self.db = db
+        self.engines = engines
 
     # ------------------------------------------------------------------ player side
 
@@ -343,9 +345,14 @@ class BotRequests:
         return _opponents(rows[0], table_id)
 
     async def _view(self, session: AsyncSession, table: QuickTableRow, player_id: str) -> TableView:
+        # Where the table is served now: a client whose node died without a word (no
+        # TABLE_MOVED) asks here where its table went (docs/operations.md).
+        where = await self.engines.addresses(table.table_id, session)
         return TableView(
             table=f"tables/{table.table_id}",
             table_id=table.table_id,
+            engine_grpc=where["engine_grpc"],
+            engine_grpc_web=where["engine_grpc_web"],
             city=table.city,
             stake_level=table.stake_level,
             opponents=await self.opponents(session, table, player_id),

@@ -274,7 +274,12 @@ class TableController(Controller):
 
     @get(
         "/",
-        summary="My quick table now: who sits there, who waits, whether bots can come",
+        summary="My quick table now: who sits there, who waits, whether bots can come, and "
+        "which engine node serves it",
+        description="Also where a client whose engine node stopped answering (a node that "
+        "died says nothing: no TABLE_MOVED) finds its table again: engine_grpc and "
+        "engine_grpc_web name the node serving it now (another node takes a dead node's "
+        "tables over once its lease has run out).",
         responses=problem_responses(401, 404),
     )
     async def table(

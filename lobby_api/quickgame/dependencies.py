@@ -49,7 +49,7 @@ def provide_seed_rotation(state: State) -> SeedRotation:
 
 
 def provide_bot_requests(state: State) -> BotRequests:
-    return BotRequests(state.db)
+    return BotRequests(state.db, state.engines)
 
 
 #: Every quick-game service, by the name handlers ask for it.

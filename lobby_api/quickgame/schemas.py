@@ -169,6 +169,20 @@ class TableView(msgspec.Struct):
 
     table: str
     table_id: str
+    engine_grpc: Annotated[
+        str,
+        _doc(
+            "the gRPC address of the engine node serving the table now (native clients): "
+            "where to watch it again when its node stopped answering"
+        ),
+    ]
+    engine_grpc_web: Annotated[
+        str,
+        _doc(
+            "the Connect / gRPC-Web URL of the engine node serving the table now (browsers): "
+            "where to watch it again when its node stopped answering"
+        ),
+    ]
     city: str
     stake_level: str
     opponents: Opponents

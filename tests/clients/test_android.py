@@ -28,6 +28,7 @@ from engine_server.api.table_service import TableServiceCore
 from engine_server.auth import Identity, Scope, mint_token
 from lobby_api.sessions.models import RefreshTokenRow
 from tests.clients.bots import ROOT, Observed, assert_bot_played, passive_player, run_bot
+from tests.clients.node_processes import LEASE, nodes_room
 from tests.clients.room import card_room
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 
@@ -330,3 +331,101 @@ async def test_kotlin_client_follows_its_table_to_another_node(
     assert int(run.lines[-2].fields["hand"]) == hands + 1, run
     # The actions it took at b were its own, as the other player saw them there.
     assert [t for t in seen.taken.values() if t[0] == 1 and not t[2]], seen.taken
+
+
+async def test_kotlin_clients_find_their_table_when_its_node_dies(
+    tmp_path: Path, classpath: str
+) -> None:
+    """Two ``stud engine`` processes and the lobby on PostgreSQL; two Kotlin bots (one over
+    Play, one over WatchTable and Act) sit at a quick table (its opener and a ticket). The
+    table's node is killed (SIGKILL: no TABLE_MOVED) in its second hand: both bots' streams
+    fail UNAVAILABLE and every new one is refused; they retry with a back-off, from the second
+    failure in a row ask the lobby where the table is (GET /tables/{id}), and once the other
+    node has taken the table over (the dead node's lease ran out) follow it there and play on
+    from the same seats."""
+    hands = 4
+    async with nodes_room(tmp_path) as room:
+        async with httpx.AsyncClient(base_url=room.lobby_url, timeout=30) as http:
+            logins = []
+            for name in ("kotlin_play", "kotlin_watch"):
+                account = {"username": name, "password": "kotlin-pw-1", "city": "oslo"}
+                assert (await http.post("/accounts", json=account)).status_code == 201
+                login = await http.post("/auth/login", json=account)
+                assert login.status_code == 200, login.text
+                logins.append(login.json())
+            opened = await http.post(
+                "/quickgame",
+                json={"stake_level": "t-austria", "buy_in": 100, "client_seed": "kotlin_dead"},
+                headers={
+                    "Authorization": f"Bearer {logins[0]['access_token']}",
+                    "Idempotency-Key": "kotlin-dead-open",
+                },
+            )
+            assert opened.status_code == 201, opened.text
+            ticket = await http.post(
+                "/tickets",
+                json={"stake_level": "t-austria", "buy_in": 100},
+                headers={
+                    "Authorization": f"Bearer {logins[1]['access_token']}",
+                    "Idempotency-Key": "kotlin-dead-ticket",
+                },
+            )
+            assert ticket.status_code == 201, ticket.text
+        game, seated = opened.json(), ticket.json()
+        table_id = game["table_id"]
+        assert (seated["status"], seated["table_id"]) == ("seated", table_id), seated
+        dead = await room.owner(table_id)
+        assert dead is not None and game["engine_grpc"] == room.grpc(dead)
+        host, port = game["engine_grpc"].rsplit(":", 1)
+        bots = {
+            transport: asyncio.create_task(
+                run_bot(
+                    [
+                        *TRANSPORTS[transport],
+                        *("java", "-cp", classpath, "stud.example.TableBotKt"),
+                        *(host, port, table_id, str(hands), "240"),
+                    ],
+                    token=login["access_token"],
+                    timeout=300,
+                    extra_env={"STUD_LOBBY": room.lobby_url},
+                )
+            )
+            for transport, login in zip(("play", "watch"), logins, strict=True)
+        }
+        try:
+            # Two JVMs starting at a load average of 25 took a minute before their first act.
+            async with asyncio.timeout(180):
+                while await room.hands_started(table_id) < 2:
+                    ended = [bot for bot in bots.values() if bot.done()]
+                    assert not ended, [str(bot.result()) for bot in ended]
+                    await asyncio.sleep(0.1)
+            killed_in = await room.hands_started(table_id)
+            await room.kill(dead)
+            heir = await room.taken_over(table_id, dead, LEASE * 4)
+            runs = {transport: await bot for transport, bot in bots.items()}
+        finally:
+            for bot in bots.values():
+                bot.cancel()
+            await asyncio.gather(*bots.values(), return_exceptions=True)
+        heir_address = room.grpc(heir)
+
+    seats = {"play": game["seat"], "watch": seated["seat"]}
+    for transport, run in runs.items():
+        assert run.returncode == 0, run
+        assert not run.words("STREAM_FAILED") and not run.words("DEADLINE"), run
+        # It retried at the dead node, asked the lobby, and followed the table to the heir.
+        assert len(run.words("RETRY")) >= 2 and run.words("LOCATED"), run
+        [moved] = run.words("MOVED")
+        assert moved.fields == {"address": heir_address, "via": "lobby"}, run
+        located = [line for line in run.words("LOCATED") if line.fields["address"]]
+        assert located[-1].fields == {"status": "200", "address": heir_address}, run
+        # There it watched from its own seat, from a fresh snapshot, and acted in later hands.
+        after = next(
+            line for line in run.lines[run.lines.index(moved) :] if line.word == "SNAPSHOT"
+        )
+        assert after.fields["viewer"] == str(seats[transport]), run
+        assert after.fields["table"] == f"tables/{table_id}", run
+        acted = {int(act.fields["hand"]) for act in run.words("ACT")}
+        assert any(hand < killed_in for hand in acted), run
+        assert any(hand > killed_in for hand in acted), run
+        assert int(run.lines[-2].fields["hand"]) == hands + 1, run

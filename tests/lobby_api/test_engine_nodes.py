@@ -203,11 +203,24 @@ async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
     assert ticket.status_code == 201, ticket.text
     assert ticket.json()["table_id"] == game["table_id"]
     assert ticket.json()["engine_grpc"] == nodes["a"].grpc_address
+    where = f"/tables/{game['table_id']}"
+    table = await opener.get(where)
+    assert table.status_code == 200, table.text
+    assert (table.json()["engine_grpc"], table.json()["engine_grpc_web"]) == (
+        nodes["a"].grpc_address,
+        nodes["a"].web_url,
+    )
 
     # The table moves to b (between hands).
     await nodes["a"].server.manager.move(game["table_id"], "b")
     assert await owner(db, game["table_id"]) == "b"
     here = (nodes["b"].grpc_address, nodes["b"].web_url)
+    # Where a client whose node stopped answering asks: his table's node now, for each
+    # player at it (the opener's and the ticket's).
+    for player in (opener, sitter):
+        table = await player.get(where)
+        assert table.status_code == 200, table.text
+        assert (table.json()["engine_grpc"], table.json()["engine_grpc_web"]) == here
     # Retries get their stored answers, with the addresses of the node serving it now.
     again = await opener.post("/quickgame", quick("seed_moving", "t-fast"), idempotency="open-1")
     assert again.status_code == 201, again.text

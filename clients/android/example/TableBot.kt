@@ -30,14 +30,24 @@
 // (`grpc_address`). The bot opens a channel there and watches the table again from a fresh
 // snapshot (MOVED line); the seat is the same.
 //
+// A node that dies says nothing: the stream fails UNAVAILABLE with no TABLE_MOVED (connection
+// reset, then refused), and another node takes the table over once the dead node's lease has
+// run out (docs/operations.md). The bot watches again with a back-off (RETRY lines; 0.5 s
+// doubling to 5 s) and, from the second such failure in a row, first asks the lobby where the
+// table is now (GET /tables/{id}, its engine_grpc: STUD_LOBBY is needed); when that names
+// another node it follows the table there at once (MOVED ... via=lobby), else it backs off.
+//
 // Usage: TableBot HOST PORT TABLE_ID [HANDS] [DEADLINE_SECONDS]
 //   with the player token in the environment variable STUD_TOKEN (never on the command line,
 //   where other users of the machine could read it), and STUD_TRANSPORT=play (default) or watch;
-//   optionally STUD_LOBBY (the lobby's URL), STUD_REFRESH_TOKEN and STUD_TOKEN_SECONDS (the
-//   access token's expires_in) to renew the token.
+//   optionally STUD_LOBBY (the lobby's URL: where a table whose node stopped answering is looked
+//   up), STUD_REFRESH_TOKEN and STUD_TOKEN_SECONDS (the access token's expires_in) to renew
+//   the token.
 // It prints one line per thing it saw or did (SNAPSHOT, EVENT, ACT, REFUSED; RENEWED and
-// REOPENED for the token; MOVED when it follows its table to another node) and a final DONE, and exits 0 once the table started hand HANDS + 1
-// (or closed), 3 on its deadline, 2 on a bad command line, 1 when the stream failed.
+// REOPENED for the token; MOVED when it follows its table to another node; RETRY and LOCATED
+// while the table's node does not answer) and a final DONE, and exits 0 once the table started
+// hand HANDS + 1 (or closed), 3 on its deadline, 2 on a bad command line, 1 when the stream
+// failed for another reason (a refusal).
 package stud.example
 
 import com.google.gson.JsonObject
@@ -263,6 +273,41 @@ internal fun movedTo(status: Status, trailers: Metadata?): String? {
     return metadata["grpc_address"]?.ifEmpty { null }
 }
 
+/** Whether a failed stream's node may just not be answering (died, restarting, its database
+ * away): UNAVAILABLE but no move to follow, or a broken connection (no ErrorInfo at all).
+ * Those are retried; any other failure is the engine's refusal, final. */
+internal fun notAnswering(status: Status, trailers: Metadata?): Boolean = when (status.code) {
+    Status.Code.UNAVAILABLE -> movedTo(status, trailers) == null
+    Status.Code.UNKNOWN, Status.Code.INTERNAL -> errorInfo(trailers) == null
+    else -> false
+}
+
+/**
+ * The gRPC address of the engine node serving table [tableId] now, as the lobby at [lobby]
+ * says (GET /tables/{id}, `engine_grpc`; the player's [token]), or null when it cannot say (it
+ * cannot be reached, or refuses: not seated there any more). One LOCATED line either way.
+ */
+internal fun locate(lobby: String, tableId: String, token: String): String? {
+    val connection = URL(lobby.trimEnd('/') + "/tables/" + tableId).openConnection() as HttpURLConnection
+    try {
+        connection.connectTimeout = 5_000
+        connection.readTimeout = 5_000
+        connection.setRequestProperty("authorization", "Bearer $token")
+        val status = connection.responseCode
+        val stream = if (status < 400) connection.inputStream else connection.errorStream
+        val text = stream?.bufferedReader(Charsets.UTF_8)?.use { it.readText() } ?: ""
+        val answer = runCatching { JsonParser.parseString(text).asJsonObject }.getOrNull()
+        val address = if (status == 200) answer?.get("engine_grpc")?.asString?.ifEmpty { null } else null
+        println("LOCATED status=$status address=${address ?: ""}")
+        return address
+    } catch (error: IOException) {
+        println("LOCATED status=0 address= error=${error.javaClass.simpleName}")
+        return null
+    } finally {
+        connection.disconnect()
+    }
+}
+
 /** A channel to an engine node's gRPC address, "host:port" (an IPv6 host in brackets). */
 internal fun channelTo(address: String): ManagedChannel =
     ManagedChannelBuilder.forTarget(address).usePlaintext().build()
@@ -397,6 +442,12 @@ private class PlayStream(
 /** How many moves in a row (with no message between them) the bot follows before it gives up
  * (a table that keeps moving at once is a fault worth seeing, not a loop). */
 private const val MAX_FOLLOWS = 10
+/** From this many failures in a row of a node not answering, each retry first asks the lobby
+ * where the table is (one is a blip: the node may answer again at once). */
+private const val LOCATE_AFTER = 2
+/** The back-off between retries at a node not answering: doubling from the first to the last. */
+private const val FIRST_DELAY_MS = 500L
+private const val MAX_DELAY_MS = 5_000L
 
 /** An act sent on the Play stream and not answered yet. */
 private class Pending(val actionId: String, val hand: Long, val kind: ActionKind)
@@ -410,12 +461,18 @@ private class Bot(
     /** The node the table is served by, as far as the bot knows. */
     private var link: Link,
     /** A link to another node (its gRPC address), for a table that moved there. */
-    private val connect: (String) -> Link
+    private val connect: (String) -> Link,
+    /** Where the lobby says the table is now (a gRPC address; null: it cannot say), or null
+     * without a lobby (STUD_LOBBY). */
+    private val locate: (() -> String?)?
 ) {
     /** Over Play, the current stream (a renewed token opens the next one). */
     var play: PlayStream? = null
         private set
     private var follows = 0
+    /** Failures in a row of the table's node not answering, and the next back-off. */
+    private var failures = 0
+    private var delayMs = FIRST_DELAY_MS
 
     init {
         open()
@@ -467,6 +524,10 @@ private class Bot(
                         follow(address, errorInfo(update.trailers)?.second?.get("node") ?: "")
                         continue@loop
                     }
+                    if (notAnswering(update.status, update.trailers)) {
+                        retry(update.status)
+                        continue@loop
+                    }
                     println("STREAM_FAILED code=${update.status.code} message=${update.status.description}")
                     exitCode = 1
                     break@loop
@@ -496,24 +557,52 @@ private class Bot(
     /** The table moved to the node at [address]: a channel there, and the table watched again
      * from a fresh snapshot (the seat is the same; an act waiting for its answer on the old
      * stream is forgotten: the turn is decided again on the new snapshot). */
-    private fun follow(address: String, node: String) {
+    private fun follow(address: String, node: String, via: String = "engine") {
         follows += 1
-        println("MOVED node=$node address=$address")
+        println(if (via == "engine") "MOVED node=$node address=$address" else "MOVED address=$address via=$via")
         val old = link
         link = connect(address)
         play = null
+        watchAgain()
+        old.close()
+    }
+
+    /** Watches the table again through [link] from a fresh snapshot (an act waiting for its
+     * answer on the failed stream is forgotten: the turn is decided again). */
+    private fun watchAgain() {
+        play = null  // a failed stream (or the moved node's): nothing more comes on it
         pending = null
         latest = null
         lastSequence = -1L
         actedOn = -1L
         actedThrough = -1L
         open()
-        old.close()
+    }
+
+    /** The table's node did not answer ([status]): from the LOCATE_AFTER-th time in a row the
+     * lobby is asked where the table is now, and a table elsewhere is followed there at once;
+     * otherwise it is watched again at the same node after the back-off. */
+    private fun retry(status: Status) {
+        failures += 1
+        println("RETRY failures=$failures code=${status.code} delay_ms=$delayMs")
+        if (failures >= LOCATE_AFTER && follows < MAX_FOLLOWS) {
+            val found = locate?.invoke()
+            if (found != null && found != link.address) {
+                follow(found, "", "lobby")
+                return
+            }
+        }
+        val left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())
+        Thread.sleep(maxOf(0L, minOf(delayMs, left)))
+        delayMs = minOf(delayMs * 2, MAX_DELAY_MS)
+        watchAgain()
     }
 
     private fun received(response: WatchTableResponse) {
         messages += 1
         follows = 0  // the table is served here: a later move is followed again
+        failures = 0
+        delayMs = FIRST_DELAY_MS
         if (lastSequence >= 0 && response.sequence != lastSequence + 1) {
             println("GAP previous=$lastSequence sequence=${response.sequence}")
         }
@@ -672,9 +761,17 @@ fun main(args: Array<String>) {
     val updates = LinkedBlockingQueue<Update>()
     val first = ManagedChannelBuilder.forAddress(host, port).usePlaintext().build()
     val links = mutableListOf(Link("$host:$port", first, transport, session, updates, table))
-    val bot = Bot(table, hands, deadline, updates, session, links[0]) { address ->
-        Link(address, channelTo(address), transport, session, updates, table).also { links.add(it) }
-    }
+    val lobby = System.getenv("STUD_LOBBY")?.ifEmpty { null }
+    val bot = Bot(
+        table,
+        hands,
+        deadline,
+        updates,
+        session,
+        links[0],
+        { address -> Link(address, channelTo(address), transport, session, updates, table).also { links.add(it) } },
+        lobby?.let { url -> { locate(url, args[2], session.token()) } }
+    )
     val exitCode = bot.run()
     links.forEach { it.close() }
     exitProcess(exitCode)

@@ -1,14 +1,17 @@
 /**
  * Plays the web table page in headless Chromium while its table moves to another engine node:
  * sign in, open a quick game, click a legal action whenever it is his turn, until the page has
- * followed a move (the test moves the table with MoveTable once he has played a hand there) and
- * he has acted in a hand dealt by the new node; then report.
+ * followed a move (once he has played a hand there, the test moves the table with MoveTable,
+ * or kills its node so that another takes it over) and he has acted in a hand dealt by the new
+ * node; then report.
  *
  *   node test/follow-table.mjs LOBBY_URL USERNAME PASSWORD [STAKE_LEVEL]
  *
- * Prints one JSON line (for tests/clients/test_web_follow.py) and exits 0; on a failure
+ * Prints one JSON line (for tests/clients/test_web_follow.py and test_web_dead_node.py) and
+ * exits 0; on a failure
  * {"ok": false, "error": ...} and exits 1. STUD_CHROMIUM overrides /usr/bin/chromium;
- * STUD_PLAY_DEADLINE (seconds, 150) bounds the whole run.
+ * STUD_PLAY_DEADLINE (seconds, 150) bounds the whole run; the screenshot at the end goes to
+ * STUD_ARTIFACTS/STUD_SCREENSHOT (web-table-moved.png).
  */
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,16 +38,30 @@ const context = await chromium.launchPersistentContext(userDataDir, {
   viewport: { width: 1360, height: 900 },
 });
 const page = context.pages()[0] ?? (await context.newPage());
-const report = { ok: false, clicks: [], problems: [], tableErrors: [], lobbyCalls: [], watches: [], links: [] };
+const report = {
+  ok: false,
+  clicks: [],
+  problems: [],
+  networkErrors: [],
+  tableErrors: [],
+  lobbyCalls: [],
+  watches: [],
+  links: [],
+};
 page.on("pageerror", (error) => report.problems.push(`page error: ${error.message}`));
 page.on("console", (message) => {
-  // The browser logs the failed stream it was told to leave; anything else is a problem.
-  if (message.type() === "error" && !message.text().includes("503")) report.problems.push(`console: ${message.text()}`);
+  if (message.type() !== "error") return;
+  const text = message.text();
+  // The browser logs the failed stream it was told to leave (503), and the calls to a node
+  // that died (net::ERR_...: the test reads those); anything else is a problem.
+  if (text.includes("net::ERR_")) report.networkErrors.push({ text, url: message.location().url });
+  else if (!text.includes("503")) report.problems.push(`console: ${text}`);
 });
 page.on("request", (request) => {
   const url = new URL(request.url());
-  if (url.pathname.endsWith("/WatchTable")) report.watches.push({ origin: url.origin, at: (Date.now() - started) / 1000 });
-  else if (url.origin === lobbyUrl) report.lobbyCalls.push({ path: url.pathname, at: (Date.now() - started) / 1000 });
+  const at = (Date.now() - started) / 1000;
+  if (url.pathname.endsWith("/WatchTable")) report.watches.push({ origin: url.origin, at });
+  else if (url.origin === lobbyUrl) report.lobbyCalls.push({ path: url.pathname, method: request.method(), at });
 });
 
 const kept = () => page.evaluate(() => JSON.parse(sessionStorage.getItem("stud.table") ?? "null"));
@@ -75,6 +92,7 @@ try {
       report.movedAt = (Date.now() - started) / 1000;
       report.movedInHand = movedHand;
       report.notice = await page.textContent("#move-notice");
+      report.noticeVia = await page.getAttribute("#move-notice", "data-via");
       report.noticeShown = await page.isVisible("#move-notice");
       report.linkAtMove = await page.textContent("#link-state");
       report.seatsAtMove = await viewerSeat();
@@ -98,7 +116,15 @@ try {
     const hand = await page.$eval("#hand-info", (info) => Number(/#(\d+)/.exec(info.textContent ?? "")?.[1] ?? "0"));
     const kinds = await page.$$eval("#actions button.action:enabled", (buttons) => buttons.map((b) => b.dataset.kind));
     const kind = PREFERENCE.find((k) => kinds.includes(k)) ?? kinds[0];
-    await page.locator(`#actions button.action[data-kind="${kind}"]:enabled`).first().click();
+    // The turn may have passed between the looks (a new snapshot redrew the bar): look again.
+    if (kind === undefined) continue;
+    const clicked = await page
+      .locator(`#actions button.action[data-kind="${kind}"]:enabled`)
+      .first()
+      .click({ timeout: 5000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!clicked) continue;
     const engine = (await kept())?.engineUrl;
     report.clicks.push({ hand, kind, engine, at: (Date.now() - started) / 1000 });
     await page.waitForFunction(() => !document.querySelector("#actions")?.dataset.sending, null, { timeout: remaining() });
@@ -112,7 +138,8 @@ try {
   report.seatsAfter = await viewerSeat();
   report.section = await page.getAttribute("body", "data-section");
   report.log = await page.$$eval("#log li", (items) => items.map((i) => i.textContent));
-  await page.screenshot({ path: join(process.env.STUD_ARTIFACTS ?? tmpdir(), "web-table-moved.png") });
+  const shot = process.env.STUD_SCREENSHOT ?? "web-table-moved.png";
+  await page.screenshot({ path: join(process.env.STUD_ARTIFACTS ?? tmpdir(), shot) });
   report.ok = report.problems.length === 0;
   code = report.ok ? 0 : 1;
 } catch (error) {

@@ -335,7 +335,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My quick table now: who sits there, who waits, whether bots can come */
+        /**
+         * My quick table now: who sits there, who waits, whether bots can come, and which engine node serves it
+         * @description Also where a client whose engine node stopped answering (a node that died says nothing: no TABLE_MOVED) finds its table again: engine_grpc and engine_grpc_web name the node serving it now (another node takes a dead node's tables over once its lease has run out).
+         */
         get: operations["TablesTableIdTable"];
         put?: never;
         post?: never;
@@ -1028,6 +1031,10 @@ export interface components {
         /** TableView */
         TableView: {
             city: string;
+            /** @description the gRPC address of the engine node serving the table now (native clients): where to watch it again when its node stopped answering */
+            engine_grpc: string;
+            /** @description the Connect / gRPC-Web URL of the engine node serving the table now (browsers): where to watch it again when its node stopped answering */
+            engine_grpc_web: string;
             opponents: components["schemas"]["Opponents"];
             /** @description every rotation of the table's seed pair so far, oldest first: the hands whose decks (every down card) it made public, and which of them were yours */
             seed_reveals: components["schemas"]["SeedReveal"][];

@@ -13,9 +13,19 @@
  * snapshot. The seat is never at stake.
  *
  * Moves: a table moves between engine nodes (ops move it or drain its node, its node stops
- * cleanly or dies and another takes it over). Its stream then ends UNAVAILABLE / TABLE_MOVED
- * with the new node's web URL in the ErrorInfo metadata; the connection opens the table again
- * there at once (no lobby call) and tells the page (onMoved). His seat moves with the table.
+ * cleanly, or another node takes it over). A stream the table's node ends itself then ends
+ * UNAVAILABLE / TABLE_MOVED with the new node's web URL in the ErrorInfo metadata; the
+ * connection opens the table again there at once (no lobby call) and tells the page (onMoved).
+ * His seat moves with the table.
+ *
+ * A node that dies says nothing: its stream breaks (a network error, UNAVAILABLE without
+ * TABLE_MOVED, connection refused at every retry), and another node takes its tables over
+ * once its lease has run out (docs/operations.md). After LOCATE_AFTER such failures in a row,
+ * and at every retry after that (still with the back-off), the connection asks the lobby where
+ * the table is served now (`locate`: GET /tables/{id} for a quick table, the tournament entry
+ * for a tournament seat); when that names another web URL it watches the table there at once
+ * and tells the page (onMoved, `via` "lobby"), else it keeps backing off. Acts go to the node
+ * the table is watched at.
  */
 
 import { Code, ConnectError, SessionEnded, createTableClient, errorReason, tableMoved } from "../index.js";
@@ -42,17 +52,43 @@ export interface ConnectionHandlers {
   onSnapshot(snapshot: TableSnapshot, events: readonly TableEvent[]): void;
   /** The stream dropped and is being watched again (`retrying`), or is back (`connected`). */
   onLink(state: "connected" | "retrying", detail?: string): void;
-  /** The table moved to another engine node: it is being watched there now. */
-  onMoved?(moved: TableMoved): void;
+  /**
+   * The table moved to another engine node: it is being watched there now. `via`: "engine"
+   * when the old node said so (TABLE_MOVED), "lobby" when the old node stopped answering and
+   * the lobby named the new one (`node` is then empty).
+   */
+  onMoved?(moved: TableMoved, via: "engine" | "lobby"): void;
 }
 
-/** How many moves in a row (with no message between them) are followed: a table that keeps
- * moving at once is a fault, and the back-off then applies as to any failure. */
+/**
+ * Where the lobby says the table is served now (the lobby's `engine_grpc_web` and
+ * `engine_grpc`, `node` empty), or undefined when it cannot say (the seat is elsewhere now, or
+ * the lobby cannot be reached). Asked only after the table's node stopped answering.
+ */
+export type LocateTable = () => Promise<TableMoved | undefined>;
+
+export interface ConnectionOptions {
+  /** Asks the lobby where the table is now (see LocateTable); without it, only retries. */
+  locate?: LocateTable;
+  /** The TableService client of an engine node's web URL (tests give a fake). */
+  clientFor?: (engineUrl: string) => TableClient;
+}
+
+/** How many moves in a row (with no message between them) are followed at once: a table that
+ * keeps moving is a fault, and the back-off then applies as to any failure. */
 const MAX_FOLLOWS = 5;
+/** After this many failures in a row that are neither a move nor a refusal, each retry first
+ * asks the lobby where the table is (one failure is a blip: the node may be back at once). */
+export const LOCATE_AFTER = 2;
+/** The back-off between retries: from FIRST_DELAY_MS, doubling up to MAX_DELAY_MS. */
+export const FIRST_DELAY_MS = 500;
+export const MAX_DELAY_MS = 5000;
 
 export class TableConnection {
   private client: TableClient;
   private readonly stopper = new AbortController();
+  private readonly locate: LocateTable | undefined;
+  private readonly makeClient: (engineUrl: string) => TableClient;
   /** The engine node's web URL the table is watched at (another after a move). */
   engineUrl: string;
 
@@ -60,20 +96,39 @@ export class TableConnection {
     engineUrl: string,
     private readonly session: RefreshingToken,
     readonly table: string,
+    options: ConnectionOptions = {},
   ) {
+    this.locate = options.locate;
+    // Connect over fetch; "grpc-web" works the same (the engine serves both on one port).
+    this.makeClient =
+      options.clientFor ?? ((url: string) => createTableClient(url, this.session.source, { protocol: "connect" }));
     this.engineUrl = engineUrl;
-    this.client = this.clientFor(engineUrl);
+    this.client = this.makeClient(engineUrl);
   }
 
-  private clientFor(engineUrl: string): TableClient {
-    // Connect over fetch; "grpc-web" works the same (the engine serves both on one port).
-    return createTableClient(engineUrl, this.session.source, { protocol: "connect" });
+  /** Watch and act at the node at `engineUrl` from now on. */
+  private switchTo(engineUrl: string): void {
+    this.engineUrl = engineUrl;
+    this.client = this.makeClient(engineUrl);
+  }
+
+  /** Where the lobby says the table is now, if it names another node than the current one. */
+  private async elsewhere(): Promise<TableMoved | undefined> {
+    if (this.locate === undefined) return undefined;
+    try {
+      const found = await this.locate();
+      return found !== undefined && found.webUrl !== "" && found.webUrl !== this.engineUrl ? found : undefined;
+    } catch {
+      return undefined; // the lobby cannot say now: ask again at the next retry
+    }
   }
 
   /** Watch until the seat is gone or stop() is called; drops are retried with a back-off. */
   async watch(handlers: ConnectionHandlers): Promise<Ended> {
-    let delayMs = 500;
+    let delayMs = FIRST_DELAY_MS;
     let follows = 0;
+    /** Failures in a row that were neither a move nor a refusal (the node not answering). */
+    let failures = 0;
     for (;;) {
       try {
         const stream = this.client.watchTable({ table: this.table }, { signal: this.stopper.signal });
@@ -82,8 +137,9 @@ export class TableConnection {
           if (first) {
             handlers.onLink("connected");
             first = false;
-            delayMs = 500;
+            delayMs = FIRST_DELAY_MS;
             follows = 0;
+            failures = 0;
           }
           if (message.snapshot !== undefined) handlers.onSnapshot(message.snapshot, message.events);
         }
@@ -94,9 +150,8 @@ export class TableConnection {
         if (moved !== undefined && moved.webUrl !== "" && moved.webUrl !== this.engineUrl && follows < MAX_FOLLOWS) {
           // Served by another node now: watch it there at once, from a fresh snapshot.
           follows += 1;
-          this.engineUrl = moved.webUrl;
-          this.client = this.clientFor(moved.webUrl);
-          handlers.onMoved?.(moved);
+          this.switchTo(moved.webUrl);
+          handlers.onMoved?.(moved, "engine");
           continue;
         }
         const reason = errorReason(error);
@@ -113,8 +168,21 @@ export class TableConnection {
           }
         } else if (ConnectError.from(error).code === Code.Unauthenticated) return { kind: "not_seated" };
         handlers.onLink("retrying", ConnectError.from(error).rawMessage);
+        failures += 1;
+        if (failures >= LOCATE_AFTER) {
+          // The node may have died (it says nothing then): another may serve the table now.
+          const found = await this.elsewhere();
+          if (this.stopper.signal.aborted) return { kind: "stopped" };
+          if (found !== undefined) {
+            this.switchTo(found.webUrl);
+            handlers.onMoved?.(found, "lobby");
+            follows += 1;
+            // Watched there at once, unless the lobby keeps naming nodes that fail too.
+            if (follows <= MAX_FOLLOWS) continue;
+          }
+        }
         await sleep(delayMs, this.stopper.signal);
-        delayMs = Math.min(delayMs * 2, 5000);
+        delayMs = Math.min(delayMs * 2, MAX_DELAY_MS);
       }
     }
   }

@@ -19,6 +19,9 @@
  *   table moved    a stream ending TABLE_MOVED (another engine node serves the table now):
  *                  watched again at the web URL it names, without asking the lobby
  *                  (connection.ts); the seat view stays and a notice says so
+ *   node died      the stream breaks with no word (no TABLE_MOVED): after two failures in a
+ *                  row, each retry asks GET /tables/{id} (a tournament seat: its entry) where
+ *                  the table is now and watches it there when that names another node
  *   alone at it    GET /tables/{id} (polled while nobody else sits there: opponents.ts),
  *                  POST /tables/{id}/bots (play with bots), DELETE /tables/{id}/bots (keep waiting)
  *   seed rotated   GET /tables/{id} seed_reveals: past hands of his made public (reveals.ts)
@@ -33,7 +36,7 @@ import type { ActionKind, RefreshingToken, SessionState, Event as TableEvent, Ta
 import { Lobby, LobbyProblem } from "./api.js";
 import type { HandSummary, QuickGame, StakeLevel, TournamentEntry, WalletEntry } from "./api.js";
 import { TableConnection } from "./connection.js";
-import type { Ended } from "./connection.js";
+import type { Ended, LocateTable } from "./connection.js";
 import { chips } from "./format.js";
 import { OpponentsPanel } from "./opponents.js";
 import { SeedNotice } from "./reveals.js";
@@ -492,7 +495,7 @@ class TablePage {
     byId("link-state").textContent = "connecting…";
     this.show("table-view");
     // Every call to the engine carries the session's current token (renewed as it goes).
-    const connection = new TableConnection(seat.engineUrl, session, seat.table);
+    const connection = new TableConnection(seat.engineUrl, session, seat.table, { locate: this.locator(seat) });
     this.connection = connection;
     void connection
       .watch({
@@ -500,7 +503,7 @@ class TablePage {
         onLink: (state, detail) => {
           byId("link-state").textContent = state === "connected" ? "connected" : `reconnecting… (${detail ?? ""})`;
         },
-        onMoved: (moved) => this.onMoved(connection, moved.webUrl),
+        onMoved: (moved, via) => this.onMoved(connection, moved.webUrl, via),
       })
       .then((ended) => this.onEnded(connection, ended));
   }
@@ -555,9 +558,30 @@ class TablePage {
     byId("top-up").hidden = !busted;
   }
 
+  /**
+   * How the connection asks the lobby where his table is served now, once its engine node
+   * stopped answering (a node that dies says nothing; another takes its tables over): a quick
+   * table's GET /tables/{id}, a tournament seat's entry (while it still names this table).
+   */
+  private locator(seat: Seat): LocateTable {
+    const tournamentId = seat.tournamentId;
+    if (tournamentId === undefined) {
+      return async () => {
+        const view = await this.lobby.table(seat.tableId);
+        return { node: "", webUrl: view.engine_grpc_web, grpcAddress: view.engine_grpc };
+      };
+    }
+    return async () => {
+      const entry = await this.lobby.myEntry(tournamentId);
+      if (entry.status !== "playing" || entry.table_id !== seat.tableId || !entry.engine_grpc_web) return undefined;
+      return { node: "", webUrl: entry.engine_grpc_web, grpcAddress: entry.engine_grpc ?? "" };
+    };
+  }
+
   /** His table moved to another engine node; the connection watches it there already. The
-   * seat view stays as it is until the new node's first snapshot redraws it. */
-  private onMoved(connection: TableConnection, webUrl: string): void {
+   * seat view stays as it is until the new node's first snapshot redraws it. `via`: the old
+   * node said so, or it stopped answering and the lobby named the new one. */
+  private onMoved(connection: TableConnection, webUrl: string, via: "engine" | "lobby"): void {
     const seat = this.seat;
     if (connection !== this.connection || seat === undefined) return;
     const moved: Seat = { ...seat, engineUrl: webUrl };
@@ -565,11 +589,15 @@ class TablePage {
     // A reload watches it at its new home too.
     sessionStorage.setItem(TABLE_KEY, JSON.stringify(moved));
     const notice = byId("move-notice");
-    notice.textContent = "The table moved to another server; you keep your seat.";
+    notice.textContent =
+      via === "engine"
+        ? "The table moved to another server; you keep your seat."
+        : "The table's server stopped answering; another server serves it now. You keep your seat.";
     notice.hidden = false;
     notice.dataset["moves"] = String(Number(notice.dataset["moves"] ?? "0") + 1);
+    notice.dataset["via"] = via;
     byId("link-state").textContent = "table moved to another server: reconnecting…";
-    this.log("The table moved to another server.");
+    this.log(via === "engine" ? "The table moved to another server." : "The table's server went down; it plays on at another.");
   }
 
   private async onEnded(connection: TableConnection, ended: Ended): Promise<void> {

@@ -15,6 +15,9 @@
  */
 
 import type { Lobby, Opponents, StakeLevel, TableView } from "./api.js";
+
+/** What the panel draws of a table (the quick game's own answer gives no engine addresses). */
+type ShownTable = Omit<TableView, "engine_grpc" | "engine_grpc_web">;
 import { el } from "./render.js";
 
 /** How often the lobby is asked while he waits. */
@@ -50,7 +53,7 @@ export class OpponentsPanel {
   private generation = 0;
   private polling = false;
   private cityNames = new Map<string, string>();
-  private last: TableView | undefined;
+  private last: ShownTable | undefined;
   /** He chose to keep waiting (said on the panel until the state changes). */
   private keepsWaiting = false;
 
@@ -153,7 +156,7 @@ export class OpponentsPanel {
     return this.cityNames.get(city) ?? city;
   }
 
-  private render(view: TableView): void {
+  private render(view: ShownTable): void {
     this.last = view;
     const { opponents } = view;
     const box = byId("opponents");
@@ -182,7 +185,7 @@ export class OpponentsPanel {
     this.renderWords(view, this.cityNames.get(view.city) ?? view.city, levelName, level?.seats ?? 7);
   }
 
-  private renderWords(view: TableView, city: string, levelName: string, seats: number): void {
+  private renderWords(view: ShownTable, city: string, levelName: string, seats: number): void {
     const { opponents } = view;
     byId("opponents-title").textContent = `Waiting for players of ${city}`;
     byId("opponents-waiting").textContent =
