@@ -29,7 +29,7 @@ read at 25 % of the bare endpoint's rate or more.
 - **wallet read**: ``GET /wallet`` (token check, the settlement check, the balance
   and one page of the statement);
 - **quick game**: ``POST /quickgame`` with a fresh ``Idempotency-Key`` (the buy-in
-  posted to escrow, ``CreateTable`` and ``SeatPlayer`` on the engine: a new
+  posted to escrow, ``CreateTable`` with the opener's seat on the engine: a new
   private table each time).
 
 The PostgreSQL databases (``stud_lobby_bench_<random>``) are dropped at the end.

@@ -95,6 +95,8 @@ class TableSpec:
     labels: dict[str, str] = field(default_factory=dict)
     #: A tournament table (min and max buy-in then 0): its tournament id, name and number.
     tournament: settings_pb2.TournamentTable | None = None
+    #: The opener's seat, taken in the same engine write as the table (a quick game).
+    opener_seat: admin_service_pb2.OpenerSeat | None = None
 
 
 class EngineClient:
@@ -142,6 +144,11 @@ class EngineClient:
             await asyncio.sleep(0.05 * 2**attempt)
 
     async def create_table(self, spec: TableSpec) -> table_pb2.Table:
+        return (await self.open_table(spec)).table
+
+    async def open_table(self, spec: TableSpec) -> admin_service_pb2.CreateTableResponse:
+        """CreateTable, answered in full: the table, and the opener's seat session when
+        ``spec.opener_seat`` asked for one (unset: an engine that does not seat at creation)."""
         overrides = struct_pb2.Struct()
         overrides.update(spec.rule_overrides)
         response: admin_service_pb2.CreateTableResponse = await self._call(
@@ -164,9 +171,10 @@ class EngineClient:
                 opener_player_id=spec.opener_player_id,
                 labels=spec.labels,
                 tournament=spec.tournament,
+                opener_seat=spec.opener_seat,
             ),
         )
-        return response.table
+        return response
 
     async def seat_player(
         self,

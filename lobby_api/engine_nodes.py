@@ -271,6 +271,9 @@ class TableEngines:
     async def create_table(self, spec: TableSpec) -> table_pb2.Table:
         return await self._call(spec.table_id, lambda c: c.create_table(spec))
 
+    async def open_table(self, spec: TableSpec) -> admin_service_pb2.CreateTableResponse:
+        return await self._call(spec.table_id, lambda c: c.open_table(spec))
+
     async def seat_player(
         self,
         table_id: str,

@@ -27,14 +27,22 @@ from engine_server.auth import Identity, Scope
 from engine_server.game.profiles import Stakes
 from engine_server.table.errors import TableError
 from engine_server.table.manager import (
+    OpenerSeat,
     TableManager,
     TableSpec,
     build_config,
     check_client_seed,
     check_stakes,
 )
-from engine_server.table.model import Destination, Removal, TableStatus, TournamentTable
+from engine_server.table.model import (
+    Destination,
+    Removal,
+    TableConfig,
+    TableStatus,
+    TournamentTable,
+)
 from engine_server.table.ports import NodeDirectory, NodeEntry
+from engine_server.table.rules.chips import check_buy_in
 from engine_server.table.runtime import TableRuntime
 
 __all__ = ["LOBBY_METHODS", "GrpcAdminService", "node_message", "table_message"]
@@ -128,6 +136,21 @@ def _id(value: str, field: str, limit: int = 64) -> str:
     if not value or len(value) > limit or not value.isprintable():
         raise invalid(field, f"{field} must be 1-{limit} printable characters")
     return value
+
+
+def _opener_seat(request: Any, config: TableConfig) -> OpenerSeat:
+    """CreateTable's opener_seat, checked as SeatPlayer checks its request."""
+    if config.tournament is not None:
+        raise invalid("opener_seat", "a tournament table opens without a seat")
+    player_id = _id(request.opener_player_id, "opener_player_id")
+    seat = request.opener_seat
+    check_buy_in(config, seat.buy_in, "opener_seat.buy_in")
+    return OpenerSeat(
+        session_id=_id(seat.seat_session_id, "opener_seat.seat_session_id"),
+        player_id=player_id,
+        display_name=_id(seat.display_name or player_id, "opener_seat.display_name"),
+        buy_in=seat.buy_in,
+    )
 
 
 _NODE_STATES = {
@@ -236,9 +259,21 @@ class GrpcAdminService(admin_service_pb2_grpc.AdminServiceServicer):
                 tournament=tournament,
             )
             client_seed = check_client_seed(request.client_seed or table_id.replace("-", "_"))
-            runtime = await self.manager.create_table(TableSpec(request_id, config, client_seed))
+            opener = _opener_seat(request, config) if request.HasField("opener_seat") else None
+            runtime = await self.manager.create_table(
+                TableSpec(request_id, config, client_seed, opener)
+            )
             log.info("table %s created by %s", table_id, identity.subject)
-            return admin_service_pb2.CreateTableResponse(table=table_message(runtime))
+            if opener is None:
+                return admin_service_pb2.CreateTableResponse(table=table_message(runtime))
+            # Seated by the write that created the table: answered from memory. A retry of
+            # a CreateTable that did not seat him (an older lobby's) seats him now.
+            session = await runtime.seat_player(
+                opener.session_id, opener.player_id, opener.display_name, 0, opener.buy_in
+            )
+            return admin_service_pb2.CreateTableResponse(
+                table=table_message(runtime), opener_session=session_message(session)
+            )
 
         return await self._run("CreateTable", context, body)
 

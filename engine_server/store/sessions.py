@@ -256,6 +256,11 @@ class SeatSessions:
             session.add(row)
             return row
 
+    async def find_session(self, seat_session_id: str) -> SeatSessionRow | None:
+        """The seat session (None when there is none)."""
+        async with self._tx.read() as session:
+            return await session.get(SeatSessionRow, seat_session_id)
+
     async def get_session(self, seat_session_id: str) -> SeatSessionRow:
         """The seat session (``SeatSessionNotFound`` when there is none)."""
         async with self._tx.read() as session:

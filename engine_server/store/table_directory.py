@@ -7,10 +7,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 
+from engine_server.store.models import SeatSessionState
 from engine_server.store.node_writes import NodeWrites
 from engine_server.store.ownership import Takeover
 from engine_server.store.recovery import RECOVERY_REASON, Recovered, recovered
-from engine_server.store.tables import OpenTable
+from engine_server.store.tables import OpeningSeat, OpenTable
 from engine_server.store.translation import other_node, translated
 from engine_server.store.values import (
     seat_state,
@@ -20,8 +21,9 @@ from engine_server.store.values import (
     tournament_state,
 )
 from engine_server.table.errors import TableError
-from engine_server.table.manager import LoadedTable, TableSpec
+from engine_server.table.manager import LoadedTable, OpenerSeat, TableSpec
 from engine_server.table.model import (
+    SeatState,
     SessionSnapshot,
     TableStatus,
 )
@@ -68,9 +70,19 @@ class TableDirectoryAdapter(NodeWrites):
                     "table_name": c.tournament.table_name,
                     "table_number": c.tournament.table_number,
                 },
+                opener=None
+                if spec.opener is None
+                else OpeningSeat(
+                    seat_session_id=spec.opener.session_id,
+                    player_id=spec.opener.player_id,
+                    display_name=spec.opener.display_name,
+                    buy_in=spec.opener.buy_in,
+                ),
             )
             current, following = await self.store.seeds.live_seed_pairs(row.id)
         self._hold(row.id, row.owner_epoch)
+        # Outside the node's write order: a read.
+        seats = await self._opener_seats(row.id, spec.opener)
         return (
             LoadedTable(
                 config=table_config(row),
@@ -78,10 +90,22 @@ class TableDirectoryAdapter(NodeWrites):
                 status=TableStatus(row.status),
                 hands_started=row.hands_started,
                 button=row.button_seat,
+                seats=seats,
                 **tournament_state(row),
             ),
             True,
         )
+
+    async def _opener_seats(self, table_id: str, opener: OpenerSeat | None) -> list[SeatState]:
+        """The seat the table was created with (its opener's, when the request named one and
+        the write that created the table seated him: a retry of a CreateTable without one
+        finds none)."""
+        if opener is None:
+            return []
+        row = await self.store.sessions.find_session(opener.session_id)
+        if row is None or row.table_id != table_id or row.state != SeatSessionState.OPEN.value:
+            return []
+        return [seat_state(row, frozenset())]
 
     async def open_tables(self) -> list[LoadedTable]:
         tables = await self.store.tables.open_tables(self.node_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -26,6 +27,7 @@ from engine_server.store.base import (
     table_row,
 )
 from engine_server.store.errors import (
+    BuyInOutOfRange,
     HandInProgress,
     IdempotencyKeyReused,
     InvalidRecord,
@@ -55,6 +57,7 @@ __all__ = [
     "DEFAULT_TABLE_PAGE",
     "MAX_TABLE_PAGE",
     "OpenTable",
+    "OpeningSeat",
     "StartSettlement",
     "TableClosure",
     "Tables",
@@ -150,6 +153,48 @@ async def _same_create(
     return table
 
 
+@dataclass(frozen=True, slots=True)
+class OpeningSeat:
+    """The seat session a new table opens with (its opener's, in the same write)."""
+
+    seat_session_id: str
+    player_id: str
+    display_name: str
+    buy_in: int
+    seat: int = 1
+
+
+def _opening_session(
+    table: TableRow, opener: OpeningSeat, existing: SeatSessionRow | None, now: datetime
+) -> SeatSessionRow:
+    """The opener's session row for a table being created, checked as SeatPlayer checks a
+    new session (the table is new: no seat is taken)."""
+    check_id("seat_session_id", opener.seat_session_id)
+    check_id("player_id", opener.player_id)
+    if existing is not None:
+        raise IdempotencyKeyReused(
+            f"seat_session_id {opener.seat_session_id!r} was used with other parameters"
+        )
+    if table.tournament_id is not None:
+        raise StoreError("a tournament table opens without a seat")
+    if not table.min_buy_in <= opener.buy_in <= table.max_buy_in:
+        raise BuyInOutOfRange(
+            f"buy-in {opener.buy_in} is outside {table.min_buy_in}..{table.max_buy_in}"
+        )
+    return SeatSessionRow(
+        id=opener.seat_session_id,
+        table_id=table.id,
+        player_id=opener.player_id,
+        display_name=opener.display_name,
+        seat=opener.seat,
+        buy_in=opener.buy_in,
+        chips_in=opener.buy_in,
+        stack=opener.buy_in,
+        state=SeatSessionState.OPEN.value,
+        opened_at=now,
+    )
+
+
 class Tables:
     """The tables' store; ``seeds`` makes the pairs a new table starts with."""
 
@@ -177,9 +222,10 @@ class Tables:
         node_id: str = DEFAULT_NODE_ID,
         tournament_id: str | None = None,
         tournament: Mapping[str, Any] | None = None,
+        opener: OpeningSeat | None = None,
     ) -> TableRow:
         """Create a table owned by ``node_id`` with its current and next seed pairs
-        (idempotent by ``request_id``).
+        (idempotent by ``request_id``), and ``opener``'s seat session in the same write.
 
         A retry with the same parameters returns the table the first call created (whatever
         its status now); different parameters raise ``IdempotencyKeyReused``, a retry by
@@ -189,6 +235,11 @@ class Tables:
 
         ``tournament_id`` (with ``tournament``: ``{"table_name", "table_number"}``) makes a
         tournament table: no buy-in range (both limits 0).
+
+        ``opener``: the seat session the table opens with, refused as SeatPlayer refuses it
+        (``BuyInOutOfRange``, ``IdempotencyKeyReused`` for an id in use), the table with it. A
+        retry returns the table as it is: the opener's seat is then the runtime's to check
+        (a first call without ``opener`` left none).
         """
         check_id("request_id", request_id)
         if table_id is not None:
@@ -250,8 +301,20 @@ class Tables:
                 )
                 current.table_id = upcoming.table_id = table.id
                 session.add(table)
+                seated = (
+                    _opening_session(
+                        table,
+                        opener,
+                        await session.get(SeatSessionRow, opener.seat_session_id),
+                        now,
+                    )
+                    if opener is not None
+                    else None
+                )
                 await session.flush()
                 session.add_all([current, upcoming])
+                if seated is not None:
+                    session.add(seated)
                 return table
         except IntegrityError:
             # A concurrent first call with this request_id (or table_id) committed first.

@@ -56,12 +56,24 @@ ADOPT_CHUNK = 25
 
 
 @dataclass(frozen=True, slots=True)
+class OpenerSeat:
+    """The seat session a table is created with: its opener's (CreateTable's opener_seat)."""
+
+    session_id: str
+    player_id: str
+    display_name: str
+    buy_in: int
+
+
+@dataclass(frozen=True, slots=True)
 class TableSpec:
     """A validated CreateTable request."""
 
     request_id: str
     config: TableConfig
     client_seed: str
+    #: seated in the write that creates the table (None: nobody)
+    opener: OpenerSeat | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 
 Money first, then the engine: the buy-in moves from the wallet to the new table's escrow in
 one transaction with the table's and the seat's rows (and the request's idempotency key);
-then CreateTable and SeatPlayer, idempotent on the ids the lobby chose. If the engine refuses
+then CreateTable with the opener's seat (one engine call, one engine write: issue 16),
+idempotent on the ids the lobby chose; SeatPlayer only where the engine did not seat him (an
+engine older than CreateTable's ``opener_seat``). If the engine refuses
 for good, the buy-in goes back (key ``refund:{seat_session_id}``); if it cannot be reached,
 the money waits in escrow and the request is finished by a retry with the same
 Idempotency-Key or by the sweep (:mod:`lobby_api.idempotency`).
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 import msgspec
 import sqlalchemy as sa
 from sqlmodel.ext.asyncio.session import AsyncSession
+from stud.v1 import admin_service_pb2
 
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
@@ -188,14 +191,18 @@ class QuickGameOpening:
             opener_player_id=player.id,
             rule_overrides=rule_overrides(level),
             labels={"city": table.city, "stake_level": level.id, "kind": "quickgame"},
+            opener_seat=admin_service_pb2.OpenerSeat(
+                seat_session_id=seat_session_id, display_name=player.username, buy_in=seat.buy_in
+            ),
         )
-        created = False
         self.engines.expect(table.table_id, table.node_id)
         try:
-            engine_table = await self.engines.create_table(spec)
-            created = True
+            opened = await self.engines.open_table(spec)
+            engine_table = opened.table
             number = seat.seat
-            if seat.state != SeatState.SEATED.value:
+            if opened.HasField("opener_session"):
+                number = opened.opener_session.seat
+            elif seat.state != SeatState.SEATED.value:
                 seated = await self.engines.seat_player(
                     table.table_id, seat_session_id, player.id, player.username, seat.buy_in
                 )
@@ -204,7 +211,9 @@ class QuickGameOpening:
             if error.transient:
                 raise Transient(str(error)) from None
             log.warning("quick game %s refused by the engine: %s", table.table_id, error)
-            await self._fail_quick_game(seat_session_id, close_on_engine=created)
+            # Closed on the engine whatever the refusal: a refused seat at a table an
+            # earlier try created leaves the table there (none found: nothing to close).
+            await self._fail_quick_game(seat_session_id)
             field = "client_seed" if error.field == "client_seed" else None
             return problem(engine_refusal(error, field))
         # The node that owns the table now (it created it).
@@ -230,7 +239,7 @@ class QuickGameOpening:
             await session.exec(_OPENED, params={"opened_id": table.table_id})
             return await finish_in(session, Answer(201, msgspec.to_builtins(view)))
 
-    async def _fail_quick_game(self, seat_session_id: str, *, close_on_engine: bool) -> None:
+    async def _fail_quick_game(self, seat_session_id: str) -> None:
         async with self.db.write() as session:
             seat = await locked(
                 session, LobbySeatRow, LobbySeatRow.seat_session_id == seat_session_id
@@ -253,8 +262,8 @@ class QuickGameOpening:
                 table.status = QuickTableStatus.FAILED.value
                 table.finished_at = utc_now()
                 session.add(table)
-        if close_on_engine:
-            try:
-                await self.engines.close_table(seat.table_id, "the opener could not be seated")
-            except EngineError as error:
+        try:
+            await self.engines.close_table(seat.table_id, "the opener could not be seated")
+        except EngineError as error:
+            if error.reason != "TABLE_NOT_FOUND":
                 log.warning("closing failed table %s: %s", seat.table_id, error)

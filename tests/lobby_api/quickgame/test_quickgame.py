@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import uuid
 
@@ -17,6 +18,7 @@ from engine_server.auth import Scope, verify_token
 from engine_server.game.profiles import Rake
 from lobby_api.catalog.models import StakeLevelRow
 from lobby_api.db import Database
+from lobby_api.engine_client import EngineClient, TableSpec
 from tests.engine_server.api.conftest import SECRET, Engine, bearer
 from tests.lobby_api.conftest import build_app, running
 from tests.lobby_api.support import (
@@ -97,6 +99,68 @@ async def test_a_quick_game_opens_a_private_table_dealt_from_the_players_seed(
         stream.cancel()
     assert first.snapshot.viewer_seat == body["seat"]
     assert first.snapshot.seed.commitment == body["commitment"]
+
+
+def engine_calls(monkeypatch: pytest.MonkeyPatch, *, seat_at_creation: bool = True) -> list[str]:
+    """The lobby's CreateTable and SeatPlayer calls from now on, by name (as an engine older
+    than CreateTable's opener_seat would see them when not ``seat_at_creation``)."""
+    called: list[str] = []
+    open_table, seat_player = EngineClient.open_table, EngineClient.seat_player
+
+    async def opening(client: EngineClient, spec: TableSpec) -> object:
+        called.append("CreateTable")
+        return await open_table(
+            client, spec if seat_at_creation else dataclasses.replace(spec, opener_seat=None)
+        )
+
+    async def seating(client: EngineClient, *args: object, **kwargs: object) -> object:
+        called.append("SeatPlayer")
+        return await seat_player(client, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EngineClient, "open_table", opening)
+    monkeypatch.setattr(EngineClient, "seat_player", seating)
+    return called
+
+
+async def test_a_quick_game_creates_and_seats_in_one_engine_call(
+    client: httpx.AsyncClient,
+    engine: Engine,
+    db: Database,
+    city: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    called = engine_calls(monkeypatch)
+    player = await register(client, city)
+    answer = await player.post("/quickgame", quick())
+    assert answer.status_code == 201, answer.text
+    assert called == ["CreateTable"]
+    body = answer.json()
+    sessions = await rows(
+        db, "SELECT id, stack, seat FROM seat_sessions WHERE table_id = :t", t=body["table_id"]
+    )
+    assert [tuple(s) for s in sessions] == [(body["seat_session_id"], 100, body["seat"])]
+    assert body["seat"] == 1
+    await assert_ledger_consistent(db)
+
+
+async def test_an_engine_that_does_not_seat_at_creation_gets_seat_player(
+    client: httpx.AsyncClient,
+    engine: Engine,
+    db: Database,
+    city: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    called = engine_calls(monkeypatch, seat_at_creation=False)
+    player = await register(client, city)
+    answer = await player.post("/quickgame", quick())
+    assert answer.status_code == 201, answer.text
+    assert called == ["CreateTable", "SeatPlayer"]
+    body = answer.json()
+    stacks = await rows(
+        db, "SELECT stack FROM seat_sessions WHERE id = :s", s=body["seat_session_id"]
+    )
+    assert [tuple(s) for s in stacks] == [(100,)]
+    await assert_ledger_consistent(db)
 
 
 async def test_bad_quick_games_name_the_field_and_write_nothing(

@@ -93,6 +93,7 @@ class CreateTableRequest(_message.Message):
     OPENER_PLAYER_ID_FIELD_NUMBER: _builtins.int
     LABELS_FIELD_NUMBER: _builtins.int
     TOURNAMENT_FIELD_NUMBER: _builtins.int
+    OPENER_SEAT_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """The lobby's id for this request (1-64 characters); the idempotency key."""
     table_id: _builtins.str
@@ -131,6 +132,14 @@ class CreateTableRequest(_message.Message):
         tournament, table name and number.
         """
 
+    @_builtins.property
+    def opener_seat(self) -> Global___OpenerSeat:
+        """The opener's seat, taken with the table in one step (the quick game: one call and one
+        write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+        lowest free seat. A retry seats him if the first call did not (an engine older than this
+        field ignores it and leaves the seat to SeatPlayer: see opener_session).
+        """
+
     def __init__(
         self,
         *,
@@ -146,14 +155,47 @@ class CreateTableRequest(_message.Message):
         opener_player_id: _builtins.str = ...,
         labels: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         tournament: _settings_pb2.TournamentTable | None = ...,
+        opener_seat: Global___OpenerSeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rule_overrides", b"rule_overrides", "stakes", b"stakes", "tournament", b"tournament"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["opener_seat", b"opener_seat", "rule_overrides", b"rule_overrides", "stakes", b"stakes", "tournament", b"tournament"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seed", b"client_seed", "labels", b"labels", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "opener_player_id", b"opener_player_id", "private", b"private", "profile", b"profile", "request_id", b"request_id", "rule_overrides", b"rule_overrides", "stakes", b"stakes", "table_id", b"table_id", "tournament", b"tournament"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_seed", b"client_seed", "labels", b"labels", "max_buy_in", b"max_buy_in", "min_buy_in", b"min_buy_in", "opener_player_id", b"opener_player_id", "opener_seat", b"opener_seat", "private", b"private", "profile", b"profile", "request_id", b"request_id", "rule_overrides", b"rule_overrides", "stakes", b"stakes", "table_id", b"table_id", "tournament", b"tournament"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateTableRequest: _TypeAlias = CreateTableRequest  # noqa: Y015
+
+@_typing.final
+class OpenerSeat(_message.Message):
+    """The seat CreateTable gives its opener: SeatPlayer's fields for him."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_SESSION_ID_FIELD_NUMBER: _builtins.int
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    BUY_IN_FIELD_NUMBER: _builtins.int
+    seat_session_id: _builtins.str
+    """The lobby's id for his stay at the table (1-64 characters): SeatPlayer's seat_session_id,
+    whose idempotency it shares (a later SeatPlayer with this id is a retry).
+    """
+    display_name: _builtins.str
+    """The name shown to the table (empty: the player id)."""
+    buy_in: _builtins.int
+    """The chips he sits down with (within the table's buy-in limits)."""
+    def __init__(
+        self,
+        *,
+        seat_session_id: _builtins.str = ...,
+        display_name: _builtins.str = ...,
+        buy_in: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["buy_in", b"buy_in", "display_name", b"display_name", "seat_session_id", b"seat_session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenerSeat: _TypeAlias = OpenerSeat  # noqa: Y015
 
 @_typing.final
 class CreateTableResponse(_message.Message):
@@ -162,18 +204,26 @@ class CreateTableResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLE_FIELD_NUMBER: _builtins.int
+    OPENER_SESSION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def table(self) -> _table_pb2.Table:
         """The table, with its seed commitment and the next seed's commitment."""
+
+    @_builtins.property
+    def opener_session(self) -> _table_pb2.SeatSession:
+        """The opener's open seat session when opener_seat was given (unset: an engine that does
+        not know opener_seat; seat him with SeatPlayer).
+        """
 
     def __init__(
         self,
         *,
         table: _table_pb2.Table | None = ...,
+        opener_session: _table_pb2.SeatSession | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["opener_session", b"opener_session", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["opener_session", b"opener_session", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

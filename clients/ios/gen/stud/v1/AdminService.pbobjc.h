@@ -29,6 +29,7 @@ CF_EXTERN_C_BEGIN
 
 @class STUDEngineNode;
 @class STUDHandResult;
+@class STUDOpenerSeat;
 @class STUDSeatSession;
 @class STUDSeedPair;
 @class STUDStakes;
@@ -104,6 +105,7 @@ typedef GPB_ENUM(STUDCreateTableRequest_FieldNumber) {
   STUDCreateTableRequest_FieldNumber_OpenerPlayerId = 10,
   STUDCreateTableRequest_FieldNumber_Labels = 11,
   STUDCreateTableRequest_FieldNumber_Tournament = 12,
+  STUDCreateTableRequest_FieldNumber_OpenerSeat = 13,
 };
 
 /**
@@ -163,12 +165,50 @@ GPB_FINAL @interface STUDCreateTableRequest : GPBMessage
 /** Test to see if @c tournament has been set. */
 @property(nonatomic, readwrite) BOOL hasTournament;
 
+/**
+ * The opener's seat, taken with the table in one step (the quick game: one call and one
+ * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+ * lowest free seat. A retry seats him if the first call did not (an engine older than this
+ * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDOpenerSeat *openerSeat;
+/** Test to see if @c openerSeat has been set. */
+@property(nonatomic, readwrite) BOOL hasOpenerSeat;
+
+@end
+
+#pragma mark - STUDOpenerSeat
+
+typedef GPB_ENUM(STUDOpenerSeat_FieldNumber) {
+  STUDOpenerSeat_FieldNumber_SeatSessionId = 1,
+  STUDOpenerSeat_FieldNumber_DisplayName = 2,
+  STUDOpenerSeat_FieldNumber_BuyIn = 3,
+};
+
+/**
+ * The seat CreateTable gives its opener: SeatPlayer's fields for him.
+ **/
+GPB_FINAL @interface STUDOpenerSeat : GPBMessage
+
+/**
+ * The lobby's id for his stay at the table (1-64 characters): SeatPlayer's seat_session_id,
+ * whose idempotency it shares (a later SeatPlayer with this id is a retry).
+ **/
+@property(nonatomic, readwrite, copy, null_resettable) NSString *seatSessionId;
+
+/** The name shown to the table (empty: the player id). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *displayName;
+
+/** The chips he sits down with (within the table's buy-in limits). */
+@property(nonatomic, readwrite) int64_t buyIn;
+
 @end
 
 #pragma mark - STUDCreateTableResponse
 
 typedef GPB_ENUM(STUDCreateTableResponse_FieldNumber) {
   STUDCreateTableResponse_FieldNumber_Table = 1,
+  STUDCreateTableResponse_FieldNumber_OpenerSession = 2,
 };
 
 /**
@@ -180,6 +220,14 @@ GPB_FINAL @interface STUDCreateTableResponse : GPBMessage
 @property(nonatomic, readwrite, strong, null_resettable) STUDTable *table;
 /** Test to see if @c table has been set. */
 @property(nonatomic, readwrite) BOOL hasTable;
+
+/**
+ * The opener's open seat session when opener_seat was given (unset: an engine that does
+ * not know opener_seat; seat him with SeatPlayer).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDSeatSession *openerSession;
+/** Test to see if @c openerSession has been set. */
+@property(nonatomic, readwrite) BOOL hasOpenerSession;
 
 @end
 

@@ -35,6 +35,7 @@ GPBObjCClassDeclaration(STUDEngineNode);
 GPBObjCClassDeclaration(STUDHandResult);
 GPBObjCClassDeclaration(STUDListTablesRequest);
 GPBObjCClassDeclaration(STUDListTablesResponse);
+GPBObjCClassDeclaration(STUDOpenerSeat);
 GPBObjCClassDeclaration(STUDSeatSession);
 GPBObjCClassDeclaration(STUDSeedPair);
 GPBObjCClassDeclaration(STUDStakes);
@@ -128,6 +129,7 @@ BOOL STUDEngineNodeState_IsValidValue(int32_t value__) {
 @dynamic openerPlayerId;
 @dynamic labels, labels_Count;
 @dynamic hasTournament, tournament;
+@dynamic hasOpenerSeat, openerSeat;
 
 typedef struct STUDCreateTableRequest__storage_ {
   uint32_t _has_storage_[1];
@@ -140,6 +142,7 @@ typedef struct STUDCreateTableRequest__storage_ {
   NSString *openerPlayerId;
   NSMutableDictionary *labels;
   STUDTournamentTable *tournament;
+  STUDOpenerSeat *openerSeat;
   int64_t minBuyIn;
   int64_t maxBuyIn;
 } STUDCreateTableRequest__storage_;
@@ -258,6 +261,15 @@ typedef struct STUDCreateTableRequest__storage_ {
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
+      {
+        .name = "openerSeat",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDOpenerSeat),
+        .number = STUDCreateTableRequest_FieldNumber_OpenerSeat,
+        .hasIndex = 12,
+        .offset = (uint32_t)offsetof(STUDCreateTableRequest__storage_, openerSeat),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
     };
     GPBDescriptor *localDescriptor =
         [GPBDescriptor allocDescriptorForClass:[STUDCreateTableRequest class]
@@ -277,15 +289,84 @@ typedef struct STUDCreateTableRequest__storage_ {
 
 @end
 
+#pragma mark - STUDOpenerSeat
+
+@implementation STUDOpenerSeat
+
+@dynamic seatSessionId;
+@dynamic displayName;
+@dynamic buyIn;
+
+typedef struct STUDOpenerSeat__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *seatSessionId;
+  NSString *displayName;
+  int64_t buyIn;
+} STUDOpenerSeat__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "seatSessionId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDOpenerSeat_FieldNumber_SeatSessionId,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDOpenerSeat__storage_, seatSessionId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "displayName",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDOpenerSeat_FieldNumber_DisplayName,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDOpenerSeat__storage_, displayName),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "buyIn",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDOpenerSeat_FieldNumber_BuyIn,
+        .hasIndex = 2,
+        .offset = (uint32_t)offsetof(STUDOpenerSeat__storage_, buyIn),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeInt64,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDOpenerSeat class]
+                                     rootClass:[STUDAdminServiceRoot class]
+                                          file:STUDAdminServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDOpenerSeat__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
 #pragma mark - STUDCreateTableResponse
 
 @implementation STUDCreateTableResponse
 
 @dynamic hasTable, table;
+@dynamic hasOpenerSession, openerSession;
 
 typedef struct STUDCreateTableResponse__storage_ {
   uint32_t _has_storage_[1];
   STUDTable *table;
+  STUDSeatSession *openerSession;
 } STUDCreateTableResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -300,6 +381,15 @@ typedef struct STUDCreateTableResponse__storage_ {
         .number = STUDCreateTableResponse_FieldNumber_Table,
         .hasIndex = 0,
         .offset = (uint32_t)offsetof(STUDCreateTableResponse__storage_, table),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "openerSession",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDSeatSession),
+        .number = STUDCreateTableResponse_FieldNumber_OpenerSession,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDCreateTableResponse__storage_, openerSession),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },

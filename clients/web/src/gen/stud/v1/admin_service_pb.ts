@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/admin_service.proto.
  */
 export const file_stud_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEimwMKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkSLAoKdG91cm5hbWVudBgMIAEoCzIYLnN0dWQudjEuVG91cm5hbWVudFRhYmxlGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiNAoTQ3JlYXRlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiggEKEVNlYXRQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIRCglwbGF5ZXJfaWQYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEgwKBHNlYXQYBSABKAUSDgoGYnV5X2luGAYgASgDIjsKElNlYXRQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiJdCg9BZGRDaGlwc1JlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGYW1vdW50GAQgASgDIjkKEEFkZENoaXBzUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24i3AEKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKCHN0YXR1c2VzGAMgAygOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxI2CgZsYWJlbHMYBCADKAsyJi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0LkxhYmVsc0VudHJ5EhEKCWFsbF9ub2RlcxgFIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItoBChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSPwoKcGxhY2VtZW50cxgDIAMoCzIrLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlLlBsYWNlbWVudHNFbnRyeRpKCg9QbGFjZW1lbnRzRW50cnkSCwoDa2V5GAEgASgJEiYKBXZhbHVlGAIgASgLMhcuc3R1ZC52MS5UYWJsZVBsYWNlbWVudDoCOAEiRgoOVGFibGVQbGFjZW1lbnQSDAoEbm9kZRgBIAEoCRIRCglub2RlX2xpdmUYAiABKAgSEwoLb3duZXJfZXBvY2gYAyABKAMiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIocBChBHZXRUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIoCghzbmFwc2hvdBgCIAEoCzIWLnN0dWQudjEuVGFibGVTbmFwc2hvdBIqCglwbGFjZW1lbnQYAyABKAsyFy5zdHVkLnYxLlRhYmxlUGxhY2VtZW50IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJgChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSEQoJYnlfcGxheWVyGAQgASgIIj0KFFJlbW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjYKEVJvdGF0ZVNlZWRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLY2xpZW50X3NlZWQYAiABKAkidgoSUm90YXRlU2VlZFJlc3BvbnNlEiMKCHJldmVhbGVkGAEgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIiCgdjdXJyZW50GAIgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYAyABKAkiIwoMRHJhaW5SZXF1ZXN0EhMKC21vdmVfdGFibGVzGAEgASgIIk0KDURyYWluUmVzcG9uc2USDgoGdGFibGVzGAEgASgFEhYKDmhhbmRzX2ZpbmlzaGVkGAIgASgFEhQKDHRhYmxlc19tb3ZlZBgDIAEoBSIuChBNb3ZlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDAoEbm9kZRgCIAEoCSJhChFNb3ZlVGFibGVSZXNwb25zZRIMCgRub2RlGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRIPCgd3ZWJfdXJsGAMgASgJEhcKD3dhaXRlZF9mb3JfaGFuZBgEIAEoCCJ6ChdMaXN0U2VhdFNlc3Npb25zUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIpCgZzdGF0ZXMYAiADKA4yGS5zdHVkLnYxLlNlYXRTZXNzaW9uU3RhdGUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiWwoYTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdE5vZGVzUmVxdWVzdCJMChFMaXN0Tm9kZXNSZXNwb25zZRIiCgVub2RlcxgBIAMoCzITLnN0dWQudjEuRW5naW5lTm9kZRITCgthbnN3ZXJlZF9ieRgCIAEoCSLbAgoKRW5naW5lTm9kZRIKCgJpZBgBIAEoCRInCgVzdGF0ZRgCIAEoDjIYLnN0dWQudjEuRW5naW5lTm9kZVN0YXRlEg0KBWVwb2NoGAMgASgDEhUKDWFkbWluX2FkZHJlc3MYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMaGVhcnRiZWF0X2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRsaXZlGAogASgIEhMKC29wZW5fdGFibGVzGAsgASgFEhYKDnNlYXRlZF9wbGF5ZXJzGAwgASgFIlAKEFNldFN0YWtlc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVsZXZlbBgCIAEoBRIfCgZzdGFrZXMYAyABKAsyDy5zdHVkLnYxLlN0YWtlcyJMChFTZXRTdGFrZXNSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyKRAQoRTW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSGQoRZGVzdGluYXRpb25fdGFibGUYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkiOwoSTW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjAKElNldEhhbmRIb2xkUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBGhlbGQYAiABKAgiNAoTU2V0SGFuZEhvbGRSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiTwoYU2V0VG91cm5hbWVudEluZm9SZXF1ZXN0EgwKBG5hbWUYASABKAkSJQoEaW5mbxgCIAEoCzIXLnN0dWQudjEuVG91cm5hbWVudEluZm8iOgoZU2V0VG91cm5hbWVudEluZm9SZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiaAoRQXdhcmRQbGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXBsYWNlGAQgASgFEg0KBXByaXplGAUgASgDIhQKEkF3YXJkUGxhY2VSZXNwb25zZSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyhgwKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICEkcKCU1vdmVUYWJsZRIZLnN0dWQudjEuTW92ZVRhYmxlUmVxdWVzdBoaLnN0dWQudjEuTW92ZVRhYmxlUmVzcG9uc2UiA5ACAhJcChBMaXN0U2VhdFNlc3Npb25zEiAuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVxdWVzdBohLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlIgOQAgESRwoJTGlzdE5vZGVzEhkuc3R1ZC52MS5MaXN0Tm9kZXNSZXF1ZXN0Ghouc3R1ZC52MS5MaXN0Tm9kZXNSZXNwb25zZSIDkAIBEkcKCVNldFN0YWtlcxIZLnN0dWQudjEuU2V0U3Rha2VzUmVxdWVzdBoaLnN0dWQudjEuU2V0U3Rha2VzUmVzcG9uc2UiA5ACAhJKCgpNb3ZlUGxheWVyEhouc3R1ZC52MS5Nb3ZlUGxheWVyUmVxdWVzdBobLnN0dWQudjEuTW92ZVBsYXllclJlc3BvbnNlIgOQAgISTQoLU2V0SGFuZEhvbGQSGy5zdHVkLnYxLlNldEhhbmRIb2xkUmVxdWVzdBocLnN0dWQudjEuU2V0SGFuZEhvbGRSZXNwb25zZSIDkAICEl8KEVNldFRvdXJuYW1lbnRJbmZvEiEuc3R1ZC52MS5TZXRUb3VybmFtZW50SW5mb1JlcXVlc3QaIi5zdHVkLnYxLlNldFRvdXJuYW1lbnRJbmZvUmVzcG9uc2UiA5ACAhJKCgpBd2FyZFBsYWNlEhouc3R1ZC52MS5Bd2FyZFBsYWNlUmVxdWVzdBobLnN0dWQudjEuQXdhcmRQbGFjZVJlc3BvbnNlIgOQAgJCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChtzdHVkL3YxL2FkbWluX3NlcnZpY2UucHJvdG8SB3N0dWQudjEixQMKEkNyZWF0ZVRhYmxlUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJEg8KB3Byb2ZpbGUYAyABKAkSLwoOcnVsZV9vdmVycmlkZXMYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eh8KBnN0YWtlcxgFIAEoCzIPLnN0dWQudjEuU3Rha2VzEg8KB3ByaXZhdGUYBiABKAgSEgoKbWluX2J1eV9pbhgHIAEoAxISCgptYXhfYnV5X2luGAggASgDEhMKC2NsaWVudF9zZWVkGAkgASgJEhgKEG9wZW5lcl9wbGF5ZXJfaWQYCiABKAkSNwoGbGFiZWxzGAsgAygLMicuc3R1ZC52MS5DcmVhdGVUYWJsZVJlcXVlc3QuTGFiZWxzRW50cnkSLAoKdG91cm5hbWVudBgMIAEoCzIYLnN0dWQudjEuVG91cm5hbWVudFRhYmxlEigKC29wZW5lcl9zZWF0GA0gASgLMhMuc3R1ZC52MS5PcGVuZXJTZWF0Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiSwoKT3BlbmVyU2VhdBIXCg9zZWF0X3Nlc3Npb25faWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEg4KBmJ1eV9pbhgDIAEoAyJiChNDcmVhdGVUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIsCg5vcGVuZXJfc2Vzc2lvbhgCIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iggEKEVNlYXRQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIRCglwbGF5ZXJfaWQYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEgwKBHNlYXQYBSABKAUSDgoGYnV5X2luGAYgASgDIjsKElNlYXRQbGF5ZXJSZXNwb25zZRIlCgdzZXNzaW9uGAEgASgLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbiJdCg9BZGRDaGlwc1JlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSDgoGYW1vdW50GAQgASgDIjkKEEFkZENoaXBzUmVzcG9uc2USJQoHc2Vzc2lvbhgBIAEoCzIULnN0dWQudjEuU2VhdFNlc3Npb24i3AEKEUxpc3RUYWJsZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJEiYKCHN0YXR1c2VzGAMgAygOMhQuc3R1ZC52MS5UYWJsZVN0YXR1cxI2CgZsYWJlbHMYBCADKAsyJi5zdHVkLnYxLkxpc3RUYWJsZXNSZXF1ZXN0LkxhYmVsc0VudHJ5EhEKCWFsbF9ub2RlcxgFIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItoBChJMaXN0VGFibGVzUmVzcG9uc2USHgoGdGFibGVzGAEgAygLMg4uc3R1ZC52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSPwoKcGxhY2VtZW50cxgDIAMoCzIrLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlLlBsYWNlbWVudHNFbnRyeRpKCg9QbGFjZW1lbnRzRW50cnkSCwoDa2V5GAEgASgJEiYKBXZhbHVlGAIgASgLMhcuc3R1ZC52MS5UYWJsZVBsYWNlbWVudDoCOAEiRgoOVGFibGVQbGFjZW1lbnQSDAoEbm9kZRgBIAEoCRIRCglub2RlX2xpdmUYAiABKAgSEwoLb3duZXJfZXBvY2gYAyABKAMiLwoPR2V0VGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIocBChBHZXRUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRIoCghzbmFwc2hvdBgCIAEoCzIWLnN0dWQudjEuVGFibGVTbmFwc2hvdBIqCglwbGFjZW1lbnQYAyABKAsyFy5zdHVkLnYxLlRhYmxlUGxhY2VtZW50IjEKEVBhdXNlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDgoGcmVhc29uGAIgASgJIjMKElBhdXNlVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiIgoSUmVzdW1lVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNAoTUmVzdW1lVGFibGVSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiMQoRQ2xvc2VUYWJsZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiWwoSQ2xvc2VUYWJsZVJlc3BvbnNlEh0KBXRhYmxlGAEgASgLMg4uc3R1ZC52MS5UYWJsZRImCghzZXNzaW9ucxgCIAMoCzIULnN0dWQudjEuU2VhdFNlc3Npb24iRgoRQ2FuY2VsSGFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRITCgtoYW5kX251bWJlchgCIAEoAxIOCgZyZWFzb24YAyABKAkiOQoSQ2FuY2VsSGFuZFJlc3BvbnNlEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJgChNSZW1vdmVQbGF5ZXJSZXF1ZXN0Eg0KBXRhYmxlGAEgASgJEhcKD3NlYXRfc2Vzc2lvbl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkSEQoJYnlfcGxheWVyGAQgASgIIj0KFFJlbW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjYKEVJvdGF0ZVNlZWRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLY2xpZW50X3NlZWQYAiABKAkidgoSUm90YXRlU2VlZFJlc3BvbnNlEiMKCHJldmVhbGVkGAEgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIiCgdjdXJyZW50GAIgASgLMhEuc3R1ZC52MS5TZWVkUGFpchIXCg9uZXh0X2NvbW1pdG1lbnQYAyABKAkiIwoMRHJhaW5SZXF1ZXN0EhMKC21vdmVfdGFibGVzGAEgASgIIk0KDURyYWluUmVzcG9uc2USDgoGdGFibGVzGAEgASgFEhYKDmhhbmRzX2ZpbmlzaGVkGAIgASgFEhQKDHRhYmxlc19tb3ZlZBgDIAEoBSIuChBNb3ZlVGFibGVSZXF1ZXN0EgwKBG5hbWUYASABKAkSDAoEbm9kZRgCIAEoCSJhChFNb3ZlVGFibGVSZXNwb25zZRIMCgRub2RlGAEgASgJEhQKDGdycGNfYWRkcmVzcxgCIAEoCRIPCgd3ZWJfdXJsGAMgASgJEhcKD3dhaXRlZF9mb3JfaGFuZBgEIAEoCCJ6ChdMaXN0U2VhdFNlc3Npb25zUmVxdWVzdBINCgV0YWJsZRgBIAEoCRIpCgZzdGF0ZXMYAiADKA4yGS5zdHVkLnYxLlNlYXRTZXNzaW9uU3RhdGUSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiWwoYTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlEiYKCHNlc3Npb25zGAEgAygLMhQuc3R1ZC52MS5TZWF0U2Vzc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiEgoQTGlzdE5vZGVzUmVxdWVzdCJMChFMaXN0Tm9kZXNSZXNwb25zZRIiCgVub2RlcxgBIAMoCzITLnN0dWQudjEuRW5naW5lTm9kZRITCgthbnN3ZXJlZF9ieRgCIAEoCSLbAgoKRW5naW5lTm9kZRIKCgJpZBgBIAEoCRInCgVzdGF0ZRgCIAEoDjIYLnN0dWQudjEuRW5naW5lTm9kZVN0YXRlEg0KBWVwb2NoGAMgASgDEhUKDWFkbWluX2FkZHJlc3MYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMaGVhcnRiZWF0X2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRsaXZlGAogASgIEhMKC29wZW5fdGFibGVzGAsgASgFEhYKDnNlYXRlZF9wbGF5ZXJzGAwgASgFIlAKEFNldFN0YWtlc1JlcXVlc3QSDAoEbmFtZRgBIAEoCRINCgVsZXZlbBgCIAEoBRIfCgZzdGFrZXMYAyABKAsyDy5zdHVkLnYxLlN0YWtlcyJMChFTZXRTdGFrZXNSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUSGAoQZnJvbV9oYW5kX251bWJlchgCIAEoAyKRAQoRTW92ZVBsYXllclJlcXVlc3QSDQoFdGFibGUYASABKAkSFwoPc2VhdF9zZXNzaW9uX2lkGAIgASgJEhIKCnJlcXVlc3RfaWQYAyABKAkSGQoRZGVzdGluYXRpb25fdGFibGUYBCABKAkSFAoMZ3JwY19hZGRyZXNzGAUgASgJEg8KB3dlYl91cmwYBiABKAkiOwoSTW92ZVBsYXllclJlc3BvbnNlEiUKB3Nlc3Npb24YASABKAsyFC5zdHVkLnYxLlNlYXRTZXNzaW9uIjAKElNldEhhbmRIb2xkUmVxdWVzdBIMCgRuYW1lGAEgASgJEgwKBGhlbGQYAiABKAgiNAoTU2V0SGFuZEhvbGRSZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiTwoYU2V0VG91cm5hbWVudEluZm9SZXF1ZXN0EgwKBG5hbWUYASABKAkSJQoEaW5mbxgCIAEoCzIXLnN0dWQudjEuVG91cm5hbWVudEluZm8iOgoZU2V0VG91cm5hbWVudEluZm9SZXNwb25zZRIdCgV0YWJsZRgBIAEoCzIOLnN0dWQudjEuVGFibGUiaAoRQXdhcmRQbGFjZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXBsYWNlGAQgASgFEg0KBXByaXplGAUgASgDIhQKEkF3YXJkUGxhY2VSZXNwb25zZSqyAQoPRW5naW5lTm9kZVN0YXRlEiEKHUVOR0lORV9OT0RFX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaRU5HSU5FX05PREVfU1RBVEVfU1RBUlRJTkcQARIdChlFTkdJTkVfTk9ERV9TVEFURV9TRVJWSU5HEAISHgoaRU5HSU5FX05PREVfU1RBVEVfRFJBSU5JTkcQAxIdChlFTkdJTkVfTk9ERV9TVEFURV9TVE9QUEVEEAQyhgwKDEFkbWluU2VydmljZRJNCgtDcmVhdGVUYWJsZRIbLnN0dWQudjEuQ3JlYXRlVGFibGVSZXF1ZXN0Ghwuc3R1ZC52MS5DcmVhdGVUYWJsZVJlc3BvbnNlIgOQAgISSgoKU2VhdFBsYXllchIaLnN0dWQudjEuU2VhdFBsYXllclJlcXVlc3QaGy5zdHVkLnYxLlNlYXRQbGF5ZXJSZXNwb25zZSIDkAICEkQKCEFkZENoaXBzEhguc3R1ZC52MS5BZGRDaGlwc1JlcXVlc3QaGS5zdHVkLnYxLkFkZENoaXBzUmVzcG9uc2UiA5ACAhJKCgpMaXN0VGFibGVzEhouc3R1ZC52MS5MaXN0VGFibGVzUmVxdWVzdBobLnN0dWQudjEuTGlzdFRhYmxlc1Jlc3BvbnNlIgOQAgESPwoIR2V0VGFibGUSGC5zdHVkLnYxLkdldFRhYmxlUmVxdWVzdBoZLnN0dWQudjEuR2V0VGFibGVSZXNwb25zZRJKCgpQYXVzZVRhYmxlEhouc3R1ZC52MS5QYXVzZVRhYmxlUmVxdWVzdBobLnN0dWQudjEuUGF1c2VUYWJsZVJlc3BvbnNlIgOQAgISTQoLUmVzdW1lVGFibGUSGy5zdHVkLnYxLlJlc3VtZVRhYmxlUmVxdWVzdBocLnN0dWQudjEuUmVzdW1lVGFibGVSZXNwb25zZSIDkAICEkoKCkNsb3NlVGFibGUSGi5zdHVkLnYxLkNsb3NlVGFibGVSZXF1ZXN0Ghsuc3R1ZC52MS5DbG9zZVRhYmxlUmVzcG9uc2UiA5ACAhJKCgpDYW5jZWxIYW5kEhouc3R1ZC52MS5DYW5jZWxIYW5kUmVxdWVzdBobLnN0dWQudjEuQ2FuY2VsSGFuZFJlc3BvbnNlIgOQAgISUAoMUmVtb3ZlUGxheWVyEhwuc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXF1ZXN0Gh0uc3R1ZC52MS5SZW1vdmVQbGF5ZXJSZXNwb25zZSIDkAICEkUKClJvdGF0ZVNlZWQSGi5zdHVkLnYxLlJvdGF0ZVNlZWRSZXF1ZXN0Ghsuc3R1ZC52MS5Sb3RhdGVTZWVkUmVzcG9uc2USOwoFRHJhaW4SFS5zdHVkLnYxLkRyYWluUmVxdWVzdBoWLnN0dWQudjEuRHJhaW5SZXNwb25zZSIDkAICEkcKCU1vdmVUYWJsZRIZLnN0dWQudjEuTW92ZVRhYmxlUmVxdWVzdBoaLnN0dWQudjEuTW92ZVRhYmxlUmVzcG9uc2UiA5ACAhJcChBMaXN0U2VhdFNlc3Npb25zEiAuc3R1ZC52MS5MaXN0U2VhdFNlc3Npb25zUmVxdWVzdBohLnN0dWQudjEuTGlzdFNlYXRTZXNzaW9uc1Jlc3BvbnNlIgOQAgESRwoJTGlzdE5vZGVzEhkuc3R1ZC52MS5MaXN0Tm9kZXNSZXF1ZXN0Ghouc3R1ZC52MS5MaXN0Tm9kZXNSZXNwb25zZSIDkAIBEkcKCVNldFN0YWtlcxIZLnN0dWQudjEuU2V0U3Rha2VzUmVxdWVzdBoaLnN0dWQudjEuU2V0U3Rha2VzUmVzcG9uc2UiA5ACAhJKCgpNb3ZlUGxheWVyEhouc3R1ZC52MS5Nb3ZlUGxheWVyUmVxdWVzdBobLnN0dWQudjEuTW92ZVBsYXllclJlc3BvbnNlIgOQAgISTQoLU2V0SGFuZEhvbGQSGy5zdHVkLnYxLlNldEhhbmRIb2xkUmVxdWVzdBocLnN0dWQudjEuU2V0SGFuZEhvbGRSZXNwb25zZSIDkAICEl8KEVNldFRvdXJuYW1lbnRJbmZvEiEuc3R1ZC52MS5TZXRUb3VybmFtZW50SW5mb1JlcXVlc3QaIi5zdHVkLnYxLlNldFRvdXJuYW1lbnRJbmZvUmVzcG9uc2UiA5ACAhJKCgpBd2FyZFBsYWNlEhouc3R1ZC52MS5Bd2FyZFBsYWNlUmVxdWVzdBobLnN0dWQudjEuQXdhcmRQbGFjZVJlc3BvbnNlIgOQAgJCCVABogIEU1RVRGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * CreateTable's request.
@@ -111,6 +111,16 @@ export type CreateTableRequest = Message<"stud.v1.CreateTableRequest"> & {
    * @generated from field: stud.v1.TournamentTable tournament = 12;
    */
   tournament?: TournamentTable | undefined;
+
+  /**
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   *
+   * @generated from field: stud.v1.OpenerSeat opener_seat = 13;
+   */
+  openerSeat?: OpenerSeat | undefined;
 };
 
 /**
@@ -119,6 +129,42 @@ export type CreateTableRequest = Message<"stud.v1.CreateTableRequest"> & {
  */
 export const CreateTableRequestSchema: GenMessage<CreateTableRequest> = /*@__PURE__*/
   messageDesc(file_stud_v1_admin_service, 0);
+
+/**
+ * The seat CreateTable gives its opener: SeatPlayer's fields for him.
+ *
+ * @generated from message stud.v1.OpenerSeat
+ */
+export type OpenerSeat = Message<"stud.v1.OpenerSeat"> & {
+  /**
+   * The lobby's id for his stay at the table (1-64 characters): SeatPlayer's seat_session_id,
+   * whose idempotency it shares (a later SeatPlayer with this id is a retry).
+   *
+   * @generated from field: string seat_session_id = 1;
+   */
+  seatSessionId: string;
+
+  /**
+   * The name shown to the table (empty: the player id).
+   *
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * The chips he sits down with (within the table's buy-in limits).
+   *
+   * @generated from field: int64 buy_in = 3;
+   */
+  buyIn: bigint;
+};
+
+/**
+ * Describes the message stud.v1.OpenerSeat.
+ * Use `create(OpenerSeatSchema)` to create a new message.
+ */
+export const OpenerSeatSchema: GenMessage<OpenerSeat> = /*@__PURE__*/
+  messageDesc(file_stud_v1_admin_service, 1);
 
 /**
  * CreateTable's response.
@@ -132,6 +178,14 @@ export type CreateTableResponse = Message<"stud.v1.CreateTableResponse"> & {
    * @generated from field: stud.v1.Table table = 1;
    */
   table?: Table | undefined;
+
+  /**
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   *
+   * @generated from field: stud.v1.SeatSession opener_session = 2;
+   */
+  openerSession?: SeatSession | undefined;
 };
 
 /**
@@ -139,7 +193,7 @@ export type CreateTableResponse = Message<"stud.v1.CreateTableResponse"> & {
  * Use `create(CreateTableResponseSchema)` to create a new message.
  */
 export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 1);
+  messageDesc(file_stud_v1_admin_service, 2);
 
 /**
  * SeatPlayer's request.
@@ -197,7 +251,7 @@ export type SeatPlayerRequest = Message<"stud.v1.SeatPlayerRequest"> & {
  * Use `create(SeatPlayerRequestSchema)` to create a new message.
  */
 export const SeatPlayerRequestSchema: GenMessage<SeatPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 2);
+  messageDesc(file_stud_v1_admin_service, 3);
 
 /**
  * SeatPlayer's response.
@@ -218,7 +272,7 @@ export type SeatPlayerResponse = Message<"stud.v1.SeatPlayerResponse"> & {
  * Use `create(SeatPlayerResponseSchema)` to create a new message.
  */
 export const SeatPlayerResponseSchema: GenMessage<SeatPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 3);
+  messageDesc(file_stud_v1_admin_service, 4);
 
 /**
  * AddChips' request.
@@ -260,7 +314,7 @@ export type AddChipsRequest = Message<"stud.v1.AddChipsRequest"> & {
  * Use `create(AddChipsRequestSchema)` to create a new message.
  */
 export const AddChipsRequestSchema: GenMessage<AddChipsRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 4);
+  messageDesc(file_stud_v1_admin_service, 5);
 
 /**
  * AddChips' response.
@@ -281,7 +335,7 @@ export type AddChipsResponse = Message<"stud.v1.AddChipsResponse"> & {
  * Use `create(AddChipsResponseSchema)` to create a new message.
  */
 export const AddChipsResponseSchema: GenMessage<AddChipsResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 5);
+  messageDesc(file_stud_v1_admin_service, 6);
 
 /**
  * ListTables' request.
@@ -333,7 +387,7 @@ export type ListTablesRequest = Message<"stud.v1.ListTablesRequest"> & {
  * Use `create(ListTablesRequestSchema)` to create a new message.
  */
 export const ListTablesRequestSchema: GenMessage<ListTablesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 6);
+  messageDesc(file_stud_v1_admin_service, 7);
 
 /**
  * ListTables' response.
@@ -368,7 +422,7 @@ export type ListTablesResponse = Message<"stud.v1.ListTablesResponse"> & {
  * Use `create(ListTablesResponseSchema)` to create a new message.
  */
 export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 7);
+  messageDesc(file_stud_v1_admin_service, 8);
 
 /**
  * The engine node serving a table.
@@ -403,7 +457,7 @@ export type TablePlacement = Message<"stud.v1.TablePlacement"> & {
  * Use `create(TablePlacementSchema)` to create a new message.
  */
 export const TablePlacementSchema: GenMessage<TablePlacement> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 8);
+  messageDesc(file_stud_v1_admin_service, 9);
 
 /**
  * GetTable's request.
@@ -431,7 +485,7 @@ export type GetTableRequest = Message<"stud.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 9);
+  messageDesc(file_stud_v1_admin_service, 10);
 
 /**
  * GetTable's response. Any node answers for any table of the room: the called node's own
@@ -471,7 +525,7 @@ export type GetTableResponse = Message<"stud.v1.GetTableResponse"> & {
  * Use `create(GetTableResponseSchema)` to create a new message.
  */
 export const GetTableResponseSchema: GenMessage<GetTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 10);
+  messageDesc(file_stud_v1_admin_service, 11);
 
 /**
  * PauseTable's request.
@@ -499,7 +553,7 @@ export type PauseTableRequest = Message<"stud.v1.PauseTableRequest"> & {
  * Use `create(PauseTableRequestSchema)` to create a new message.
  */
 export const PauseTableRequestSchema: GenMessage<PauseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 11);
+  messageDesc(file_stud_v1_admin_service, 12);
 
 /**
  * PauseTable's response.
@@ -520,7 +574,7 @@ export type PauseTableResponse = Message<"stud.v1.PauseTableResponse"> & {
  * Use `create(PauseTableResponseSchema)` to create a new message.
  */
 export const PauseTableResponseSchema: GenMessage<PauseTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 12);
+  messageDesc(file_stud_v1_admin_service, 13);
 
 /**
  * ResumeTable's request.
@@ -541,7 +595,7 @@ export type ResumeTableRequest = Message<"stud.v1.ResumeTableRequest"> & {
  * Use `create(ResumeTableRequestSchema)` to create a new message.
  */
 export const ResumeTableRequestSchema: GenMessage<ResumeTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 13);
+  messageDesc(file_stud_v1_admin_service, 14);
 
 /**
  * ResumeTable's response.
@@ -562,7 +616,7 @@ export type ResumeTableResponse = Message<"stud.v1.ResumeTableResponse"> & {
  * Use `create(ResumeTableResponseSchema)` to create a new message.
  */
 export const ResumeTableResponseSchema: GenMessage<ResumeTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 14);
+  messageDesc(file_stud_v1_admin_service, 15);
 
 /**
  * CloseTable's request.
@@ -590,7 +644,7 @@ export type CloseTableRequest = Message<"stud.v1.CloseTableRequest"> & {
  * Use `create(CloseTableRequestSchema)` to create a new message.
  */
 export const CloseTableRequestSchema: GenMessage<CloseTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 15);
+  messageDesc(file_stud_v1_admin_service, 16);
 
 /**
  * CloseTable's response.
@@ -618,7 +672,7 @@ export type CloseTableResponse = Message<"stud.v1.CloseTableResponse"> & {
  * Use `create(CloseTableResponseSchema)` to create a new message.
  */
 export const CloseTableResponseSchema: GenMessage<CloseTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 16);
+  messageDesc(file_stud_v1_admin_service, 17);
 
 /**
  * CancelHand's request.
@@ -653,7 +707,7 @@ export type CancelHandRequest = Message<"stud.v1.CancelHandRequest"> & {
  * Use `create(CancelHandRequestSchema)` to create a new message.
  */
 export const CancelHandRequestSchema: GenMessage<CancelHandRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 17);
+  messageDesc(file_stud_v1_admin_service, 18);
 
 /**
  * CancelHand's response.
@@ -674,7 +728,7 @@ export type CancelHandResponse = Message<"stud.v1.CancelHandResponse"> & {
  * Use `create(CancelHandResponseSchema)` to create a new message.
  */
 export const CancelHandResponseSchema: GenMessage<CancelHandResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 18);
+  messageDesc(file_stud_v1_admin_service, 19);
 
 /**
  * RemovePlayer's request.
@@ -718,7 +772,7 @@ export type RemovePlayerRequest = Message<"stud.v1.RemovePlayerRequest"> & {
  * Use `create(RemovePlayerRequestSchema)` to create a new message.
  */
 export const RemovePlayerRequestSchema: GenMessage<RemovePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 19);
+  messageDesc(file_stud_v1_admin_service, 20);
 
 /**
  * RemovePlayer's response.
@@ -740,7 +794,7 @@ export type RemovePlayerResponse = Message<"stud.v1.RemovePlayerResponse"> & {
  * Use `create(RemovePlayerResponseSchema)` to create a new message.
  */
 export const RemovePlayerResponseSchema: GenMessage<RemovePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 20);
+  messageDesc(file_stud_v1_admin_service, 21);
 
 /**
  * RotateSeed's request.
@@ -768,7 +822,7 @@ export type RotateSeedRequest = Message<"stud.v1.RotateSeedRequest"> & {
  * Use `create(RotateSeedRequestSchema)` to create a new message.
  */
 export const RotateSeedRequestSchema: GenMessage<RotateSeedRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 21);
+  messageDesc(file_stud_v1_admin_service, 22);
 
 /**
  * RotateSeed's response.
@@ -803,7 +857,7 @@ export type RotateSeedResponse = Message<"stud.v1.RotateSeedResponse"> & {
  * Use `create(RotateSeedResponseSchema)` to create a new message.
  */
 export const RotateSeedResponseSchema: GenMessage<RotateSeedResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 22);
+  messageDesc(file_stud_v1_admin_service, 23);
 
 /**
  * Drain's request.
@@ -826,7 +880,7 @@ export type DrainRequest = Message<"stud.v1.DrainRequest"> & {
  * Use `create(DrainRequestSchema)` to create a new message.
  */
 export const DrainRequestSchema: GenMessage<DrainRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 23);
+  messageDesc(file_stud_v1_admin_service, 24);
 
 /**
  * Drain's response (sent once the node is drained).
@@ -861,7 +915,7 @@ export type DrainResponse = Message<"stud.v1.DrainResponse"> & {
  * Use `create(DrainResponseSchema)` to create a new message.
  */
 export const DrainResponseSchema: GenMessage<DrainResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 24);
+  messageDesc(file_stud_v1_admin_service, 25);
 
 /**
  * MoveTable's request.
@@ -890,7 +944,7 @@ export type MoveTableRequest = Message<"stud.v1.MoveTableRequest"> & {
  * Use `create(MoveTableRequestSchema)` to create a new message.
  */
 export const MoveTableRequestSchema: GenMessage<MoveTableRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 25);
+  messageDesc(file_stud_v1_admin_service, 26);
 
 /**
  * MoveTable's response (sent once the table is handed over).
@@ -932,7 +986,7 @@ export type MoveTableResponse = Message<"stud.v1.MoveTableResponse"> & {
  * Use `create(MoveTableResponseSchema)` to create a new message.
  */
 export const MoveTableResponseSchema: GenMessage<MoveTableResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 26);
+  messageDesc(file_stud_v1_admin_service, 27);
 
 /**
  * ListSeatSessions' request.
@@ -975,7 +1029,7 @@ export type ListSeatSessionsRequest = Message<"stud.v1.ListSeatSessionsRequest">
  * Use `create(ListSeatSessionsRequestSchema)` to create a new message.
  */
 export const ListSeatSessionsRequestSchema: GenMessage<ListSeatSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 27);
+  messageDesc(file_stud_v1_admin_service, 28);
 
 /**
  * ListSeatSessions' response.
@@ -1003,7 +1057,7 @@ export type ListSeatSessionsResponse = Message<"stud.v1.ListSeatSessionsResponse
  * Use `create(ListSeatSessionsResponseSchema)` to create a new message.
  */
 export const ListSeatSessionsResponseSchema: GenMessage<ListSeatSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 28);
+  messageDesc(file_stud_v1_admin_service, 29);
 
 /**
  * ListNodes' request.
@@ -1018,7 +1072,7 @@ export type ListNodesRequest = Message<"stud.v1.ListNodesRequest"> & {
  * Use `create(ListNodesRequestSchema)` to create a new message.
  */
 export const ListNodesRequestSchema: GenMessage<ListNodesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 29);
+  messageDesc(file_stud_v1_admin_service, 30);
 
 /**
  * ListNodes' response.
@@ -1046,7 +1100,7 @@ export type ListNodesResponse = Message<"stud.v1.ListNodesResponse"> & {
  * Use `create(ListNodesResponseSchema)` to create a new message.
  */
 export const ListNodesResponseSchema: GenMessage<ListNodesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 30);
+  messageDesc(file_stud_v1_admin_service, 31);
 
 /**
  * An engine node of the registry (docs/operations.md, "Several engine nodes").
@@ -1144,7 +1198,7 @@ export type EngineNode = Message<"stud.v1.EngineNode"> & {
  * Use `create(EngineNodeSchema)` to create a new message.
  */
 export const EngineNodeSchema: GenMessage<EngineNode> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 31);
+  messageDesc(file_stud_v1_admin_service, 32);
 
 /**
  * SetStakes' request.
@@ -1179,7 +1233,7 @@ export type SetStakesRequest = Message<"stud.v1.SetStakesRequest"> & {
  * Use `create(SetStakesRequestSchema)` to create a new message.
  */
 export const SetStakesRequestSchema: GenMessage<SetStakesRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 32);
+  messageDesc(file_stud_v1_admin_service, 33);
 
 /**
  * SetStakes' response.
@@ -1207,7 +1261,7 @@ export type SetStakesResponse = Message<"stud.v1.SetStakesResponse"> & {
  * Use `create(SetStakesResponseSchema)` to create a new message.
  */
 export const SetStakesResponseSchema: GenMessage<SetStakesResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 33);
+  messageDesc(file_stud_v1_admin_service, 34);
 
 /**
  * MovePlayer's request.
@@ -1263,7 +1317,7 @@ export type MovePlayerRequest = Message<"stud.v1.MovePlayerRequest"> & {
  * Use `create(MovePlayerRequestSchema)` to create a new message.
  */
 export const MovePlayerRequestSchema: GenMessage<MovePlayerRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 34);
+  messageDesc(file_stud_v1_admin_service, 35);
 
 /**
  * MovePlayer's response.
@@ -1286,7 +1340,7 @@ export type MovePlayerResponse = Message<"stud.v1.MovePlayerResponse"> & {
  * Use `create(MovePlayerResponseSchema)` to create a new message.
  */
 export const MovePlayerResponseSchema: GenMessage<MovePlayerResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 35);
+  messageDesc(file_stud_v1_admin_service, 36);
 
 /**
  * SetHandHold's request.
@@ -1314,7 +1368,7 @@ export type SetHandHoldRequest = Message<"stud.v1.SetHandHoldRequest"> & {
  * Use `create(SetHandHoldRequestSchema)` to create a new message.
  */
 export const SetHandHoldRequestSchema: GenMessage<SetHandHoldRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 36);
+  messageDesc(file_stud_v1_admin_service, 37);
 
 /**
  * SetHandHold's response.
@@ -1335,7 +1389,7 @@ export type SetHandHoldResponse = Message<"stud.v1.SetHandHoldResponse"> & {
  * Use `create(SetHandHoldResponseSchema)` to create a new message.
  */
 export const SetHandHoldResponseSchema: GenMessage<SetHandHoldResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 37);
+  messageDesc(file_stud_v1_admin_service, 38);
 
 /**
  * SetTournamentInfo's request.
@@ -1363,7 +1417,7 @@ export type SetTournamentInfoRequest = Message<"stud.v1.SetTournamentInfoRequest
  * Use `create(SetTournamentInfoRequestSchema)` to create a new message.
  */
 export const SetTournamentInfoRequestSchema: GenMessage<SetTournamentInfoRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 38);
+  messageDesc(file_stud_v1_admin_service, 39);
 
 /**
  * SetTournamentInfo's response.
@@ -1384,7 +1438,7 @@ export type SetTournamentInfoResponse = Message<"stud.v1.SetTournamentInfoRespon
  * Use `create(SetTournamentInfoResponseSchema)` to create a new message.
  */
 export const SetTournamentInfoResponseSchema: GenMessage<SetTournamentInfoResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 39);
+  messageDesc(file_stud_v1_admin_service, 40);
 
 /**
  * AwardPlace's request.
@@ -1433,7 +1487,7 @@ export type AwardPlaceRequest = Message<"stud.v1.AwardPlaceRequest"> & {
  * Use `create(AwardPlaceRequestSchema)` to create a new message.
  */
 export const AwardPlaceRequestSchema: GenMessage<AwardPlaceRequest> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 40);
+  messageDesc(file_stud_v1_admin_service, 41);
 
 /**
  * AwardPlace's response.
@@ -1448,7 +1502,7 @@ export type AwardPlaceResponse = Message<"stud.v1.AwardPlaceResponse"> & {
  * Use `create(AwardPlaceResponseSchema)` to create a new message.
  */
 export const AwardPlaceResponseSchema: GenMessage<AwardPlaceResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_admin_service, 41);
+  messageDesc(file_stud_v1_admin_service, 42);
 
 /**
  * An engine node's state as its process recorded it.

@@ -802,6 +802,87 @@ public  final class CreateTableRequest extends
     
   }
 
+  public static final int OPENER_SEAT_FIELD_NUMBER = 13;
+  private stud.v1.OpenerSeat openerSeat_;
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   */
+  @java.lang.Override
+  public boolean hasOpenerSeat() {
+    return openerSeat_ != null;
+  }
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   */
+  @java.lang.Override
+  public stud.v1.OpenerSeat getOpenerSeat() {
+    return openerSeat_ == null ? stud.v1.OpenerSeat.getDefaultInstance() : openerSeat_;
+  }
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   */
+  private void setOpenerSeat(stud.v1.OpenerSeat value) {
+    value.getClass();
+  openerSeat_ = value;
+    
+    }
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergeOpenerSeat(stud.v1.OpenerSeat value) {
+    value.getClass();
+  if (openerSeat_ != null &&
+        openerSeat_ != stud.v1.OpenerSeat.getDefaultInstance()) {
+      openerSeat_ =
+        stud.v1.OpenerSeat.newBuilder(openerSeat_).mergeFrom(value).buildPartial();
+    } else {
+      openerSeat_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   */
+  private void clearOpenerSeat() {  openerSeat_ = null;
+    
+  }
+
   public static stud.v1.CreateTableRequest parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -1729,6 +1810,95 @@ public  final class CreateTableRequest extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The opener's seat, taken with the table in one step (the quick game: one call and one
+     * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+     * lowest free seat. A retry seats him if the first call did not (an engine older than this
+     * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+     * </pre>
+     *
+     * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+     */
+    @java.lang.Override
+    public boolean hasOpenerSeat() {
+      return instance.hasOpenerSeat();
+    }
+    /**
+     * <pre>
+     * The opener's seat, taken with the table in one step (the quick game: one call and one
+     * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+     * lowest free seat. A retry seats him if the first call did not (an engine older than this
+     * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+     * </pre>
+     *
+     * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+     */
+    @java.lang.Override
+    public stud.v1.OpenerSeat getOpenerSeat() {
+      return instance.getOpenerSeat();
+    }
+    /**
+     * <pre>
+     * The opener's seat, taken with the table in one step (the quick game: one call and one
+     * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+     * lowest free seat. A retry seats him if the first call did not (an engine older than this
+     * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+     * </pre>
+     *
+     * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+     */
+    public Builder setOpenerSeat(stud.v1.OpenerSeat value) {
+      copyOnWrite();
+      instance.setOpenerSeat(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * The opener's seat, taken with the table in one step (the quick game: one call and one
+     * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+     * lowest free seat. A retry seats him if the first call did not (an engine older than this
+     * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+     * </pre>
+     *
+     * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+     */
+    public Builder setOpenerSeat(
+        stud.v1.OpenerSeat.Builder builderForValue) {
+      copyOnWrite();
+      instance.setOpenerSeat(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The opener's seat, taken with the table in one step (the quick game: one call and one
+     * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+     * lowest free seat. A retry seats him if the first call did not (an engine older than this
+     * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+     * </pre>
+     *
+     * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+     */
+    public Builder mergeOpenerSeat(stud.v1.OpenerSeat value) {
+      copyOnWrite();
+      instance.mergeOpenerSeat(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The opener's seat, taken with the table in one step (the quick game: one call and one
+     * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+     * lowest free seat. A retry seats him if the first call did not (an engine older than this
+     * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+     * </pre>
+     *
+     * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+     */
+    public Builder clearOpenerSeat() {  copyOnWrite();
+      instance.clearOpenerSeat();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.CreateTableRequest)
   }
   @java.lang.Override
@@ -1758,10 +1928,11 @@ public  final class CreateTableRequest extends
             "labels_",
             LabelsDefaultEntryHolder.defaultEntry,
             "tournament_",
+            "openerSeat_",
           };
           java.lang.String info =
-              "\u0000\f\u0000\u0000\u0001\f\f\u0001\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
-              "\u0004\t\u0005\t\u0006\u0007\u0007\u0002\b\u0002\t\u0208\n\u0208\u000b2\f\t";
+              "\u0000\r\u0000\u0000\u0001\r\r\u0001\u0000\u0000\u0001\u0208\u0002\u0208\u0003\u0208" +
+              "\u0004\t\u0005\t\u0006\u0007\u0007\u0002\b\u0002\t\u0208\n\u0208\u000b2\f\t\r\t";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -257,4 +257,29 @@ java.lang.String defaultValue);
    * @return The tournament.
    */
   stud.v1.TournamentTable getTournament();
+
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   * @return Whether the openerSeat field is set.
+   */
+  boolean hasOpenerSeat();
+  /**
+   * <pre>
+   * The opener's seat, taken with the table in one step (the quick game: one call and one
+   * write instead of CreateTable then SeatPlayer). Needs opener_player_id; he takes the
+   * lowest free seat. A retry seats him if the first call did not (an engine older than this
+   * field ignores it and leaves the seat to SeatPlayer: see opener_session).
+   * </pre>
+   *
+   * <code>.stud.v1.OpenerSeat opener_seat = 13;</code>
+   * @return The openerSeat.
+   */
+  stud.v1.OpenerSeat getOpenerSeat();
 }

@@ -83,6 +83,77 @@ public  final class CreateTableResponse extends
     
   }
 
+  public static final int OPENER_SESSION_FIELD_NUMBER = 2;
+  private stud.v1.SeatSession openerSession_;
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   */
+  @java.lang.Override
+  public boolean hasOpenerSession() {
+    return openerSession_ != null;
+  }
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   */
+  @java.lang.Override
+  public stud.v1.SeatSession getOpenerSession() {
+    return openerSession_ == null ? stud.v1.SeatSession.getDefaultInstance() : openerSession_;
+  }
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   */
+  private void setOpenerSession(stud.v1.SeatSession value) {
+    value.getClass();
+  openerSession_ = value;
+    
+    }
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   */
+  @java.lang.SuppressWarnings({"ReferenceEquality"})
+  private void mergeOpenerSession(stud.v1.SeatSession value) {
+    value.getClass();
+  if (openerSession_ != null &&
+        openerSession_ != stud.v1.SeatSession.getDefaultInstance()) {
+      openerSession_ =
+        stud.v1.SeatSession.newBuilder(openerSession_).mergeFrom(value).buildPartial();
+    } else {
+      openerSession_ = value;
+    }
+    
+  }
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   */
+  private void clearOpenerSession() {  openerSession_ = null;
+    
+  }
+
   public static stud.v1.CreateTableResponse parseFrom(
       java.nio.ByteBuffer data)
       throws com.google.protobuf.InvalidProtocolBufferException {
@@ -253,6 +324,83 @@ public  final class CreateTableResponse extends
       return this;
     }
 
+    /**
+     * <pre>
+     * The opener's open seat session when opener_seat was given (unset: an engine that does
+     * not know opener_seat; seat him with SeatPlayer).
+     * </pre>
+     *
+     * <code>.stud.v1.SeatSession opener_session = 2;</code>
+     */
+    @java.lang.Override
+    public boolean hasOpenerSession() {
+      return instance.hasOpenerSession();
+    }
+    /**
+     * <pre>
+     * The opener's open seat session when opener_seat was given (unset: an engine that does
+     * not know opener_seat; seat him with SeatPlayer).
+     * </pre>
+     *
+     * <code>.stud.v1.SeatSession opener_session = 2;</code>
+     */
+    @java.lang.Override
+    public stud.v1.SeatSession getOpenerSession() {
+      return instance.getOpenerSession();
+    }
+    /**
+     * <pre>
+     * The opener's open seat session when opener_seat was given (unset: an engine that does
+     * not know opener_seat; seat him with SeatPlayer).
+     * </pre>
+     *
+     * <code>.stud.v1.SeatSession opener_session = 2;</code>
+     */
+    public Builder setOpenerSession(stud.v1.SeatSession value) {
+      copyOnWrite();
+      instance.setOpenerSession(value);
+      return this;
+      }
+    /**
+     * <pre>
+     * The opener's open seat session when opener_seat was given (unset: an engine that does
+     * not know opener_seat; seat him with SeatPlayer).
+     * </pre>
+     *
+     * <code>.stud.v1.SeatSession opener_session = 2;</code>
+     */
+    public Builder setOpenerSession(
+        stud.v1.SeatSession.Builder builderForValue) {
+      copyOnWrite();
+      instance.setOpenerSession(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The opener's open seat session when opener_seat was given (unset: an engine that does
+     * not know opener_seat; seat him with SeatPlayer).
+     * </pre>
+     *
+     * <code>.stud.v1.SeatSession opener_session = 2;</code>
+     */
+    public Builder mergeOpenerSession(stud.v1.SeatSession value) {
+      copyOnWrite();
+      instance.mergeOpenerSession(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The opener's open seat session when opener_seat was given (unset: an engine that does
+     * not know opener_seat; seat him with SeatPlayer).
+     * </pre>
+     *
+     * <code>.stud.v1.SeatSession opener_session = 2;</code>
+     */
+    public Builder clearOpenerSession() {  copyOnWrite();
+      instance.clearOpenerSession();
+      return this;
+    }
+
     // @@protoc_insertion_point(builder_scope:stud.v1.CreateTableResponse)
   }
   @java.lang.Override
@@ -270,9 +418,10 @@ public  final class CreateTableResponse extends
       case BUILD_MESSAGE_INFO: {
           java.lang.Object[] objects = new java.lang.Object[] {
             "table_",
+            "openerSession_",
           };
           java.lang.String info =
-              "\u0000\u0001\u0000\u0000\u0001\u0001\u0001\u0000\u0000\u0000\u0001\t";
+              "\u0000\u0002\u0000\u0000\u0001\u0002\u0002\u0000\u0000\u0000\u0001\t\u0002\t";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -25,4 +25,25 @@ public interface CreateTableResponseOrBuilder extends
    * @return The table.
    */
   stud.v1.Table getTable();
+
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   * @return Whether the openerSession field is set.
+   */
+  boolean hasOpenerSession();
+  /**
+   * <pre>
+   * The opener's open seat session when opener_seat was given (unset: an engine that does
+   * not know opener_seat; seat him with SeatPlayer).
+   * </pre>
+   *
+   * <code>.stud.v1.SeatSession opener_session = 2;</code>
+   * @return The openerSession.
+   */
+  stud.v1.SeatSession getOpenerSession();
 }
