@@ -23,7 +23,7 @@ them again. So are the survivors of each full collection. At 1,000 busy tables (
 the oldest generation held about 370,000 objects a node, nearly all of them live tables' and
 open streams' state (their tasks, coroutines, async generators, gRPC calls), and a full
 collection walking them all paused the node for 2.7-5.9 s on a shared host, yet found only
-30-150 unreachable objects once the tables played (BENCHMARKS.md, "Full collections at
+30-420 unreachable objects every 30 s (BENCHMARKS.md, "Full collections at
 1,000 tables"). Frozen, they are walked by no full collection: the next one walks only what
 reached the oldest generation since (50,000-80,000 objects in 30 s at 500 tables a node,
 0.09-0.16 s of CPU), and only the first after many streams open walks those once.
@@ -88,7 +88,7 @@ class CollectorPacing:
     #: seconds between young collections
     young_every: float = 0.05
     #: seconds between full collections; 0: never by the clock
-    full_every: float = 60.0
+    full_every: float = 600.0
     #: seconds between thorough collections (the frozen objects walked too); 0: never
     thaw_every: float = 86400.0
 

@@ -97,7 +97,7 @@ def test_bad_node_settings_are_refused(name: str, value: str, message: str) -> N
 def test_the_collector_is_paced_by_default_and_can_be_handed_back_to_cpython() -> None:
     paced = EngineSettings.from_env(SECRET).gc_pacing
     assert paced is not None
-    assert (paced.young_every, paced.full_every, paced.thaw_every) == (0.05, 60.0, 86400.0)
+    assert (paced.young_every, paced.full_every, paced.thaw_every) == (0.05, 600.0, 86400.0)
     tuned = EngineSettings.from_env(
         {**SECRET, "STUD_ENGINE_GC_YOUNG_EVERY": "0.2", "STUD_ENGINE_GC_FULL_EVERY": "0"}
     ).gc_pacing
