@@ -1410,10 +1410,15 @@ async def _watch_collections(
     while True:
         now = time.monotonic()
         await asyncio.sleep(max(0.0, min(every, until - now)))
-        scraped = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
-        for node, (before, after) in enumerate(zip(last, scraped, strict=True), start=1):
-            seen += collections_between(node, before, after)
-        last = scraped
+        for node, engine in enumerate(engines, start=1):
+            try:
+                scraped = await loop.run_in_executor(None, _scrape, engine.metrics_url)
+            except OSError:
+                # A stalled engine (a long pause) answers late: read it at the next round,
+                # its collections since the last answer then count together.
+                continue
+            seen += collections_between(node, last[node - 1], scraped)
+            last[node - 1] = scraped
         if time.monotonic() >= until - 0.05:
             return seen
 
