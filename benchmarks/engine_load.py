@@ -1229,6 +1229,8 @@ class LoadResult:
     rss_late_slope_kib_per_min: float | None = None
     #: the engines' own metrics over the window (_engine_pauses)
     engine_pauses: dict[str, float] = field(default_factory=dict)
+    #: the full and thorough collections in the window, as the engines' metrics told them
+    collections: list[Collection] = field(default_factory=list)
     loop: str = DEFAULT_LOOP
     #: engine processes (nodes), and each one's CPU in the window
     nodes: int = 1
@@ -1309,14 +1311,24 @@ def rss_slope(samples: Sequence[tuple[float, float]], since: float) -> float | N
     return slope * 1024 * 60
 
 
+#: seconds between two scrapes of the engines' metrics in the window: each scrape's growth of
+#: the full collections' pauses is one collection's pause while they come further apart
+COLLECTIONS_EVERY = 2.0
+
 #: the engine's loop-lag buckets (seconds) whose counts the window reports (beats later)
 LAG_BOUNDS = ("0.05", "0.1", "0.25")
 #: why a heartbeat was late (the engine's ``cause`` label)
 LAG_CAUSES = ("busy", "waiting")
 
 
+#: the collector's kinds the window reports, by the ``generation`` label
+#: (engine_server.collector: 2 full, 3 thorough)
+COLLECTION_KINDS = {"2": "full", "3": "thorough"}
+
+
 def _scrape(url: str) -> dict[tuple[str, str], float]:
-    """The engine's loop-lag buckets and full collections: {(sample, le or generation): value}."""
+    """The engine's loop-lag buckets and its full and thorough collections (their count,
+    total pause and unreachable objects found): {(sample, le or what): value}."""
     import urllib.request
 
     from prometheus_client.parser import text_string_to_metric_families
@@ -1328,19 +1340,87 @@ def _scrape(url: str) -> dict[tuple[str, str], float]:
     found: dict[tuple[str, str], float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
+            kind = COLLECTION_KINDS.get(sample.labels.get("generation", ""))
             if sample.name == "stud_engine_loop_lag_seconds_bucket":
                 cause = sample.labels.get("cause", "")
                 found[f"lag {cause}", sample.labels["le"]] = sample.value
             elif sample.name == "stud_engine_loop_lag_seconds_count":
                 found[f"lag {sample.labels.get('cause', '')}", "count"] = sample.value
-            elif (
-                sample.name.startswith("stud_engine_gc_pause_seconds_")
-                and sample.labels.get("generation") == "2"
+            elif kind and sample.name in (
+                "stud_engine_gc_pause_seconds_count",
+                "stud_engine_gc_pause_seconds_sum",
             ):
-                kind = sample.name.rsplit("_", 1)[1]
-                if kind in ("count", "sum"):
-                    found["full", kind] = sample.value
+                found[kind, sample.name.rsplit("_", 1)[1]] = sample.value
+            elif kind and sample.name == "stud_engine_gc_collected_total":
+                found[kind, "found"] = sample.value
     return found
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Full (or thorough) collections one engine ran between two scrapes of its metrics."""
+
+    node: int
+    kind: str
+    count: int
+    #: their pauses together, and the unreachable objects they found
+    seconds: float
+    found: int
+
+    @property
+    def pause(self) -> float:
+        """Each one's pause: exact for one collection, their mean for more."""
+        return self.seconds / self.count
+
+
+def collections_between(
+    node: int, before: dict[tuple[str, str], float], after: dict[tuple[str, str], float]
+) -> list[Collection]:
+    """The full and thorough collections one engine's metrics counted between two scrapes.
+
+    >>> collections_between(
+    ...     1,
+    ...     {("full", "count"): 3, ("full", "sum"): 0.5, ("full", "found"): 10},
+    ...     {("full", "count"): 4, ("full", "sum"): 0.56, ("full", "found"): 130},
+    ... )
+    [Collection(node=1, kind='full', count=1, seconds=0.06..., found=120)]
+    """
+    found = []
+    for kind in COLLECTION_KINDS.values():
+        count = after.get((kind, "count"), 0.0) - before.get((kind, "count"), 0.0)
+        if count > 0:
+            seconds = after.get((kind, "sum"), 0.0) - before.get((kind, "sum"), 0.0)
+            objects = after.get((kind, "found"), 0.0) - before.get((kind, "found"), 0.0)
+            found.append(Collection(node, kind, round(count), seconds, round(objects)))
+    return found
+
+
+async def _watch_collections(
+    engines: Sequence[EngineProcess],
+    first: Sequence[dict[tuple[str, str], float]],
+    until: float,
+    every: float = COLLECTIONS_EVERY,
+) -> list[Collection]:
+    """Each full or thorough collection of the engines from the scrapes ``first`` to
+    ``until``, read from their metrics every ``every`` seconds: a collection's pause is the
+    growth of the pauses' sum between two scrapes (exact when one fell between them)."""
+    loop = asyncio.get_running_loop()
+    last = list(first)
+    seen: list[Collection] = []
+    while True:
+        now = time.monotonic()
+        await asyncio.sleep(max(0.0, min(every, until - now)))
+        for node, engine in enumerate(engines, start=1):
+            try:
+                scraped = await loop.run_in_executor(None, _scrape, engine.metrics_url)
+            except OSError:
+                # A stalled engine (a long pause) answers late: read it at the next round,
+                # its collections since the last answer then count together.
+                continue
+            seen += collections_between(node, last[node - 1], scraped)
+            last[node - 1] = scraped
+        if time.monotonic() >= until - 0.05:
+            return seen
 
 
 def _engine_pauses(
@@ -1360,8 +1440,10 @@ def _engine_pauses(
         for bound in LAG_BOUNDS:
             over = beats - delta((f"lag {cause}", bound))
             found[f"lag_over_{int(float(bound) * 1000)}ms_{cause}"] = over
-    found["full_collections"] = delta(("full", "count"))
-    found["full_collection_seconds"] = delta(("full", "sum"))
+    for kind in COLLECTION_KINDS.values():
+        found[f"{kind}_collections"] = delta((kind, "count"))
+        found[f"{kind}_collection_seconds"] = delta((kind, "sum"))
+        found[f"{kind}_collection_found"] = delta((kind, "found"))
     return found
 
 
@@ -1415,6 +1497,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
     loads: list[_GoLoad | _PythonLoad] = []
     reference: asyncio.Task[list[float]] | None = None
     rss_task: asyncio.Task[list[tuple[float, float]]] | None = None
+    watcher: asyncio.Task[list[Collection]] | None = None
     mover: asyncio.Task[None] | None = None
     #: --move-tables-at: seconds from the first move's start to each table's hand-over
     moved: list[float] = []
@@ -1482,6 +1565,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         load_before = os.getloadavg()
         scraped_before = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         reference = asyncio.create_task(_sample_reference(end - 1))
+        watcher = asyncio.create_task(_watch_collections(engines, scraped_before, end))
         if options.move_tables_at is not None:
             mover = asyncio.create_task(
                 _move_tables(admins[0], admin_md, shares[0], start + options.move_tables_at, moved)
@@ -1498,6 +1582,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         scraped_after = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         rss_loaded = sum(engine.rss_bytes() for engine in engines)
         rss_samples = await rss_task
+        collections = await watcher
         reference_window = statistics.median(await reference)
         stats = [s for load in loads for s in await loop.run_in_executor(None, load.collect)]
         if mover is not None and not mover.done():
@@ -1515,6 +1600,8 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
             reference.cancel()
         if rss_task is not None and not rss_task.done():
             rss_task.cancel()
+        if watcher is not None and not watcher.done():
+            watcher.cancel()
         for load in loads:
             load.stop()
         for channel in channels:
@@ -1569,6 +1656,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         rss_slope_kib_per_min=rss_slope(rss_samples, options.warmup),
         rss_late_slope_kib_per_min=rss_slope(rss_samples, RSS_LATE_SECONDS),
         engine_pauses=_engine_pauses(scraped_before, scraped_after),
+        collections=collections,
         engine_pid=first.pid,
         reference_ms_window=reference_window,
         loop=options.loop,
@@ -1653,6 +1741,37 @@ def _slope(value: float | None) -> str:
     return "-" if value is None else f"{value:+.0f}"
 
 
+def _collections_row(pauses: dict[str, float], collections: Sequence[Collection]) -> str:
+    """The full and thorough collections in the window, each one's pause, the longest.
+
+    >>> print(_collections_row(
+    ...     {"full_collections": 2, "full_collection_found": 70},
+    ...     [Collection(1, "full", 1, 0.031, 40), Collection(2, "full", 1, 0.045, 30)],
+    ... ))
+    2 full (longest 45 ms; node 1 31 ms, node 2 45 ms; 70 unreachable objects found)
+    """
+    parts = []
+    for kind in COLLECTION_KINDS.values():
+        count = pauses.get(f"{kind}_collections", 0)
+        if not count and kind != "full":
+            continue
+        mine = [c for c in collections if c.kind == kind]
+        if not mine:
+            parts.append(f"{count:.0f} {kind}")
+            continue
+        each = ", ".join(
+            f"node {c.node} {1000 * c.pause:.0f} ms"
+            + (f" (mean of {c.count})" if c.count > 1 else "")
+            for c in mine
+        )
+        longest = 1000 * max(c.pause for c in mine)
+        parts.append(
+            f"{count:.0f} {kind} (longest {longest:.0f} ms; {each}; "
+            f"{pauses.get(f'{kind}_collection_found', 0):.0f} unreachable objects found)"
+        )
+    return "; ".join(parts)
+
+
 def format_result(result: LoadResult) -> str:
     """A compact text table of ``result``."""
     pace = "flat out" if not result.pace else f"{result.pace:g} s"
@@ -1732,11 +1851,10 @@ def format_result(result: LoadResult) -> str:
         rows.append(
             (
                 "engine loop",
-                f"{pauses['beats']:.0f} heartbeats (every 0.1 s) in the window, late {late}; "
-                f"{pauses['full_collections']:.0f} full collections "
-                f"({1000 * pauses['full_collection_seconds']:.0f} ms)",
+                f"{pauses['beats']:.0f} heartbeats (every 0.1 s) in the window, late {late}",
             )
         )
+        rows.append(("collections", _collections_row(pauses, result.collections)))
     rows.append(
         (
             "busy table",

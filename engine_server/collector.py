@@ -19,7 +19,21 @@ grpcio's own per-call cycle, dead within the call's first callback.
 
 Objects alive when the pacing starts (modules, descriptors, gRPC and SQLAlchemy: over 100,000
 in the started engine) are frozen: they live as long as the process, and no collection walks
-them again.
+them again. So are the survivors of each full collection. At 1,000 busy tables (500 a node)
+the oldest generation held about 370,000 objects a node, nearly all of them live tables' and
+open streams' state (their tasks, coroutines, async generators, gRPC calls), and a full
+collection walking them all paused the node for 2.7-5.9 s on a shared host, yet found only
+30-420 unreachable objects every 30 s (BENCHMARKS.md, "Full collections at
+1,000 tables"). Frozen, they are walked by no full collection: the next one walks only what
+reached the oldest generation since (50,000-80,000 objects in 30 s at 500 tables a node,
+0.09-0.16 s of CPU), and only the first after many streams open walks those once.
+
+Frozen objects still die by reference counting when they are dropped: an ended stream's and
+a closed table's state leave nothing behind (tests/engine_server/api/test_frozen_state.py).
+What a freeze keeps is garbage in reference cycles whose every member had lived through a
+full collection; a thorough collection every ``thaw_every`` seconds (a day; 0: never)
+unfreezes everything and collects it all, at the old price of a full collection. Measured,
+such garbage is a few objects a minute.
 
 >>> import asyncio, gc
 >>> async def paced() -> tuple[bool, int]:
@@ -42,16 +56,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["FULL", "YOUNG", "CollectorPacing", "PacedCollector", "PauseObserver"]
+__all__ = ["FULL", "THOROUGH", "YOUNG", "CollectorPacing", "PacedCollector", "PauseObserver"]
 
 #: the oldest generation CPython collects in a young collection (0 and 1 both)
 YOUNG = 1
-#: the oldest generation: a full collection
+#: the oldest generation: a full collection (what is frozen is not walked)
 FULL = 2
+#: a full collection of everything, the frozen objects too (not a CPython generation)
+THOROUGH = 3
 
-#: called after each paced collection with its generation (:data:`YOUNG` or :data:`FULL`)
-#: and its pause in seconds
-PauseObserver = Callable[[int, float], None]
+#: called after each paced collection with its kind (:data:`YOUNG`, :data:`FULL` or
+#: :data:`THOROUGH`), its pause in seconds and the unreachable objects it found (what
+#: ``gc.collect`` returns)
+PauseObserver = Callable[[int, float, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,18 +79,31 @@ class CollectorPacing:
     Traceback (most recent call last):
     ...
     ValueError: young_every: expected seconds > 0, got 0
+    >>> CollectorPacing(full_every=0, thaw_every=3600)
+    Traceback (most recent call last):
+    ...
+    ValueError: thaw_every: a thorough collection needs full collections (full_every > 0)
     """
 
     #: seconds between young collections
     young_every: float = 0.05
     #: seconds between full collections; 0: never by the clock
     full_every: float = 600.0
+    #: seconds between thorough collections (the frozen objects walked too); 0: never
+    thaw_every: float = 86400.0
 
     def __post_init__(self) -> None:
         if not self.young_every > 0:
             raise ValueError(f"young_every: expected seconds > 0, got {self.young_every:g}")
         if self.full_every < 0:
             raise ValueError(f"full_every: expected seconds >= 0, got {self.full_every:g}")
+        if self.thaw_every < 0:
+            raise ValueError(f"thaw_every: expected seconds >= 0, got {self.thaw_every:g}")
+        if self.thaw_every and not self.full_every:
+            # Without full collections nothing but the start-up objects is ever frozen.
+            raise ValueError(
+                "thaw_every: a thorough collection needs full collections (full_every > 0)"
+            )
 
 
 class PacedCollector:
@@ -81,14 +111,38 @@ class PacedCollector:
 
     Each collection runs as a loop callback, between two other callbacks, so it never
     interrupts a table's command half-way (CPython's trigger fires inside any allocation).
+    A full collection freezes what survives it; a thorough one walks that too:
+
+    >>> import asyncio, gc, weakref
+    >>> class Node:
+    ...     def __init__(self) -> None:
+    ...         self.me = self
+    >>> async def frozen_then_thawed() -> tuple[bool, bool, bool]:
+    ...     pacing = CollectorPacing(young_every=0.01, full_every=0.05, thaw_every=1.0)
+    ...     collector = PacedCollector(pacing)
+    ...     collector.start()
+    ...     node = Node()
+    ...     await asyncio.sleep(0.1)  # through a full collection
+    ...     frozen = not any(o is node for o in gc.get_objects())
+    ...     dead = weakref.ref(node)
+    ...     del node  # a cycle: only a collection that walks it frees it
+    ...     await asyncio.sleep(0.1)
+    ...     kept = dead() is not None
+    ...     await asyncio.sleep(1.0)  # through the thorough collection
+    ...     collector.stop()
+    ...     return frozen, kept, dead() is None
+    >>> asyncio.run(frozen_then_thawed())
+    (True, True, True)
+    >>> gc.unfreeze()
     """
 
     def __init__(self, pacing: CollectorPacing, observe: PauseObserver | None = None) -> None:
         self.pacing = pacing
         self._observe = observe
-        #: collections run so far, by generation (:data:`YOUNG`, :data:`FULL`)
-        self.collections = [0, 0, 0]
+        #: collections run so far, by kind (:data:`YOUNG`, :data:`FULL`, :data:`THOROUGH`)
+        self.collections = [0, 0, 0, 0]
         self._next_full = 0.0
+        self._next_thaw = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._was_enabled = True
@@ -106,8 +160,11 @@ class PacedCollector:
         gc.collect()
         gc.freeze()
         gc.disable()
+        now = self._loop.time()
         if self.pacing.full_every:
-            self._next_full = self._loop.time() + self.pacing.full_every
+            self._next_full = now + self.pacing.full_every
+        if self.pacing.thaw_every:
+            self._next_thaw = now + self.pacing.thaw_every
         self._schedule()
 
     def stop(self) -> None:
@@ -125,14 +182,28 @@ class PacedCollector:
 
     def _tick(self) -> None:
         assert self._loop is not None
-        generation = YOUNG
-        if self.pacing.full_every and self._loop.time() >= self._next_full:
-            self._next_full = self._loop.time() + self.pacing.full_every
-            generation = FULL
+        kind = self._due(self._loop.time())
         started = time.perf_counter()
-        gc.collect(generation)
+        if kind == THOROUGH:
+            gc.unfreeze()
+        found = gc.collect(min(kind, FULL))
+        if kind != YOUNG:
+            # Survivors of a full collection are mostly the live tables' state: walked by
+            # no full collection again (O(1): CPython splices the generation's list).
+            gc.freeze()
         pause = time.perf_counter() - started
-        self.collections[generation] += 1
+        self.collections[kind] += 1
         if self._observe is not None:
-            self._observe(generation, pause)
+            self._observe(kind, pause, found)
         self._schedule()
+
+    def _due(self, now: float) -> int:
+        """The collection due ``now``: a thorough one takes the place of a full one."""
+        if self.pacing.thaw_every and now >= self._next_thaw:
+            self._next_thaw = now + self.pacing.thaw_every
+            self._next_full = now + self.pacing.full_every
+            return THOROUGH
+        if self.pacing.full_every and now >= self._next_full:
+            self._next_full = now + self.pacing.full_every
+            return FULL
+        return YOUNG

@@ -20,7 +20,8 @@
 | ``STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS`` | ``86400`` | how long an ended hand's actions stay in ``hand_actions`` (its record holds them); 0: deleted at the next round |
 | ``STUD_ENGINE_STOP_MOVES_TABLES`` | ``1`` | on a clean stop, move the tables to the other live nodes between hands (``0``: keep them for the next start) |
 | ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
-| ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections; 0: none by the clock |
+| ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections (their survivors frozen: walked by no full collection again); 0: none by the clock |
+| ``STUD_ENGINE_GC_THAW_EVERY`` | ``86400`` | seconds between thorough collections (the frozen objects too: the long pause, seconds at a thousand tables); 0: never |
 | ``STUD_ENGINE_TRACEMALLOC`` | unset | a directory: trace allocations, a snapshot there every ``STUD_ENGINE_TRACEMALLOC_EVERY`` s (60; :mod:`engine_server.memory_trace`, diagnosis only) |
 | ``STUD_ENGINE_CPUS`` | every CPU | the CPUs the engine's threads run on, e.g. ``0`` or ``0-1``: one core per node where several nodes share a machine |
 | ``STUD_LOG_LEVEL`` | ``INFO`` | log level |
@@ -143,14 +144,17 @@ def switch(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 def gc_pacing(env: Mapping[str, str]) -> CollectorPacing | None:
     """The collector's pace: ``STUD_ENGINE_GC_YOUNG_EVERY`` (0 leaves CPython's own trigger
-    on) and ``STUD_ENGINE_GC_FULL_EVERY``.
+    on), ``STUD_ENGINE_GC_FULL_EVERY`` and ``STUD_ENGINE_GC_THAW_EVERY`` (0 when full
+    collections are off: nothing but the start-up objects is frozen then).
 
     >>> gc_pacing({})
-    CollectorPacing(young_every=0.05, full_every=600.0)
+    CollectorPacing(young_every=0.05, full_every=600.0, thaw_every=86400.0)
     >>> gc_pacing({"STUD_ENGINE_GC_YOUNG_EVERY": "0"}) is None
     True
     >>> gc_pacing({"STUD_ENGINE_GC_YOUNG_EVERY": "0.1", "STUD_ENGINE_GC_FULL_EVERY": "0"})
-    CollectorPacing(young_every=0.1, full_every=0.0)
+    CollectorPacing(young_every=0.1, full_every=0.0, thaw_every=0.0)
+    >>> gc_pacing({"STUD_ENGINE_GC_FULL_EVERY": "60", "STUD_ENGINE_GC_THAW_EVERY": "3600"})
+    CollectorPacing(young_every=0.05, full_every=60.0, thaw_every=3600.0)
     >>> gc_pacing({"STUD_ENGINE_GC_YOUNG_EVERY": "20"})
     Traceback (most recent call last):
     ...
@@ -158,12 +162,18 @@ def gc_pacing(env: Mapping[str, str]) -> CollectorPacing | None:
     """
     young = positive_float(env, "STUD_ENGINE_GC_YOUNG_EVERY", _DEFAULT_GC.young_every)
     full = positive_float(env, "STUD_ENGINE_GC_FULL_EVERY", _DEFAULT_GC.full_every)
+    thaw = positive_float(env, "STUD_ENGINE_GC_THAW_EVERY", _DEFAULT_GC.thaw_every if full else 0.0)
     if young == 0:
         return None
     if young > 1:
         raw = env["STUD_ENGINE_GC_YOUNG_EVERY"]
         raise SettingsError(f"STUD_ENGINE_GC_YOUNG_EVERY: expected at most 1 second, got {raw!r}")
-    return CollectorPacing(young_every=young, full_every=full)
+    if thaw and not full:
+        raise SettingsError(
+            "STUD_ENGINE_GC_THAW_EVERY: thorough collections need full ones "
+            "(STUD_ENGINE_GC_FULL_EVERY > 0)"
+        )
+    return CollectorPacing(young_every=young, full_every=full, thaw_every=thaw)
 
 
 _DEFAULT_GC = CollectorPacing()

@@ -6,6 +6,7 @@ import doctest
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,8 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
         capture_output=True,
         text=True,
         timeout=150,
+        # Full collections every 2 s: the window must show them, each with its pause.
+        env={**os.environ, "STUD_ENGINE_GC_FULL_EVERY": "2"},
     )
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(output.read_text())
@@ -101,6 +104,10 @@ def test_quick_run_measures_every_action_at_all_seven_seats(tmp_path: Path) -> N
     assert result["rss_before_load_mib"] >= result["rss_idle_mib"]
     assert result["busy_table_kib"] > 0 and "busy table" in run.stdout
     assert result["engine_pauses"]["beats"] > 0 and "engine loop" in run.stdout
+    full = [c for c in result["collections"] if c["kind"] == "full"]
+    assert full and all(c["node"] == 1 and c["count"] >= 1 and c["seconds"] > 0 for c in full)
+    assert sum(c["count"] for c in full) <= result["engine_pauses"]["full_collections"]
+    assert re.search(r"^collections +\d+ full \(longest \d+ ms; node 1 ", run.stdout, re.M)
     # The printed table names the figures.
     assert "actions/s" in run.stdout and "p99" in run.stdout and "load average" in run.stdout
     # How fast the machine ran the reference loop, before and during the window.

@@ -96,11 +96,18 @@ def test_bad_node_settings_are_refused(name: str, value: str, message: str) -> N
 
 def test_the_collector_is_paced_by_default_and_can_be_handed_back_to_cpython() -> None:
     paced = EngineSettings.from_env(SECRET).gc_pacing
-    assert paced is not None and (paced.young_every, paced.full_every) == (0.05, 600.0)
+    assert paced is not None
+    assert (paced.young_every, paced.full_every, paced.thaw_every) == (0.05, 600.0, 86400.0)
     tuned = EngineSettings.from_env(
         {**SECRET, "STUD_ENGINE_GC_YOUNG_EVERY": "0.2", "STUD_ENGINE_GC_FULL_EVERY": "0"}
     ).gc_pacing
-    assert tuned is not None and (tuned.young_every, tuned.full_every) == (0.2, 0.0)
+    assert tuned is not None
+    # No full collections: nothing but the start-up objects is frozen, so no thawing.
+    assert (tuned.young_every, tuned.full_every, tuned.thaw_every) == (0.2, 0.0, 0.0)
+    thawing = EngineSettings.from_env(
+        {**SECRET, "STUD_ENGINE_GC_FULL_EVERY": "60", "STUD_ENGINE_GC_THAW_EVERY": "0"}
+    ).gc_pacing
+    assert thawing is not None and (thawing.full_every, thawing.thaw_every) == (60.0, 0.0)
     assert EngineSettings.from_env({**SECRET, "STUD_ENGINE_GC_YOUNG_EVERY": "0"}).gc_pacing is None
 
 
@@ -111,11 +118,19 @@ def test_the_collector_is_paced_by_default_and_can_be_handed_back_to_cpython() -
         ("STUD_ENGINE_GC_YOUNG_EVERY", "-1", "must not be negative, got '-1'"),
         ("STUD_ENGINE_GC_YOUNG_EVERY", "2", "expected at most 1 second, got '2'"),
         ("STUD_ENGINE_GC_FULL_EVERY", "-60", "must not be negative, got '-60'"),
+        ("STUD_ENGINE_GC_THAW_EVERY", "-1", "must not be negative, got '-1'"),
     ],
 )
 def test_a_bad_collector_pace_is_refused_by_name(name: str, raw: str, message: str) -> None:
     with pytest.raises(SettingsError, match=rf"^{name}: {message}$"):
         EngineSettings.from_env({**SECRET, name: raw})
+
+
+def test_thorough_collections_without_full_ones_are_refused() -> None:
+    with pytest.raises(SettingsError, match=r"^STUD_ENGINE_GC_THAW_EVERY: thorough collections"):
+        EngineSettings.from_env(
+            {**SECRET, "STUD_ENGINE_GC_FULL_EVERY": "0", "STUD_ENGINE_GC_THAW_EVERY": "3600"}
+        )
 
 
 def test_how_long_ended_hands_actions_are_kept() -> None:
