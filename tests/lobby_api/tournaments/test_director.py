@@ -150,7 +150,7 @@ async def test_a_start_interrupted_after_the_draw_is_finished_by_another_replica
 
     # Replica A takes the lease, records the draw and dies before any engine call.
     assert await first.take_lease(tournament_id)
-    assert await first.draw(tournament_id)
+    assert await first.seater.draw(tournament_id)
     drawn = await entries(db, tournament_id)
     assert sorted(
         len([e for e in drawn if e.table_id == t]) for t in {e.table_id for e in drawn}
@@ -165,7 +165,7 @@ async def test_a_start_interrupted_after_the_draw_is_finished_by_another_replica
         )
     )
     assert await second.seat(tournament_id)
-    assert not await second.draw(tournament_id)  # never drawn again
+    assert not await second.seater.draw(tournament_id)  # never drawn again
     seated = await entries(db, tournament_id)
     assert [(e.id, e.table_id, e.seat, e.seat_session_id) for e in seated] == [
         (e.id, e.table_id, e.seat, e.seat_session_id) for e in drawn

@@ -330,7 +330,7 @@ async def test_a_replica_killed_mid_move_and_mid_payout_is_finished_by_another(
     while True:
         await dying.record_hands()
         try:
-            await dying.run_tables_of(tournament_id)
+            await dying.tables.run_tables_of(tournament_id)
         except SystemExit:
             break
         finally:
@@ -348,7 +348,7 @@ async def test_a_replica_killed_mid_move_and_mid_payout_is_finished_by_another(
     # The next replica finishes every move: each seated once, with the chips he left with.
     while True:
         await next_one.record_hands()
-        await next_one.run_tables_of(tournament_id)
+        await next_one.tables.run_tables_of(tournament_id)
         after = await rows(
             db,
             "SELECT id, status, table_id, seat_session_id, chips, seated_at, "
