@@ -94,7 +94,7 @@ def recovered(
     hand = rebuilt_hand(running)
     cancelled: dict[str, Any] = {"cancelled": True, "pots": [], "rake": 0}
     try:
-        replay_actions(hand, recorded)
+        replay_actions(hand, recorded, whole=False)
     except (ValueError, ActionRefused):
         # Kept as stored all the same: the audit must show what players were told.
         log.exception("hand %s: its recorded actions do not replay", running.hand.id)

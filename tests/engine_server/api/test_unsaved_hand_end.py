@@ -147,3 +147,55 @@ async def test_a_hand_ended_by_its_stored_actions_is_settled_after_the_crash(
             assert {p["seat"]: p["start_stack"] for p in began} == final
     finally:
         await shut(second)
+
+
+async def test_a_hand_whose_forced_bring_in_was_never_stored_is_cancelled_from_its_deal(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine dies after a hand's start is stored and before its first actions are (the
+    forced bring-in goes with the next write). The restart deals it again, and the bring-in
+    the rules post by themselves replays: the hand is cancelled from its deal, every chip
+    back, not kept as a record that "does not replay"."""
+    reached = asyncio.Event()
+
+    async def dies_here(self: StoreTables, *args: Any, **kwargs: Any) -> None:
+        reached.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(StoreTables, "record_actions", dies_here)
+    first = await launch(database_url)
+    players = await open_table(first, "t1", [caller, caller], stakes=(1, 1, 2, 4))
+    try:
+        await asyncio.wait_for(reached.wait(), 30)
+        assert [
+            h["state"]
+            for h in stored(database_url, "SELECT state FROM hands WHERE table_id = 't1'")
+        ] == ["running"]
+        assert stored(database_url, "SELECT seq FROM hand_actions") == []
+    finally:
+        await shut(first)
+        for player in players:
+            await player.close()
+    monkeypatch.undo()
+
+    second = await launch(database_url)
+    try:
+        cancelled = stored(
+            database_url,
+            "SELECT id, state, result, actions FROM hands WHERE table_id = 't1'"
+            " ORDER BY hand_number",
+        )[0]
+        assert cancelled["state"] == "cancelled"
+        result = _json(cancelled["result"])
+        assert result["cancelled"] is True
+        assert result["trail"].startswith("the deal only"), result["trail"]
+        # Its record holds what the deal did: the forced bring-in, posted by the rules.
+        assert [a["do"] for a in _json(cancelled["actions"])] == ["bring_in"]
+        players_rows = stored(
+            database_url,
+            "SELECT start_stack, final_stack FROM hand_players WHERE hand_id = :h",
+            h=cancelled["id"],
+        )
+        assert [p["final_stack"] for p in players_rows] == [p["start_stack"] for p in players_rows]
+    finally:
+        await shut(second)
