@@ -452,7 +452,9 @@ async def start_engine(
                 )
                 engine.takeover.start()
                 engine.pruning = ActionPruning(
-                    directory.prune_actions, settings.hand_actions_kept_seconds
+                    directory.prune_actions,
+                    settings.hand_actions_kept_seconds,
+                    on_round=None if engine.metrics is None else engine.metrics.pruning_round,
                 )
                 engine.pruning.start()
     return engine
