@@ -22,6 +22,10 @@ What a scrape shows (``stud_engine_`` prefix):
 | ``action_to_view_seconds`` | histogram | | from a command's arrival to its views' publication |
 | ``gc_pause_seconds`` | histogram | ``generation`` | pauses of the paced garbage collector: ``1`` young, ``2`` full (what is frozen left out), ``3`` thorough (everything) |
 | ``gc_collected_total`` | counter | ``generation`` | unreachable objects (garbage in reference cycles) those collections found |
+| ``hand_actions_pruned_total`` | counter | | stored action rows of ended hands deleted by the housekeeping (docs/operations.md, "Crashes") |
+| ``action_pruning_rounds_total`` | counter | ``outcome`` | housekeeping rounds, ``ok`` or ``failed`` (the database away: the next round tries again) |
+| ``action_pruning_last_round_timestamp_seconds`` | gauge | | when the last round ended (Unix time; 0 before the first) |
+| ``action_pruning_last_round_seconds`` | gauge | | how long the last round took |
 | ``loop_lag_seconds`` | histogram | ``cause`` | how late the event loop's heartbeat (every 0.1 s) woke: ``busy`` when the loop's thread ran most of that time (its own work: callbacks, collections), ``waiting`` when it did not (no core, or another thread held the GIL) |
 
 The gauges are read from the live tables at scrape time (no bookkeeping that
@@ -49,6 +53,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     make_asgi_app,
@@ -56,6 +61,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from engine_server.pruning import PruneRound
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.model import TableStatus
 from engine_server.table.runtime import RuntimeHooks
@@ -209,6 +215,29 @@ class EngineMetrics:
             buckets=LOOP_LAG_BUCKETS,
             registry=self.registry,
         )
+        self.actions_pruned = Counter(
+            f"{PREFIX}_hand_actions_pruned",
+            "Stored action rows of ended hands deleted by the housekeeping",
+            registry=self.registry,
+        )
+        self.pruning_rounds = Counter(
+            f"{PREFIX}_action_pruning_rounds",
+            "Rounds of the stored actions' housekeeping (outcome: ok or failed)",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.pruning_last_round = Gauge(
+            f"{PREFIX}_action_pruning_last_round_timestamp_seconds",
+            "When the stored actions' housekeeping last ended a round (Unix time)",
+            registry=self.registry,
+        )
+        self.pruning_last_seconds = Gauge(
+            f"{PREFIX}_action_pruning_last_round_seconds",
+            "How long the stored actions' housekeeping's last round took",
+            registry=self.registry,
+        )
+        for outcome in ("ok", "failed"):
+            self.pruning_rounds.labels(outcome=outcome)
         self._lag_busy = self.loop_lags.labels(cause="busy")
         self._lag_waiting = self.loop_lags.labels(cause="waiting")
         # Both values of the labels exist from the start, so rate() sees the first hand.
@@ -278,6 +307,25 @@ class EngineMetrics:
         """
         late = self._lag_busy if cpu_seconds >= seconds / 2 else self._lag_waiting
         late.observe(seconds)
+
+    def pruning_round(self, done: PruneRound) -> None:
+        """Record one round of the stored actions' housekeeping
+        (:class:`~engine_server.pruning.ActionPruning`).
+
+        >>> from engine_server.store.hand_actions import Pruned
+        >>> m = EngineMetrics(); m.pruning_round(PruneRound(Pruned(2, 17), 1.7e9, 0.25))
+        >>> page = m.exposition().decode()
+        >>> "stud_engine_hand_actions_pruned_total 17.0" in page
+        True
+        >>> 'stud_engine_action_pruning_rounds_total{outcome="ok"} 1.0' in page
+        True
+        >>> "stud_engine_action_pruning_last_round_seconds 0.25" in page
+        True
+        """
+        self.actions_pruned.inc(done.pruned.rows)
+        self.pruning_rounds.labels(outcome="failed" if done.failed else "ok").inc()
+        self.pruning_last_round.set(done.ended_at)
+        self.pruning_last_seconds.set(done.seconds)
 
     def refused(self, error: TableError) -> None:
         """Count one refused RPC."""

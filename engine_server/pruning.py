@@ -6,7 +6,8 @@ crash leaves running keeps them; once the hand has ended, its row holds its whol
 :data:`PRUNE_EVERY_SECONDS` a serving node deletes the copies of hands that ended more than
 ``STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS`` ago (:meth:`~engine_server.store.adapter.StoreTables.prune_actions`),
 a batch of hands per transaction. Any node may delete any ended hand's copies: two nodes
-doing it at once delete nothing twice.
+doing it at once delete nothing twice. Each round is reported (:class:`PruneRound`) to the
+node's metrics: rows deleted, when the round ended and how long it took, whether it failed.
 """
 
 from __future__ import annotations
@@ -14,9 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
-__all__ = ["PRUNE_EVERY_SECONDS", "ActionPruning"]
+from engine_server.store.hand_actions import Pruned
+
+__all__ = ["PRUNE_EVERY_SECONDS", "ActionPruning", "PruneRound"]
 
 log = logging.getLogger("stud.node")
 
@@ -24,18 +29,33 @@ log = logging.getLogger("stud.node")
 PRUNE_EVERY_SECONDS = 60.0
 
 
+@dataclass(frozen=True, slots=True)
+class PruneRound:
+    """One round of the housekeeping, as the metrics count it."""
+
+    pruned: Pruned
+    #: when it ended (Unix time) and how long it took
+    ended_at: float
+    seconds: float
+    #: it raised (the database away, the lease lost): nothing it says was deleted
+    failed: bool = False
+
+
 class ActionPruning:
-    """Every ``interval`` seconds: ``prune(kept_seconds)`` (it returns how many hands')."""
+    """Every ``interval`` seconds: ``prune(kept_seconds)`` (it returns what it deleted), each
+    round told to ``on_round`` (the metrics)."""
 
     def __init__(
         self,
-        prune: Callable[[float], Awaitable[int]],
+        prune: Callable[[float], Awaitable[Pruned]],
         kept_seconds: float,
         interval: float = PRUNE_EVERY_SECONDS,
+        on_round: Callable[[PruneRound], None] | None = None,
     ) -> None:
         self._prune = prune
         self.kept_seconds = kept_seconds
         self.interval = interval
+        self._on_round = on_round
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -56,8 +76,9 @@ class ActionPruning:
             await asyncio.sleep(self.interval)
             await self.once()
 
-    async def once(self) -> int:
-        """One round; returns how many hands' actions it deleted (0 when it failed)."""
+    async def once(self) -> Pruned:
+        """One round; returns what it deleted (nothing when it failed)."""
+        started = time.perf_counter()
         try:
             pruned = await self._prune(self.kept_seconds)
         except Exception as error:
@@ -67,11 +88,18 @@ class ActionPruning:
                 str(error).splitlines()[0] if str(error) else type(error).__name__,
                 self.interval,
             )
-            return 0
-        if pruned:
+            self._report(Pruned(), started, failed=True)
+            return Pruned()
+        if pruned.hands:
             log.info(
                 "deleted the stored actions of %d ended hand(s) (their records hold them)",
-                pruned,
-                extra={"hands": pruned},
+                pruned.hands,
+                extra={"hands": pruned.hands, "rows": pruned.rows},
             )
+        self._report(pruned, started, failed=False)
         return pruned
+
+    def _report(self, pruned: Pruned, started: float, *, failed: bool) -> None:
+        if self._on_round is not None:
+            seconds = time.perf_counter() - started
+            self._on_round(PruneRound(pruned, time.time(), seconds, failed))

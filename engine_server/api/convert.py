@@ -571,6 +571,8 @@ def event_message(
     ``last_hand`` completes the results of ``HandEnded`` and ``HandCancelled`` (converted
     once for the table ``table_id`` when given).
     """
+    if isinstance(event, table_events.HandEndedOnLoad):
+        return _ended_on_load_message(event, moment, last_hand, table_id)
     message = events_pb2.Event(time=timestamp(moment), hand_number=hand_number)
     _fill_event(message, event)
     if last_hand is not None and last_hand.hand_number == hand_number:
@@ -578,6 +580,24 @@ def event_message(
             message.hand_ended.result.CopyFrom(result_message(last_hand, table_id))
         elif isinstance(event, hand_events.HandCancelled):
             message.hand_cancelled.result.CopyFrom(result_message(last_hand, table_id))
+            message.hand_cancelled.reason = last_hand.reason
+    return message
+
+
+def _ended_on_load_message(
+    event: table_events.HandEndedOnLoad,
+    moment: datetime,
+    last_hand: LastHand | None,
+    table_id: str,
+) -> events_pb2.Event:
+    """The end of a hand a previous engine left running: ``HandCancelled`` or
+    ``HandSettled``, numbered as that hand (a stream may open during the next one)."""
+    message = events_pb2.Event(time=timestamp(moment), hand_number=event.hand_number)
+    if last_hand is None or last_hand.hand_number != event.hand_number:
+        return message  # the next hand has ended since: nothing to tell (never sent so)
+    ended = message.hand_cancelled if last_hand.cancelled else message.hand_settled
+    ended.reason = last_hand.reason
+    ended.result.CopyFrom(result_message(last_hand, table_id))
     return message
 
 

@@ -27,10 +27,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from engine_server.affinity import describe_cpus, pin_process
+    from engine_server.graceful_stop import drain_seconds
     from engine_server.logs import configure_logging
     from engine_server.loops import loop_name, run_in_loop
     from engine_server.node import LeaseLost, NodeHeld
-    from engine_server.server import EngineServer, drain_seconds, run_engine
+    from engine_server.server import EngineServer, run_engine
     from engine_server.settings import EngineSettings, SettingsError
     from engine_server.store.migrate import SchemaTooNew
 

@@ -26,9 +26,16 @@ from engine_server.store.errors import InvalidRecord
 from engine_server.store.models import HandActionRow, HandRow, HandState
 from engine_server.store.sqlite_actions import SqliteActionWriter
 
-__all__ = ["HandAction", "HandActions"]
+__all__ = ["HandAction", "HandActions", "Pruned"]
 
 _ACTIONS: sa.Table = HandActionRow.__table__  # type: ignore[attr-defined]
+
+
+class Pruned(NamedTuple):
+    """What a prune deleted: the ended hands whose copies went, and their rows."""
+
+    hands: int = 0
+    rows: int = 0
 
 
 class HandAction(NamedTuple):
@@ -104,11 +111,11 @@ class HandActions:
             )
         return statement
 
-    async def prune(self, ended_before: datetime, *, hands: int = 500) -> int:
+    async def prune(self, ended_before: datetime, *, hands: int = 500) -> Pruned:
         """Delete the stored actions of up to ``hands`` hands that ended (finished or
         cancelled) before ``ended_before``, in one transaction: their rows hold their whole
         trail. Returns how many hands' actions it deleted (fewer than ``hands``: none is
-        left)."""
+        left), and how many rows."""
         if hands <= 0:
             raise InvalidRecord(f"hands must be positive, not {hands}")
         hands_table: sa.Table = HandRow.__table__  # type: ignore[attr-defined]
@@ -124,9 +131,12 @@ class HandActions:
         )
         async with self._tx.write_connection() as connection:
             ids = list((await connection.execute(ended)).scalars())
-            if ids:
-                await connection.execute(sa.delete(_ACTIONS).where(_ACTIONS.c.hand_id.in_(ids)))
-        return len(ids)
+            if not ids:
+                return Pruned()
+            deleted = await connection.execute(
+                sa.delete(_ACTIONS).where(_ACTIONS.c.hand_id.in_(ids))
+            )
+        return Pruned(len(ids), deleted.rowcount)
 
     async def actions_of(self, hand_id: str) -> list[dict[str, Any]]:
         """The hand's stored actions, in order."""

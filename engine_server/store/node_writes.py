@@ -15,6 +15,7 @@ from engine_server.store.models import DEFAULT_NODE_ID
 from engine_server.store.nodes import WriteFence
 from engine_server.store.repository import EngineStore
 from engine_server.table.errors import ErrorKind, TableError
+from engine_server.table.model import LastHand
 
 __all__ = ["NodeWrites", "OnTableMoved"]
 
@@ -41,6 +42,9 @@ class NodeWrites:
         )
         #: told when a write finds its table changed hands (the manager stops serving it)
         self.on_table_moved: OnTableMoved | None = None
+        #: the hands recovery ended (a crash's, a takeover's), by table, until the table is
+        #: loaded: its streams are told (the directory's)
+        self._ended_on_load: dict[str, LastHand] = {}
 
     @asynccontextmanager
     async def _owned(self) -> AsyncIterator[None]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from engine_server.game.actions import ActionRefused
@@ -18,12 +19,13 @@ from engine_server.store.hands import RunningHand
 from engine_server.store.values import (
     table_config,
 )
+from engine_server.table.model import LastHand
 from engine_server.table.ports import (
     HandRecord,
 )
 from engine_server.table.rules.tournament import stakes_from_json
 
-__all__ = ["RECOVERY_REASON", "Recovered", "rebuilt_hand", "recovered"]
+__all__ = ["RECOVERY_REASON", "Recovered", "cancelled_last_hand", "rebuilt_hand", "recovered"]
 
 log = logging.getLogger("stud.store")
 
@@ -69,11 +71,30 @@ _UNREPLAYED = (
 )
 
 
+def cancelled_last_hand(running: RunningHand, returned: dict[int, int]) -> LastHand:
+    """A hand a crash left running, cancelled on the next load, as the table's last hand (what
+    its streams are told): every seat back to its start stack, ``returned`` what each had put
+    in (empty when its actions could not be replayed)."""
+    return LastHand(
+        hand_number=running.hand.hand_number,
+        nonce=running.hand.nonce,
+        cancelled=True,
+        result=None,
+        ended_at=datetime.now(UTC),
+        returned=returned,
+        final_stacks={p.seat: p.start_stack for p in running.players},
+        reason=RECOVERY_REASON,
+        ended_on_load=True,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Recovered:
     """What becomes of a hand a crash left running."""
 
     record: HandRecord
+    #: the table's last hand after it, as its streams are told
+    last: LastHand
     #: each seat session's stack after the hand, when its stored actions finished it (it is
     #: settled as the engine would have: finished, chips to the winners); None: cancelled
     final_stacks: dict[str, int] | None = None
@@ -100,16 +121,20 @@ def recovered(
         log.exception("hand %s: its recorded actions do not replay", running.hand.id)
         cards, _ = hand_trail(rebuilt_hand(running))
         return Recovered(
-            HandRecord(cards, recorded, [], 0, {**cancelled, "trail": _UNREPLAYED}, None)
+            HandRecord(cards, recorded, [], 0, {**cancelled, "trail": _UNREPLAYED}, None),
+            cancelled_last_hand(running, {}),
         )
     settled = hand.is_over and hand.phase is not Phase.CANCELLED
+    # What each seat had put in, read before the cancel gives it back (its streams are told).
+    returned = {p.seat: p.contributed for p in hand.players if p.contributed}
     if not hand.is_over:
         hand.cancel()
     cards, actions = hand_trail(hand)
     config = table_config(running.table)
     if settled:
+        outcome = hand.result()
         result = {
-            **result_to_json(hand.result(), hi_lo=config.settings.hi_lo),
+            **result_to_json(outcome, hi_lo=config.settings.hi_lo),
             "trail": _SETTLED,
         }
     else:
@@ -123,7 +148,7 @@ def recovered(
         phh = None
     record = HandRecord(cards, actions, result["pots"], result["rake"], result, phh)
     if not settled:
-        return Recovered(record)
+        return Recovered(record, cancelled_last_hand(running, returned))
     sessions = {p.seat: p.seat_session_id for p in running.players}
     final = {sessions[p.seat]: p.stack for p in hand.players}
     # As the tournament rules close them at a hand's end (TournamentRules.busted).
@@ -132,4 +157,13 @@ def recovered(
         if running.table.tournament_id is None
         else [(sid, "busted") for sid, stack in sorted(final.items()) if stack == 0]
     )
-    return Recovered(record, final, busted)
+    last = LastHand(
+        hand_number=running.hand.hand_number,
+        nonce=running.hand.nonce,
+        cancelled=False,
+        result=outcome,
+        ended_at=datetime.now(UTC),
+        reason=RECOVERY_REASON,
+        ended_on_load=True,
+    )
+    return Recovered(record, last, final, busted)

@@ -10,7 +10,12 @@ from collections.abc import Collection
 from engine_server.store.models import SeatSessionState
 from engine_server.store.node_writes import NodeWrites
 from engine_server.store.ownership import Takeover
-from engine_server.store.recovery import RECOVERY_REASON, Recovered, recovered
+from engine_server.store.recovery import (
+    RECOVERY_REASON,
+    Recovered,
+    cancelled_last_hand,
+    recovered,
+)
 from engine_server.store.tables import OpeningSeat, OpenTable
 from engine_server.store.translation import other_node, translated
 from engine_server.store.values import (
@@ -23,6 +28,7 @@ from engine_server.store.values import (
 from engine_server.table.errors import TableError
 from engine_server.table.manager import LoadedTable, OpenerSeat, TableSpec
 from engine_server.table.model import (
+    LastHand,
     SeatState,
     SessionSnapshot,
     TableStatus,
@@ -111,7 +117,7 @@ class TableDirectoryAdapter(NodeWrites):
         tables = await self.store.tables.open_tables(self.node_id)
         for item in tables:
             self._hold(item.table.id, item.table.owner_epoch)
-        return self._loaded(tables)
+        return self._loaded(tables, self._take_ended(None))
 
     async def closed_table_ids(self) -> list[str]:
         return await self.store.tables.closed_table_ids(self.node_id)
@@ -122,8 +128,21 @@ class TableDirectoryAdapter(NodeWrites):
     async def load_tables(self, table_ids: list[str]) -> list[LoadedTable]:
         return self._loaded(await self.store.tables.load_tables(table_ids))
 
+    def _take_ended(self, table_ids: Collection[str] | None) -> dict[str, LastHand]:
+        """The hands recovery ended (:meth:`_recover`) at these tables (None: every table),
+        forgotten here: each goes to its table as it is loaded."""
+        ended = self._ended_on_load
+        if table_ids is None:
+            taken = dict(ended)
+            ended.clear()
+            return taken
+        return {t: ended.pop(t) for t in table_ids if t in ended}
+
     @staticmethod
-    def _loaded(tables: list[OpenTable]) -> list[LoadedTable]:
+    def _loaded(
+        tables: list[OpenTable], ended: dict[str, LastHand] | None = None
+    ) -> list[LoadedTable]:
+        ended = ended or {}
         loaded = []
         for item in tables:
             row = item.table
@@ -136,6 +155,7 @@ class TableDirectoryAdapter(NodeWrites):
                     button=row.button_seat,
                     seats=[seat_state(s, item.removed, item.moves) for s in item.sessions],
                     **tournament_state(row),
+                    ended_on_load=ended.get(row.id),
                 )
             )
         return loaded
@@ -177,7 +197,8 @@ class TableDirectoryAdapter(NodeWrites):
                 # The chips matter more than the trail: cancel it all the same.
                 log.exception("hand %s: its trail could not be rebuilt", running.hand.id)
                 ending = Recovered(
-                    HandRecord([], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None)
+                    HandRecord([], [], [], 0, {"cancelled": True, "pots": [], "rake": 0}, None),
+                    cancelled_last_hand(running, {}),
                 )
             record = ending.record
             if ending.final_stacks is not None:
@@ -200,6 +221,7 @@ class TableDirectoryAdapter(NodeWrites):
                     running.table.id,
                     extra={"table": running.table.id, "hand": running.hand.hand_number},
                 )
+                self._ended_on_load[running.table.id] = ending.last
                 ended += 1
                 continue
             async with self._writes:
@@ -211,6 +233,7 @@ class TableDirectoryAdapter(NodeWrites):
                     result=record.result,
                     phh=record.phh,
                 )
+            self._ended_on_load[running.table.id] = ending.last
             ended += 1
         # Any hand started meanwhile by another engine on this database (none on start-up).
         async with self._writes:
@@ -259,7 +282,7 @@ class TableDirectoryAdapter(NodeWrites):
         ]
         for table_id in set(ids) - {item.table.id for item in tables}:
             self._release(table_id)
-        return self._loaded(tables)
+        return self._loaded(tables, self._take_ended(ids))
 
     async def hand_over(self, table_id: str, to_node: str) -> None:
         """Give the table (between hands) to live node ``to_node``."""

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from engine_server.store.action_batch import ActionBatcher
-from engine_server.store.hand_actions import HandAction
+from engine_server.store.hand_actions import HandAction, Pruned
 from engine_server.store.hands import HandSeat
 from engine_server.store.models import DEFAULT_NODE_ID
 from engine_server.store.node_writes import NodeWrites
@@ -103,17 +103,17 @@ class TableStoreAdapter(NodeWrites):
             [HandAction(hand_id, first_seq + n, a) for n, a in enumerate(actions)]
         )
 
-    async def prune_actions(self, kept_seconds: float, *, batch: int = 500) -> int:
+    async def prune_actions(self, kept_seconds: float, *, batch: int = 500) -> Pruned:
         """Delete the stored actions of the hands that ended more than ``kept_seconds`` ago
         (their rows hold their whole trail), ``batch`` hands per transaction, queued with the
-        tables' writes. Returns how many hands' actions it deleted."""
+        tables' writes. Returns how many hands' actions it deleted, and how many rows."""
         ended_before = self.store.tx.clock() - timedelta(seconds=kept_seconds)
-        pruned = 0
+        pruned = Pruned()
         while True:
             async with self._writes:
                 done = await self.store.hand_actions.prune(ended_before, hands=batch)
-            pruned += done
-            if done < batch:
+            pruned = Pruned(pruned.hands + done.hands, pruned.rows + done.rows)
+            if done.hands < batch:
                 return pruned
             await asyncio.sleep(0)  # the tables' writes go between two batches
 

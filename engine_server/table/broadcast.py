@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine_server.table.errors import ErrorKind, TableError
-from engine_server.table.events import UpdateEvent, WatchersChanged
+from engine_server.table.events import HandEndedOnLoad, UpdateEvent, WatchersChanged
 from engine_server.table.mailbox import Mailbox
 from engine_server.table.model import OwnPart, TableView
 from engine_server.table.state import TableState
@@ -40,7 +40,8 @@ class Update:
 
     sequence: int
     hand_number: int
-    #: empty in a stream's first update (the full snapshot)
+    #: empty in a stream's first update (the full snapshot), but for the end of a hand the
+    #: table's previous engine left running (:class:`HandEndedOnLoad`)
     events: tuple[UpdateEvent, ...]
     view: TableView
     time: datetime
@@ -110,11 +111,15 @@ class Broadcaster:
         watcher = Watcher(seat, Mailbox(self._backlog), admin)
         self.watchers.append(watcher)
         self._count_railbirds()
+        last = state.last_hand
+        # A hand ended as the table was loaded (a restart, a takeover) was watched by nobody:
+        # each stream is told in its first message, while it is the last hand.
+        told = (HandEndedOnLoad(last.hand_number),) if last and last.ended_on_load else ()
         watcher.queue.put_nowait(
             Update(
                 self.sequence,
                 state.hand_number,
-                (),
+                told,
                 table_view(state, seat, reveal_all=admin),
                 datetime.now(UTC),
             )

@@ -20,6 +20,7 @@ __all__ = [
     "ChipsAdded",
     "ConnectionChanged",
     "HandBegan",
+    "HandEndedOnLoad",
     "HandHoldChanged",
     "PlayerBusted",
     "PlayerJoined",
@@ -190,6 +191,16 @@ class WatchersChanged:
     watchers: int
 
 
+@dataclass(frozen=True, slots=True)
+class HandEndedOnLoad:
+    """Hand ``hand_number``, which the table's previous engine left running, was ended as
+    the table was loaded again: cancelled, or settled where its stored actions had ended it
+    (the table's ``last_hand`` says which, and why). Nobody watched it end: a stream opened
+    while it is the last hand gets this in its first message."""
+
+    hand_number: int
+
+
 TableEvent = (
     HandBegan
     | TurnStarted
@@ -211,6 +222,7 @@ TableEvent = (
     | HandHoldChanged
     | TournamentInfoChanged
     | WatchersChanged
+    | HandEndedOnLoad
 )
 
 UpdateEvent = TableEvent | HandEvent | HiddenCardDealt

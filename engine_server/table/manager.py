@@ -19,6 +19,7 @@ from engine_server.game.fairness import FairnessError, validate_client_seed
 from engine_server.game.profiles import PROFILES, ProfileError, Stakes, apply_overrides
 from engine_server.table.errors import ErrorKind, TableError
 from engine_server.table.model import (
+    LastHand,
     SeatState,
     SeedPair,
     SessionSnapshot,
@@ -89,6 +90,9 @@ class LoadedTable:
     hand_held: bool = False
     tournament_info: TournamentInfo | None = None
     places: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: the hand its previous engine left running, ended as it was loaded (cancelled, or
+    #: settled): the table's last hand, told to each stream opened while it is
+    ended_on_load: LastHand | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +420,7 @@ class TableManager:
             hand_held=loaded.hand_held,
             tournament_info=loaded.tournament_info,
             places=loaded.places,
+            last_hand=loaded.ended_on_load,
         )
         runtime.draining = self.draining
         self._tables[loaded.config.table_id] = runtime

@@ -204,6 +204,12 @@ class LastHand:
     #: the stacks it ended with (those it began with)
     returned: dict[int, int] = field(default_factory=dict)
     final_stacks: dict[int, int] = field(default_factory=dict)
+    #: why it was cancelled (CancelHand's reason, a restart), or settled outside play
+    reason: str = ""
+    #: a hand the table's previous engine left running, ended as the table was loaded again
+    #: (cancelled, or settled where its stored actions had ended it): nobody watched it end,
+    #: so each stream opened while it is the last hand is told in its first message
+    ended_on_load: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,7 @@ class TableRuntime:
         hand_held: bool = False,
         tournament_info: TournamentInfo | None = None,
         places: dict[str, tuple[int, int]] | None = None,
+        last_hand: LastHand | None = None,
     ) -> None:
         self.state = TableState(
             config,
@@ -150,6 +151,7 @@ class TableRuntime:
             hand_held=hand_held,
             tournament_info=tournament_info,
             places=dict(places or {}),
+            last_hand=last_hand,
         )
         self.timing = timing or Timing()
         self.hooks = hooks or RuntimeHooks()

@@ -20,9 +20,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from stud.v1 import admin_service_pb2, table_pb2, table_service_pb2
 
 import engine_server.metrics
+from engine_server.pruning import ActionPruning
 from engine_server.server import start_engine
 from engine_server.settings import EngineSettings
 from engine_server.store.adapter import open_store
+from engine_server.store.hand_actions import Pruned
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 from tests.engine_server.api.test_admin import (
     Watch,
@@ -287,3 +289,37 @@ async def test_a_metrics_port_in_use_fails_the_start_with_os_error(tmp_path: Pat
 def test_the_module_examples_run() -> None:
     result = doctest.testmod(engine_server.metrics)
     assert result.failed == 0 and result.attempted > 0
+
+
+async def test_the_action_pruning_rounds_are_counted_failed_ones_apart(tmp_path: Path) -> None:
+    engine = await launch(f"sqlite:///{tmp_path}/e.sqlite3")
+    try:
+        metrics = engine.server.metrics
+        assert metrics is not None
+        outcomes: list[Pruned | Exception] = [OSError("the database is away"), Pruned(3, 41)]
+
+        async def prune(kept_seconds: float) -> Pruned:
+            outcome = outcomes.pop(0)
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+
+        pruning = ActionPruning(prune, 0, on_round=metrics.pruning_round)
+        before = await scrape(engine)
+        assert value(before, "stud_engine_action_pruning_last_round_timestamp_seconds") == 0
+        assert await pruning.once() == Pruned(0, 0)
+        failed = await scrape(engine)
+        assert moved(before, failed, "stud_engine_action_pruning_rounds_total", outcome="failed")
+        assert not moved(before, failed, "stud_engine_action_pruning_rounds_total", outcome="ok")
+        assert not moved(before, failed, "stud_engine_hand_actions_pruned_total")
+        ended = value(failed, "stud_engine_action_pruning_last_round_timestamp_seconds")
+        assert abs(ended - time.time()) < 60
+
+        assert await pruning.once() == Pruned(3, 41)
+        after = await scrape(engine)
+        assert moved(failed, after, "stud_engine_action_pruning_rounds_total", outcome="ok") == 1
+        assert moved(failed, after, "stud_engine_hand_actions_pruned_total") == 41
+        assert value(after, "stud_engine_action_pruning_last_round_timestamp_seconds") >= ended
+        assert 0 <= value(after, "stud_engine_action_pruning_last_round_seconds") < 5
+    finally:
+        await shut(engine)

@@ -6,6 +6,7 @@ of it (hand numbers, the button, the seed pair's nonces, the seats dealt in, the
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from engine_server.game.cards import Card
@@ -128,6 +129,7 @@ def finished(
         ended_at=ended_at,
         returned=dict(state.cancel_returned) if cancelled else {},
         final_stacks=final if cancelled else {},
+        reason=state.cancel_reason if cancelled else "",
     )
     state.last_hand = last
     state.last_hand_played = hand
@@ -164,12 +166,5 @@ def show_after(
     player = hand.player(number)
     assert player is not None
     cards = tuple(player.cards)
-    state.last_hand = LastHand(
-        last.hand_number,
-        last.nonce,
-        last.cancelled,
-        last.result,
-        last.ended_at,
-        {**last.shown_after, number: cards},
-    )
+    state.last_hand = replace(last, shown_after={**last.shown_after, number: cards})
     return cards, [CardsShownAfter(number, hand_number, cards)]

@@ -731,7 +731,7 @@ def _check_event(event: events_pb2.Event, viewer: int, truth: HandTruth, where: 
     elif kind == "cards_shown":
         _check_shown(event.cards_shown.hand, hand, truth, where)
         return
-    elif kind in ("hand_ended", "hand_cancelled"):
+    elif kind in ("hand_ended", "hand_cancelled", "hand_settled"):
         result = getattr(event, kind).result
         if result.won_by_fold or result.cancelled:
             assert not result.shown, f"{where}: cards shown after a win by folds"

@@ -6,12 +6,14 @@ and fairness answers of those hands are the same before and after; on SQLite and
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.store.database import create_engine_for
+from engine_server.store.hand_actions import Pruned
 from engine_server.table.model import TableStatus
 from lobby_api.fairness.services import hand_fairness
 from lobby_api.history.services import get_hand, get_hand_phh
@@ -51,6 +53,15 @@ async def stored_actions(url: str) -> dict[str, int]:
         await engine.dispose()
 
 
+def metric(page: str, name: str) -> float:
+    """The value of the sample ``name`` (with its labels) on a metrics page."""
+    for line in page.splitlines():
+        sample, _, value = line.rpartition(" ")
+        if sample == name:
+            return float(value)
+    raise AssertionError(f"{name} is not on the page")
+
+
 async def test_ended_hands_actions_are_pruned_and_history_phh_and_fairness_are_unchanged(
     database_url: str,
 ) -> None:
@@ -71,10 +82,19 @@ async def test_ended_hands_actions_are_pruned_and_history_phh_and_fairness_are_u
         assert all(f.check is not None for _, _, f in before)
 
         assert engine.server.pruning is not None
-        assert await engine.server.pruning.once() == len(kept)
+        assert await engine.server.pruning.once() == Pruned(len(kept), sum(kept.values()))
         assert await stored_actions(database_url) == {}
         assert await answers(database_url, sorted(kept)) == before
-        assert await engine.server.pruning.once() == 0
+        assert await engine.server.pruning.once() == Pruned(0, 0)
+        # The metrics count the rows and the rounds, and say when the last one ended.
+        assert engine.server.metrics is not None
+        page = engine.server.metrics.exposition().decode()
+        assert metric(page, "stud_engine_hand_actions_pruned_total") == sum(kept.values())
+        assert metric(page, 'stud_engine_action_pruning_rounds_total{outcome="ok"}') == 2
+        assert metric(page, 'stud_engine_action_pruning_rounds_total{outcome="failed"}') == 0
+        ended = metric(page, "stud_engine_action_pruning_last_round_timestamp_seconds")
+        assert abs(ended - time.time()) < 60
+        assert 0 < metric(page, "stud_engine_action_pruning_last_round_seconds") < 30
     finally:
         for player in players:
             await player.close()
@@ -91,7 +111,7 @@ async def test_a_running_hands_actions_are_kept(database_url: str) -> None:
             while not (runtime.hand_running and await stored_actions(database_url)):
                 await asyncio.sleep(0.05)
         assert engine.server.pruning is not None
-        assert await engine.server.pruning.once() == 0
+        assert await engine.server.pruning.once() == Pruned(0, 0)
         assert list(await stored_actions(database_url)) == [runtime.state.hand_id]
     finally:
         for player in players:

@@ -572,6 +572,8 @@ async def test_cancel_hand_gives_every_chip_back(engine: Engine) -> None:
     assert sum(put_in.values()) > 3 and chips_at_table(during) == 300
     # Hold the next hand back so the stacks can be read between hands.
     await engine.admin.PauseTable(a.PauseTableRequest(name=name), metadata=engine.admin_md)
+    watch = Watch(engine, table_id, "ann")
+    await watch.until(lambda m: True)
 
     await refused(
         engine.admin.CancelHand(
@@ -586,6 +588,11 @@ async def test_cancel_hand_gives_every_chip_back(engine: Engine) -> None:
     )
     result = cancelled.result
     assert (result.hand_number, result.cancelled) == (1, True)
+    # The players' streams are told why, with the same result.
+    await watch.until(event_is("hand_cancelled"))
+    [told] = watch.events("hand_cancelled")
+    await watch.close()
+    assert (told.reason, told.result) == ("misdeal", result)
     assert dict(result.returned) == {n: c for n, c in put_in.items() if c}
     after = await get_table(engine, table_id)
     assert not after.table.hand_in_progress

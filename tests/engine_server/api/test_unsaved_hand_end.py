@@ -1,6 +1,8 @@
 """A hand whose last action is stored but whose end is not (the engine died between the two
 writes): its stored actions decide it, so the next start settles it as the engine would
-have — finished, the pots to their winners — on SQLite and on PostgreSQL.
+have — finished, the pots to their winners — on SQLite and on PostgreSQL. Nobody watched it
+end: every stream opened afterwards is told (HandSettled), as one is told of a hand the
+restart cancelled (HandCancelled, "engine restart"), while it is the table's last hand.
 
 The crash point is made exact: the hand-end write never returns (the engine is stopped while
 it hangs there), after the action that ended the hand was stored.
@@ -15,12 +17,13 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
-from stud.v1 import table_pb2
+from stud.v1 import events_pb2, table_pb2
 
 from engine_server.store.adapter import StoreTables
+from engine_server.store.recovery import RECOVERY_REASON
 from engine_server.table.model import TableStatus
-from tests.engine_server.api.conftest import launch, shut
-from tests.engine_server.api.players import Decide, action, caller, open_table
+from tests.engine_server.api.conftest import Engine, launch, shut
+from tests.engine_server.api.players import Decide, Player, action, caller, open_table
 from tests.engine_server.api.test_nodes import database_url
 
 __all__ = ["database_url"]
@@ -99,7 +102,8 @@ async def test_a_hand_ended_by_its_stored_actions_is_settled_after_the_crash(
             await player.close()
     monkeypatch.undo()
 
-    second = await launch(database_url)
+    # No next hand for a minute: the settled hand stays the table's last while it is watched.
+    second = await launch(database_url, between_hands_seconds=60)
     try:
         runtime = second.server.manager.tables["t1"]
         hands = stored(
@@ -145,6 +149,77 @@ async def test_a_hand_ended_by_its_stored_actions_is_settled_after_the_crash(
                 h=hands[1]["id"],
             )
             assert {p["seat"]: p["start_stack"] for p in began} == final
+        # Nobody watched it end: each stream opened now is told, as a hand's end is told.
+        for player_id in ("p1", "p2", "p1"):
+            told = await told_on_watching(second, player_id)
+            assert told.hand_number == 1 and told.WhichOneof("kind") == "hand_settled"
+            assert told.hand_settled.reason == RECOVERY_REASON
+            shown = told.hand_settled.result
+            assert shown.hand_number == 1 and not shown.cancelled
+            assert shown.won_by_fold == by_fold
+            assert dict(shown.final_stacks) == final
+            assert [list(pot.winners) for pot in shown.pots] == [
+                pot["winners"] for pot in result["pots"]
+            ]
+            assert sum(a.amount for pot in shown.pots for a in pot.awards) + shown.rake == sum(
+                pot["amount"] for pot in result["pots"]
+            )
+            assert {h.seat for h in shown.shown} == (set() if by_fold else {1, 2})
+    finally:
+        await shut(second)
+
+
+async def told_on_watching(engine: Engine, player_id: str) -> events_pb2.Event:
+    """The one event of the first message of a stream ``player_id`` opens now (its snapshot's
+    last hand is the same result)."""
+    watcher = Player(player_id, engine.grpc_address, "tables/t1", engine.player_md(player_id))
+    try:
+        first = await watcher.connect()
+    finally:
+        await watcher.close()
+    assert len(first.events) == 1, first.events
+    told = first.events[0]
+    kind = told.WhichOneof("kind")
+    assert kind in ("hand_settled", "hand_cancelled")
+    assert getattr(told, kind).result == first.snapshot.last_hand
+    assert not first.snapshot.hand_in_progress
+    return told
+
+
+async def test_a_hand_a_restart_cancelled_is_told_to_whoever_watches_again(
+    database_url: str,
+) -> None:
+    first = await launch(database_url)
+    # Seat 2 never acts: the hand waits on his clock, running, when the engine stops.
+    players = await open_table(first, "t1", [caller, lambda snapshot: None], stakes=(1, 1, 2, 4))
+    try:
+        runtime = first.server.manager.tables["t1"]
+        async with asyncio.timeout(30):
+            while not (runtime.hand_running and runtime.state.hand_number == 1):
+                await asyncio.sleep(0.05)
+    finally:
+        # Stopped at once: the drain gives up on the hand, which stays running in the store.
+        await shut(first)
+        for player in players:
+            await player.close()
+    assert [
+        h["state"] for h in stored(database_url, "SELECT state FROM hands WHERE table_id = 't1'")
+    ] == ["running"]
+
+    second = await launch(database_url, between_hands_seconds=60)
+    try:
+        rows = stored(database_url, "SELECT state, cancel_reason FROM hands WHERE table_id = 't1'")
+        assert [(r["state"], r["cancel_reason"]) for r in rows] == [("cancelled", RECOVERY_REASON)]
+        for player_id in ("p2", "p1"):
+            told = await told_on_watching(second, player_id)
+            assert told.hand_number == 1 and told.WhichOneof("kind") == "hand_cancelled"
+            assert told.hand_cancelled.reason == RECOVERY_REASON
+            shown = told.hand_cancelled.result
+            assert shown.cancelled and not shown.pots and not shown.shown
+            # Every chip back: the stacks it began with, and what each had put in (antes at
+            # least) listed as returned.
+            assert dict(shown.final_stacks) == {1: 100, 2: 100}
+            assert set(shown.returned) == {1, 2} and all(c > 0 for c in shown.returned.values())
     finally:
         await shut(second)
 

@@ -12,7 +12,7 @@ import pytest
 from engine_server.store.adapter import StoreTables
 from engine_server.store.database import create_engine_for
 from engine_server.store.errors import StoreError
-from engine_server.store.hand_actions import HandAction
+from engine_server.store.hand_actions import HandAction, Pruned
 from engine_server.store.migrate import prepare_database
 from engine_server.store.repository import EngineStore
 from tests.engine_server.store.conftest import StepClock
@@ -173,12 +173,15 @@ async def test_an_ended_hands_actions_are_pruned_after_the_time_kept_and_its_rec
     before = {h.id: await store.hands.get_hand(h.id) for h in (done, cancelled)}
 
     # Kept until the time has passed: nothing ended before ``ended_before``.
-    assert await store.hand_actions.prune(ended - timedelta(hours=1)) == 0
+    assert await store.hand_actions.prune(ended - timedelta(hours=1)) == Pruned(0, 0)
     assert await count(store, "SELECT count(*) FROM hand_actions") == 4
     # Then the ended hands' rows go, a batch of ``hands`` at a time; the running one's stay.
-    assert await store.hand_actions.prune(ended + timedelta(seconds=1), hands=1) == 1
-    assert await store.hand_actions.prune(ended + timedelta(seconds=1), hands=5) == 1
-    assert await store.hand_actions.prune(ended + timedelta(seconds=1)) == 0
+    first = await store.hand_actions.prune(ended + timedelta(seconds=1), hands=1)
+    second = await store.hand_actions.prune(ended + timedelta(seconds=1), hands=5)
+    # The finished hand had 2 rows, the cancelled one 1: whichever went first.
+    assert (first.hands, second.hands) == (1, 1)
+    assert sorted((first.rows, second.rows)) == [1, 2]
+    assert await store.hand_actions.prune(ended + timedelta(seconds=1)) == Pruned(0, 0)
     assert await store.hand_actions.actions_of(done.id) == []
     assert await store.hand_actions.actions_of(cancelled.id) == []
     assert await store.hand_actions.actions_of(running.id) == [_call(1, 1)]

@@ -49,6 +49,7 @@ class Event(_message.Message):
     HAND_ENDED_FIELD_NUMBER: _builtins.int
     HAND_CANCELLED_FIELD_NUMBER: _builtins.int
     TURN_EXTENDED_FIELD_NUMBER: _builtins.int
+    HAND_SETTLED_FIELD_NUMBER: _builtins.int
     PLAYER_JOINED_FIELD_NUMBER: _builtins.int
     PLAYER_LEFT_FIELD_NUMBER: _builtins.int
     PLAYER_LEAVING_FIELD_NUMBER: _builtins.int
@@ -149,6 +150,14 @@ class Event(_message.Message):
         """
 
     @_builtins.property
+    def hand_settled(self) -> Global___HandSettled:
+        """The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+        action that ended it was stored but before its end was, and the next engine to serve the
+        table settled it from the stored actions, as the table would have (docs/operations.md,
+        "Crashes"). Told only after that restart (see WatchTableResponse.events).
+        """
+
+    @_builtins.property
     def player_joined(self) -> Global___PlayerJoined:
         """A player sat down."""
 
@@ -237,6 +246,7 @@ class Event(_message.Message):
         hand_ended: Global___HandEnded | None = ...,
         hand_cancelled: Global___HandCancelled | None = ...,
         turn_extended: Global___TurnExtended | None = ...,
+        hand_settled: Global___HandSettled | None = ...,
         player_joined: Global___PlayerJoined | None = ...,
         player_left: Global___PlayerLeft | None = ...,
         player_leaving: Global___PlayerLeaving | None = ...,
@@ -254,11 +264,11 @@ class Event(_message.Message):
         tournament_info_changed: Global___TournamentInfoChanged | None = ...,
         watchers_changed: Global___WatchersChanged | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_hold_changed", b"hand_hold_changed", "hand_started", b"hand_started", "kind", b"kind", "player_busted", b"player_busted", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_moved", b"player_moved", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "stakes_changed", b"stakes_changed", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "tournament_info_changed", b"tournament_info_changed", "tournament_placed", b"tournament_placed", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned", "watchers_changed", b"watchers_changed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_hold_changed", b"hand_hold_changed", "hand_settled", b"hand_settled", "hand_started", b"hand_started", "kind", b"kind", "player_busted", b"player_busted", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_moved", b"player_moved", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "stakes_changed", b"stakes_changed", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "tournament_info_changed", b"tournament_info_changed", "tournament_placed", b"tournament_placed", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned", "watchers_changed", b"watchers_changed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_hold_changed", b"hand_hold_changed", "hand_number", b"hand_number", "hand_started", b"hand_started", "kind", b"kind", "player_busted", b"player_busted", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_moved", b"player_moved", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "stakes_changed", b"stakes_changed", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "tournament_info_changed", b"tournament_info_changed", "tournament_placed", b"tournament_placed", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned", "watchers_changed", b"watchers_changed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "all_in_protected", b"all_in_protected", "antes_posted", b"antes_posted", "bring_in_posted", b"bring_in_posted", "card_burned", b"card_burned", "cards_dealt", b"cards_dealt", "cards_mucked", b"cards_mucked", "cards_shown", b"cards_shown", "chips_added", b"chips_added", "connection_changed", b"connection_changed", "hand_cancelled", b"hand_cancelled", "hand_ended", b"hand_ended", "hand_hold_changed", b"hand_hold_changed", "hand_number", b"hand_number", "hand_settled", b"hand_settled", "hand_started", b"hand_started", "kind", b"kind", "player_busted", b"player_busted", "player_joined", b"player_joined", "player_leaving", b"player_leaving", "player_left", b"player_left", "player_moved", b"player_moved", "player_sat_in", b"player_sat_in", "player_sat_out", b"player_sat_out", "pot_awarded", b"pot_awarded", "rake_taken", b"rake_taken", "seed_rotated", b"seed_rotated", "stakes_changed", b"stakes_changed", "street_started", b"street_started", "stub_reshuffled", b"stub_reshuffled", "table_status_changed", b"table_status_changed", "time", b"time", "tournament_info_changed", b"tournament_info_changed", "tournament_placed", b"tournament_placed", "turn_extended", b"turn_extended", "turn_started", b"turn_started", "uncalled_bet_returned", b"uncalled_bet_returned", "watchers_changed", b"watchers_changed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "turn_extended", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "player_busted", "player_moved", "tournament_placed", "table_status_changed", "seed_rotated", "stakes_changed", "hand_hold_changed", "tournament_info_changed", "watchers_changed"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["hand_started", "antes_posted", "street_started", "card_burned", "stub_reshuffled", "cards_dealt", "bring_in_posted", "turn_started", "action_taken", "all_in_protected", "uncalled_bet_returned", "cards_shown", "cards_mucked", "rake_taken", "pot_awarded", "hand_ended", "hand_cancelled", "turn_extended", "hand_settled", "player_joined", "player_left", "player_leaving", "player_sat_out", "player_sat_in", "connection_changed", "chips_added", "player_busted", "player_moved", "tournament_placed", "table_status_changed", "seed_rotated", "stakes_changed", "hand_hold_changed", "tournament_info_changed", "watchers_changed"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -841,7 +851,9 @@ class HandCancelled(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
-    """Why (e.g. "cancelled by ops", "engine restarted")."""
+    """Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+    hand its engine left running when it stopped, cancelled by the next one).
+    """
     @_builtins.property
     def result(self) -> _table_pb2.HandResult:
         """Its result: cancelled, with every chip put in listed in `returned`."""
@@ -859,6 +871,38 @@ class HandCancelled(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HandCancelled: _TypeAlias = HandCancelled  # noqa: Y015
+
+@_typing.final
+class HandSettled(_message.Message):
+    """A hand its engine left running when it stopped, whose stored actions had already ended it:
+    settled by the next engine to serve the table, as a HandEnded would have told it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """Why it was settled outside play ("engine restart")."""
+    @_builtins.property
+    def result(self) -> _table_pb2.HandResult:
+        """Its result, as HandEnded's: the pots and their winners, the hands shown, the stacks after
+        it (also in the snapshot's last_hand).
+        """
+
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+        result: _table_pb2.HandResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandSettled: _TypeAlias = HandSettled  # noqa: Y015
 
 @_typing.final
 class PlayerJoined(_message.Message):

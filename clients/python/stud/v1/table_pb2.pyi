@@ -419,8 +419,9 @@ class TableSnapshot(_message.Message):
 
     @_builtins.property
     def last_hand(self) -> Global___HandResult:
-        """The last finished hand's result (unset before the first hand ends). Kept until the next
-        hand ends so players can review it.
+        """The last finished hand's result (unset before the first hand ends, and on a node that has
+        just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+        until the next hand ends so players can review it.
         """
 
     @_builtins.property

@@ -84,7 +84,12 @@ class WatchTableResponse(_message.Message):
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]:
         """The change's events in the order they happened, as this seat may see them (another
         seat's down card shows as dealt, face hidden); empty in the first message of a stream
-        (the full snapshot).
+        (the full snapshot), but for one case: while the table's last hand is one its previous
+        engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+        table was served again, the first message carries that end, which nobody could watch:
+        HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+        actions had ended it). Its Event.hand_number is that hand's; a client watching again
+        gets it again until the next hand ends.
         """
 
     def __init__(

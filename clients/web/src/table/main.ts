@@ -60,6 +60,8 @@ const LOBBY_URL = window.location.origin;
 const SESSION_KEY = "stud.session";
 const TABLE_KEY = "stud.table";
 const LOG_LINES = 40;
+/** Why the engine cancels a hand its previous process left running (HandCancelled.reason). */
+const RESTART_REASON = "engine restart";
 
 /** Where the player sits: enough to watch his table again after a reload. */
 interface Seat {
@@ -137,6 +139,9 @@ class TablePage {
   private playerId = "";
   /** The table watched again once he was seated there after his stream began. */
   private rewatched = "";
+  /** Hands ended by an engine restart already in the log ("table#hand"): every stream opened
+   * while such a hand is the table's last says so again in its first message. */
+  private toldRestartEnds = new Set<string>();
   private tournamentPanel = new TournamentPanel();
   private tournaments = new TournamentsTab({
     lobby: () => this.lobby,
@@ -514,6 +519,7 @@ class TablePage {
     renderTable(snapshot, deadline);
     renderActions(snapshot, deadline, (kind, amount) => void this.act(kind, amount));
     for (const event of events) {
+      if (this.toldAgain(snapshot, event)) continue;
       const line = describeEvent(snapshot, event);
       if (line) this.log(line);
     }
@@ -649,6 +655,17 @@ class TablePage {
     } catch {
       // The lobby cannot say: back to the lobby, where the tournament's page tells.
     }
+    return false;
+  }
+
+  /** Whether the event is the end of a hand an engine restart ended, logged already. */
+  private toldAgain(snapshot: TableSnapshot, event: TableEvent): boolean {
+    const kind = event.kind.case;
+    const restart = kind === "handSettled" || (kind === "handCancelled" && event.kind.value.reason === RESTART_REASON);
+    if (!restart) return false;
+    const key = `${snapshot.table}#${event.handNumber}`;
+    if (this.toldRestartEnds.has(key)) return true;
+    this.toldRestartEnds.add(key);
     return false;
   }
 

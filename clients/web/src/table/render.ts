@@ -364,7 +364,14 @@ export function describeEvent(snapshot: TableSnapshot, event: TableEvent): strin
       // The server was stalled while his clock ran: he gets that time back.
       return `${name(kind.value.seat)} gets ${(Number(kind.value.addedMs) / 1000).toFixed(1)} s back on the clock (the server paused)`;
     case "handCancelled":
-      return `Hand cancelled: ${kind.value.reason}`;
+      return `Hand #${event.handNumber} cancelled (${kind.value.reason || "by ops"}): every chip went back`;
+    case "handSettled": {
+      // Ended by its stored actions before the engine stopped: told once it served again.
+      const wins = (kind.value.result?.pots ?? [])
+        .flatMap((pot) => pot.awards)
+        .map((w) => `${name(w.seat)} wins ${chips(w.amount)}`);
+      return `Hand #${event.handNumber} settled after an ${kind.value.reason || "engine restart"}${wins.length > 0 ? `: ${wins.join("; ")}` : ""}`;
+    }
     case "playerJoined":
       return `${kind.value.seat?.displayName || name(kind.value.seat?.number ?? 0)} sits down`;
     case "playerLeft":

@@ -43,6 +43,7 @@ CF_EXTERN_C_BEGIN
 @class STUDHandEnded;
 @class STUDHandHoldChanged;
 @class STUDHandResult;
+@class STUDHandSettled;
 @class STUDHandStarted;
 @class STUDPlayerBusted;
 @class STUDPlayerJoined;
@@ -116,6 +117,7 @@ typedef GPB_ENUM(STUDEvent_FieldNumber) {
   STUDEvent_FieldNumber_HandEnded = 25,
   STUDEvent_FieldNumber_HandCancelled = 26,
   STUDEvent_FieldNumber_TurnExtended = 27,
+  STUDEvent_FieldNumber_HandSettled = 28,
   STUDEvent_FieldNumber_PlayerJoined = 40,
   STUDEvent_FieldNumber_PlayerLeft = 41,
   STUDEvent_FieldNumber_PlayerLeaving = 42,
@@ -154,6 +156,7 @@ typedef GPB_ENUM(STUDEvent_Kind_OneOfCase) {
   STUDEvent_Kind_OneOfCase_HandEnded = 25,
   STUDEvent_Kind_OneOfCase_HandCancelled = 26,
   STUDEvent_Kind_OneOfCase_TurnExtended = 27,
+  STUDEvent_Kind_OneOfCase_HandSettled = 28,
   STUDEvent_Kind_OneOfCase_PlayerJoined = 40,
   STUDEvent_Kind_OneOfCase_PlayerLeft = 41,
   STUDEvent_Kind_OneOfCase_PlayerLeaving = 42,
@@ -252,6 +255,14 @@ GPB_FINAL @interface STUDEvent : GPBMessage
  * "Freezes and stalls").
  **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDTurnExtended *turnExtended;
+
+/**
+ * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+ * action that ended it was stored but before its end was, and the next engine to serve the
+ * table settled it from the stored actions, as the table would have (docs/operations.md,
+ * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+ **/
+@property(nonatomic, readwrite, strong, null_resettable) STUDHandSettled *handSettled;
 
 /** A player sat down. */
 @property(nonatomic, readwrite, strong, null_resettable) STUDPlayerJoined *playerJoined;
@@ -837,10 +848,39 @@ typedef GPB_ENUM(STUDHandCancelled_FieldNumber) {
  **/
 GPB_FINAL @interface STUDHandCancelled : GPBMessage
 
-/** Why (e.g. "cancelled by ops", "engine restarted"). */
+/**
+ * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+ * hand its engine left running when it stopped, cancelled by the next one).
+ **/
 @property(nonatomic, readwrite, copy, null_resettable) NSString *reason;
 
 /** Its result: cancelled, with every chip put in listed in `returned`. */
+@property(nonatomic, readwrite, strong, null_resettable) STUDHandResult *result;
+/** Test to see if @c result has been set. */
+@property(nonatomic, readwrite) BOOL hasResult;
+
+@end
+
+#pragma mark - STUDHandSettled
+
+typedef GPB_ENUM(STUDHandSettled_FieldNumber) {
+  STUDHandSettled_FieldNumber_Reason = 1,
+  STUDHandSettled_FieldNumber_Result = 2,
+};
+
+/**
+ * A hand its engine left running when it stopped, whose stored actions had already ended it:
+ * settled by the next engine to serve the table, as a HandEnded would have told it.
+ **/
+GPB_FINAL @interface STUDHandSettled : GPBMessage
+
+/** Why it was settled outside play ("engine restart"). */
+@property(nonatomic, readwrite, copy, null_resettable) NSString *reason;
+
+/**
+ * Its result, as HandEnded's: the pots and their winners, the hands shown, the stacks after
+ * it (also in the snapshot's last_hand).
+ **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDHandResult *result;
 /** Test to see if @c result has been set. */
 @property(nonatomic, readwrite) BOOL hasResult;

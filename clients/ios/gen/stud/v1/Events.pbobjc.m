@@ -44,6 +44,7 @@ GPBObjCClassDeclaration(STUDHandCancelled);
 GPBObjCClassDeclaration(STUDHandEnded);
 GPBObjCClassDeclaration(STUDHandHoldChanged);
 GPBObjCClassDeclaration(STUDHandResult);
+GPBObjCClassDeclaration(STUDHandSettled);
 GPBObjCClassDeclaration(STUDHandStarted);
 GPBObjCClassDeclaration(STUDPlayerBusted);
 GPBObjCClassDeclaration(STUDPlayerJoined);
@@ -122,6 +123,7 @@ static GPBFileDescriptor *STUDEventsRoot_FileDescriptor(void) {
 @dynamic handEnded;
 @dynamic handCancelled;
 @dynamic turnExtended;
+@dynamic handSettled;
 @dynamic playerJoined;
 @dynamic playerLeft;
 @dynamic playerLeaving;
@@ -160,6 +162,7 @@ typedef struct STUDEvent__storage_ {
   STUDHandEnded *handEnded;
   STUDHandCancelled *handCancelled;
   STUDTurnExtended *turnExtended;
+  STUDHandSettled *handSettled;
   STUDPlayerJoined *playerJoined;
   STUDPlayerLeft *playerLeft;
   STUDPlayerLeaving *playerLeaving;
@@ -362,6 +365,15 @@ typedef struct STUDEvent__storage_ {
         .number = STUDEvent_FieldNumber_TurnExtended,
         .hasIndex = -1,
         .offset = (uint32_t)offsetof(STUDEvent__storage_, turnExtended),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "handSettled",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDHandSettled),
+        .number = STUDEvent_FieldNumber_HandSettled,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDEvent__storage_, handSettled),
         .flags = GPBFieldOptional,
         .dataType = GPBDataTypeMessage,
       },
@@ -1813,6 +1825,62 @@ typedef struct STUDHandCancelled__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDHandCancelled__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDHandSettled
+
+@implementation STUDHandSettled
+
+@dynamic reason;
+@dynamic hasResult, result;
+
+typedef struct STUDHandSettled__storage_ {
+  uint32_t _has_storage_[1];
+  NSString *reason;
+  STUDHandResult *result;
+} STUDHandSettled__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "reason",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDHandSettled_FieldNumber_Reason,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDHandSettled__storage_, reason),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeString,
+      },
+      {
+        .name = "result",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDHandResult),
+        .number = STUDHandSettled_FieldNumber_Result,
+        .hasIndex = 1,
+        .offset = (uint32_t)offsetof(STUDHandSettled__storage_, result),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDHandSettled class]
+                                     rootClass:[STUDEventsRoot class]
+                                          file:STUDEventsRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDHandSettled__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     #if defined(DEBUG) && DEBUG
       NSAssert(descriptor == nil, @"Startup recursed!");

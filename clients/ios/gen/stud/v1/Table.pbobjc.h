@@ -468,8 +468,9 @@ GPB_FINAL @interface STUDTableSnapshot : GPBMessage
 @property(nonatomic, readwrite, copy, null_resettable) NSString *nextCommitment;
 
 /**
- * The last finished hand's result (unset before the first hand ends). Kept until the next
- * hand ends so players can review it.
+ * The last finished hand's result (unset before the first hand ends, and on a node that has
+ * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+ * until the next hand ends so players can review it.
  **/
 @property(nonatomic, readwrite, strong, null_resettable) STUDHandResult *lastHand;
 /** Test to see if @c lastHand has been set. */

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/events.proto.
  */
 export const file_stud_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSLeDQoFRXZlbnQSKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaGFuZF9udW1iZXIYAiABKAMSLAoMaGFuZF9zdGFydGVkGAogASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEiwKDGFudGVzX3Bvc3RlZBgLIAEoCzIULnN0dWQudjEuQW50ZXNQb3N0ZWRIABIwCg5zdHJlZXRfc3RhcnRlZBgMIAEoCzIWLnN0dWQudjEuU3RyZWV0U3RhcnRlZEgAEioKC2NhcmRfYnVybmVkGA0gASgLMhMuc3R1ZC52MS5DYXJkQnVybmVkSAASMgoPc3R1Yl9yZXNodWZmbGVkGA4gASgLMhcuc3R1ZC52MS5TdHViUmVzaHVmZmxlZEgAEioKC2NhcmRzX2RlYWx0GA8gASgLMhMuc3R1ZC52MS5DYXJkc0RlYWx0SAASMQoPYnJpbmdfaW5fcG9zdGVkGBAgASgLMhYuc3R1ZC52MS5CcmluZ0luUG9zdGVkSAASLAoMdHVybl9zdGFydGVkGBEgASgLMhQuc3R1ZC52MS5UdXJuU3RhcnRlZEgAEiwKDGFjdGlvbl90YWtlbhgSIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW5IABIzChBhbGxfaW5fcHJvdGVjdGVkGBMgASgLMhcuc3R1ZC52MS5BbGxJblByb3RlY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgUIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEioKC2NhcmRzX3Nob3duGBUgASgLMhMuc3R1ZC52MS5DYXJkc1Nob3duSAASLAoMY2FyZHNfbXVja2VkGBYgASgLMhQuc3R1ZC52MS5DYXJkc011Y2tlZEgAEigKCnJha2VfdGFrZW4YFyABKAsyEi5zdHVkLnYxLlJha2VUYWtlbkgAEioKC3BvdF9hd2FyZGVkGBggASgLMhMuc3R1ZC52MS5Qb3RBd2FyZGVkSAASKAoKaGFuZF9lbmRlZBgZIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASMAoOaGFuZF9jYW5jZWxsZWQYGiABKAsyFi5zdHVkLnYxLkhhbmRDYW5jZWxsZWRIABIuCg10dXJuX2V4dGVuZGVkGBsgASgLMhUuc3R1ZC52MS5UdXJuRXh0ZW5kZWRIABIuCg1wbGF5ZXJfam9pbmVkGCggASgLMhUuc3R1ZC52MS5QbGF5ZXJKb2luZWRIABIqCgtwbGF5ZXJfbGVmdBgpIAEoCzITLnN0dWQudjEuUGxheWVyTGVmdEgAEjAKDnBsYXllcl9sZWF2aW5nGCogASgLMhYuc3R1ZC52MS5QbGF5ZXJMZWF2aW5nSAASLwoOcGxheWVyX3NhdF9vdXQYKyABKAsyFS5zdHVkLnYxLlBsYXllclNhdE91dEgAEi0KDXBsYXllcl9zYXRfaW4YLCABKAsyFC5zdHVkLnYxLlBsYXllclNhdEluSAASOAoSY29ubmVjdGlvbl9jaGFuZ2VkGC0gASgLMhouc3R1ZC52MS5Db25uZWN0aW9uQ2hhbmdlZEgAEioKC2NoaXBzX2FkZGVkGC4gASgLMhMuc3R1ZC52MS5DaGlwc0FkZGVkSAASLgoNcGxheWVyX2J1c3RlZBgvIAEoCzIVLnN0dWQudjEuUGxheWVyQnVzdGVkSAASLAoMcGxheWVyX21vdmVkGDAgASgLMhQuc3R1ZC52MS5QbGF5ZXJNb3ZlZEgAEjYKEXRvdXJuYW1lbnRfcGxhY2VkGDEgASgLMhkuc3R1ZC52MS5Ub3VybmFtZW50UGxhY2VkSAASOwoUdGFibGVfc3RhdHVzX2NoYW5nZWQYPCABKAsyGy5zdHVkLnYxLlRhYmxlU3RhdHVzQ2hhbmdlZEgAEiwKDHNlZWRfcm90YXRlZBg9IAEoCzIULnN0dWQudjEuU2VlZFJvdGF0ZWRIABIwCg5zdGFrZXNfY2hhbmdlZBg+IAEoCzIWLnN0dWQudjEuU3Rha2VzQ2hhbmdlZEgAEjUKEWhhbmRfaG9sZF9jaGFuZ2VkGD8gASgLMhguc3R1ZC52MS5IYW5kSG9sZENoYW5nZWRIABJBChd0b3VybmFtZW50X2luZm9fY2hhbmdlZBhAIAEoCzIeLnN0dWQudjEuVG91cm5hbWVudEluZm9DaGFuZ2VkSAASNAoQd2F0Y2hlcnNfY2hhbmdlZBhBIAEoCzIYLnN0dWQudjEuV2F0Y2hlcnNDaGFuZ2VkSABCBgoEa2luZCKXAQoLSGFuZFN0YXJ0ZWQSEwoLaGFuZF9udW1iZXIYASABKAMSDQoFbm9uY2UYAiABKAMSHwoEc2VlZBgDIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISEwoLYnV0dG9uX3NlYXQYBCABKAUSDQoFc2VhdHMYBSADKAUSHwoGc3Rha2VzGAYgASgLMg8uc3R1ZC52MS5TdGFrZXMiMQoLQW50ZXNQb3N0ZWQSIgoFYW50ZXMYASADKAsyEy5zdHVkLnYxLkFudGVQb3N0ZWQiOgoKQW50ZVBvc3RlZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAxIOCgZhbGxfaW4YAyABKAgiSwoNU3RyZWV0U3RhcnRlZBIfCgZzdHJlZXQYASABKA4yDy5zdHVkLnYxLlN0cmVldBIZChFmaXJzdF90b19hY3Rfc2VhdBgCIAEoBSItCgpDYXJkQnVybmVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0IkQKDlN0dWJSZXNodWZmbGVkEh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EhEKCXN0dWJfc2l6ZRgCIAEoBSJpCgpDYXJkc0RlYWx0Eh8KBnN0cmVldBgBIAEoDjIPLnN0dWQudjEuU3RyZWV0EiIKBWRlYWxzGAIgAygLMhMuc3R1ZC52MS5EZWFsdENhcmRzEhYKDmNvbW11bml0eV9jYXJkGAMgASgJIlkKCkRlYWx0Q2FyZHMSDAoEc2VhdBgBIAEoBRIQCgh1cF9jYXJkcxgCIAMoCRIXCg9kb3duX2NhcmRfY291bnQYAyABKAUSEgoKZG93bl9jYXJkcxgEIAMoCSJQCg1CcmluZ0luUG9zdGVkEgwKBHNlYXQYASABKAUSEQoJZG9vcl9jYXJkGAIgASgJEg4KBmFtb3VudBgDIAEoAxIOCgZhbGxfaW4YBCABKAgiSQoLVHVyblN0YXJ0ZWQSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXAoMVHVybkV4dGVuZGVkEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGFkZGVkX21zGAMgASgDIpMBCgtBY3Rpb25UYWtlbhIMCgRzZWF0GAEgASgFEiEKBGtpbmQYAiABKA4yEy5zdHVkLnYxLkFjdGlvbktpbmQSDgoGYW1vdW50GAMgASgDEg0KBWNoaXBzGAQgASgDEg4KBmFsbF9pbhgFIAEoCBIRCgl0aW1lZF9vdXQYBiABKAgSEQoJYWN0aW9uX2lkGAcgASgJIh4KDkFsbEluUHJvdGVjdGVkEgwKBHNlYXQYASABKAUiMwoTVW5jYWxsZWRCZXRSZXR1cm5lZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoAyJBCgpDYXJkc1Nob3duEiAKBGhhbmQYASABKAsyEi5zdHVkLnYxLlNob3duSGFuZBIRCgl2b2x1bnRhcnkYAiABKAgiGwoLQ2FyZHNNdWNrZWQSDAoEc2VhdBgBIAEoBSIbCglSYWtlVGFrZW4SDgoGYW1vdW50GAEgASgDIjwKClBvdEF3YXJkZWQSDQoFaW5kZXgYASABKAUSHwoDcG90GAIgASgLMhIuc3R1ZC52MS5Qb3RSZXN1bHQiMAoJSGFuZEVuZGVkEiMKBnJlc3VsdBgBIAEoCzITLnN0dWQudjEuSGFuZFJlc3VsdCJECg1IYW5kQ2FuY2VsbGVkEg4KBnJlYXNvbhgBIAEoCRIjCgZyZXN1bHQYAiABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiKwoMUGxheWVySm9pbmVkEhsKBHNlYXQYASABKAsyDS5zdHVkLnYxLlNlYXQiiQEKClBsYXllckxlZnQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEhMKC2ZpbmFsX3N0YWNrGAQgASgDEi8KBnJlYXNvbhgFIAEoDjIfLnN0dWQudjEuU2VhdFNlc3Npb25DbG9zZVJlYXNvbiIdCg1QbGF5ZXJMZWF2aW5nEgwKBHNlYXQYASABKAUiHAoMUGxheWVyU2F0T3V0EgwKBHNlYXQYASABKAUiGwoLUGxheWVyU2F0SW4SDAoEc2VhdBgBIAEoBSI0ChFDb25uZWN0aW9uQ2hhbmdlZBIMCgRzZWF0GAEgASgFEhEKCWNvbm5lY3RlZBgCIAEoCCI5CgpDaGlwc0FkZGVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEg0KBXN0YWNrGAMgASgDIkoKElRhYmxlU3RhdHVzQ2hhbmdlZBIkCgZzdGF0dXMYASABKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEg4KBnJlYXNvbhgCIAEoCSJvCgtTZWVkUm90YXRlZBIjCghyZXZlYWxlZBgBIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISIgoHY3VycmVudBgCIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAMgASgJIm8KDFBsYXllckJ1c3RlZBIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEwoLaGFuZF9udW1iZXIYBCABKAMSEwoLc3RhcnRfc3RhY2sYBSABKAMiSAoQVGFibGVEZXN0aW5hdGlvbhINCgV0YWJsZRgBIAEoCRIUCgxncnBjX2FkZHJlc3MYAiABKAkSDwoHd2ViX3VybBgDIAEoCSKDAQoLUGxheWVyTW92ZWQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXN0YWNrGAQgASgDEi4KC2Rlc3RpbmF0aW9uGAUgASgLMhkuc3R1ZC52MS5UYWJsZURlc3RpbmF0aW9uIlkKEFRvdXJuYW1lbnRQbGFjZWQSEQoJcGxheWVyX2lkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRINCgVwbGFjZRgDIAEoBRINCgVwcml6ZRgEIAEoAyJZCg1TdGFrZXNDaGFuZ2VkEg0KBWxldmVsGAEgASgFEh8KBnN0YWtlcxgCIAEoCzIPLnN0dWQudjEuU3Rha2VzEhgKEGZyb21faGFuZF9udW1iZXIYAyABKAMiHwoPSGFuZEhvbGRDaGFuZ2VkEgwKBGhlbGQYASABKAgiPgoVVG91cm5hbWVudEluZm9DaGFuZ2VkEiUKBGluZm8YASABKAsyFy5zdHVkLnYxLlRvdXJuYW1lbnRJbmZvIiMKD1dhdGNoZXJzQ2hhbmdlZBIQCgh3YXRjaGVycxgBIAEoBUIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
+  fileDesc("ChRzdHVkL3YxL2V2ZW50cy5wcm90bxIHc3R1ZC52MSKMDgoFRXZlbnQSKAoEdGltZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLaGFuZF9udW1iZXIYAiABKAMSLAoMaGFuZF9zdGFydGVkGAogASgLMhQuc3R1ZC52MS5IYW5kU3RhcnRlZEgAEiwKDGFudGVzX3Bvc3RlZBgLIAEoCzIULnN0dWQudjEuQW50ZXNQb3N0ZWRIABIwCg5zdHJlZXRfc3RhcnRlZBgMIAEoCzIWLnN0dWQudjEuU3RyZWV0U3RhcnRlZEgAEioKC2NhcmRfYnVybmVkGA0gASgLMhMuc3R1ZC52MS5DYXJkQnVybmVkSAASMgoPc3R1Yl9yZXNodWZmbGVkGA4gASgLMhcuc3R1ZC52MS5TdHViUmVzaHVmZmxlZEgAEioKC2NhcmRzX2RlYWx0GA8gASgLMhMuc3R1ZC52MS5DYXJkc0RlYWx0SAASMQoPYnJpbmdfaW5fcG9zdGVkGBAgASgLMhYuc3R1ZC52MS5CcmluZ0luUG9zdGVkSAASLAoMdHVybl9zdGFydGVkGBEgASgLMhQuc3R1ZC52MS5UdXJuU3RhcnRlZEgAEiwKDGFjdGlvbl90YWtlbhgSIAEoCzIULnN0dWQudjEuQWN0aW9uVGFrZW5IABIzChBhbGxfaW5fcHJvdGVjdGVkGBMgASgLMhcuc3R1ZC52MS5BbGxJblByb3RlY3RlZEgAEj0KFXVuY2FsbGVkX2JldF9yZXR1cm5lZBgUIAEoCzIcLnN0dWQudjEuVW5jYWxsZWRCZXRSZXR1cm5lZEgAEioKC2NhcmRzX3Nob3duGBUgASgLMhMuc3R1ZC52MS5DYXJkc1Nob3duSAASLAoMY2FyZHNfbXVja2VkGBYgASgLMhQuc3R1ZC52MS5DYXJkc011Y2tlZEgAEigKCnJha2VfdGFrZW4YFyABKAsyEi5zdHVkLnYxLlJha2VUYWtlbkgAEioKC3BvdF9hd2FyZGVkGBggASgLMhMuc3R1ZC52MS5Qb3RBd2FyZGVkSAASKAoKaGFuZF9lbmRlZBgZIAEoCzISLnN0dWQudjEuSGFuZEVuZGVkSAASMAoOaGFuZF9jYW5jZWxsZWQYGiABKAsyFi5zdHVkLnYxLkhhbmRDYW5jZWxsZWRIABIuCg10dXJuX2V4dGVuZGVkGBsgASgLMhUuc3R1ZC52MS5UdXJuRXh0ZW5kZWRIABIsCgxoYW5kX3NldHRsZWQYHCABKAsyFC5zdHVkLnYxLkhhbmRTZXR0bGVkSAASLgoNcGxheWVyX2pvaW5lZBgoIAEoCzIVLnN0dWQudjEuUGxheWVySm9pbmVkSAASKgoLcGxheWVyX2xlZnQYKSABKAsyEy5zdHVkLnYxLlBsYXllckxlZnRIABIwCg5wbGF5ZXJfbGVhdmluZxgqIAEoCzIWLnN0dWQudjEuUGxheWVyTGVhdmluZ0gAEi8KDnBsYXllcl9zYXRfb3V0GCsgASgLMhUuc3R1ZC52MS5QbGF5ZXJTYXRPdXRIABItCg1wbGF5ZXJfc2F0X2luGCwgASgLMhQuc3R1ZC52MS5QbGF5ZXJTYXRJbkgAEjgKEmNvbm5lY3Rpb25fY2hhbmdlZBgtIAEoCzIaLnN0dWQudjEuQ29ubmVjdGlvbkNoYW5nZWRIABIqCgtjaGlwc19hZGRlZBguIAEoCzITLnN0dWQudjEuQ2hpcHNBZGRlZEgAEi4KDXBsYXllcl9idXN0ZWQYLyABKAsyFS5zdHVkLnYxLlBsYXllckJ1c3RlZEgAEiwKDHBsYXllcl9tb3ZlZBgwIAEoCzIULnN0dWQudjEuUGxheWVyTW92ZWRIABI2ChF0b3VybmFtZW50X3BsYWNlZBgxIAEoCzIZLnN0dWQudjEuVG91cm5hbWVudFBsYWNlZEgAEjsKFHRhYmxlX3N0YXR1c19jaGFuZ2VkGDwgASgLMhsuc3R1ZC52MS5UYWJsZVN0YXR1c0NoYW5nZWRIABIsCgxzZWVkX3JvdGF0ZWQYPSABKAsyFC5zdHVkLnYxLlNlZWRSb3RhdGVkSAASMAoOc3Rha2VzX2NoYW5nZWQYPiABKAsyFi5zdHVkLnYxLlN0YWtlc0NoYW5nZWRIABI1ChFoYW5kX2hvbGRfY2hhbmdlZBg/IAEoCzIYLnN0dWQudjEuSGFuZEhvbGRDaGFuZ2VkSAASQQoXdG91cm5hbWVudF9pbmZvX2NoYW5nZWQYQCABKAsyHi5zdHVkLnYxLlRvdXJuYW1lbnRJbmZvQ2hhbmdlZEgAEjQKEHdhdGNoZXJzX2NoYW5nZWQYQSABKAsyGC5zdHVkLnYxLldhdGNoZXJzQ2hhbmdlZEgAQgYKBGtpbmQilwEKC0hhbmRTdGFydGVkEhMKC2hhbmRfbnVtYmVyGAEgASgDEg0KBW5vbmNlGAIgASgDEh8KBHNlZWQYAyABKAsyES5zdHVkLnYxLlNlZWRQYWlyEhMKC2J1dHRvbl9zZWF0GAQgASgFEg0KBXNlYXRzGAUgAygFEh8KBnN0YWtlcxgGIAEoCzIPLnN0dWQudjEuU3Rha2VzIjEKC0FudGVzUG9zdGVkEiIKBWFudGVzGAEgAygLMhMuc3R1ZC52MS5BbnRlUG9zdGVkIjoKCkFudGVQb3N0ZWQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMSDgoGYWxsX2luGAMgASgIIksKDVN0cmVldFN0YXJ0ZWQSHwoGc3RyZWV0GAEgASgOMg8uc3R1ZC52MS5TdHJlZXQSGQoRZmlyc3RfdG9fYWN0X3NlYXQYAiABKAUiLQoKQ2FyZEJ1cm5lZBIfCgZzdHJlZXQYASABKA4yDy5zdHVkLnYxLlN0cmVldCJECg5TdHViUmVzaHVmZmxlZBIfCgZzdHJlZXQYASABKA4yDy5zdHVkLnYxLlN0cmVldBIRCglzdHViX3NpemUYAiABKAUiaQoKQ2FyZHNEZWFsdBIfCgZzdHJlZXQYASABKA4yDy5zdHVkLnYxLlN0cmVldBIiCgVkZWFscxgCIAMoCzITLnN0dWQudjEuRGVhbHRDYXJkcxIWCg5jb21tdW5pdHlfY2FyZBgDIAEoCSJZCgpEZWFsdENhcmRzEgwKBHNlYXQYASABKAUSEAoIdXBfY2FyZHMYAiADKAkSFwoPZG93bl9jYXJkX2NvdW50GAMgASgFEhIKCmRvd25fY2FyZHMYBCADKAkiUAoNQnJpbmdJblBvc3RlZBIMCgRzZWF0GAEgASgFEhEKCWRvb3JfY2FyZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSDgoGYWxsX2luGAQgASgIIkkKC1R1cm5TdGFydGVkEgwKBHNlYXQYASABKAUSLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlwKDFR1cm5FeHRlbmRlZBIMCgRzZWF0GAEgASgFEiwKCGRlYWRsaW5lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghhZGRlZF9tcxgDIAEoAyKTAQoLQWN0aW9uVGFrZW4SDAoEc2VhdBgBIAEoBRIhCgRraW5kGAIgASgOMhMuc3R1ZC52MS5BY3Rpb25LaW5kEg4KBmFtb3VudBgDIAEoAxINCgVjaGlwcxgEIAEoAxIOCgZhbGxfaW4YBSABKAgSEQoJdGltZWRfb3V0GAYgASgIEhEKCWFjdGlvbl9pZBgHIAEoCSIeCg5BbGxJblByb3RlY3RlZBIMCgRzZWF0GAEgASgFIjMKE1VuY2FsbGVkQmV0UmV0dXJuZWQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAMiQQoKQ2FyZHNTaG93bhIgCgRoYW5kGAEgASgLMhIuc3R1ZC52MS5TaG93bkhhbmQSEQoJdm9sdW50YXJ5GAIgASgIIhsKC0NhcmRzTXVja2VkEgwKBHNlYXQYASABKAUiGwoJUmFrZVRha2VuEg4KBmFtb3VudBgBIAEoAyI8CgpQb3RBd2FyZGVkEg0KBWluZGV4GAEgASgFEh8KA3BvdBgCIAEoCzISLnN0dWQudjEuUG90UmVzdWx0IjAKCUhhbmRFbmRlZBIjCgZyZXN1bHQYASABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiRAoNSGFuZENhbmNlbGxlZBIOCgZyZWFzb24YASABKAkSIwoGcmVzdWx0GAIgASgLMhMuc3R1ZC52MS5IYW5kUmVzdWx0IkIKC0hhbmRTZXR0bGVkEg4KBnJlYXNvbhgBIAEoCRIjCgZyZXN1bHQYAiABKAsyEy5zdHVkLnYxLkhhbmRSZXN1bHQiKwoMUGxheWVySm9pbmVkEhsKBHNlYXQYASABKAsyDS5zdHVkLnYxLlNlYXQiiQEKClBsYXllckxlZnQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEhMKC2ZpbmFsX3N0YWNrGAQgASgDEi8KBnJlYXNvbhgFIAEoDjIfLnN0dWQudjEuU2VhdFNlc3Npb25DbG9zZVJlYXNvbiIdCg1QbGF5ZXJMZWF2aW5nEgwKBHNlYXQYASABKAUiHAoMUGxheWVyU2F0T3V0EgwKBHNlYXQYASABKAUiGwoLUGxheWVyU2F0SW4SDAoEc2VhdBgBIAEoBSI0ChFDb25uZWN0aW9uQ2hhbmdlZBIMCgRzZWF0GAEgASgFEhEKCWNvbm5lY3RlZBgCIAEoCCI5CgpDaGlwc0FkZGVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgDEg0KBXN0YWNrGAMgASgDIkoKElRhYmxlU3RhdHVzQ2hhbmdlZBIkCgZzdGF0dXMYASABKA4yFC5zdHVkLnYxLlRhYmxlU3RhdHVzEg4KBnJlYXNvbhgCIAEoCSJvCgtTZWVkUm90YXRlZBIjCghyZXZlYWxlZBgBIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISIgoHY3VycmVudBgCIAEoCzIRLnN0dWQudjEuU2VlZFBhaXISFwoPbmV4dF9jb21taXRtZW50GAMgASgJIm8KDFBsYXllckJ1c3RlZBIMCgRzZWF0GAEgASgFEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEwoLaGFuZF9udW1iZXIYBCABKAMSEwoLc3RhcnRfc3RhY2sYBSABKAMiSAoQVGFibGVEZXN0aW5hdGlvbhINCgV0YWJsZRgBIAEoCRIUCgxncnBjX2FkZHJlc3MYAiABKAkSDwoHd2ViX3VybBgDIAEoCSKDAQoLUGxheWVyTW92ZWQSDAoEc2VhdBgBIAEoBRIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEg0KBXN0YWNrGAQgASgDEi4KC2Rlc3RpbmF0aW9uGAUgASgLMhkuc3R1ZC52MS5UYWJsZURlc3RpbmF0aW9uIlkKEFRvdXJuYW1lbnRQbGFjZWQSEQoJcGxheWVyX2lkGAEgASgJEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRINCgVwbGFjZRgDIAEoBRINCgVwcml6ZRgEIAEoAyJZCg1TdGFrZXNDaGFuZ2VkEg0KBWxldmVsGAEgASgFEh8KBnN0YWtlcxgCIAEoCzIPLnN0dWQudjEuU3Rha2VzEhgKEGZyb21faGFuZF9udW1iZXIYAyABKAMiHwoPSGFuZEhvbGRDaGFuZ2VkEgwKBGhlbGQYASABKAgiPgoVVG91cm5hbWVudEluZm9DaGFuZ2VkEiUKBGluZm8YASABKAsyFy5zdHVkLnYxLlRvdXJuYW1lbnRJbmZvIiMKD1dhdGNoZXJzQ2hhbmdlZBIQCgh3YXRjaGVycxgBIAEoBUIJUAGiAgRTVFVEYgZwcm90bzM", [file_google_protobuf_timestamp, file_stud_v1_settings, file_stud_v1_table]);
 
 /**
  * One change at a table, as one seat may see it. Events are redacted per viewer exactly like
@@ -192,6 +192,17 @@ export type Event = Message<"stud.v1.Event"> & {
      */
     value: TurnExtended;
     case: "turnExtended";
+  } | {
+    /**
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     *
+     * @generated from field: stud.v1.HandSettled hand_settled = 28;
+     */
+    value: HandSettled;
+    case: "handSettled";
   } | {
     /**
      * A player sat down.
@@ -946,7 +957,8 @@ export const HandEndedSchema: GenMessage<HandEnded> = /*@__PURE__*/
  */
 export type HandCancelled = Message<"stud.v1.HandCancelled"> & {
   /**
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    *
    * @generated from field: string reason = 1;
    */
@@ -968,6 +980,36 @@ export const HandCancelledSchema: GenMessage<HandCancelled> = /*@__PURE__*/
   messageDesc(file_stud_v1_events, 20);
 
 /**
+ * A hand its engine left running when it stopped, whose stored actions had already ended it:
+ * settled by the next engine to serve the table, as a HandEnded would have told it.
+ *
+ * @generated from message stud.v1.HandSettled
+ */
+export type HandSettled = Message<"stud.v1.HandSettled"> & {
+  /**
+   * Why it was settled outside play ("engine restart").
+   *
+   * @generated from field: string reason = 1;
+   */
+  reason: string;
+
+  /**
+   * Its result, as HandEnded's: the pots and their winners, the hands shown, the stacks after
+   * it (also in the snapshot's last_hand).
+   *
+   * @generated from field: stud.v1.HandResult result = 2;
+   */
+  result?: HandResult | undefined;
+};
+
+/**
+ * Describes the message stud.v1.HandSettled.
+ * Use `create(HandSettledSchema)` to create a new message.
+ */
+export const HandSettledSchema: GenMessage<HandSettled> = /*@__PURE__*/
+  messageDesc(file_stud_v1_events, 21);
+
+/**
  * A player sat down.
  *
  * @generated from message stud.v1.PlayerJoined
@@ -986,7 +1028,7 @@ export type PlayerJoined = Message<"stud.v1.PlayerJoined"> & {
  * Use `create(PlayerJoinedSchema)` to create a new message.
  */
 export const PlayerJoinedSchema: GenMessage<PlayerJoined> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 21);
+  messageDesc(file_stud_v1_events, 22);
 
 /**
  * A player left and was paid out.
@@ -1035,7 +1077,7 @@ export type PlayerLeft = Message<"stud.v1.PlayerLeft"> & {
  * Use `create(PlayerLeftSchema)` to create a new message.
  */
 export const PlayerLeftSchema: GenMessage<PlayerLeft> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 22);
+  messageDesc(file_stud_v1_events, 23);
 
 /**
  * A player will leave when the running hand ends.
@@ -1056,7 +1098,7 @@ export type PlayerLeaving = Message<"stud.v1.PlayerLeaving"> & {
  * Use `create(PlayerLeavingSchema)` to create a new message.
  */
 export const PlayerLeavingSchema: GenMessage<PlayerLeaving> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 23);
+  messageDesc(file_stud_v1_events, 24);
 
 /**
  * A player sits out from the next hand.
@@ -1077,7 +1119,7 @@ export type PlayerSatOut = Message<"stud.v1.PlayerSatOut"> & {
  * Use `create(PlayerSatOutSchema)` to create a new message.
  */
 export const PlayerSatOutSchema: GenMessage<PlayerSatOut> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 24);
+  messageDesc(file_stud_v1_events, 25);
 
 /**
  * A player sits in from the next hand.
@@ -1098,7 +1140,7 @@ export type PlayerSatIn = Message<"stud.v1.PlayerSatIn"> & {
  * Use `create(PlayerSatInSchema)` to create a new message.
  */
 export const PlayerSatInSchema: GenMessage<PlayerSatIn> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 25);
+  messageDesc(file_stud_v1_events, 26);
 
 /**
  * A player's connection changed.
@@ -1126,7 +1168,7 @@ export type ConnectionChanged = Message<"stud.v1.ConnectionChanged"> & {
  * Use `create(ConnectionChangedSchema)` to create a new message.
  */
 export const ConnectionChangedSchema: GenMessage<ConnectionChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 26);
+  messageDesc(file_stud_v1_events, 27);
 
 /**
  * A player added chips (between hands).
@@ -1161,7 +1203,7 @@ export type ChipsAdded = Message<"stud.v1.ChipsAdded"> & {
  * Use `create(ChipsAddedSchema)` to create a new message.
  */
 export const ChipsAddedSchema: GenMessage<ChipsAdded> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 27);
+  messageDesc(file_stud_v1_events, 28);
 
 /**
  * The table's status changed.
@@ -1189,7 +1231,7 @@ export type TableStatusChanged = Message<"stud.v1.TableStatusChanged"> & {
  * Use `create(TableStatusChangedSchema)` to create a new message.
  */
 export const TableStatusChangedSchema: GenMessage<TableStatusChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 28);
+  messageDesc(file_stud_v1_events, 29);
 
 /**
  * The seed pair was rotated between hands.
@@ -1224,7 +1266,7 @@ export type SeedRotated = Message<"stud.v1.SeedRotated"> & {
  * Use `create(SeedRotatedSchema)` to create a new message.
  */
 export const SeedRotatedSchema: GenMessage<SeedRotated> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 29);
+  messageDesc(file_stud_v1_events, 30);
 
 /**
  * A tournament player had no chips left after a hand: he is out (his seat session closed
@@ -1275,7 +1317,7 @@ export type PlayerBusted = Message<"stud.v1.PlayerBusted"> & {
  * Use `create(PlayerBustedSchema)` to create a new message.
  */
 export const PlayerBustedSchema: GenMessage<PlayerBusted> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 30);
+  messageDesc(file_stud_v1_events, 31);
 
 /**
  * Where a moved player goes next.
@@ -1310,7 +1352,7 @@ export type TableDestination = Message<"stud.v1.TableDestination"> & {
  * Use `create(TableDestinationSchema)` to create a new message.
  */
 export const TableDestinationSchema: GenMessage<TableDestination> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 31);
+  messageDesc(file_stud_v1_events, 32);
 
 /**
  * A tournament player was moved to another table (AdminService.MovePlayer): his seat is free
@@ -1362,7 +1404,7 @@ export type PlayerMoved = Message<"stud.v1.PlayerMoved"> & {
  * Use `create(PlayerMovedSchema)` to create a new message.
  */
 export const PlayerMovedSchema: GenMessage<PlayerMoved> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 32);
+  messageDesc(file_stud_v1_events, 33);
 
 /**
  * A tournament player's final place and prize, as the director pushed it (AdminService.
@@ -1406,7 +1448,7 @@ export type TournamentPlaced = Message<"stud.v1.TournamentPlaced"> & {
  * Use `create(TournamentPlacedSchema)` to create a new message.
  */
 export const TournamentPlacedSchema: GenMessage<TournamentPlaced> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 33);
+  messageDesc(file_stud_v1_events, 34);
 
 /**
  * The stakes of a new tournament level (AdminService.SetStakes).
@@ -1441,7 +1483,7 @@ export type StakesChanged = Message<"stud.v1.StakesChanged"> & {
  * Use `create(StakesChangedSchema)` to create a new message.
  */
 export const StakesChangedSchema: GenMessage<StakesChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 34);
+  messageDesc(file_stud_v1_events, 35);
 
 /**
  * Hand-for-hand: the table's next hand is held or released (AdminService.SetHandHold).
@@ -1462,7 +1504,7 @@ export type HandHoldChanged = Message<"stud.v1.HandHoldChanged"> & {
  * Use `create(HandHoldChangedSchema)` to create a new message.
  */
 export const HandHoldChangedSchema: GenMessage<HandHoldChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 35);
+  messageDesc(file_stud_v1_events, 36);
 
 /**
  * The director pushed tournament info (AdminService.SetTournamentInfo).
@@ -1483,7 +1525,7 @@ export type TournamentInfoChanged = Message<"stud.v1.TournamentInfoChanged"> & {
  * Use `create(TournamentInfoChangedSchema)` to create a new message.
  */
 export const TournamentInfoChangedSchema: GenMessage<TournamentInfoChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 36);
+  messageDesc(file_stud_v1_events, 37);
 
 /**
  * The number of railbirds watching the table changed.
@@ -1504,5 +1546,5 @@ export type WatchersChanged = Message<"stud.v1.WatchersChanged"> & {
  * Use `create(WatchersChangedSchema)` to create a new message.
  */
 export const WatchersChangedSchema: GenMessage<WatchersChanged> = /*@__PURE__*/
-  messageDesc(file_stud_v1_events, 37);
+  messageDesc(file_stud_v1_events, 38);
 

@@ -169,8 +169,9 @@ export type TableSnapshot = Message<"stud.v1.TableSnapshot"> & {
   nextCommitment: string;
 
   /**
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    *
    * @generated from field: stud.v1.HandResult last_hand = 20;
    */

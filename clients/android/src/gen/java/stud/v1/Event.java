@@ -39,6 +39,7 @@ public  final class Event extends
     HAND_ENDED(25),
     HAND_CANCELLED(26),
     TURN_EXTENDED(27),
+    HAND_SETTLED(28),
     PLAYER_JOINED(40),
     PLAYER_LEFT(41),
     PLAYER_LEAVING(42),
@@ -88,6 +89,7 @@ public  final class Event extends
         case 25: return HAND_ENDED;
         case 26: return HAND_CANCELLED;
         case 27: return TURN_EXTENDED;
+        case 28: return HAND_SETTLED;
         case 40: return PLAYER_JOINED;
         case 41: return PLAYER_LEFT;
         case 42: return PLAYER_LEAVING;
@@ -1499,6 +1501,91 @@ public  final class Event extends
    */
   private void clearTurnExtended() {
     if (kindCase_ == 27) {
+      kindCase_ = 0;
+      kind_ = null;
+    }
+  }
+
+  public static final int HAND_SETTLED_FIELD_NUMBER = 28;
+  /**
+   * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   */
+  @java.lang.Override
+  public boolean hasHandSettled() {
+    return kindCase_ == 28;
+  }
+  /**
+   * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   */
+  @java.lang.Override
+  public stud.v1.HandSettled getHandSettled() {
+    if (kindCase_ == 28) {
+       return (stud.v1.HandSettled) kind_;
+    }
+    return stud.v1.HandSettled.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   */
+  private void setHandSettled(stud.v1.HandSettled value) {
+    value.getClass();
+  kind_ = value;
+    kindCase_ = 28;
+  }
+  /**
+   * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   */
+  private void mergeHandSettled(stud.v1.HandSettled value) {
+    value.getClass();
+  if (kindCase_ == 28 &&
+        kind_ != stud.v1.HandSettled.getDefaultInstance()) {
+      kind_ = stud.v1.HandSettled.newBuilder((stud.v1.HandSettled) kind_)
+          .mergeFrom(value).buildPartial();
+    } else {
+      kind_ = value;
+    }
+    kindCase_ = 28;
+  }
+  /**
+   * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   */
+  private void clearHandSettled() {
+    if (kindCase_ == 28) {
       kindCase_ = 0;
       kind_ = null;
     }
@@ -4168,6 +4255,96 @@ public  final class Event extends
 
     /**
      * <pre>
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     * </pre>
+     *
+     * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+     */
+    @java.lang.Override
+    public boolean hasHandSettled() {
+      return instance.hasHandSettled();
+    }
+    /**
+     * <pre>
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     * </pre>
+     *
+     * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+     */
+    @java.lang.Override
+    public stud.v1.HandSettled getHandSettled() {
+      return instance.getHandSettled();
+    }
+    /**
+     * <pre>
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     * </pre>
+     *
+     * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+     */
+    public Builder setHandSettled(stud.v1.HandSettled value) {
+      copyOnWrite();
+      instance.setHandSettled(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     * </pre>
+     *
+     * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+     */
+    public Builder setHandSettled(
+        stud.v1.HandSettled.Builder builderForValue) {
+      copyOnWrite();
+      instance.setHandSettled(builderForValue.build());
+      return this;
+    }
+    /**
+     * <pre>
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     * </pre>
+     *
+     * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+     */
+    public Builder mergeHandSettled(stud.v1.HandSettled value) {
+      copyOnWrite();
+      instance.mergeHandSettled(value);
+      return this;
+    }
+    /**
+     * <pre>
+     * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+     * action that ended it was stored but before its end was, and the next engine to serve the
+     * table settled it from the stored actions, as the table would have (docs/operations.md,
+     * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+     * </pre>
+     *
+     * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+     */
+    public Builder clearHandSettled() {
+      copyOnWrite();
+      instance.clearHandSettled();
+      return this;
+    }
+
+    /**
+     * <pre>
      * A player sat down.
      * </pre>
      *
@@ -5362,6 +5539,7 @@ public  final class Event extends
             stud.v1.HandEnded.class,
             stud.v1.HandCancelled.class,
             stud.v1.TurnExtended.class,
+            stud.v1.HandSettled.class,
             stud.v1.PlayerJoined.class,
             stud.v1.PlayerLeft.class,
             stud.v1.PlayerLeaving.class,
@@ -5380,12 +5558,12 @@ public  final class Event extends
             stud.v1.WatchersChanged.class,
           };
           java.lang.String info =
-              "\u0000$\u0001\u0000\u0001A$\u0000\u0000\u0000\u0001\t\u0002\u0002\n<\u0000\u000b" +
+              "\u0000%\u0001\u0000\u0001A%\u0000\u0000\u0000\u0001\t\u0002\u0002\n<\u0000\u000b" +
               "<\u0000\f<\u0000\r<\u0000\u000e<\u0000\u000f<\u0000\u0010<\u0000\u0011<\u0000\u0012" +
               "<\u0000\u0013<\u0000\u0014<\u0000\u0015<\u0000\u0016<\u0000\u0017<\u0000\u0018<\u0000" +
-              "\u0019<\u0000\u001a<\u0000\u001b<\u0000(<\u0000)<\u0000*<\u0000+<\u0000,<\u0000-" +
-              "<\u0000.<\u0000/<\u00000<\u00001<\u0000<<\u0000=<\u0000><\u0000?<\u0000@<\u0000A" +
-              "<\u0000";
+              "\u0019<\u0000\u001a<\u0000\u001b<\u0000\u001c<\u0000(<\u0000)<\u0000*<\u0000+<\u0000" +
+              ",<\u0000-<\u0000.<\u0000/<\u00000<\u00001<\u0000<<\u0000=<\u0000><\u0000?<\u0000" +
+              "@<\u0000A<\u0000";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

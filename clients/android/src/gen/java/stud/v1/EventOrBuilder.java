@@ -386,6 +386,31 @@ public interface EventOrBuilder extends
 
   /**
    * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   * @return Whether the handSettled field is set.
+   */
+  boolean hasHandSettled();
+  /**
+   * <pre>
+   * The hand was settled outside play: its engine stopped (a crash, a lost lease) after the
+   * action that ended it was stored but before its end was, and the next engine to serve the
+   * table settled it from the stored actions, as the table would have (docs/operations.md,
+   * "Crashes"). Told only after that restart (see WatchTableResponse.events).
+   * </pre>
+   *
+   * <code>.stud.v1.HandSettled hand_settled = 28;</code>
+   * @return The handSettled.
+   */
+  stud.v1.HandSettled getHandSettled();
+
+  /**
+   * <pre>
    * A player sat down.
    * </pre>
    *

@@ -22,7 +22,8 @@ public  final class HandCancelled extends
   private java.lang.String reason_;
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>
@@ -34,7 +35,8 @@ public  final class HandCancelled extends
   }
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>
@@ -47,7 +49,8 @@ public  final class HandCancelled extends
   }
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>
@@ -61,7 +64,8 @@ public  final class HandCancelled extends
   }
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>
@@ -72,7 +76,8 @@ public  final class HandCancelled extends
   }
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>
@@ -252,7 +257,8 @@ public  final class HandCancelled extends
 
     /**
      * <pre>
-     * Why (e.g. "cancelled by ops", "engine restarted").
+     * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+     * hand its engine left running when it stopped, cancelled by the next one).
      * </pre>
      *
      * <code>string reason = 1;</code>
@@ -264,7 +270,8 @@ public  final class HandCancelled extends
     }
     /**
      * <pre>
-     * Why (e.g. "cancelled by ops", "engine restarted").
+     * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+     * hand its engine left running when it stopped, cancelled by the next one).
      * </pre>
      *
      * <code>string reason = 1;</code>
@@ -277,7 +284,8 @@ public  final class HandCancelled extends
     }
     /**
      * <pre>
-     * Why (e.g. "cancelled by ops", "engine restarted").
+     * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+     * hand its engine left running when it stopped, cancelled by the next one).
      * </pre>
      *
      * <code>string reason = 1;</code>
@@ -292,7 +300,8 @@ public  final class HandCancelled extends
     }
     /**
      * <pre>
-     * Why (e.g. "cancelled by ops", "engine restarted").
+     * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+     * hand its engine left running when it stopped, cancelled by the next one).
      * </pre>
      *
      * <code>string reason = 1;</code>
@@ -305,7 +314,8 @@ public  final class HandCancelled extends
     }
     /**
      * <pre>
-     * Why (e.g. "cancelled by ops", "engine restarted").
+     * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+     * hand its engine left running when it stopped, cancelled by the next one).
      * </pre>
      *
      * <code>string reason = 1;</code>

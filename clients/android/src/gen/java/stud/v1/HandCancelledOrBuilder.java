@@ -9,7 +9,8 @@ public interface HandCancelledOrBuilder extends
 
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>
@@ -18,7 +19,8 @@ public interface HandCancelledOrBuilder extends
   java.lang.String getReason();
   /**
    * <pre>
-   * Why (e.g. "cancelled by ops", "engine restarted").
+   * Why (CancelHand's reason, "cancelled by ops" when it gave none; "engine restart" for a
+   * hand its engine left running when it stopped, cancelled by the next one).
    * </pre>
    *
    * <code>string reason = 1;</code>

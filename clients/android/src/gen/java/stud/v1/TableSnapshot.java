@@ -1404,8 +1404,9 @@ public  final class TableSnapshot extends
   private stud.v1.HandResult lastHand_;
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -1416,8 +1417,9 @@ public  final class TableSnapshot extends
   }
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -1428,8 +1430,9 @@ public  final class TableSnapshot extends
   }
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -1441,8 +1444,9 @@ public  final class TableSnapshot extends
     }
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -1461,8 +1465,9 @@ public  final class TableSnapshot extends
   }
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -3214,8 +3219,9 @@ public  final class TableSnapshot extends
 
     /**
      * <pre>
-     * The last finished hand's result (unset before the first hand ends). Kept until the next
-     * hand ends so players can review it.
+     * The last finished hand's result (unset before the first hand ends, and on a node that has
+     * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+     * until the next hand ends so players can review it.
      * </pre>
      *
      * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -3226,8 +3232,9 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The last finished hand's result (unset before the first hand ends). Kept until the next
-     * hand ends so players can review it.
+     * The last finished hand's result (unset before the first hand ends, and on a node that has
+     * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+     * until the next hand ends so players can review it.
      * </pre>
      *
      * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -3238,8 +3245,9 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The last finished hand's result (unset before the first hand ends). Kept until the next
-     * hand ends so players can review it.
+     * The last finished hand's result (unset before the first hand ends, and on a node that has
+     * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+     * until the next hand ends so players can review it.
      * </pre>
      *
      * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -3251,8 +3259,9 @@ public  final class TableSnapshot extends
       }
     /**
      * <pre>
-     * The last finished hand's result (unset before the first hand ends). Kept until the next
-     * hand ends so players can review it.
+     * The last finished hand's result (unset before the first hand ends, and on a node that has
+     * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+     * until the next hand ends so players can review it.
      * </pre>
      *
      * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -3265,8 +3274,9 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The last finished hand's result (unset before the first hand ends). Kept until the next
-     * hand ends so players can review it.
+     * The last finished hand's result (unset before the first hand ends, and on a node that has
+     * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+     * until the next hand ends so players can review it.
      * </pre>
      *
      * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -3278,8 +3288,9 @@ public  final class TableSnapshot extends
     }
     /**
      * <pre>
-     * The last finished hand's result (unset before the first hand ends). Kept until the next
-     * hand ends so players can review it.
+     * The last finished hand's result (unset before the first hand ends, and on a node that has
+     * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+     * until the next hand ends so players can review it.
      * </pre>
      *
      * <code>.stud.v1.HandResult last_hand = 20;</code>

@@ -364,8 +364,9 @@ public interface TableSnapshotOrBuilder extends
 
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>
@@ -374,8 +375,9 @@ public interface TableSnapshotOrBuilder extends
   boolean hasLastHand();
   /**
    * <pre>
-   * The last finished hand's result (unset before the first hand ends). Kept until the next
-   * hand ends so players can review it.
+   * The last finished hand's result (unset before the first hand ends, and on a node that has
+   * just loaded the table, unless a hand was ended then: see WatchTableResponse.events). Kept
+   * until the next hand ends so players can review it.
    * </pre>
    *
    * <code>.stud.v1.HandResult last_hand = 20;</code>

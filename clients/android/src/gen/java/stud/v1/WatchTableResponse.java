@@ -213,7 +213,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -226,7 +231,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -239,7 +249,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -252,7 +267,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -265,7 +285,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -286,7 +311,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -301,7 +331,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -315,7 +350,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -330,7 +370,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -345,7 +390,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -357,7 +407,12 @@ public  final class WatchTableResponse extends
    * <pre>
    * The change's events in the order they happened, as this seat may see them (another
    * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-   * (the full snapshot).
+   * (the full snapshot), but for one case: while the table's last hand is one its previous
+   * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+   * table was served again, the first message carries that end, which nobody could watch:
+   * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+   * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+   * gets it again until the next hand ends.
    * </pre>
    *
    * <code>repeated .stud.v1.Event events = 4;</code>
@@ -745,7 +800,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -759,7 +819,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -771,7 +836,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -784,7 +854,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -799,7 +874,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -815,7 +895,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -829,7 +914,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -844,7 +934,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -859,7 +954,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -875,7 +975,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -890,7 +995,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
@@ -904,7 +1014,12 @@ public  final class WatchTableResponse extends
      * <pre>
      * The change's events in the order they happened, as this seat may see them (another
      * seat's down card shows as dealt, face hidden); empty in the first message of a stream
-     * (the full snapshot).
+     * (the full snapshot), but for one case: while the table's last hand is one its previous
+     * engine left running when it stopped (a crash, a lost lease, a takeover), ended when the
+     * table was served again, the first message carries that end, which nobody could watch:
+     * HandCancelled (reason "engine restart", every chip back) or HandSettled (its stored
+     * actions had ended it). Its Event.hand_number is that hand's; a client watching again
+     * gets it again until the next hand ends.
      * </pre>
      *
      * <code>repeated .stud.v1.Event events = 4;</code>
