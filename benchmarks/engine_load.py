@@ -82,7 +82,6 @@ import multiprocessing
 import os
 import queue
 import random
-import select
 import shutil
 import signal
 import statistics
@@ -98,6 +97,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from benchmarks.processes import start_ready_blocking
 from engine_server.collector import CollectorPacing, PacedCollector
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
@@ -430,24 +430,11 @@ def start_engine_process(
         "--database-url",
         database_url or f"sqlite:///{directory}/engine-{node_id}.sqlite3",
     ]
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=log, env=env, cwd=directory
-        )
-    assert process.stdout is not None
-    deadline = time.monotonic() + 60
-    line = b""
-    while not line.endswith(b"\n"):
-        left = deadline - time.monotonic()
-        ready, _, _ = select.select([process.stdout], [], [], max(left, 0))
-        chunk = os.read(process.stdout.fileno(), 4096) if ready else b""
-        if not chunk:
-            process.kill()
-            process.wait()
-            raise RuntimeError(f"stud engine did not start:\n{log_path.read_text()[-2000:]}")
-        line += chunk
-    ready = json.loads(line.decode().splitlines()[0])
-    return EngineProcess(process, ready["grpc"], log_path, ready.get("metrics", ""))
+    started = start_ready_blocking(
+        command, name="stud engine", env=env, ready_key="grpc", log=log_path, cwd=directory
+    )
+    ready = started.ready
+    return EngineProcess(started.process, ready["grpc"], log_path, ready.get("metrics", ""))
 
 
 # --------------------------------------------------------------------------- tables

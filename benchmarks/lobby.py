@@ -42,9 +42,7 @@ import asyncio
 import json
 import os
 import secrets
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +55,7 @@ from typing import Any
 
 import httpx
 
+from benchmarks.processes import start_ready_blocking
 from engine_server.loops import DEFAULT_LOOP, LOOPS, run_in_loop
 
 __all__ = ["GOALS", "Row", "bare_app", "format_table", "main", "median_rows"]
@@ -127,24 +126,12 @@ def _serve_bare(port: int, loop: str) -> None:
 
 @contextmanager
 def _process(command: list[str], env: dict[str, str]) -> Iterator[dict[str, Any]]:
-    """Start a server process; yield the JSON line it prints when ready; stop it."""
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
+    """Start a server process; yield the JSON line it prints when ready (and its pid); stop it."""
+    started = start_ready_blocking(command, name=" ".join(command[:3]), env=env)
     try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if not line:
-            raise RuntimeError(f"{' '.join(command)} exited with {process.wait()}")
-        ready = json.loads(line)
-        ready["pid"] = process.pid
-        yield ready
+        yield {**started.ready, "pid": started.pid}
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        started.stop()
 
 
 @dataclass(frozen=True, slots=True)

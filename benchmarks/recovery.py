@@ -40,9 +40,7 @@ import contextlib
 import json
 import os
 import secrets
-import signal
 import statistics
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import replace
@@ -58,12 +56,12 @@ from sqlalchemy.engine import make_url
 from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2
 
 from benchmarks import engine_load
+from benchmarks.processes import ReadyProcess, start_stud
 from engine_server.auth import Scope, mint_token
 from engine_server.store.database import create_engine_for
 
 __all__ = ["main"]
 
-STUD = Path(sys.executable).with_name("stud")
 #: the load benchmark's secret: its bots' tokens (minted by engine_load) must be valid here
 SECRET = engine_load.SECRET
 ADMIN = (
@@ -102,7 +100,7 @@ def database(admin_url: str | None) -> Iterator[str]:
 @contextlib.asynccontextmanager
 async def engine(
     url: str, node: str, lease: float, cpu: int | None
-) -> AsyncIterator[tuple[asyncio.subprocess.Process, Any, str]]:
+) -> AsyncIterator[tuple[ReadyProcess, Any, str]]:
     env = {
         **os.environ,
         "STUD_DATABASE_URL": url,
@@ -121,42 +119,17 @@ async def engine(
     }
     # Each node's log (why a node stopped, if one does) in STUD_BENCH_LOGS (default /tmp).
     log = Path(os.environ.get("STUD_BENCH_LOGS", "/tmp")) / f"recovery-{node}.log"
-    with log.open("ab") as errors:
-        process = await asyncio.create_subprocess_exec(
-            str(STUD),
-            "engine",
-            "--grpc-port",
-            "0",
-            "--web-port",
-            "0",
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=errors,
-        )
+    process = await start_stud(
+        "engine", "--grpc-port", "0", "--web-port", "0", env=env, ready_key="grpc", log=log
+    )
     try:
-        assert process.stdout is not None
-        while True:
-            line = await asyncio.wait_for(process.stdout.readline(), 60)
-            if not line:
-                raise RuntimeError(f"stud engine {node} exited before it was ready (see {log})")
-            with contextlib.suppress(ValueError):
-                ready = json.loads(line)
-                if isinstance(ready, dict) and "grpc" in ready:
-                    break
-        channel = grpc.aio.insecure_channel(ready["grpc"])
+        channel = grpc.aio.insecure_channel(process.ready["grpc"])
         try:
-            yield process, admin_service_pb2_grpc.AdminServiceStub(channel), ready["grpc"]
+            yield process, admin_service_pb2_grpc.AdminServiceStub(channel), process.ready["grpc"]
         finally:
             await channel.close()
     finally:
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 30)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+        await process.stop()
 
 
 async def open_dying_tables(admin: Any, prefix: str, count: int, clock: float) -> list[str]:
@@ -351,8 +324,7 @@ async def one_run(admin_url: str | None, tables: int, args: argparse.Namespace) 
                 takeover_bots.window(start, start + lease + args.after)
                 await asyncio.sleep(max(0.0, start - time.monotonic()))
                 killed = datetime.now(UTC)
-                dying.send_signal(signal.SIGKILL)
-                await dying.wait()
+                await dying.kill_9()
                 collected = asyncio.create_task(takeover_bots.collect())
                 async with asyncio.timeout(lease + 300):
                     while True:

@@ -54,7 +54,6 @@ import os
 import pwd
 import random
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -80,6 +79,7 @@ from benchmarks.engine_load import (
     resume_tables,
     start_engine_process,
 )
+from benchmarks.processes import BlockingReadyProcess, start_stud_blocking
 from engine_server.loops import DEFAULT_LOOP, run_in_loop
 
 __all__ = [
@@ -96,7 +96,6 @@ __all__ = [
     "run",
 ]
 
-STUD = str(Path(sys.executable).parent / "stud")
 PASSWORD = "tournament-benchmark-1"
 #: Levels of a few hands each, steep enough that players bust and tables are balanced and
 #: broken within minutes (ante, bring-in, small bet, big bet).
@@ -281,22 +280,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-@dataclass
-class LobbyProcess:
-    process: subprocess.Popen[str]
-    http: str
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-def start_lobby(url: str, engine: str, directory: Path) -> LobbyProcess:
+def start_lobby(url: str, engine: str, directory: Path) -> BlockingReadyProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
     env.update(
         STUD_JWT_SECRET=SECRET,
@@ -307,22 +291,10 @@ def start_lobby(url: str, engine: str, directory: Path) -> LobbyProcess:
         STUD_LOBBY_SWEEP_SECONDS="1",
         STUD_LOBBY_DB_POOL="5",
     )
-    log = (directory / "lobby.log").open("w")
-    process = subprocess.Popen(
-        [STUD, "lobby", "--port", "0", "--database-url", url, "--engine", engine],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
+    where = ["--database-url", url, "--engine", engine]
+    return start_stud_blocking(
+        "lobby", "--port", "0", *where, env=env, ready_key="http", log=directory / "lobby.log"
     )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line:
-        raise RuntimeError(
-            f"stud lobby exited with {process.wait()}:\n"
-            + (directory / "lobby.log").read_text()[-2000:]
-        )
-    return LobbyProcess(process, json.loads(line)["http"])
 
 
 # --------------------------------------------------------------------------- the bots
@@ -933,7 +905,7 @@ async def tournament_phase(
             }
             for a, b, s, g in LEVELS
         ]
-        async with httpx.AsyncClient(base_url=lobby.http, timeout=60) as client:
+        async with httpx.AsyncClient(base_url=lobby.ready["http"], timeout=60) as client:
             created = await client.post(
                 "/admin/tournaments",
                 headers=ops,
@@ -967,7 +939,7 @@ async def tournament_phase(
 
         players = await _sign_up(url, options.entrants)
         registering = time.monotonic()
-        await _register(lobby.http, tournament_id, players)
+        await _register(lobby.ready["http"], tournament_id, players)
         registration_seconds = time.monotonic() - registering
         _note(f"{len(players)} players registered in {registration_seconds:.1f} s")
         poller = asyncio.create_task(poll())
@@ -1006,7 +978,7 @@ async def tournament_phase(
 
         load = list(os.getloadavg())
         began, ended, engine_cpu, bots_cpu, window_lobby = await _measure(
-            fleet, engines, options.warmup, options.seconds, lobby.process.pid
+            fleet, engines, options.warmup, options.seconds, lobby.pid
         )
         await asyncio.sleep(2)
         like = f"{tournament_id}-%"
@@ -1073,7 +1045,7 @@ async def tournament_phase(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await fleet.close()
-        lobby.stop()
+        lobby.stop(timeout=20)
 
 
 @dataclass

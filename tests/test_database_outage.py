@@ -18,11 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import random
-import signal
-import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -35,6 +32,7 @@ import httpx
 import pytest
 from stud.v1 import table_service_pb2, table_service_pb2_grpc
 
+from benchmarks.processes import ReadyProcess, start_stud
 from engine_server.store.migrate import prepare_database
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import SECRET
@@ -49,7 +47,6 @@ from tests.lobby_api.support import (
 )
 from tests.outage import PrivatePostgres, free_port, read_only_sqlite
 
-STUD = Path(sys.executable).parent / "stud"
 GRANT = 10_000
 
 
@@ -72,49 +69,6 @@ OUTAGES = [
     # Longer: the engine stops serving as the lease demands and claims its node back.
     pytest.param(Outage(5.0, 3.0), id="past-the-lease"),
 ]
-
-
-@dataclass
-class Process:
-    """A ``stud`` command running as a child process, its output in a log file."""
-
-    process: asyncio.subprocess.Process
-    log: Path
-    ready: dict[str, Any]
-
-    @classmethod
-    async def start(cls, log: Path, env: dict[str, str], *args: str) -> Process:
-        with log.open("ab") as output:
-            process = await asyncio.create_subprocess_exec(
-                str(STUD), *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=output
-            )
-        assert process.stdout is not None
-        try:
-            async with asyncio.timeout(60):
-                while True:
-                    line = await process.stdout.readline()
-                    if not line:
-                        raise AssertionError(f"stud {args[0]} exited: {log.read_text()}")
-                    with contextlib.suppress(ValueError):
-                        ready = json.loads(line)
-                        if isinstance(ready, dict):
-                            break
-        except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
-            raise
-        return cls(process, log, ready)
-
-    async def stop(self) -> None:
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.process.wait(), 30)
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
 
 
 @dataclass
@@ -218,14 +172,14 @@ async def _room(
         "STUD_LOBBY_LOGIN_FAILURES": "0",
         "STUD_LOBBY_DB_POOL": "4",
     }
-    processes: list[Process] = []
+    processes: list[ReadyProcess] = []
     try:
-        processes.append(await Process.start(tmp_path / "engine.log", env, "engine"))
-        processes.append(await Process.start(tmp_path / "lobby.log", env, "lobby"))
+        processes.append(await start_stud("engine", env=env, log=tmp_path / "engine.log"))
+        processes.append(await start_stud("lobby", env=env, log=tmp_path / "lobby.log"))
         yield db, processes[1].ready["http"], f"127.0.0.1:{grpc_port}"
         for process in processes:
             # Neither gave up: each still runs, and stops cleanly.
-            assert process.process.returncode is None, process.log.read_text()[-4000:]
+            assert process.returncode is None, process.log_tail()
     finally:
         for process in reversed(processes):
             await process.stop()

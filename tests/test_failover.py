@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import os
 import random
-import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from stud.v1 import (
     table_service_pb2_grpc,
 )
 
+from benchmarks.processes import ReadyProcess, start_stud
 from engine_server.auth import Scope, mint_token
 from engine_server.store.migrate import prepare_database
 from lobby_api.db import Database
@@ -54,7 +54,6 @@ from tests.lobby_api.conftest import add_test_levels
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
 from tests.lobby_api.tournaments.support import random_act
 from tests.outage import PrivatePostgres, free_port
-from tests.test_database_outage import Process
 
 #: the engines' lease: short, so that a dead node's tables come back quickly (two seconds
 #: lost live nodes' leases on this shared machine at a load average of 25: renewals late)
@@ -80,7 +79,7 @@ STARTING = 200
 @dataclass
 class Node:
     name: str
-    process: Process
+    process: ReadyProcess
     grpc: str
     channel: grpc.aio.Channel
     admin: admin_service_pb2_grpc.AdminServiceStub
@@ -136,7 +135,7 @@ def lobby_env(url: str) -> dict[str, str]:
 @contextlib.asynccontextmanager
 async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
     server = PrivatePostgres()
-    processes: list[Process] = []
+    processes: list[ReadyProcess] = []
     channels: list[grpc.aio.Channel] = []
     db: Database | None = None
     try:
@@ -147,24 +146,26 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
         # The lobbies first (they hold no lease), then the engines at once: five processes
         # starting together on a loaded machine starved the engines' lease renewals.
         for n in (1, 2):
-            lobby = await Process.start(tmp_path / f"lobby-{n}.log", lobby_env(server.url), "lobby")
+            lobby = await start_stud(
+                "lobby", env=lobby_env(server.url), log=tmp_path / f"lobby-{n}.log"
+            )
             processes.append(lobby)
         started = await asyncio.gather(
             *(
-                Process.start(
-                    tmp_path / f"engine-{name}.log",
-                    engine_env(server.url, name),
+                start_stud(
                     "engine",
                     "--grpc-port",
                     "0",
                     "--web-port",
                     "0",
+                    env=engine_env(server.url, name),
+                    log=tmp_path / f"engine-{name}.log",
                 )
                 for name in "abc"
             ),
             return_exceptions=True,
         )
-        processes += [p for p in started if isinstance(p, Process)]
+        processes += [p for p in started if isinstance(p, ReadyProcess)]
         for failed in started:
             if isinstance(failed, BaseException):
                 raise failed
@@ -187,10 +188,7 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
         for channel in channels:
             await channel.close()
         for process in reversed(processes):
-            if process.process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    # A node left frozen (SIGSTOP) would not hear SIGTERM.
-                    process.process.send_signal(signal.SIGCONT)
+            # A node left frozen (SIGSTOP) is woken first: stop() sends SIGCONT before SIGTERM.
             await process.stop()
         server.destroy()
 
@@ -455,8 +453,7 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: P
             # kill -9 of c with a hand running at each of its tables (as far as timing allows).
             await until(lambda: _all_running(db, on_c), 30, "a hand running at c's tables")
             killed = datetime.now(UTC)
-            nodes["c"].process.process.send_signal(signal.SIGKILL)
-            await nodes["c"].process.process.wait()
+            await nodes["c"].process.kill_9()
             left_running = await running(db, on_c)  # c writes nothing more
             assert left_running
             again = await until(
@@ -487,10 +484,10 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: P
             # SIGSTOP of b past its lease: a takes its tables over; woken, b writes nothing.
             on_b = [t for t, n in (await owners(db, [*cash, *tables])).items() if n == "b"]
             assert on_b
-            frozen = nodes["b"].process.process
+            frozen = nodes["b"].process
             await until(lambda: _all_running(db, on_b), 30, "a hand running at b's tables")
             stopped_at = datetime.now(UTC)
-            frozen.send_signal(signal.SIGSTOP)
+            frozen.pause()
             await asyncio.sleep(0.1)
             frozen_hands = await running(db, on_b)
             assert frozen_hands
@@ -499,8 +496,8 @@ async def test_the_room_plays_through_a_killed_node_and_a_frozen_one(tmp_path: P
             )
             assert set((await owners(db, on_b)).values()) == {"a"}
             fenced = await _fenced_rows(db, on_b, list(frozen_hands.values()))
-            frozen.send_signal(signal.SIGCONT)
-            code = await asyncio.wait_for(frozen.wait(), 30)
+            frozen.resume()
+            code = await frozen.wait(30)
             assert code == 1
             log = (room.logs / "engine-b.log").read_text()
             assert "stud engine: engine node 'b' stopped serving its tables" in log, log[-3000:]

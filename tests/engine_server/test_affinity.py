@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import select
 import subprocess
 import sys
 import textwrap
@@ -12,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.processes import STUD, start_ready_blocking
 from engine_server.affinity import describe_cpus, parse_cpus
 from engine_server.settings import EngineSettings, SettingsError
 
-STUD = Path(sys.executable).with_name("stud")
 ALL = os.sched_getaffinity(0)
 SECRET = {"STUD_JWT_SECRET": "s" * 40}
 
@@ -92,17 +90,14 @@ def test_stud_engine_runs_every_thread_on_the_cpus_it_is_given(tmp_path: Path) -
     }
     command = [str(STUD), "engine", "--grpc-port", "0", "--web-port", "0"]
     command += ["--database-url", f"sqlite:///{tmp_path}/engine.sqlite3"]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, env=env, cwd=tmp_path) as process:
-        try:
-            assert process.stdout is not None
-            ready, _, _ = select.select([process.stdout], [], [], 60)
-            assert ready, "stud engine printed nothing in 60 s"
-            started = json.loads(process.stdout.readline())
-            assert started["cpus"] == str(cpu)
-            threads = allowed(process.pid)
-            # The loop's, grpcio's and the database's threads alike.
-            assert len(threads) > 3
-            assert set(threads.values()) == {str(cpu)}
-        finally:
-            process.terminate()
-            process.wait(30)
+    engine = start_ready_blocking(
+        command, name="stud engine", env=env, log=tmp_path / "engine.log", cwd=tmp_path
+    )
+    try:
+        assert engine.ready["cpus"] == str(cpu)
+        threads = allowed(engine.pid)
+        # The loop's, grpcio's and the database's threads alike.
+        assert len(threads) > 3
+        assert set(threads.values()) == {str(cpu)}
+    finally:
+        engine.stop(timeout=30)

@@ -6,9 +6,7 @@ a running ``stud engine``."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
-import signal
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -174,8 +172,7 @@ async def test_the_engine_paces_its_collector_and_reports_the_pauses(tmp_path: P
         async with httpx.AsyncClient() as http:
             page = (await http.get(ready["metrics"])).text
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signal.SIGTERM)
+        process.terminate()
         await process.wait()
     counts = {
         sample.labels["generation"]: sample.value

@@ -13,7 +13,6 @@ import doctest
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -35,17 +34,18 @@ from stud.v1 import (
 )
 
 import engine_server.logs
+from benchmarks.processes import STUD, ReadyProcess, start_stud
 from engine_server.auth import Scope
 from tests.engine_server.api.conftest import SECRET, Engine, bearer, launch, shut
 
-STUD = Path(sys.executable).with_name("stud")
 ADMIN = bearer("ops", Scope.ADMIN)
 a = admin_service_pb2
 
 
 async def start_engine_process(
     database: Path, log: Path, extra_env: dict[str, str] | None = None
-) -> tuple[Any, dict[str, str]]:
+) -> tuple[ReadyProcess, dict[str, Any]]:
+    """``stud engine`` on ``database``, logging JSON lines to ``log``: it and its ready line."""
     env = {
         **os.environ,
         "STUD_JWT_SECRET": SECRET,
@@ -55,31 +55,10 @@ async def start_engine_process(
         "STUD_LOG_LEVEL": "INFO",
         **(extra_env or {}),
     }
-    with log.open("wb") as errors:
-        process = await asyncio.create_subprocess_exec(
-            str(STUD),
-            "engine",
-            "--grpc-port",
-            "0",
-            "--web-port",
-            "0",
-            "--metrics-port",
-            "0",
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=errors,
-        )
-    assert process.stdout is not None
-    try:
-        async with asyncio.timeout(60):
-            line = await process.stdout.readline()
-        ready = json.loads(line)
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-        raise AssertionError(f"stud engine did not start: {log.read_text()}") from None
-    return process, ready
+    process = await start_stud(
+        "engine", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0", env=env, log=log
+    )
+    return process, process.ready
 
 
 async def test_a_played_hand_logs_json_lines_with_its_table_and_hand(tmp_path: Path) -> None:
@@ -144,13 +123,10 @@ async def test_a_played_hand_logs_json_lines_with_its_table_and_hand(tmp_path: P
         assert samples[("stud_engine_hands_finished_total", (("cancelled", "false"),))] == 1
         assert samples[("stud_engine_actions_total", (("kind", "fold"), ("timeout", "false")))] == 1
         assert samples[("stud_engine_tables", (("status", "paused"),))] == 1
-        process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(30):
-            assert await process.wait() == 0
+        process.terminate()
+        assert await process.wait(30) == 0
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        await process.close()
 
     lines = log.read_text().splitlines()
     records = [json.loads(line) for line in lines]  # every line is one JSON object
@@ -241,25 +217,23 @@ async def test_every_line_of_every_process_is_json_when_json_is_asked_for(
         "STUD_LOG_LEVEL": "INFO",
         "STUD_LOBBY_SWEEP_SECONDS": "0",
     }
-    with (tmp_path / "lobby.log").open("wb") as errors:
-        lobby = await asyncio.create_subprocess_exec(
-            str(STUD),
+    try:
+        lobby = await start_stud(
             "lobby",
             "--port",
             "0",
             "--engine",
             ready["grpc"],
             env=lobby_env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=errors,
+            log=tmp_path / "lobby.log",
         )
+    except BaseException:
+        await engine.close()
+        raise
     try:
-        assert lobby.stdout is not None
-        async with asyncio.timeout(60):
-            lobby_ready = json.loads(await lobby.stdout.readline())
         await _garbage(ready["web"])
-        await _garbage(lobby_ready["http"])
-        async with httpx.AsyncClient(base_url=lobby_ready["http"]) as http:
+        await _garbage(lobby.ready["http"])
+        async with httpx.AsyncClient(base_url=lobby.ready["http"]) as http:
             deep = await http.post(
                 "/accounts",
                 content=b'{"a":' * 1000,
@@ -289,11 +263,9 @@ async def test_every_line_of_every_process_is_json_when_json_is_asked_for(
         assert bots_out == b""
     finally:
         for process in (lobby, engine):
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
+            process.terminate()
         for process in (lobby, engine):
-            async with asyncio.timeout(30):
-                await process.wait()
+            await process.wait(30)
     assert (lobby.returncode, engine.returncode) == (0, 0)
 
     engine_records = _json_lines((tmp_path / "engine.log").read_text(), "stud engine")

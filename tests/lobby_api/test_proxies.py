@@ -6,17 +6,14 @@
 from __future__ import annotations
 
 import doctest
-import json
 import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
+from benchmarks.processes import start_stud_blocking
 from lobby_api import forwarded
 from lobby_api.db import Database
 from lobby_api.ratelimit.limiter import bucket_key
@@ -24,7 +21,6 @@ from lobby_api.settings import LobbySettings
 from tests.lobby_api.conftest import build_app, running
 from tests.lobby_api.support import rows
 
-STUD = str(Path(sys.executable).parent / "stud")
 WRONG = {"password": "not-the-password"}
 
 
@@ -108,19 +104,15 @@ def _stud_lobby(tmp_path: Path, **env: str) -> Iterator[str]:
         **env,
     )
     url = f"sqlite:///{tmp_path}/lobby.sqlite3"
-    process = subprocess.Popen(
-        [STUD, "lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"],
+    lobby = start_stud_blocking(
+        *("lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"),
         env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        log=tmp_path / "lobby.log",
     )
     try:
-        assert process.stdout is not None
-        yield json.loads(process.stdout.readline())["http"]
+        yield lobby.ready["http"]
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0, process.stderr.read() if process.stderr else ""
+        assert lobby.stop(timeout=30) == 0, lobby.log_tail()
 
 
 def _through_the_server(lobby: str) -> list[int]:

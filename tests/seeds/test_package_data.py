@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +23,8 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from benchmarks.processes import start_ready_blocking
 
 REPO = Path(__file__).resolve().parents[2]
 #: What a wheel is built from (pyproject.toml's package list, setup.py's C extension and its
@@ -152,28 +153,23 @@ def test_an_installed_engine_migrates_an_empty_database_and_starts(installed: In
 
     database = installed.elsewhere / "fresh.sqlite3"
     log = installed.elsewhere / "engine.log"
-    with log.open("wb") as errors:
-        engine = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "engine_server", "engine"),
-                *("--grpc-port", "0", "--web-port", "0", "--metrics-port", "0"),
-                *("--database-url", f"sqlite:///{database}"),
-            ],
-            cwd=installed.elsewhere,
-            env=installed.env(
-                STUD_JWT_SECRET="wheel-test-secret-" + "x" * 40,
-                STUD_LOG_FORMAT="text",
-                STUD_LOG_LEVEL="WARNING",
-            ),
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-        )
+    engine = start_ready_blocking(
+        [
+            *(sys.executable, "-m", "engine_server", "engine"),
+            *("--grpc-port", "0", "--web-port", "0", "--metrics-port", "0"),
+            *("--database-url", f"sqlite:///{database}"),
+        ],
+        name="stud engine",
+        env=installed.env(
+            STUD_JWT_SECRET="wheel-test-secret-" + "x" * 40,
+            STUD_LOG_FORMAT="text",
+            STUD_LOG_LEVEL="WARNING",
+        ),
+        log=log,
+        cwd=installed.elsewhere,
+    )
     try:
-        assert engine.stdout is not None
-        line = engine.stdout.readline()
-        assert line, f"stud engine exited: {log.read_text()}"
-        ready = json.loads(line)
+        ready = engine.ready
         with grpc.insecure_channel(ready["grpc"]) as channel:
             health = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(), timeout=10
@@ -183,11 +179,7 @@ def test_an_installed_engine_migrates_an_empty_database_and_starts(installed: In
             assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(heads,)]
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
         assert {"tables", "seat_sessions", "hands", "seat_session_removals"} <= tables
-        engine.send_signal(signal.SIGTERM)
+        engine.terminate()
         assert engine.wait(timeout=60) == 0, log.read_text()
     finally:
-        if engine.poll() is None:
-            engine.kill()
-            engine.wait()
-        if engine.stdout is not None:
-            engine.stdout.close()
+        engine.close()

@@ -9,9 +9,8 @@ import json
 import os
 import signal
 import sqlite3
-import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from stud.v1 import (
     table_service_pb2,
 )
 
+from benchmarks.processes import ReadyProcess, start_stud
 from engine_server.auth import Scope
 from engine_server.game.cards import format_cards
 from engine_server.game.fairness import derive_deck
@@ -44,7 +44,6 @@ from tests.engine_server.api.players import (
 from tests.outage import read_only_sqlite
 
 K = table_pb2
-STUD = Path(sys.executable).parent / "stud"
 ADMIN = bearer("ops", Scope.ADMIN)
 
 
@@ -52,22 +51,22 @@ ADMIN = bearer("ops", Scope.ADMIN)
 class EngineProcess:
     """``stud engine`` running in a child process, and an admin client to it."""
 
-    process: asyncio.subprocess.Process
+    process: ReadyProcess
     address: str
     channel: grpc.aio.Channel
     admin: admin_service_pb2_grpc.AdminServiceStub
-    #: the ready line it printed
-    ready: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ready(self) -> dict[str, Any]:
+        """The ready line it printed."""
+        return self.process.ready
 
     def player(self, player_id: str, table: str, decide: Decide = passive) -> Player:
         return Player(player_id, self.address, table, bearer(player_id, Scope.PLAYER), decide)
 
     async def close(self) -> None:
         await self.channel.close()
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
-            await self.process.wait()
+        await self.process.close()
 
 
 async def start(
@@ -92,40 +91,16 @@ async def start(
         # A restart after kill -9 waits for the killed process's lease to run out: short here.
         "STUD_ENGINE_LEASE_SECONDS": str(lease_seconds),
     }
-    with log.open("ab") as errors:
-        process = await asyncio.create_subprocess_exec(
-            str(STUD),
-            "engine",
-            "--grpc-port",
-            "0",
-            "--web-port",
-            "0",
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=errors,
-        )
-    assert process.stdout is not None
-    try:
-        async with asyncio.timeout(60):
-            while True:
-                line = await process.stdout.readline()
-                if not line:
-                    raise AssertionError(f"stud engine exited: {log.read_text()}")
-                with contextlib.suppress(ValueError):
-                    ready = json.loads(line)
-                    if isinstance(ready, dict) and "grpc" in ready:
-                        break
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-        raise
+    process = await start_stud(
+        "engine", "--grpc-port", "0", "--web-port", "0", env=env, ready_key="grpc", log=log
+    )
+    ready = process.ready
     _, _, port = ready["grpc"].rpartition(":")
     assert int(port) > 0, ready  # --grpc-port 0: the line names the port it really got
     address = f"127.0.0.1:{port}"
     channel = grpc.aio.insecure_channel(address)
     return EngineProcess(
-        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel), ready
+        process, address, channel, admin_service_pb2_grpc.AdminServiceStub(channel)
     )
 
 
@@ -297,8 +272,7 @@ async def test_kill_9_mid_hand_then_restart_cancels_the_hand_and_loses_no_chip(
     assert in_pots > 3 and shown.snapshot.hand_in_progress and shown.snapshot.hand_number == 2
     assert sum(s.stack for s in shown.snapshot.seats) + in_pots == 300
 
-    os.kill(first.process.pid, signal.SIGKILL)
-    assert await first.process.wait() == -signal.SIGKILL
+    assert await first.process.kill_9() == -signal.SIGKILL
     for player in players:
         await player.close()
     stored = hands(database, "crash")
@@ -418,8 +392,7 @@ async def test_a_player_removed_mid_hand_then_kill_9_is_paid_out_and_the_retry_g
     assert answer.session.state == K.SEAT_SESSION_STATE_CLOSING
     assert answer.session.stack == 100
 
-    os.kill(first.process.pid, signal.SIGKILL)
-    assert await first.process.wait() == -signal.SIGKILL
+    assert await first.process.kill_9() == -signal.SIGKILL
     stored = hands(database, "removal")
     assert [(h["hand_number"], h["state"]) for h in stored] == [(1, "running")]
 
@@ -462,8 +435,7 @@ async def test_an_ops_drain_killed_mid_hand_leaves_the_table_paused_after_the_re
         while await list_with(first, K.TABLE_STATUS_PAUSING) != {"drained"}:
             await asyncio.sleep(0.02)
     assert not drain.done(), "the hand is still running"
-    os.kill(first.process.pid, signal.SIGKILL)
-    assert await first.process.wait() == -signal.SIGKILL
+    assert await first.process.kill_9() == -signal.SIGKILL
     with contextlib.suppress(grpc.aio.AioRpcError):
         await drain
 
@@ -496,8 +468,7 @@ async def test_a_table_closing_when_the_engine_died_is_closed_after_the_restart(
         admin_service_pb2.CloseTableRequest(name="tables/closing"), metadata=ADMIN
     )
     assert await list_with(first, K.TABLE_STATUS_CLOSING) == {"closing"}
-    os.kill(first.process.pid, signal.SIGKILL)
-    assert await first.process.wait() == -signal.SIGKILL
+    assert await first.process.kill_9() == -signal.SIGKILL
 
     second = await start(database, log)
     running.append(second)
@@ -537,8 +508,7 @@ async def test_a_relayed_leave_mid_hand_then_kill_9_closes_as_left_after_the_res
     answer = await first.admin.RemovePlayer(request, metadata=ADMIN)
     assert answer.session.state == K.SEAT_SESSION_STATE_CLOSING
 
-    os.kill(first.process.pid, signal.SIGKILL)
-    assert await first.process.wait() == -signal.SIGKILL
+    assert await first.process.kill_9() == -signal.SIGKILL
 
     second = await start(database, log)
     running.append(second)
@@ -626,8 +596,7 @@ async def test_an_act_the_database_cannot_store_is_refused_and_a_crash_keeps_the
         mark = watcher.messages.index(told)
         mark = await act(*await turn(mark))
     finally:
-        os.kill(first.process.pid, signal.SIGKILL)
-        await first.process.wait()
+        await first.process.kill_9()
         for player in players:
             await player.close()
     hand = hands(database, "unstored")[0]

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import secrets
 import signal
 import sqlite3
-import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -27,6 +25,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from stud.v1 import admin_service_pb2, table_service_pb2
 
+from benchmarks.processes import STUD, ReadyProcess, spawn
 from engine_server.auth import Scope
 from engine_server.store.database import create_engine_for
 from engine_server.store.models import NodeState
@@ -35,7 +34,6 @@ from engine_server.table.runtime import TableRuntime
 from tests.engine_server.api.conftest import SECRET, Engine, bearer, launch, shut
 from tests.engine_server.api.test_bad_input import refused
 
-STUD = Path(sys.executable).with_name("stud")
 POSTGRES_URL = os.environ.get("STUD_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 #: short leases: renewals every third of a second, a dead holder's lease gone within one
 LEASE = 1.0
@@ -399,45 +397,25 @@ def engine_env(url: str, node_id: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def engine_process(
-    url: str, node_id: str, **env: str
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    process = await asyncio.create_subprocess_exec(
-        str(STUD),
-        "engine",
-        "--grpc-port",
-        "0",
-        "--web-port",
-        "0",
+async def engine_process(url: str, node_id: str, **env: str) -> AsyncIterator[ReadyProcess]:
+    """``stud engine`` for node ``node_id``, its stderr piped (:func:`exit_of` reads it); not
+    yet ready (``await process.wait_ready("grpc", 30)``: some are meant to be refused)."""
+    process = await spawn(
+        [STUD, "engine", "--grpc-port", "0", "--web-port", "0"],
+        name="stud engine",
         env={**engine_env(url, node_id), **env},
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
     )
     try:
         yield process
     finally:
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-        await process.wait()
+        await process.close()
 
 
-async def ready_line(process: asyncio.subprocess.Process) -> dict[str, str]:
-    assert process.stdout is not None
+async def exit_of(process: ReadyProcess) -> tuple[int, str]:
+    """Its exit status and all it wrote on stderr, once it exited."""
+    assert process.process.stderr is not None
     async with asyncio.timeout(30):
-        while True:
-            line = await process.stdout.readline()
-            assert line, "stud engine exited before it was ready"
-            with contextlib.suppress(ValueError):
-                ready = json.loads(line)
-                if isinstance(ready, dict) and "grpc" in ready:
-                    return ready
-
-
-async def exit_of(process: asyncio.subprocess.Process) -> tuple[int, str]:
-    assert process.stderr is not None
-    async with asyncio.timeout(30):
-        errors = await process.stderr.read()
+        errors = await process.process.stderr.read()
         return await process.wait(), errors.decode()
 
 
@@ -454,7 +432,7 @@ async def test_a_second_process_for_a_live_node_is_refused(database_url: str) ->
         await a.create_table("ta")
         # Another node id starts beside it, and stops cleanly on SIGTERM.
         async with engine_process(database_url, "b") as other:
-            ready = await ready_line(other)
+            ready = await other.wait_ready("grpc", 30)
             assert ready["node"] == "b"
             row = await registry_row(database_url, "b")
             assert row["state"] == NodeState.SERVING.value
@@ -469,7 +447,7 @@ async def test_a_second_process_for_a_live_node_is_refused(database_url: str) ->
 
 async def test_a_process_that_loses_its_lease_exits_non_zero(database_url: str) -> None:
     async with engine_process(database_url, "a") as process:
-        await ready_line(process)
+        await process.wait_ready("grpc", 30)
         engine = create_engine_for(database_url)
         async with engine.begin() as connection:
             await connection.execute(

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import signal
 import sqlite3
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -28,12 +25,14 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 from stud.v1 import admin_service_pb2, settings_pb2
 
+from benchmarks.processes import STUD, start_stud
 from engine_server.store.migrate import head_revisions, prepare_database
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-STUD = Path(sys.executable).with_name("stud")
+#: ``stud engine`` on ports the system picks (its ready line names them).
+ANY_PORTS = ("--grpc-port", "0", "--web-port", "0")
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -113,10 +112,7 @@ async def test_stud_engine_refuses_a_database_newer_than_itself(tmp_path: Path) 
     process = await asyncio.create_subprocess_exec(
         str(STUD),
         "engine",
-        "--grpc-port",
-        "0",
-        "--web-port",
-        "0",
+        *ANY_PORTS,
         env=engine_env(database),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -134,21 +130,9 @@ async def test_stud_engine_refuses_a_database_newer_than_itself(tmp_path: Path) 
 async def test_stud_engine_migrates_an_empty_database_and_serves(tmp_path: Path) -> None:
     database = tmp_path / "empty.sqlite3"
     database.touch()
-    process = await asyncio.create_subprocess_exec(
-        str(STUD),
-        "engine",
-        "--grpc-port",
-        "0",
-        "--web-port",
-        "0",
-        env=engine_env(database),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await start_stud("engine", *ANY_PORTS, env=engine_env(database))
     try:
-        assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), 60)
-        ready = json.loads(line)
+        ready = process.ready
         assert set(ready) >= {"grpc", "web"}
         assert revisions(database) == list(head_revisions())
         async with grpc.aio.insecure_channel(ready["grpc"]) as channel:
@@ -157,9 +141,8 @@ async def test_stud_engine_migrates_an_empty_database_and_serves(tmp_path: Path)
             )
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-        _, err = await asyncio.wait_for(process.communicate(), 30)
+        process.terminate()
+        _, err = await asyncio.wait_for(process.process.communicate(), 30)
     assert process.returncode == 0, err.decode()
 
 
@@ -175,20 +158,9 @@ async def test_stud_engine_runs_on_the_loop_its_settings_name(
     env.pop("STUD_ENGINE_LOOP", None)
     if setting is not None:
         env["STUD_ENGINE_LOOP"] = setting
-    process = await asyncio.create_subprocess_exec(
-        str(STUD),
-        "engine",
-        "--grpc-port",
-        "0",
-        "--web-port",
-        "0",
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await start_stud("engine", *ANY_PORTS, env=env)
     try:
-        assert process.stdout is not None
-        ready = json.loads(await asyncio.wait_for(process.stdout.readline(), 60))
+        ready = process.ready
         assert ready["loop"] == loop
         async with grpc.aio.insecure_channel(ready["grpc"]) as channel:
             answer = await health_pb2_grpc.HealthStub(channel).Check(
@@ -206,9 +178,8 @@ async def test_stud_engine_runs_on_the_loop_its_settings_name(
         writer.close()
         assert status.split()[1] == b"204", status
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-        _, err = await asyncio.wait_for(process.communicate(), 30)
+        process.terminate()
+        _, err = await asyncio.wait_for(process.process.communicate(), 30)
     assert process.returncode == 0, err.decode()
 
 

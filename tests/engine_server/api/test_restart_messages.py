@@ -4,7 +4,6 @@ dead process's lease), and on SIGTERM (the running hands, up to the drain's limi
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
 from pathlib import Path
@@ -32,8 +31,7 @@ async def test_a_restart_after_kill_9_says_whose_lease_it_waits_for_and_until_wh
     try:
         assert first.ready["lease_waited_seconds"] == 0, first.ready
         assert first.ready["drain_seconds"] == 30
-        os.kill(first.process.pid, signal.SIGKILL)
-        await first.process.wait()
+        await first.process.kill_9()
         second = await start(database, second_log, log_level="INFO", lease_seconds=LEASE)
         text = second_log.read_text()
         waiting = re.search(

@@ -29,7 +29,7 @@ from tests.engine_server.api import test_nodes
 from tests.engine_server.api.conftest import Engine
 from tests.engine_server.api.test_bad_input import refused
 from tests.engine_server.api.test_moves import _raise, stream_end
-from tests.engine_server.api.test_nodes import engine_process, exit_of, ready_line
+from tests.engine_server.api.test_nodes import engine_process, exit_of
 
 #: SQLite and PostgreSQL
 database_url = test_nodes.database_url
@@ -75,7 +75,10 @@ async def test_sigterm_moves_the_tables_to_the_live_node_between_hands(database_
         engine_process(database_url, "a", **info) as process_a,
         engine_process(database_url, "b", **info) as process_b,
     ):
-        ready_a, ready_b = await ready_line(process_a), await ready_line(process_b)
+        ready_a, ready_b = (
+            await process_a.wait_ready("grpc", 30),
+            await process_b.wait_ready("grpc", 30),
+        )
         a, b = client(ready_a, database_url), client(ready_b, database_url)
         try:
             for table_id in ("s1", "s2"):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import signal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,11 +24,12 @@ import sqlalchemy as sa
 from google.protobuf import struct_pb2
 from stud.v1 import admin_service_pb2, admin_service_pb2_grpc, settings_pb2
 
+from benchmarks.processes import ReadyProcess
 from engine_server.auth import Scope
 from engine_server.store.database import create_engine_for
 from tests.engine_server.api import test_nodes
 from tests.engine_server.api.conftest import bearer
-from tests.engine_server.api.test_nodes import engine_process, exit_of, ready_line
+from tests.engine_server.api.test_nodes import engine_process, exit_of
 
 #: SQLite (a file the three processes share) and PostgreSQL
 database_url = test_nodes.database_url
@@ -48,7 +48,7 @@ ADMIN = bearer("ops", Scope.ADMIN)
 @dataclass
 class Node:
     name: str
-    process: asyncio.subprocess.Process
+    process: ReadyProcess
     grpc: str
     channel: grpc.aio.Channel
     admin: admin_service_pb2_grpc.AdminServiceStub
@@ -68,7 +68,7 @@ async def three_nodes(url: str) -> AsyncIterator[dict[str, Node]]:
                     STUD_ENGINE_LEASE_SECONDS=str(LEASE),
                 )
             )
-            ready = await ready_line(process)
+            ready = await process.wait_ready("grpc", 30)
             channel = grpc.aio.insecure_channel(ready["grpc"])
             stack.push_async_callback(channel.close)
             nodes[name] = Node(
@@ -231,7 +231,7 @@ async def test_a_killed_nodes_tables_play_again_on_the_other_nodes(database_url:
         await wait_for_running_hands(url, dead.tables)
         numbers = {t: await hand_number(dead, t) for t in dead.tables}
         loop = asyncio.get_running_loop()
-        dead.process.send_signal(signal.SIGKILL)
+        dead.process.kill()
         killed = loop.time()
         await dead.process.wait()
         # What it left running (it writes nothing more).
@@ -281,7 +281,7 @@ async def test_a_frozen_node_woken_after_the_takeover_writes_nothing_and_exits(
         frozen = nodes["c"]
         await wait_for_running_hands(url, frozen.tables)
         numbers = {t: await hand_number(frozen, t) for t in frozen.tables}
-        frozen.process.send_signal(signal.SIGSTOP)
+        frozen.process.pause()
         await asyncio.sleep(0.1)  # the signal is delivered
         # What it was playing when it froze (it can write nothing while stopped).
         running = await running_hands(url, frozen.tables)
@@ -290,7 +290,7 @@ async def test_a_frozen_node_woken_after_the_takeover_writes_nothing_and_exits(
             async with asyncio.timeout(LEASE + BOUND + 10):
                 owners = await playing_again([nodes["a"], nodes["b"]], frozen.tables, numbers)
         finally:
-            frozen.process.send_signal(signal.SIGCONT)
+            frozen.process.resume()
         # Woken, with its clock long past every turn's end: it finds its node retired (or
         # its last renewal too old to go on), writes nothing and exits 1.
         code, errors = await exit_of(frozen.process)

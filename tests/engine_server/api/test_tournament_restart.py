@@ -6,7 +6,6 @@ and places, and a move asked during the hand (carried out with the chips he has)
 from __future__ import annotations
 
 import asyncio
-import signal
 from pathlib import Path
 
 from google.protobuf import struct_pb2
@@ -95,8 +94,7 @@ async def test_a_killed_engine_resumes_the_tournament_table(
     assert closing.session.state == K.SEAT_SESSION_STATE_CLOSING
     await watcher.close()
 
-    engine.process.send_signal(signal.SIGKILL)
-    await engine.process.wait()
+    await engine.process.kill_9()
     engine = await start(database, log)
     running.append(engine)
 

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
+from benchmarks.processes import STUD, start_stud_blocking
 from engine_server.store.migrate import current_revisions, head_revisions
-
-STUD = str(Path(sys.executable).parent / "stud")
 
 
 def _environment() -> dict[str, str]:
@@ -27,27 +23,23 @@ def _environment() -> dict[str, str]:
 @pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
 def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path, loop: str) -> None:
     url = f"sqlite:///{tmp_path}/cli.sqlite3"
-    with subprocess.Popen(
-        [STUD, "lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"],
+    lobby = start_stud_blocking(
+        *("lobby", "--port", "0", "--database-url", url, "--engine", "127.0.0.1:9"),
         env={**_environment(), "STUD_LOBBY_LOOP": loop},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as process:
-        try:
-            assert process.stdout is not None
-            ready = json.loads(process.stdout.readline())
-            assert ready["engine"] == "127.0.0.1:9" and ready["database"] == url
-            assert ready["loop"] == loop
-            with httpx.Client(base_url=ready["http"], timeout=10) as http:
-                assert http.get("/health").json() == {"status": "ok"}
-                assert {c["id"] for c in http.get("/cities").json()} >= {"oslo", "vienna"}
-                assert http.get("/schema/openapi.json").status_code == 200
-            assert current_revisions(url) == head_revisions()
-        finally:
-            process.send_signal(signal.SIGTERM)
-            code = process.wait(timeout=30)
-        assert code == 0, process.stderr.read() if process.stderr else ""
+        log=tmp_path / "lobby.log",
+    )
+    try:
+        ready = lobby.ready
+        assert ready["engine"] == "127.0.0.1:9" and ready["database"] == url
+        assert ready["loop"] == loop
+        with httpx.Client(base_url=ready["http"], timeout=10) as http:
+            assert http.get("/health").json() == {"status": "ok"}
+            assert {c["id"] for c in http.get("/cities").json()} >= {"oslo", "vienna"}
+            assert http.get("/schema/openapi.json").status_code == 200
+        assert current_revisions(url) == head_revisions()
+    finally:
+        code = lobby.stop(timeout=30)
+    assert code == 0, lobby.log_tail()
 
 
 def test_stud_lobby_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:

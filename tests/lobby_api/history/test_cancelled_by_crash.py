@@ -8,7 +8,6 @@ its PHH show every acknowledged action in order, and still no card a player may 
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import tomllib
@@ -121,8 +120,7 @@ async def test_a_hand_cancelled_by_kill_9_shows_every_acknowledged_action(
                 lambda m, s=answer.sequence: m.sequence >= s, after=mark, timeout=5
             )
             mark = watcher.messages.index(told)
-        os.kill(engine.process.pid, signal.SIGKILL)
-        assert await engine.process.wait() == -signal.SIGKILL
+        assert await engine.process.kill_9() == -signal.SIGKILL
     finally:
         for bot in bots:
             await bot.close()

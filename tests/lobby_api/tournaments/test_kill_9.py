@@ -15,12 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,13 +25,13 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+from benchmarks.processes import ReadyProcess, start_stud
 from lobby_api.db import Database
 from tests.engine_server.api.conftest import SECRET
 from tests.engine_server.api.test_crash_recovery import EngineProcess, start
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
 from tests.lobby_api.tournaments.support import STEEP, Ops, money_in_play, pool, tournament_bot
 
-STUD = Path(sys.executable).parent / "stud"
 #: Where no engine listens.
 NOWHERE = "127.0.0.1:9"
 SIZE, TABLE_SIZE, STARTING, BUY_IN = 10, 5, 60, 100
@@ -48,26 +45,7 @@ def fresh_database() -> None:
     """A database of this test's own (the engine must not load other tests' tables)."""
 
 
-@dataclass
-class LobbyProcess:
-    """``stud lobby`` running in a child process (one replica)."""
-
-    process: asyncio.subprocess.Process
-    url: str
-
-    async def close(self) -> None:
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.terminate()
-            try:
-                async with asyncio.timeout(20):
-                    await self.process.wait()
-            except TimeoutError:
-                self.process.kill()
-                await self.process.wait()
-
-
-async def start_lobby(database_url: str, engine: str, log: Path) -> LobbyProcess:
+async def start_lobby(database_url: str, engine: str, log: Path) -> ReadyProcess:
     """A lobby replica whose director passes every 0.1 s and whose tournament lease is 2 s
     (a replica killed holding it delays its tournament that long); returns once it printed
     its address."""
@@ -86,32 +64,7 @@ async def start_lobby(database_url: str, engine: str, log: Path) -> LobbyProcess
         STUD_LOG_FORMAT="text",
         STUD_LOG_LEVEL="WARNING",
     )
-    with log.open("ab") as errors:
-        process = await asyncio.create_subprocess_exec(
-            str(STUD),
-            "lobby",
-            "--port",
-            "0",
-            env=env,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=errors,
-        )
-    assert process.stdout is not None
-    try:
-        async with asyncio.timeout(60):
-            while True:
-                line = await process.stdout.readline()
-                if not line:
-                    raise AssertionError(f"stud lobby exited: {log.read_text()}")
-                with contextlib.suppress(ValueError):
-                    ready = json.loads(line)
-                    if isinstance(ready, dict) and "http" in ready:
-                        return LobbyProcess(process, str(ready["http"]))
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-        raise
+    return await start_stud("lobby", "--port", "0", env=env, ready_key="http", log=log)
 
 
 async def start_engine(tmp_path: Path, log: Path, database_url: str) -> EngineProcess:
@@ -121,21 +74,16 @@ async def start_engine(tmp_path: Path, log: Path, database_url: str) -> EnginePr
     return await start(tmp_path / "unused.sqlite3", log, url=database_url, lease_seconds=5)
 
 
-async def kill_9(process: asyncio.subprocess.Process) -> None:
-    os.kill(process.pid, signal.SIGKILL)
-    assert await process.wait() == -signal.SIGKILL
-
-
 @contextlib.asynccontextmanager
-async def processes() -> AsyncIterator[tuple[list[EngineProcess], list[LobbyProcess]]]:
+async def processes() -> AsyncIterator[tuple[list[EngineProcess], list[ReadyProcess]]]:
     """Engine and lobby processes a test starts (appended by it); all stopped at its end."""
     engines: list[EngineProcess] = []
-    lobbies: list[LobbyProcess] = []
+    lobbies: list[ReadyProcess] = []
     try:
         yield engines, lobbies
     finally:
         for lobby in lobbies:
-            await lobby.close()
+            await lobby.stop(timeout=20)
         for engine in engines:
             await engine.close()
 
@@ -195,14 +143,14 @@ async def test_a_tournament_survives_kill_9_of_the_engine_and_of_a_lobby_replica
                 return_exceptions=True,
             )
             engines += [p for p in started if isinstance(p, EngineProcess)]
-            lobbies += [p for p in started if isinstance(p, LobbyProcess)]
+            lobbies += [p for p in started if isinstance(p, ReadyProcess)]
             for failed in started:
                 if isinstance(failed, BaseException):
                     raise failed
             # Two replicas: the players talk to the second; both directors work.
             doomed, survivor = lobbies
             deadline = loop.time() + BUDGET
-            async with httpx.AsyncClient(base_url=survivor.url, timeout=20) as client:
+            async with httpx.AsyncClient(base_url=survivor.ready["http"], timeout=20) as client:
                 made = await Ops(client).create(
                     name="Kill -9 Freezeout",
                     max_players=SIZE,
@@ -245,7 +193,7 @@ async def test_a_tournament_survives_kill_9_of_the_engine_and_of_a_lobby_replica
                     return bool(await rows(db, running_hand, t=tournament_id))
 
                 await watch.until("a hand running after the first ones", mid_hand, deadline)
-                await kill_9(engines[0].process)
+                assert await engines[0].process.kill_9() == -signal.SIGKILL
                 killed = [r.id for r in await rows(db, running_hand, t=tournament_id)]
                 assert killed, "killed mid-hand"
                 await watch.look()
@@ -270,12 +218,12 @@ async def test_a_tournament_survives_kill_9_of_the_engine_and_of_a_lobby_replica
                         return False
                     now = datetime.now(UTC)
                     return any(
-                        f":{doomed.process.pid}:" in lease.holder and _when(lease.until) > now
+                        f":{doomed.pid}:" in lease.holder and _when(lease.until) > now
                         for lease in await rows(db, holding, t=tournament_id)
                     )
 
                 await watch.until("the first replica holding the lease", doomed_holds_it, deadline)
-                await kill_9(doomed.process)
+                assert await doomed.kill_9() == -signal.SIGKILL
 
                 # The other replica finishes it: a winner, every table closed.
                 async def over() -> bool:
