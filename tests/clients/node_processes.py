@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import secrets
-import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -28,12 +26,12 @@ import uvicorn
 from litestar import Litestar
 from sqlalchemy.engine import make_url
 
+from benchmarks.processes import ReadyProcess, start_stud
 from engine_server.store.migrate import prepare_database
 from lobby_api.settings import LobbySettings
 from tests.engine_server.api.conftest import POSTGRES_URL, SECRET
 from tests.lobby_api.conftest import add_test_levels, build_app
 from tests.postgres import postgres_unreachable
-from tests.test_database_outage import STUD, Process
 
 __all__ = ["LEASE", "NodesRoom", "nodes_room"]
 
@@ -47,7 +45,7 @@ START_SECONDS = 180.0
 @dataclass
 class NodesRoom:
     #: node id -> its process (``ready``: its ``grpc`` address and ``web`` URL)
-    nodes: dict[str, Process]
+    nodes: dict[str, ReadyProcess]
     app: Litestar
     lobby_url: str
     database_url: str
@@ -73,9 +71,7 @@ class NodesRoom:
 
     async def kill(self, node: str) -> None:
         """SIGKILL: no clean stop, no TABLE_MOVED to anyone."""
-        process = self.nodes[node].process
-        process.send_signal(signal.SIGKILL)
-        await process.wait()
+        await self.nodes[node].kill_9()
 
     async def taken_over(self, table_id: str, dead: str, timeout: float) -> str:
         """Wait until another node owns the table (the dead node's lease ran out); its id."""
@@ -100,34 +96,18 @@ def _engine_env(url: str, node: str) -> dict[str, str]:
     }
 
 
-async def _start_engine(log: Path, url: str, node: str) -> Process:
+async def _start_engine(log: Path, url: str, node: str) -> ReadyProcess:
     """``stud engine`` for ``node``, once it printed its ready line (its addresses). Started
     with up to :data:`START_SECONDS`: on this shared machine at a load average of 30 a
-    Python process took a minute to import (Process.start waits one minute in all)."""
-    with log.open("ab") as output:
-        process = await asyncio.create_subprocess_exec(
-            str(STUD),
-            *("engine", "--grpc-port", "0", "--web-port", "0"),
-            env=_engine_env(url, node),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=output,
-        )
-    assert process.stdout is not None
-    try:
-        async with asyncio.timeout(START_SECONDS):
-            while True:
-                line = await process.stdout.readline()
-                if not line:
-                    raise AssertionError(f"stud engine {node} exited: {log.read_text()}")
-                with contextlib.suppress(ValueError):
-                    ready = json.loads(line)
-                    if isinstance(ready, dict) and "grpc" in ready:
-                        return Process(process, log, ready)
-    except BaseException:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
-        raise
+    Python process took a minute to import."""
+    return await start_stud(
+        "engine",
+        *("--grpc-port", "0", "--web-port", "0"),
+        env=_engine_env(url, node),
+        ready_key="grpc",
+        log=log,
+        timeout=START_SECONDS,
+    )
 
 
 @asynccontextmanager
@@ -153,7 +133,7 @@ async def _database() -> AsyncIterator[str]:
 @asynccontextmanager
 async def nodes_room(tmp_path: Path, *, token_seconds: int = 15 * 60) -> AsyncIterator[NodesRoom]:
     async with _database() as url:
-        processes: dict[str, Process] = {}
+        processes: dict[str, ReadyProcess] = {}
         serving: asyncio.Task[None] | None = None
         server: uvicorn.Server | None = None
         app: Litestar | None = None
@@ -163,7 +143,7 @@ async def nodes_room(tmp_path: Path, *, token_seconds: int = 15 * 60) -> AsyncIt
                 return_exceptions=True,
             )
             for node, engine in zip("ab", started, strict=True):
-                if isinstance(engine, Process):
+                if isinstance(engine, ReadyProcess):
                     processes[node] = engine
             for failed in started:
                 if isinstance(failed, BaseException):
