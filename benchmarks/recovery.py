@@ -50,7 +50,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -410,7 +410,7 @@ async def one_run(
 
 
 #: the figures of a run whose medians a summary gives: (name, how to read it from the run)
-_SUMMARISED = {
+_SUMMARISED: dict[str, Callable[[dict[str, Any]], float | None]] = {
     "retired_after": lambda r: r["retired_after"],
     "first": lambda r: r["first"],
     "median": lambda r: r["median"],
