@@ -136,6 +136,8 @@ ACTION_SECONDS = 30  # the table clock: bots answer long before it
 BETWEEN_HANDS = 0.1
 #: how long after the window answered Acts may still reach their last seat
 SETTLE_SECONDS = 5.0
+#: how long past its window and settling a load process may take to report (a starved one)
+DONE_GRACE_SECONDS = 60.0
 #: how often a bot bets or raises when it may (else it checks or calls)
 AGGRESSION = 0.1
 ADMIN_CONCURRENCY = 4
@@ -959,6 +961,25 @@ def build_loadgen() -> Path:
     return LOADGEN
 
 
+def _done_timeout(window_end: float | None) -> float:
+    """How long to wait now for a load process's stats: until its window (ending at
+    ``window_end``, ``time.monotonic``) has ended and settled, and a grace beyond.
+
+    Counted from the window's end, not from the call: a caller collecting as the window opens
+    (the recovery benchmark collects from the kill) gave up on any window longer than the
+    grace, the process still measuring (``no 'done' event in 65 s`` for a 60 s window).
+
+    >>> _done_timeout(time.monotonic() + 100) > 100 + SETTLE_SECONDS
+    True
+    >>> _done_timeout(time.monotonic() - 1000) == DONE_GRACE_SECONDS
+    True
+    """
+    if window_end is None:
+        raise RuntimeError("no window to collect: start_window was not called")
+    until_settled = window_end + SETTLE_SECONDS - time.monotonic()
+    return max(0.0, until_settled) + DONE_GRACE_SECONDS
+
+
 class _PythonLoad:
     """``--bots python``: spawned ``multiprocessing`` processes running :func:`_load`."""
 
@@ -969,6 +990,7 @@ class _PythonLoad:
             raise RuntimeError("the Python bots act by unary Act calls only (--act-over unary)")
         context = multiprocessing.get_context("spawn")
         self.results: Any = context.Queue()
+        self.window_end: float | None = None
         self.controls: list[Any] = []
         self.processes: list[Any] = []
         count = options.processes
@@ -998,11 +1020,12 @@ class _PythonLoad:
     def start_window(self, start: float, end: float) -> None:
         for control in self.controls:
             control.put((start, end))
+        self.window_end = end
 
     def collect(self) -> list[WorkerStats]:
         stats: list[WorkerStats] = []
         for _ in self.processes:
-            kind, worker, detail = self.results.get(True, SETTLE_SECONDS + 60)
+            kind, worker, detail = self.results.get(True, _done_timeout(self.window_end))
             if kind != "done":
                 raise RuntimeError(f"load process {worker} failed: {detail}")
             stats.append(WorkerStats(**detail))
@@ -1046,6 +1069,7 @@ class _GoLoad:
         # taskset sets the CPU before the program starts: every thread of Go's runtime has it.
         command = [str(LOADGEN)] if cpu is None else [_taskset(), "-c", str(cpu), str(LOADGEN)]
         self.processes: list[subprocess.Popen[str]] = []
+        self.window_end: float | None = None
         self.lines: list[queue.Queue[str | None]] = []
         count = options.processes
         try:
@@ -1135,10 +1159,12 @@ class _GoLoad:
     def start_window(self, start: float, end: float) -> None:
         for worker in range(len(self.processes)):
             self._send(worker, {"start_in": start - time.monotonic(), "length": end - start})
+        self.window_end = end
 
     def collect(self) -> list[WorkerStats]:
+        """Each process's stats, once it has measured its window (:func:`_done_timeout`)."""
         return [
-            WorkerStats(**self._event(worker, "done", SETTLE_SECONDS + 60)["stats"])
+            WorkerStats(**self._event(worker, "done", _done_timeout(self.window_end))["stats"])
             for worker in range(len(self.processes))
         ]
 

@@ -4,7 +4,8 @@ what the takeover costs the tables of the nodes that survive.
 Run from the repository root::
 
     .venv/bin/python -m benchmarks.recovery [--tables 10 100 500] [--lease 5] [--pin] \
-        [--survivor-tables 20] [--pace 2.0] [--steady 10] [--postgres URL]
+        [--survivor-tables 20] [--pace 2.0] [--steady 10] [--postgres URL] \
+        [--adopt-rounds 10 25 50 100] [--runs 3]
 
 For each count N: three ``stud engine`` processes (nodes ``a``, ``b``, ``c``; ``--pin``: ``a``
 and ``c`` on CPU 0, ``b`` on CPU 1, as the load benchmark pins its nodes) on one PostgreSQL
@@ -30,6 +31,11 @@ for each of ``c``'s tables when its next hand started at its new owner (the hand
 and the last, how the tables were spread; and the survivors' act → last view p50 / p99 / max
 in the steady window and in the takeover window, side by side. The nodes' logs go to
 ``$STUD_BENCH_LOGS/recovery-{node}.log`` (default ``/tmp``).
+
+``--adopt-rounds``: the survivors' ``STUD_ENGINE_ADOPT_ROUND`` (tables loaded per round of
+the takeover), one run per size and table count; ``--runs``: that many times, each time the
+sizes in another order (so a busy spell of a shared host does not fall on one size), then
+one ``"summary"`` line per (table count, size) with the medians of the runs.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ import os
 import secrets
 import statistics
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,10 +105,11 @@ def database(admin_url: str | None) -> Iterator[str]:
 
 @contextlib.asynccontextmanager
 async def engine(
-    url: str, node: str, lease: float, cpu: int | None
+    url: str, node: str, lease: float, cpu: int | None, adopt_round: int | None = None
 ) -> AsyncIterator[tuple[ReadyProcess, Any, str]]:
     env = {
         **os.environ,
+        **({} if adopt_round is None else {"STUD_ENGINE_ADOPT_ROUND": str(adopt_round)}),
         "STUD_DATABASE_URL": url,
         "STUD_JWT_SECRET": SECRET,
         "STUD_ENGINE_HOST": "127.0.0.1",
@@ -273,14 +280,18 @@ class Bots:
             load.stop()
 
 
-async def one_run(admin_url: str | None, tables: int, args: argparse.Namespace) -> dict[str, Any]:
+async def one_run(
+    admin_url: str | None, tables: int, adopt_round: int | None, args: argparse.Namespace
+) -> dict[str, Any]:
+    """One run at ``tables`` tables on ``c``; ``adopt_round``: the survivors' round size (None:
+    their default)."""
     lease: float = args.lease
     pin: bool = args.pin
     load_options = engine_load.Options(pace=args.pace, seed=7, bots="go", act_over="play")
     with database(admin_url) as url:
         async with (
-            engine(url, "a", lease, 0 if pin else None) as (_, a, a_address),
-            engine(url, "b", lease, 1 if pin else None) as (_, b, b_address),
+            engine(url, "a", lease, 0 if pin else None, adopt_round) as (_, a, a_address),
+            engine(url, "b", lease, 1 if pin else None, adopt_round) as (_, b, b_address),
             engine(url, "c", lease, 0 if pin else None) as (dying, c, _),
         ):
             survivors = {
@@ -351,20 +362,66 @@ async def one_run(admin_url: str | None, tables: int, args: argparse.Namespace) 
             )
             retired = await query(url, "SELECT expires_at FROM engine_nodes WHERE id = 'c'")
     seconds = sorted((started - killed).total_seconds() for _, started in again)
+    retired_after = (retired[0][0] - killed).total_seconds()
     return {
         "tables": tables,
+        "adopt_round": adopt_round,
         "lease": lease,
-        "retired_after": round((retired[0][0] - killed).total_seconds(), 2),
+        "retired_after": round(retired_after, 2),
         "first": round(seconds[0], 2),
         "median": round(statistics.median(seconds), 2),
         "p99": round(seconds[min(len(seconds) - 1, int(len(seconds) * 0.99))], 2),
         "last": round(seconds[-1], 2),
+        "last_after_retired": round(seconds[-1] - retired_after, 2),
         "spread": spread,
         "survivor_tables": 2 * args.survivor_tables,
         "pace": args.pace,
         "steady": {**latency(steady), "window_s": args.steady, "load": load_steady},
         "takeover": {**latency(during), "window_s": lease + args.after, "load": load_takeover},
     }
+
+
+#: the figures of a run whose medians a summary gives: (name, how to read it from the run)
+_SUMMARISED: dict[str, Callable[[dict[str, Any]], float | None]] = {
+    "retired_after": lambda r: r["retired_after"],
+    "first": lambda r: r["first"],
+    "median": lambda r: r["median"],
+    "last": lambda r: r["last"],
+    "last_after_retired": lambda r: r["last_after_retired"],
+    "steady_p99_ms": lambda r: r["steady"]["p99_ms"],
+    "takeover_p99_ms": lambda r: r["takeover"]["p99_ms"],
+    "takeover_max_ms": lambda r: r["takeover"]["max_ms"],
+    "load": lambda r: r["takeover"]["load"][0],
+}
+
+
+def summary(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (table count, round size), in the order first met: the medians of the runs.
+
+    >>> run = {"retired_after": 8.0, "first": 9.0, "median": 10.0, "last": 12.0,
+    ...        "last_after_retired": 4.0, "steady": {"p99_ms": 10.0},
+    ...        "takeover": {"p99_ms": 300.0, "max_ms": 700.0, "load": [1.0, 1.0, 1.0]}}
+    >>> runs = [{**run, "tables": 500, "adopt_round": 25},
+    ...         {**run, "tables": 500, "adopt_round": 25, "last": 14.0},
+    ...         {**run, "tables": 500, "adopt_round": 25, "last": 20.0, "first": 8.5}]
+    >>> line = summary(runs)[0]
+    >>> line["runs"], line["first"], line["last"], line["takeover_p99_ms"]
+    (3, 9.0, 14.0, 300.0)
+    """
+    groups: dict[tuple[int, int | None], list[dict[str, Any]]] = {}
+    for result in results:
+        groups.setdefault((result["tables"], result["adopt_round"]), []).append(result)
+    lines = []
+    for (tables, adopt_round), runs in groups.items():
+        medians: dict[str, Any] = {}
+        for name, read in _SUMMARISED.items():
+            values = [v for v in (read(r) for r in runs) if v is not None]
+            medians[name] = round(statistics.median(values), 2) if values else None
+        lines.append(
+            {"summary": True, "tables": tables, "adopt_round": adopt_round, "runs": len(runs)}
+            | medians
+        )
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -394,12 +451,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="a PostgreSQL server to create the run's database on (default: a private one)",
     )
+    parser.add_argument(
+        "--adopt-rounds",
+        type=int,
+        nargs="+",
+        default=None,
+        help="the survivors' STUD_ENGINE_ADOPT_ROUND: a run for each (default: theirs)",
+    )
+    parser.add_argument(
+        "--runs", type=int, default=1, help="this many runs of each count and round size"
+    )
     args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, got {args.runs}")
+    if args.adopt_rounds is not None and min(args.adopt_rounds) < 1:
+        parser.error(f"--adopt-rounds must be at least 1, got {args.adopt_rounds}")
+    sizes: list[int | None] = list(args.adopt_rounds or [None])
     engine_load.build_loadgen()
-    for count in args.tables:
-        result = asyncio.run(one_run(args.postgres, count, args))
-        print(json.dumps(result), flush=True)
-    return 0
+    results = []
+    failed = 0
+    for run in range(args.runs):
+        # Each run starts at the next size: none always runs first, or after the same one.
+        shift = run % len(sizes)
+        for size in sizes[shift:] + sizes[:shift]:
+            for count in args.tables:
+                try:
+                    result = asyncio.run(one_run(args.postgres, count, size, args))
+                except Exception as error:
+                    # A long series on a shared host goes on past one run's failure (a node
+                    # losing its lease while set up), and says which.
+                    failed += 1
+                    failure = {"tables": count, "adopt_round": size, "run": run + 1}
+                    print(json.dumps(failure | {"failed": repr(error)}), flush=True)
+                    continue
+                results.append(result)
+                print(json.dumps(result | {"run": run + 1}), flush=True)
+    if args.runs > 1:
+        for line in summary(results):
+            print(json.dumps(line), flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

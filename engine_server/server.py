@@ -310,6 +310,7 @@ async def _start(
         store,
         timing=timing or Timing(between_hands_seconds=settings.between_hands_seconds),
         hooks=metrics.hooks(hooks),
+        adopt_round=settings.adopt_round,
     )
     metrics.watch(manager)
     manager.stalls.on_beat = metrics.loop_lag

@@ -18,6 +18,7 @@
 | ``STUD_ENGINE_ADVERTISE_WEB`` | ``http://`` + the bound web address | the gRPC-Web URL browsers are given |
 | ``STUD_ENGINE_LEASE_SECONDS`` | ``15`` | the node's lease; renewed every third of it |
 | ``STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS`` | ``86400`` | how long an ended hand's actions stay in ``hand_actions`` (its record holds them); 0: deleted at the next round |
+| ``STUD_ENGINE_ADOPT_ROUND`` | ``25`` | tables a node loads per round when it takes over a dead node's tables (or is given moved ones); each round deals before the next loads |
 | ``STUD_ENGINE_STOP_MOVES_TABLES`` | ``1`` | on a clean stop, move the tables to the other live nodes between hands (``0``: keep them for the next start) |
 | ``STUD_ENGINE_GC_YOUNG_EVERY`` | ``0.05`` | seconds between young garbage collections; 0: CPython's own trigger |
 | ``STUD_ENGINE_GC_FULL_EVERY`` | ``600`` | seconds between full garbage collections (their survivors frozen: walked by no full collection again); 0: none by the clock |
@@ -34,8 +35,12 @@
 1048576
 >>> EngineSettings.from_env({"STUD_ENGINE_LOOP": "asyncio", "STUD_JWT_SECRET": "x" * 32}).loop
 'asyncio'
->>> s.node_id, s.lease_seconds
-('main', 15.0)
+>>> s.node_id, s.lease_seconds, s.adopt_round
+('main', 15.0, 25)
+>>> EngineSettings.from_env({"STUD_ENGINE_ADOPT_ROUND": "0", "STUD_JWT_SECRET": "x" * 32})
+Traceback (most recent call last):
+...
+engine_server.settings.SettingsError: STUD_ENGINE_ADOPT_ROUND: expected a whole number 1-10000, got '0'
 >>> EngineSettings.from_env({"STUD_ENGINE_NODE_ID": "b 2", "STUD_JWT_SECRET": "x" * 32})
 Traceback (most recent call last):
 ...
@@ -61,6 +66,7 @@ from engine_server.collector import CollectorPacing
 from engine_server.loops import DEFAULT_LOOP, LOOPS, uvloop_installed
 
 __all__ = [
+    "DEFAULT_ADOPT_ROUND",
     "DEFAULT_DATABASE_URL",
     "DEFAULT_HAND_ACTIONS_KEPT_SECONDS",
     "DEFAULT_LEASE_SECONDS",
@@ -78,6 +84,7 @@ __all__ = [
     "port",
     "positive_float",
     "switch",
+    "whole_number",
 ]
 
 DEFAULT_DATABASE_URL = "sqlite:///var/stud.sqlite3"
@@ -93,6 +100,10 @@ DEFAULT_NODE_ID = "main"
 DEFAULT_LEASE_SECONDS = 15.0
 #: a day: an ended hand's stored actions are a copy of its record's, kept for a look by ops
 DEFAULT_HAND_ACTIONS_KEPT_SECONDS = 86_400.0
+#: tables adopted per round in a takeover (engine_server.table.manager.DEFAULT_ADOPT_ROUND,
+#: not imported: the settings load before the table layer)
+DEFAULT_ADOPT_ROUND = 25
+_ADOPT_ROUND_RANGE = (1, 10_000)
 #: the shortest lease: renewals every third of it must fit in a round trip to the database
 _MIN_LEASE_SECONDS = 1.0
 _NODE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -189,11 +200,32 @@ def byte_count(env: Mapping[str, str], name: str, default: int, low: int, high: 
     ...
     engine_server.settings.SettingsError: X: expected a number of bytes 1024-4096, got '1k'
     """
+    return whole_number(env, name, default, low, high, what="a number of bytes")
+
+
+def whole_number(
+    env: Mapping[str, str],
+    name: str,
+    default: int,
+    low: int,
+    high: int,
+    *,
+    what: str = "a whole number",
+) -> int:
+    """A whole number, ``low`` to ``high`` (``what``: how an error names it).
+
+    >>> whole_number({"X": "50"}, "X", 25, 1, 100), whole_number({}, "X", 25, 1, 100)
+    (50, 25)
+    >>> whole_number({"X": "2.5"}, "X", 25, 1, 100)
+    Traceback (most recent call last):
+    ...
+    engine_server.settings.SettingsError: X: expected a whole number 1-100, got '2.5'
+    """
     raw = env.get(name)
     if raw is None or raw == "":
         return default
     if not raw.isdigit() or not low <= int(raw) <= high:
-        raise SettingsError(f"{name}: expected a number of bytes {low}-{high}, got {raw!r}")
+        raise SettingsError(f"{name}: expected {what} {low}-{high}, got {raw!r}")
     return int(raw)
 
 
@@ -332,6 +364,9 @@ class EngineSettings:
     #: a clean stop (SIGTERM) moves the tables to the other live nodes between hands first;
     #: with none live, or when False, the node keeps them for its next start
     stop_moves_tables: bool = True
+    #: tables loaded per round of a takeover (or of tables moved here): smaller rounds give
+    #: the first tables back sooner and the node's own tables the loop more often
+    adopt_round: int = DEFAULT_ADOPT_ROUND
     #: the garbage collector's pace (:mod:`engine_server.collector`); None: CPython's trigger
     gc_pacing: CollectorPacing | None = field(default_factory=CollectorPacing)
     #: the CPUs the engine's threads run on (:mod:`engine_server.affinity`); None: any
@@ -406,6 +441,9 @@ class EngineSettings:
                 env, "STUD_ENGINE_HAND_ACTIONS_KEPT_SECONDS", DEFAULT_HAND_ACTIONS_KEPT_SECONDS
             ),
             stop_moves_tables=switch(env, "STUD_ENGINE_STOP_MOVES_TABLES", True),
+            adopt_round=whole_number(
+                env, "STUD_ENGINE_ADOPT_ROUND", DEFAULT_ADOPT_ROUND, *_ADOPT_ROUND_RANGE
+            ),
             gc_pacing=gc_pacing(env),
             cpus=cpu_set(env),
         )

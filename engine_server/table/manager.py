@@ -33,6 +33,7 @@ from engine_server.table.runtime import RuntimeHooks, TableRuntime, Timing
 from engine_server.table.stalls import StallWatch
 
 __all__ = [
+    "DEFAULT_ADOPT_ROUND",
     "LoadedTable",
     "TableDirectory",
     "TableManager",
@@ -49,11 +50,13 @@ DEFAULT_NODE_ID = "main"
 
 TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
-#: tables adopted per round (:meth:`TableManager.adopt`): each round's tables deal again as
-#: soon as it is loaded, and the node's own tables get the loop and the database between
-#: rounds, so a takeover of hundreds of tables neither waits for its last table to play
-#: again nor starves the tables already here
-ADOPT_CHUNK = 25
+#: tables adopted per round (:meth:`TableManager.adopt`; STUD_ENGINE_ADOPT_ROUND, whose
+#: default engine_server.settings.DEFAULT_ADOPT_ROUND is this, not imported: the table layer
+#: does not read settings): each round's tables deal again as soon as it is loaded, and the
+#: node's own tables get the loop and the database between rounds, so a takeover of hundreds
+#: of tables neither waits for its last table to play again nor starves the tables already
+#: here
+DEFAULT_ADOPT_ROUND = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,9 +315,13 @@ class TableManager:
         *,
         timing: Timing | None = None,
         hooks: RuntimeHooks | None = None,
+        adopt_round: int = DEFAULT_ADOPT_ROUND,
     ) -> None:
+        if adopt_round < 1:
+            raise ValueError(f"adopt_round must be at least 1, got {adopt_round}")
         self._directory = directory
         self._store = store
+        self._adopt_round_size = adopt_round
         self._timing = timing or Timing()
         self._hooks = hooks or RuntimeHooks()
         self._tables: dict[str, TableRuntime] = {}
@@ -626,8 +633,9 @@ class TableManager:
             wanted.remove(first)
             wanted.insert(0, first)
         adopted: list[str] = []
-        for start in range(0, len(wanted), ADOPT_CHUNK):
-            adopted += await self._adopt_round(wanted[start : start + ADOPT_CHUNK])
+        size = self._adopt_round_size
+        for start in range(0, len(wanted), size):
+            adopted += await self._adopt_round(wanted[start : start + size])
             # Let the tables here (and the ones just started) act before the next round.
             await asyncio.sleep(0)
         if adopted:

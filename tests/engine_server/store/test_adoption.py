@@ -10,7 +10,6 @@ from engine_server.store.adapter import StoreTables
 from engine_server.store.hands import HandSeat
 from engine_server.store.models import HandRow
 from engine_server.store.repository import EngineStore
-from engine_server.table import manager as manager_module
 from engine_server.table.manager import LoadedTable, TableManager
 from engine_server.table.model import TableStatus
 from engine_server.table.runtime import Timing
@@ -39,8 +38,9 @@ async def test_tables_are_adopted_in_rounds_each_started_before_the_next_is_load
         )
     directory = StoreTables(store)
     # A long pause between hands: the adopted tables deal nothing of their own in this test.
-    manager = TableManager(directory, directory, timing=Timing(between_hands_seconds=60))
-    monkeypatch.setattr(manager_module, "ADOPT_CHUNK", 3)
+    manager = TableManager(
+        directory, directory, timing=Timing(between_hands_seconds=60), adopt_round=3
+    )
     rounds: list[list[str]] = []
     started_before: list[set[str]] = []
     adopt_tables = directory.adopt_tables
@@ -76,8 +76,9 @@ async def test_the_table_a_client_waits_for_is_adopted_in_the_first_round(
 ) -> None:
     ids = sorted([(await new_table(store, f"wait-{n}")).id for n in range(5)])
     directory = StoreTables(store)
-    manager = TableManager(directory, directory, timing=Timing(between_hands_seconds=60))
-    monkeypatch.setattr(manager_module, "ADOPT_CHUNK", 2)
+    manager = TableManager(
+        directory, directory, timing=Timing(between_hands_seconds=60), adopt_round=2
+    )
     rounds: list[list[str]] = []
     adopt_tables = directory.adopt_tables
 
@@ -94,3 +95,16 @@ async def test_the_table_a_client_waits_for_is_adopted_in_the_first_round(
         assert set(manager.tables) == set(ids)
     finally:
         await manager.shutdown()
+
+
+def test_the_round_size_is_a_setting_whose_default_is_the_managers() -> None:
+    from engine_server import settings
+    from engine_server.table.manager import DEFAULT_ADOPT_ROUND
+
+    secret = {"STUD_JWT_SECRET": "x" * 32}
+    assert settings.DEFAULT_ADOPT_ROUND == DEFAULT_ADOPT_ROUND
+    assert settings.EngineSettings.from_env(secret).adopt_round == DEFAULT_ADOPT_ROUND
+    chosen = {**secret, "STUD_ENGINE_ADOPT_ROUND": "100"}
+    assert settings.EngineSettings.from_env(chosen).adopt_round == 100
+    with pytest.raises(ValueError, match="adopt_round must be at least 1"):
+        TableManager(None, None, adopt_round=0)  # type: ignore[arg-type]
