@@ -53,6 +53,8 @@ __all__ = [
 
 #: The ``stud`` console script next to this interpreter (the project's virtual environment).
 STUD = Path(sys.executable).with_name("stud")
+#: How long a process whose stdout closed before its ready line is given to exit by itself.
+EXIT_WAIT_SECONDS = 5.0
 #: How much of a failed process's stderr its error quotes.
 TAIL_CHARS = 4000
 
@@ -188,6 +190,9 @@ class ReadyProcess(_Started[asyncio.subprocess.Process]):
                 while line := await stdout.readline():
                     if self._found(line, ready_key):
                         return self.ready
+            # Its stdout closed: it is exiting. Its own status, not the kill's, says why.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), EXIT_WAIT_SECONDS)
         except TimeoutError:
             what = f"printed no ready line in {timeout:g} s"
         except BaseException:
@@ -314,6 +319,9 @@ class BlockingReadyProcess(_Started[subprocess.Popen[bytes]]):
                     break
                 byte = os.read(stdout.fileno(), 1)
                 if not byte:
+                    # Its stdout closed: it is exiting. Its own status, not the kill's, says why.
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self.process.wait(EXIT_WAIT_SECONDS)
                     break
                 line += byte
                 if byte == b"\n":
