@@ -1394,9 +1394,9 @@ def collections_between(
     >>> collections_between(
     ...     1,
     ...     {("full", "count"): 3, ("full", "sum"): 0.5, ("full", "found"): 10},
-    ...     {("full", "count"): 4, ("full", "sum"): 0.56, ("full", "found"): 130},
+    ...     {("full", "count"): 4, ("full", "sum"): 0.625, ("full", "found"): 130},
     ... )
-    [Collection(node=1, kind='full', count=1, seconds=0.06..., found=120)]
+    [Collection(node=1, kind='full', count=1, seconds=0.125, found=120)]
     """
     found = []
     for kind in COLLECTION_KINDS.values():

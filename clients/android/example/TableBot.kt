@@ -603,16 +603,20 @@ private class Bot(
         follows = 0  // the table is served here: a later move is followed again
         failures = 0
         delayMs = FIRST_DELAY_MS
-        if (lastSequence >= 0 && response.sequence != lastSequence + 1) {
+        // A stream's first message is a full snapshot; it may carry events too (the end of a
+        // hand a restart or takeover ended, told until the next hand ends).
+        val first = lastSequence < 0
+        if (!first && response.sequence != lastSequence + 1) {
             println("GAP previous=$lastSequence sequence=${response.sequence}")
         }
         lastSequence = response.sequence
         latest = response
+        if (first || response.eventsCount == 0) {
+            println("SNAPSHOT sequence=${response.sequence} ${describe(response.snapshot)}")
+        }
         if (response.eventsCount > 0) {
             val kinds = response.eventsList.joinToString(",") { it.kindCase.name }
             println("EVENT sequence=${response.sequence} hand=${response.getEvents(0).handNumber} kinds=$kinds")
-        } else {
-            println("SNAPSHOT sequence=${response.sequence} ${describe(response.snapshot)}")
         }
         // Over Play, our own accepted act comes back as the change that carries it, named by its
         // action id; the action is the first of its events.

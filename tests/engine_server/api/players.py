@@ -238,18 +238,22 @@ class Player:
 
     async def _read(self, call: Any) -> None:
         try:
+            first = True
             async for message in call:
-                await self._received(message)
+                await self._received(message, first=first)
+                first = False
             self.ended = grpc.StatusCode.OK
         except grpc.aio.AioRpcError as error:
             self.ended, self.error = error.code(), error
         finally:
             self._notify()
 
-    async def _received(self, message: table_service_pb2.WatchTableResponse) -> None:
+    async def _received(
+        self, message: table_service_pb2.WatchTableResponse, *, first: bool = False
+    ) -> None:
         self.messages.append(message)
         self._notify()
-        if self._my_turn_starts(message):
+        if self._my_turn_starts(message, first=first):
             chosen = self.decide(message.snapshot)
             if chosen is not None:
                 await self.act(message.snapshot.hand_number, *chosen)
@@ -263,12 +267,14 @@ class Player:
         self._changed = asyncio.Event()
 
     @staticmethod
-    def _my_turn_starts(message: table_service_pb2.WatchTableResponse) -> bool:
+    def _my_turn_starts(message: table_service_pb2.WatchTableResponse, *, first: bool) -> bool:
         snap = message.snapshot
         if not snap.viewer_seat or snap.turn_seat != snap.viewer_seat or not snap.legal_actions:
             return False
-        if not message.events:
-            return True  # a fresh stream that finds him to act
+        if first or not message.events:
+            # A fresh stream that finds him to act (its first message may carry the end of a
+            # hand a restart ended, but no turn of his).
+            return True
         return any(
             event.WhichOneof("kind") == "turn_started"
             and event.turn_started.seat == snap.viewer_seat
@@ -346,9 +352,11 @@ class StreamPlayer(Player):
 
     async def _read(self, call: Any) -> None:
         try:
+            first = True
             async for response in call:
                 if response.WhichOneof("response") == "update":
-                    await self._received(response.update)
+                    await self._received(response.update, first=first)
+                    first = False
                 else:
                     self.results.append(response.act)
                     self._notify()
