@@ -169,9 +169,7 @@ class Matchmaking:
             )
         seated = ticket.status == TicketStatus.SEATED.value
         # Where the table is served now (read afresh: another node may have taken it over).
-        where = (
-            await self.engines.addresses(ticket.table_id) if seated and ticket.table_id else {}
-        )
+        where = await self.engines.addresses(ticket.table_id) if seated and ticket.table_id else {}
         return TicketView(
             id=ticket.id,
             status=ticket.status,
