@@ -201,7 +201,10 @@ private val PREFERENCE = listOf(
     ActionKind.ACTION_KIND_CALL,
     ActionKind.ACTION_KIND_BRING_IN,
     ActionKind.ACTION_KIND_COMPLETE,
-    ActionKind.ACTION_KIND_FOLD
+    ActionKind.ACTION_KIND_FOLD,
+    // A showdown whose profile lets him choose (docs/rules.md): show, rather than let the
+    // clock decide for him.
+    ActionKind.ACTION_KIND_SHOW
 )
 
 /** The legal action the bot takes, or null when none it knows is offered. */
