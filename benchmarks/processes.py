@@ -34,6 +34,7 @@ import signal
 import subprocess
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,7 +111,7 @@ ProcessT = TypeVar("ProcessT", bound=_Signalled)
 
 
 @dataclass
-class _Started(Generic[ProcessT]):
+class _Started(ABC, Generic[ProcessT]):
     """A started child process, its name, where its stderr goes and its ready line."""
 
     process: ProcessT
@@ -125,8 +126,9 @@ class _Started(Generic[ProcessT]):
         return self.process.pid
 
     @property
+    @abstractmethod
     def returncode(self) -> int | None:
-        raise NotImplementedError
+        """Its exit status; None while it runs (asyncio's and Popen's ask differently)."""
 
     def send_signal(self, signum: int) -> None:
         """Send ``signum`` unless the process is gone already."""
