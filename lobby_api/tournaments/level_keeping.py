@@ -22,8 +22,8 @@ from lobby_api.tournaments.models import (
     TableStatus,
     TournamentRow,
     TournamentStatus,
-    TournamentTableRow,
 )
+from lobby_api.tournaments.table_reads import tables_of
 
 __all__ = ["LevelKeeping"]
 
@@ -55,16 +55,7 @@ class LevelKeeping:
                 started = tournament.level_started_at
                 if tournament.status != TournamentStatus.RUNNING.value or started is None:
                     continue
-                tables = list(
-                    (
-                        await session.exec(
-                            select(TournamentTableRow).where(
-                                col(TournamentTableRow.tournament_id) == tournament_id,
-                                col(TournamentTableRow.status) == TableStatus.OPEN.value,
-                            )
-                        )
-                    ).all()
-                )
+                tables = await tables_of(session, tournament_id, TableStatus.OPEN)
                 played = await engine_reads.hands_started(session, [t.table_id for t in tables])
                 in_level = max(
                     (played.get(t.table_id, 0) - t.level_hands_base for t in tables), default=0

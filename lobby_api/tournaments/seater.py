@@ -39,6 +39,7 @@ from lobby_api.tournaments.models import (
 )
 from lobby_api.tournaments.pass_limits import BATCH, at_once
 from lobby_api.tournaments.seating import initial_draw
+from lobby_api.tournaments.table_reads import tables_of
 
 __all__ = ["Seater"]
 
@@ -157,15 +158,7 @@ class Seater:
             )
             if not late:
                 return 0
-            drawn = list(
-                (
-                    await session.exec(
-                        select(TournamentTableRow)
-                        .where(col(TournamentTableRow.tournament_id) == tournament_id)
-                        .order_by(col(TournamentTableRow.number))
-                    )
-                ).all()
-            )
+            drawn = await tables_of(session, tournament_id)
             if not drawn:
                 return 0  # the draw seats them
             tables = [t for t in drawn if t.status != TableStatus.CLOSED.value]
@@ -223,18 +216,7 @@ class Seater:
         """Step 3b (tables): create each recorded table on its engine."""
         async with self.db.read() as session:
             tournament = await session.get(TournamentRow, tournament_id)
-            planned = list(
-                (
-                    await session.exec(
-                        select(TournamentTableRow)
-                        .where(
-                            col(TournamentTableRow.tournament_id) == tournament_id,
-                            col(TournamentTableRow.status) == TableStatus.PLANNED.value,
-                        )
-                        .order_by(col(TournamentTableRow.number))
-                    )
-                ).all()
-            )
+            planned = await tables_of(session, tournament_id, TableStatus.PLANNED)
         if tournament is None or tournament.status != TournamentStatus.RUNNING.value:
             return
         levels = parse_levels(tournament.levels)

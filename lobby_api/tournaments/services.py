@@ -79,6 +79,7 @@ from lobby_api.tournaments.schemas import (
     TournamentTableView,
 )
 from lobby_api.tournaments.structure import StructureError, parse_structure
+from lobby_api.tournaments.table_reads import tables_of
 from lobby_api.wallet.models import LedgerAccountRow
 
 __all__ = [
@@ -215,15 +216,7 @@ class TournamentPages:
                     if e.seat_session_id and e.status == EntryStatus.PLAYING.value
                 ],
             )
-            tables = list(
-                (
-                    await session.exec(
-                        select(TournamentTableRow)
-                        .where(col(TournamentTableRow.tournament_id) == tournament_id)
-                        .order_by(col(TournamentTableRow.number))
-                    )
-                ).all()
-            )
+            tables = await tables_of(session, tournament_id)
         standings = [_standing(e, names, stacks) for e in entries]
         standings.sort(
             key=lambda s: (
