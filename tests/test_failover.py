@@ -50,6 +50,7 @@ from engine_server.auth import Scope, mint_token
 from engine_server.store.migrate import prepare_database
 from lobby_api.db import Database
 from tests.clients.room import BotsProcess
+from tests.engine_processes import start_engines
 from tests.engine_server.api.conftest import SECRET, bearer
 from tests.lobby_api.conftest import add_test_levels
 from tests.lobby_api.support import Player, assert_ledger_consistent, register, rows, scalar
@@ -101,20 +102,6 @@ class Watched:
     where: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
 
-def engine_env(url: str, node: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "STUD_DATABASE_URL": url,
-        "STUD_JWT_SECRET": SECRET,
-        "STUD_LOG_FORMAT": "text",
-        "STUD_LOG_LEVEL": "INFO",
-        "STUD_ENGINE_NODE_ID": node,
-        "STUD_ENGINE_METRICS_PORT": "0",
-        "STUD_ENGINE_BETWEEN_HANDS": "0.2",
-        "STUD_ENGINE_LEASE_SECONDS": str(LEASE),
-    }
-
-
 def lobby_env(url: str) -> dict[str, str]:
     return {
         **os.environ,
@@ -151,27 +138,10 @@ async def card_room(tmp_path: Path) -> AsyncIterator[Room]:
                 "lobby", env=lobby_env(server.url), log=tmp_path / f"lobby-{n}.log"
             )
             processes.append(lobby)
-        started = await asyncio.gather(
-            *(
-                start_stud(
-                    "engine",
-                    "--grpc-port",
-                    "0",
-                    "--web-port",
-                    "0",
-                    env=engine_env(server.url, name),
-                    log=tmp_path / f"engine-{name}.log",
-                )
-                for name in "abc"
-            ),
-            return_exceptions=True,
-        )
-        processes += [p for p in started if isinstance(p, ReadyProcess)]
-        for failed in started:
-            if isinstance(failed, BaseException):
-                raise failed
+        engines = await start_engines(server.url, "abc", tmp_path, lease=LEASE, between_hands=0.2)
+        processes += engines.values()
         nodes = {}
-        for name, process in zip("abc", processes[2:], strict=True):
+        for name, process in engines.items():
             channel = grpc.aio.insecure_channel(process.ready["grpc"])
             channels.append(channel)
             nodes[name] = Node(

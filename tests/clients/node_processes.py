@@ -12,7 +12,6 @@ from the node registry, as in a room of several nodes.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator
@@ -22,13 +21,14 @@ from pathlib import Path
 
 import psycopg2
 import sqlalchemy as sa
-import uvicorn
 from litestar import Litestar
 from sqlalchemy.engine import make_url
 
-from benchmarks.processes import ReadyProcess, start_stud
+from benchmarks.processes import ReadyProcess
 from engine_server.store.migrate import prepare_database
 from lobby_api.settings import LobbySettings
+from tests.clients.room import serve_lobby
+from tests.engine_processes import start_engines
 from tests.engine_server.api.conftest import POSTGRES_URL, SECRET
 from tests.lobby_api.conftest import add_test_levels, build_app
 from tests.postgres import postgres_unreachable
@@ -38,7 +38,7 @@ __all__ = ["LEASE", "NodesRoom", "nodes_room"]
 #: The nodes' lease: short, so that a dead node's tables come back soon; not shorter (three
 #: seconds lost live nodes' leases again and again on this shared machine at a load of 30).
 LEASE = 6.0
-#: How long an engine process may take to start (see :func:`_start_engine`).
+#: How long an engine process may take to start (a minute at a load average of 30).
 START_SECONDS = 180.0
 
 
@@ -82,34 +82,6 @@ class NodesRoom:
         return owner
 
 
-def _engine_env(url: str, node: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "STUD_DATABASE_URL": url,
-        "STUD_JWT_SECRET": SECRET,
-        "STUD_LOG_FORMAT": "text",
-        "STUD_LOG_LEVEL": "INFO",
-        "STUD_ENGINE_NODE_ID": node,
-        "STUD_ENGINE_METRICS_PORT": "0",
-        "STUD_ENGINE_BETWEEN_HANDS": "1.0",
-        "STUD_ENGINE_LEASE_SECONDS": str(LEASE),
-    }
-
-
-async def _start_engine(log: Path, url: str, node: str) -> ReadyProcess:
-    """``stud engine`` for ``node``, once it printed its ready line (its addresses). Started
-    with up to :data:`START_SECONDS`: on this shared machine at a load average of 30 a
-    Python process took a minute to import."""
-    return await start_stud(
-        "engine",
-        *("--grpc-port", "0", "--web-port", "0"),
-        env=_engine_env(url, node),
-        ready_key="grpc",
-        log=log,
-        timeout=START_SECONDS,
-    )
-
-
 @asynccontextmanager
 async def _database() -> AsyncIterator[str]:
     try:
@@ -134,20 +106,13 @@ async def _database() -> AsyncIterator[str]:
 async def nodes_room(tmp_path: Path, *, token_seconds: int = 15 * 60) -> AsyncIterator[NodesRoom]:
     async with _database() as url:
         processes: dict[str, ReadyProcess] = {}
-        serving: asyncio.Task[None] | None = None
-        server: uvicorn.Server | None = None
         app: Litestar | None = None
         try:
-            started = await asyncio.gather(
-                *(_start_engine(tmp_path / f"engine-{node}.log", url, node) for node in "ab"),
-                return_exceptions=True,
+            # Started with up to START_SECONDS: on this shared machine at a load average of 30
+            # a Python process took a minute to import.
+            processes = await start_engines(
+                url, "ab", tmp_path, lease=LEASE, between_hands=1.0, timeout=START_SECONDS
             )
-            for node, engine in zip("ab", started, strict=True):
-                if isinstance(engine, ReadyProcess):
-                    processes[node] = engine
-            for failed in started:
-                if isinstance(failed, BaseException):
-                    raise failed
             settings = LobbySettings(
                 database_url=url,
                 jwt_secret=SECRET,
@@ -164,24 +129,10 @@ async def nodes_room(tmp_path: Path, *, token_seconds: int = 15 * 60) -> AsyncIt
                 engine_grpc_public="127.0.0.1:9",
                 engine_grpc_web="http://127.0.0.1:9",
             )
-            config = uvicorn.Config(
-                app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False
-            )
-            server = uvicorn.Server(config)
-            server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
-            serving = asyncio.create_task(server.serve())
-            while not server.started:
-                if serving.done():
-                    serving.result()
-                await asyncio.sleep(0.01)
-            await add_test_levels(app.state.db)
-            port = server.servers[0].sockets[0].getsockname()[1]
-            yield NodesRoom(processes, app, f"http://127.0.0.1:{port}", url)
+            async with serve_lobby(app) as lobby_url:
+                await add_test_levels(app.state.db)
+                yield NodesRoom(processes, app, lobby_url, url)
         finally:
-            if server is not None and serving is not None:
-                server.should_exit = True
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(serving, 10)
             if app is not None:
                 await app.state.engine.close()
             for process in processes.values():
