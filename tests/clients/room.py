@@ -36,6 +36,7 @@ __all__ = [
     "Room",
     "card_room",
     "seat_player",
+    "serve_lobby",
     "sign_up",
     "tournament_table",
 ]
@@ -67,10 +68,24 @@ async def card_room(
         token_seconds=token_seconds,
     )
     app = build_app(settings, engine)
+    try:
+        async with serve_lobby(app) as lobby_url:
+            yield Room(engine, app, lobby_url)
+    finally:
+        await app.state.engine.close()
+        await shut(engine)
+
+
+@asynccontextmanager
+async def serve_lobby(app: Litestar) -> AsyncIterator[str]:
+    """Serve the lobby app with uvicorn in this event loop on a free loopback port (its
+    lifespan run: the seeds loaded); yields its URL. Closing it leaves the app's engine
+    client to the caller (it may outlive the server)."""
     config = uvicorn.Config(
         app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False
     )
     server = uvicorn.Server(config)
+    # The test's process keeps its own signal handlers (pytest's Ctrl-C).
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     serving = asyncio.create_task(server.serve())
     try:
@@ -79,13 +94,11 @@ async def card_room(
                 serving.result()
             await asyncio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
-        yield Room(engine, app, f"http://127.0.0.1:{port}")
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         with contextlib.suppress(Exception):
             await asyncio.wait_for(serving, 10)
-        await app.state.engine.close()
-        await shut(engine)
 
 
 async def sign_up(lobby_url: str, username: str, password: str, city: str) -> str:

@@ -14,7 +14,6 @@ also checked without a network, in Node (clients/web/test/connection.test.ts).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -25,14 +24,11 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.clients.follow_page import play_while_the_table_leaves
 from tests.clients.node_processes import LEASE, nodes_room
-from tests.clients.room import BotsProcess, sign_up
-from tests.clients.test_web_follow import _lines
-from tests.clients.test_web_table import ARTIFACTS, CHROMIUM, WEB, npm_packages
+from tests.clients.test_web_table import WEB, npm_packages
 
 __all__ = ["npm_packages"]  # the fixture, shared with test_web_table
-
-PASSWORD = "ann-password"
 
 
 def _run(*cmd: str | Path, cwd: Path) -> tuple[int, str]:
@@ -61,68 +57,33 @@ def test_the_connection_asks_the_lobby_once_its_node_stops_answering() -> None:
 
 @pytest.mark.usefixtures("npm_packages")
 async def test_the_page_finds_its_table_again_when_its_node_dies(tmp_path: Path) -> None:
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
-    ARTIFACTS.mkdir(exist_ok=True)
     async with nodes_room(tmp_path) as room:
-        bots = await BotsProcess.start(
+        lobby_says: dict[str, Any] = {}
+
+        async def kill(table_id: str, token: str) -> tuple[str, str, str]:
+            """She has played at her table's node: it dies, saying nothing."""
+            dead = await room.owner(table_id)
+            assert dead is not None
+            await room.kill(dead)
+            heir = await room.taken_over(table_id, dead, LEASE * 4)
+            # What the page asks: the lobby names the heir.
+            async with httpx.AsyncClient(base_url=room.lobby_url) as http:
+                answer = await http.get(
+                    f"/tables/{table_id}", headers={"Authorization": f"Bearer {token}"}
+                )
+            assert answer.status_code == 200, answer.text
+            lobby_says.update(answer.json())
+            return table_id, dead, heir
+
+        run = await play_while_the_table_leaves(
             room.lobby_url,
-            *("--cities", "oslo", "--per-city", "2", "--tables-per-bot", "1"),
-            *("--think", "0.05", "--seed", "11"),
+            kill,
+            seed=11,
+            env={"STUD_SCREENSHOT": "web-table-node-died.png", "STUD_PLAY_DEADLINE": "170"},
+            timeout=200,
+            bots_timeout=120,  # a minute to start at a load of 30
         )
-        try:
-            await bots.wait_for("waiting", 2, timeout=120)  # a minute to start at a load of 30
-            token = await sign_up(room.lobby_url, "ann", PASSWORD, "oslo")
-            browser = await asyncio.create_subprocess_exec(
-                *("node", "test/follow-table.mjs", room.lobby_url, "ann", PASSWORD),
-                cwd=WEB,
-                env={
-                    **os.environ,
-                    "STUD_CHROMIUM": str(CHROMIUM),
-                    "STUD_ARTIFACTS": str(ARTIFACTS),
-                    "STUD_SCREENSHOT": "web-table-node-died.png",
-                    "STUD_PLAY_DEADLINE": "170",
-                },
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-            assert browser.stdout is not None and browser.stderr is not None
-            errors = asyncio.create_task(browser.stderr.read())
-            report: dict[str, Any] = {}
-            died: tuple[str, str, str] | None = None
-            lobby_says: dict[str, Any] = {}
-            try:
-                async with asyncio.timeout(200):
-                    async for line in _lines(browser.stdout):
-                        if "seated" in line:
-                            seat = line["seated"]
-                        elif "played" in line and died is None:
-                            # She has played at her table's node: it dies, saying nothing.
-                            table_id = seat["tableId"]
-                            dead = await room.owner(table_id)
-                            assert dead is not None
-                            await room.kill(dead)
-                            heir = await room.taken_over(table_id, dead, LEASE * 4)
-                            died = (table_id, dead, heir)
-                            # What the page asks: the lobby names the heir.
-                            async with httpx.AsyncClient(base_url=room.lobby_url) as http:
-                                answer = await http.get(
-                                    f"/tables/{table_id}",
-                                    headers={"Authorization": f"Bearer {token}"},
-                                )
-                            assert answer.status_code == 200, answer.text
-                            lobby_says = answer.json()
-                        elif "ok" in line:
-                            report = line
-                    await browser.wait()
-            finally:
-                if browser.returncode is None:
-                    browser.kill()
-                    await browser.wait()
-            report["exit"] = browser.returncode
-            report["stderr"] = (await errors).decode()[-2000:]
-        finally:
-            code = await bots.stop()
+        report, died, code = run.report, run.left, run.bots_exit
         web = {node: room.web(node) for node in room.nodes}
         grpc_addresses = {node: room.grpc(node) for node in room.nodes}
 
@@ -163,4 +124,4 @@ async def test_the_page_finds_its_table_again_when_its_node_dies(tmp_path: Path)
     assert any(c["engine"] == old for c in report["clicks"]), shown
     # The network errors the browser logged were the dead node's only.
     assert all(e["url"].startswith(old) for e in report["networkErrors"]), shown
-    assert code == 0, bots
+    assert code == 0, run.bots

@@ -11,30 +11,24 @@ and she plays on there. Its screenshot is kept in test-artifacts/web-table-moved
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-import uvicorn
 from stud.v1 import admin_service_pb2
 
 from engine_server.store.migrate import prepare_database
 from lobby_api.settings import LobbySettings
-from tests.clients.room import BotsProcess, sign_up
-from tests.clients.test_web_table import ARTIFACTS, CHROMIUM, WEB, npm_packages
+from tests.clients.follow_page import play_while_the_table_leaves
+from tests.clients.room import serve_lobby
+from tests.clients.test_web_table import npm_packages
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 from tests.lobby_api.conftest import build_app
 
 __all__ = ["npm_packages"]  # the fixture, shared with test_web_table
-
-PASSWORD = "ann-password"
 
 
 @dataclass
@@ -61,100 +55,35 @@ async def two_node_room(tmp_path: Path) -> AsyncIterator[TwoNodeRoom]:
         money_rate_per_minute=0,
     )
     app = build_app(settings, nodes["a"])
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", access_log=False
-    )
-    server = uvicorn.Server(config)
-    server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
-    serving = asyncio.create_task(server.serve())
     try:
-        while not server.started:
-            if serving.done():
-                serving.result()
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield TwoNodeRoom(nodes, f"http://127.0.0.1:{port}")
+        async with serve_lobby(app) as lobby_url:
+            yield TwoNodeRoom(nodes, lobby_url)
     finally:
-        server.should_exit = True
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(serving, 10)
         await app.state.engine.close()
         for engine in nodes.values():
             await shut(engine)
 
 
-async def _lines(stream: asyncio.StreamReader) -> AsyncIterator[dict[str, Any]]:
-    async for raw in stream:
-        with contextlib.suppress(ValueError):
-            line = json.loads(raw)
-            if isinstance(line, dict):
-                yield line
-
-
 @pytest.mark.usefixtures("npm_packages")
 async def test_the_page_follows_its_table_to_another_node(tmp_path: Path) -> None:
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
-    ARTIFACTS.mkdir(exist_ok=True)
     async with two_node_room(tmp_path) as room:
-        bots = await BotsProcess.start(
-            room.lobby_url,
-            *("--cities", "oslo", "--per-city", "2", "--tables-per-bot", "1"),
-            *("--think", "0.05", "--seed", "7"),
-        )
-        try:
-            await bots.wait_for("waiting", 2)
-            await sign_up(room.lobby_url, "ann", PASSWORD, "oslo")
-            browser = await asyncio.create_subprocess_exec(
-                *("node", "test/follow-table.mjs", room.lobby_url, "ann", PASSWORD),
-                cwd=WEB,
-                env={
-                    **os.environ,
-                    "STUD_CHROMIUM": str(CHROMIUM),
-                    "STUD_ARTIFACTS": str(ARTIFACTS),
-                    "STUD_PLAY_DEADLINE": "150",
-                },
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+
+        async def move(table_id: str, _token: str) -> tuple[str, str, str]:
+            """She has played at her table's node: move it to the other one."""
+            owner = next(n for n, e in room.nodes.items() if table_id in e.server.manager.tables)
+            other = "b" if owner == "a" else "a"
+            at = room.nodes[owner]
+            await at.admin.MoveTable(
+                admin_service_pb2.MoveTableRequest(name=f"tables/{table_id}", node=other),
+                metadata=at.admin_md,
             )
-            assert browser.stdout is not None and browser.stderr is not None
-            errors = asyncio.create_task(browser.stderr.read())
-            report: dict[str, Any] = {}
-            moved: tuple[str, str, str] | None = None
-            try:
-                async with asyncio.timeout(180):
-                    async for line in _lines(browser.stdout):
-                        if "seated" in line:
-                            seat = line["seated"]
-                        elif "played" in line and moved is None:
-                            # She has played at her table's node: move it to the other one.
-                            table_id = seat["tableId"]
-                            owner = next(
-                                n
-                                for n, e in room.nodes.items()
-                                if table_id in e.server.manager.tables
-                            )
-                            other = "b" if owner == "a" else "a"
-                            at = room.nodes[owner]
-                            await at.admin.MoveTable(
-                                admin_service_pb2.MoveTableRequest(
-                                    name=f"tables/{table_id}", node=other
-                                ),
-                                metadata=at.admin_md,
-                            )
-                            moved = (table_id, owner, other)
-                        elif "ok" in line:
-                            report = line
-                    await browser.wait()
-            finally:
-                if browser.returncode is None:
-                    browser.kill()
-                    await browser.wait()
-            report["exit"] = browser.returncode
-            report["stderr"] = (await errors).decode()[-2000:]
-        finally:
-            code = await bots.stop()
-        assert code == 0, bots
+            return table_id, owner, other
+
+        run = await play_while_the_table_leaves(
+            room.lobby_url, move, seed=7, env={"STUD_PLAY_DEADLINE": "150"}, timeout=180
+        )
+        report, moved, bots = run.report, run.left, run.bots
+        assert run.bots_exit == 0, bots
         web = {node: engine.web_url for node, engine in room.nodes.items()}
         grpc_addresses = {node: engine.grpc_address for node, engine in room.nodes.items()}
 
