@@ -6,10 +6,9 @@ gRPC-Web (clients/web/test/bot.ts on createTableClient), and reads the engine's 
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -40,17 +39,9 @@ def npm_packages() -> None:
 
 
 @pytest.fixture(scope="module")
-def bot(npm_packages: None) -> Iterator[Path]:
-    """The client and its test bot compiled for Node under clients/web/build (git-ignored; inside
-    the package so Node finds its node_modules and "type": "module"), one directory per run."""
-    out = WEB / "build" / f"pytest-{os.getpid()}"
-    shutil.rmtree(out, ignore_errors=True)
-    try:
-        result = _run(TSC, "-p", "tsconfig.test.json", "--outDir", out, cwd=WEB)
-        assert result.returncode == 0, result.stdout + result.stderr
-        yield out / "test/bot.js"
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
+def bot(npm_packages: None, web_tests_build: Path) -> Path:
+    """The client's test bot, compiled for Node with the rest of the web tests (conftest)."""
+    return web_tests_build / "test/bot.js"
 
 
 @pytest_asyncio.fixture

@@ -15,8 +15,6 @@ also checked without a network, in Node (clients/web/test/connection.test.ts).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -38,21 +36,13 @@ def _run(*cmd: str | Path, cwd: Path) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-@pytest.mark.usefixtures("npm_packages")
-def test_the_connection_asks_the_lobby_once_its_node_stops_answering() -> None:
+def test_the_connection_asks_the_lobby_once_its_node_stops_answering(
+    web_tests_build: Path,
+) -> None:
     """connection.ts in Node's test runner, with fake nodes and a fake lobby lookup."""
-    out = WEB / "build" / f"connection-{os.getpid()}"
-    shutil.rmtree(out, ignore_errors=True)
-    try:
-        code, output = _run(
-            WEB / "node_modules/.bin/tsc", "-p", "tsconfig.test.json", "--outDir", out, cwd=WEB
-        )
-        assert code == 0, output
-        code, output = _run("node", "--test", out / "test/connection.test.js", cwd=WEB)
-        assert code == 0, output
-        assert "# pass 4" in output and "# fail 0" in output, output
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
+    code, output = _run("node", "--test", web_tests_build / "test/connection.test.js", cwd=WEB)
+    assert code == 0, output
+    assert "# pass 4" in output and "# fail 0" in output, output
 
 
 @pytest.mark.usefixtures("npm_packages")

@@ -6,8 +6,6 @@ replay of a PHH history (src/table/replay.ts, test/replay.test.ts).
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -22,20 +20,8 @@ def _run(*cmd: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_fairness_check_in_typescript_matches_the_vector() -> None:
-    assert shutil.which("node") is not None, "Node.js is needed for the web client"
-    setup = _run(ROOT / "scripts/setup-web")
-    assert setup.returncode == 0, setup.stdout + setup.stderr
-    out = WEB / "build" / f"fairness-{os.getpid()}"
-    shutil.rmtree(out, ignore_errors=True)
-    try:
-        built = _run(
-            WEB / "node_modules/.bin/tsc", "-p", "tsconfig.test.json", "--outDir", out, cwd=WEB
-        )
-        assert built.returncode == 0, built.stdout + built.stderr
-        tests = [out / "test/fairness.test.js", out / "test/replay.test.js"]
-        result = _run("node", "--test", *tests, cwd=WEB)
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert "# pass 9" in result.stdout and "# fail 0" in result.stdout, result.stdout
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
+def test_fairness_check_in_typescript_matches_the_vector(web_tests_build: Path) -> None:
+    tests = [web_tests_build / "test/fairness.test.js", web_tests_build / "test/replay.test.js"]
+    result = _run("node", "--test", *tests, cwd=WEB)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "# pass 9" in result.stdout and "# fail 0" in result.stdout, result.stdout
