@@ -740,8 +740,11 @@ async def test_bots_fill_a_tournament_a_human_registered_for_and_play_it_to_the_
                     "starting_chips": 40,
                     "max_players": 3,
                     "rule_overrides": {"action_seconds": 2},
+                    # Steep after a few hands: at one level the random players' tournament
+                    # took from 18 s to 157 s (the test asks for a winner, not a long game).
                     "levels": [
-                        {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "hands": 50}
+                        {"ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "hands": 6},
+                        {"ante": 5, "bring_in": 10, "small_bet": 20, "big_bet": 40, "hands": 50},
                     ],
                 },
             )
