@@ -313,19 +313,23 @@ class RelaySession:
             log.error("a relay task failed", exc_info=task.exception())
 
     async def close(self) -> None:
-        """The call ended: every channel ends as a dropped stream does (seats away)."""
-        for task in list(self._tasks):
-            task.cancel()
+        """The call ended: every channel ends as a dropped stream does (seats away).
+
+        Acts waiting are dropped (as a dropped Play stream's); the channels still opening
+        and the ones being unwatched are waited for, not cancelled: a watch cancelled
+        half-way, or an unwatch, would leave a seat connected with nobody reading it."""
         channels = list(self.channels.values())
         self.channels.clear()
         for channel in channels:
             channel.closed = True
+            if channel.acting is not None:
+                channel.acting.cancel()
         await asyncio.gather(
             *(self._unwatch(c) for c in channels if c.watcher is not None),
             return_exceptions=True,
         )
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
 
 class GrpcRelayService(relay_service_pb2_grpc.RelayServiceServicer):
