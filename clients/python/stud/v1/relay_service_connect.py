@@ -67,7 +67,9 @@ class RelayService(Protocol):
           as he sent it ("Bearer <token>") and his stream's first request: `play` (a Play
           stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
           From then on the channel receives exactly the messages that stream would: `update`
-          (PlayResponse: for a WatchTable channel only its `update`), in order.
+          (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+          RelayMessage (the engine sends the messages it has ready together, in one
+          RelayResponse).
         - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
           sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
           (the act's update, or an `act` PlayResponse). Channels do not wait for each other's
@@ -206,7 +208,9 @@ class RelayServiceClient(ConnectClient):
           as he sent it ("Bearer <token>") and his stream's first request: `play` (a Play
           stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
           From then on the channel receives exactly the messages that stream would: `update`
-          (PlayResponse: for a WatchTable channel only its `update`), in order.
+          (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+          RelayMessage (the engine sends the messages it has ready together, in one
+          RelayResponse).
         - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
           sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
           (the act's update, or an `act` PlayResponse). Channels do not wait for each other's
@@ -289,7 +293,9 @@ class RelayServiceSync(Protocol):
           as he sent it ("Bearer <token>") and his stream's first request: `play` (a Play
           stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
           From then on the channel receives exactly the messages that stream would: `update`
-          (PlayResponse: for a WatchTable channel only its `update`), in order.
+          (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+          RelayMessage (the engine sends the messages it has ready together, in one
+          RelayResponse).
         - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
           sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
           (the act's update, or an `act` PlayResponse). Channels do not wait for each other's
@@ -426,7 +432,9 @@ class RelayServiceClientSync(ConnectClientSync):
           as he sent it ("Bearer <token>") and his stream's first request: `play` (a Play
           stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
           From then on the channel receives exactly the messages that stream would: `update`
-          (PlayResponse: for a WatchTable channel only its `update`), in order.
+          (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+          RelayMessage (the engine sends the messages it has ready together, in one
+          RelayResponse).
         - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
           sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
           (the act's update, or an `act` PlayResponse). Channels do not wait for each other's

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from stud.v1 import table_service_pb2 as stud_dot_v1_dot_table__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/relay_service.proto\x12\x07stud.v1\x1a\x1bstud/v1/table_service.proto\"\x8e\x01\n\x0cRelayRequest\x12\"\n\x04open\x18\x01 \x01(\x0b\x32\x12.stud.v1.RelayOpenH\x00\x12,\n\x07request\x18\x02 \x01(\x0b\x32\x19.stud.v1.RelayPlayRequestH\x00\x12$\n\x05\x63lose\x18\x03 \x01(\x0b\x32\x13.stud.v1.RelayCloseH\x00\x42\x06\n\x04kind\"\x99\x01\n\tRelayOpen\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\x12\x15\n\rauthorization\x18\x02 \x01(\t\x12$\n\x04play\x18\x03 \x01(\x0b\x32\x14.stud.v1.PlayRequestH\x00\x12\x31\n\x0bwatch_table\x18\x04 \x01(\x0b\x32\x1a.stud.v1.WatchTableRequestH\x00\x42\x08\n\x06stream\"M\n\x10RelayPlayRequest\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\x12%\n\x07request\x18\x02 \x01(\x0b\x32\x14.stud.v1.PlayRequest\" \n\nRelayClose\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\"z\n\rRelayResponse\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\x12\'\n\x06update\x18\x02 \x01(\x0b\x32\x15.stud.v1.PlayResponseH\x00\x12 \n\x03\x65nd\x18\x03 \x01(\x0b\x32\x11.stud.v1.RelayEndH\x00\x42\n\n\x08response\":\n\x08RelayEnd\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07\x64\x65tails\x18\x03 \x01(\x0c\x32J\n\x0cRelayService\x12:\n\x05Relay\x12\x15.stud.v1.RelayRequest\x1a\x16.stud.v1.RelayResponse(\x01\x30\x01\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bstud/v1/relay_service.proto\x12\x07stud.v1\x1a\x1bstud/v1/table_service.proto\"\x8e\x01\n\x0cRelayRequest\x12\"\n\x04open\x18\x01 \x01(\x0b\x32\x12.stud.v1.RelayOpenH\x00\x12,\n\x07request\x18\x02 \x01(\x0b\x32\x19.stud.v1.RelayPlayRequestH\x00\x12$\n\x05\x63lose\x18\x03 \x01(\x0b\x32\x13.stud.v1.RelayCloseH\x00\x42\x06\n\x04kind\"\x99\x01\n\tRelayOpen\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\x12\x15\n\rauthorization\x18\x02 \x01(\t\x12$\n\x04play\x18\x03 \x01(\x0b\x32\x14.stud.v1.PlayRequestH\x00\x12\x31\n\x0bwatch_table\x18\x04 \x01(\x0b\x32\x1a.stud.v1.WatchTableRequestH\x00\x42\x08\n\x06stream\"M\n\x10RelayPlayRequest\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\x12%\n\x07request\x18\x02 \x01(\x0b\x32\x14.stud.v1.PlayRequest\" \n\nRelayClose\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\"8\n\rRelayResponse\x12\'\n\x08messages\x18\x01 \x03(\x0b\x32\x15.stud.v1.RelayMessage\"y\n\x0cRelayMessage\x12\x12\n\nchannel_id\x18\x01 \x01(\x04\x12\'\n\x06update\x18\x02 \x01(\x0b\x32\x15.stud.v1.PlayResponseH\x00\x12 \n\x03\x65nd\x18\x03 \x01(\x0b\x32\x11.stud.v1.RelayEndH\x00\x42\n\n\x08response\":\n\x08RelayEnd\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07\x64\x65tails\x18\x03 \x01(\x0c\x32J\n\x0cRelayService\x12:\n\x05Relay\x12\x15.stud.v1.RelayRequest\x1a\x16.stud.v1.RelayResponse(\x01\x30\x01\x42\tP\x01\xa2\x02\x04STUDb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,9 +42,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RELAYCLOSE']._serialized_start=449
   _globals['_RELAYCLOSE']._serialized_end=481
   _globals['_RELAYRESPONSE']._serialized_start=483
-  _globals['_RELAYRESPONSE']._serialized_end=605
-  _globals['_RELAYEND']._serialized_start=607
-  _globals['_RELAYEND']._serialized_end=665
-  _globals['_RELAYSERVICE']._serialized_start=667
-  _globals['_RELAYSERVICE']._serialized_end=741
+  _globals['_RELAYRESPONSE']._serialized_end=539
+  _globals['_RELAYMESSAGE']._serialized_start=541
+  _globals['_RELAYMESSAGE']._serialized_end=662
+  _globals['_RELAYEND']._serialized_start=664
+  _globals['_RELAYEND']._serialized_end=722
+  _globals['_RELAYSERVICE']._serialized_start=724
+  _globals['_RELAYSERVICE']._serialized_end=798
 # @@protoc_insertion_point(module_scope)

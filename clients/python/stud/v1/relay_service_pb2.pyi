@@ -3,8 +3,10 @@
 isort:skip_file
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
 from stud.v1 import table_service_pb2 as _table_service_pb2
 import builtins as _builtins
 import sys
@@ -149,7 +151,36 @@ Global___RelayClose: _TypeAlias = RelayClose  # noqa: Y015
 
 @_typing.final
 class RelayResponse(_message.Message):
-    """One message of a Relay call: one channel's message."""
+    """One message of a Relay call: the channels' messages the engine had ready when it sent it,
+    in order (a channel's messages keep their order across RelayResponses too). One call
+    carries every stream of a node's players that pass through the gateway, and a call sends
+    one message at a time: batching what is ready keeps a busy relay from queueing behind its
+    own sends.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___RelayMessage]:
+        """At least one."""
+
+    def __init__(
+        self,
+        *,
+        messages: _abc.Iterable[Global___RelayMessage] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RelayResponse: _TypeAlias = RelayResponse  # noqa: Y015
+
+@_typing.final
+class RelayMessage(_message.Message):
+    """One channel's message."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -183,7 +214,7 @@ class RelayResponse(_message.Message):
     _WhichOneofArgType_response: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_response) -> _WhichOneofReturnType_response | None: ...
 
-Global___RelayResponse: _TypeAlias = RelayResponse  # noqa: Y015
+Global___RelayMessage: _TypeAlias = RelayMessage  # noqa: Y015
 
 @_typing.final
 class RelayEnd(_message.Message):

@@ -31,6 +31,7 @@ CF_EXTERN_C_BEGIN
 @class STUDPlayResponse;
 @class STUDRelayClose;
 @class STUDRelayEnd;
+@class STUDRelayMessage;
 @class STUDRelayOpen;
 @class STUDRelayPlayRequest;
 @class STUDWatchTableRequest;
@@ -177,27 +178,49 @@ GPB_FINAL @interface STUDRelayClose : GPBMessage
 #pragma mark - STUDRelayResponse
 
 typedef GPB_ENUM(STUDRelayResponse_FieldNumber) {
-  STUDRelayResponse_FieldNumber_ChannelId = 1,
-  STUDRelayResponse_FieldNumber_Update = 2,
-  STUDRelayResponse_FieldNumber_End = 3,
-};
-
-typedef GPB_ENUM(STUDRelayResponse_Response_OneOfCase) {
-  STUDRelayResponse_Response_OneOfCase_GPBUnsetOneOfCase = 0,
-  STUDRelayResponse_Response_OneOfCase_Update = 2,
-  STUDRelayResponse_Response_OneOfCase_End = 3,
+  STUDRelayResponse_FieldNumber_MessagesArray = 1,
 };
 
 /**
- * One message of a Relay call: one channel's message.
+ * One message of a Relay call: the channels' messages the engine had ready when it sent it,
+ * in order (a channel's messages keep their order across RelayResponses too). One call
+ * carries every stream of a node's players that pass through the gateway, and a call sends
+ * one message at a time: batching what is ready keeps a busy relay from queueing behind its
+ * own sends.
  **/
 GPB_FINAL @interface STUDRelayResponse : GPBMessage
+
+/** At least one. */
+@property(nonatomic, readwrite, strong, null_resettable) NSMutableArray<STUDRelayMessage*> *messagesArray;
+/** The number of items in @c messagesArray without causing the array to be created. */
+@property(nonatomic, readonly) NSUInteger messagesArray_Count;
+
+@end
+
+#pragma mark - STUDRelayMessage
+
+typedef GPB_ENUM(STUDRelayMessage_FieldNumber) {
+  STUDRelayMessage_FieldNumber_ChannelId = 1,
+  STUDRelayMessage_FieldNumber_Update = 2,
+  STUDRelayMessage_FieldNumber_End = 3,
+};
+
+typedef GPB_ENUM(STUDRelayMessage_Response_OneOfCase) {
+  STUDRelayMessage_Response_OneOfCase_GPBUnsetOneOfCase = 0,
+  STUDRelayMessage_Response_OneOfCase_Update = 2,
+  STUDRelayMessage_Response_OneOfCase_End = 3,
+};
+
+/**
+ * One channel's message.
+ **/
+GPB_FINAL @interface STUDRelayMessage : GPBMessage
 
 /** The channel it is for. */
 @property(nonatomic, readwrite) uint64_t channelId;
 
 /** What it carries. */
-@property(nonatomic, readonly) STUDRelayResponse_Response_OneOfCase responseOneOfCase;
+@property(nonatomic, readonly) STUDRelayMessage_Response_OneOfCase responseOneOfCase;
 
 /**
  * A message of the player's stream, exactly as his own Play stream would carry it (a
@@ -213,7 +236,7 @@ GPB_FINAL @interface STUDRelayResponse : GPBMessage
 /**
  * Clears whatever value was set for the oneof 'response'.
  **/
-void STUDRelayResponse_ClearResponseOneOfCase(STUDRelayResponse *message);
+void STUDRelayMessage_ClearResponseOneOfCase(STUDRelayMessage *message);
 
 #pragma mark - STUDRelayEnd
 

@@ -30,6 +30,7 @@ GPBObjCClassDeclaration(STUDPlayRequest);
 GPBObjCClassDeclaration(STUDPlayResponse);
 GPBObjCClassDeclaration(STUDRelayClose);
 GPBObjCClassDeclaration(STUDRelayEnd);
+GPBObjCClassDeclaration(STUDRelayMessage);
 GPBObjCClassDeclaration(STUDRelayOpen);
 GPBObjCClassDeclaration(STUDRelayPlayRequest);
 GPBObjCClassDeclaration(STUDWatchTableRequest);
@@ -332,16 +333,11 @@ typedef struct STUDRelayClose__storage_ {
 
 @implementation STUDRelayResponse
 
-@dynamic responseOneOfCase;
-@dynamic channelId;
-@dynamic update;
-@dynamic end;
+@dynamic messagesArray, messagesArray_Count;
 
 typedef struct STUDRelayResponse__storage_ {
-  uint32_t _has_storage_[2];
-  STUDPlayResponse *update;
-  STUDRelayEnd *end;
-  uint64_t channelId;
+  uint32_t _has_storage_[1];
+  NSMutableArray *messagesArray;
 } STUDRelayResponse__storage_;
 
 // This method is threadsafe because it is initially called
@@ -351,30 +347,12 @@ typedef struct STUDRelayResponse__storage_ {
   if (!descriptor) {
     static GPBMessageFieldDescription fields[] = {
       {
-        .name = "channelId",
-        .dataTypeSpecific.clazz = Nil,
-        .number = STUDRelayResponse_FieldNumber_ChannelId,
-        .hasIndex = 0,
-        .offset = (uint32_t)offsetof(STUDRelayResponse__storage_, channelId),
-        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
-        .dataType = GPBDataTypeUInt64,
-      },
-      {
-        .name = "update",
-        .dataTypeSpecific.clazz = GPBObjCClass(STUDPlayResponse),
-        .number = STUDRelayResponse_FieldNumber_Update,
-        .hasIndex = -1,
-        .offset = (uint32_t)offsetof(STUDRelayResponse__storage_, update),
-        .flags = GPBFieldOptional,
-        .dataType = GPBDataTypeMessage,
-      },
-      {
-        .name = "end",
-        .dataTypeSpecific.clazz = GPBObjCClass(STUDRelayEnd),
-        .number = STUDRelayResponse_FieldNumber_End,
-        .hasIndex = -1,
-        .offset = (uint32_t)offsetof(STUDRelayResponse__storage_, end),
-        .flags = GPBFieldOptional,
+        .name = "messagesArray",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDRelayMessage),
+        .number = STUDRelayResponse_FieldNumber_MessagesArray,
+        .hasIndex = GPBNoHasBit,
+        .offset = (uint32_t)offsetof(STUDRelayResponse__storage_, messagesArray),
+        .flags = GPBFieldRepeated,
         .dataType = GPBDataTypeMessage,
       },
     };
@@ -385,6 +363,74 @@ typedef struct STUDRelayResponse__storage_ {
                                         fields:fields
                                     fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
                                    storageSize:sizeof(STUDRelayResponse__storage_)
+                                         flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
+    #if defined(DEBUG) && DEBUG
+      NSAssert(descriptor == nil, @"Startup recursed!");
+    #endif  // DEBUG
+    descriptor = localDescriptor;
+  }
+  return descriptor;
+}
+
+@end
+
+#pragma mark - STUDRelayMessage
+
+@implementation STUDRelayMessage
+
+@dynamic responseOneOfCase;
+@dynamic channelId;
+@dynamic update;
+@dynamic end;
+
+typedef struct STUDRelayMessage__storage_ {
+  uint32_t _has_storage_[2];
+  STUDPlayResponse *update;
+  STUDRelayEnd *end;
+  uint64_t channelId;
+} STUDRelayMessage__storage_;
+
+// This method is threadsafe because it is initially called
+// in +initialize for each subclass.
++ (GPBDescriptor *)descriptor {
+  static GPBDescriptor *descriptor = nil;
+  if (!descriptor) {
+    static GPBMessageFieldDescription fields[] = {
+      {
+        .name = "channelId",
+        .dataTypeSpecific.clazz = Nil,
+        .number = STUDRelayMessage_FieldNumber_ChannelId,
+        .hasIndex = 0,
+        .offset = (uint32_t)offsetof(STUDRelayMessage__storage_, channelId),
+        .flags = (GPBFieldFlags)(GPBFieldOptional | GPBFieldClearHasIvarOnZero),
+        .dataType = GPBDataTypeUInt64,
+      },
+      {
+        .name = "update",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDPlayResponse),
+        .number = STUDRelayMessage_FieldNumber_Update,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDRelayMessage__storage_, update),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+      {
+        .name = "end",
+        .dataTypeSpecific.clazz = GPBObjCClass(STUDRelayEnd),
+        .number = STUDRelayMessage_FieldNumber_End,
+        .hasIndex = -1,
+        .offset = (uint32_t)offsetof(STUDRelayMessage__storage_, end),
+        .flags = GPBFieldOptional,
+        .dataType = GPBDataTypeMessage,
+      },
+    };
+    GPBDescriptor *localDescriptor =
+        [GPBDescriptor allocDescriptorForClass:[STUDRelayMessage class]
+                                     rootClass:[STUDRelayServiceRoot class]
+                                          file:STUDRelayServiceRoot_FileDescriptor()
+                                        fields:fields
+                                    fieldCount:(uint32_t)(sizeof(fields) / sizeof(GPBMessageFieldDescription))
+                                   storageSize:sizeof(STUDRelayMessage__storage_)
                                          flags:(GPBDescriptorInitializationFlags)(GPBDescriptorInitializationFlag_UsesClassRefs | GPBDescriptorInitializationFlag_Proto3OptionalKnown)];
     static const char *oneofs[] = {
       "response",
@@ -402,8 +448,8 @@ typedef struct STUDRelayResponse__storage_ {
 
 @end
 
-void STUDRelayResponse_ClearResponseOneOfCase(STUDRelayResponse *message) {
-  GPBDescriptor *descriptor = [STUDRelayResponse descriptor];
+void STUDRelayMessage_ClearResponseOneOfCase(STUDRelayMessage *message) {
+  GPBDescriptor *descriptor = [STUDRelayMessage descriptor];
   GPBOneofDescriptor *oneof = [descriptor.oneofs objectAtIndex:0];
   GPBClearOneof(message, oneof);
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file stud/v1/relay_service.proto.
  */
 export const file_stud_v1_relay_service: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdHVkL3YxL3JlbGF5X3NlcnZpY2UucHJvdG8SB3N0dWQudjEijgEKDFJlbGF5UmVxdWVzdBIiCgRvcGVuGAEgASgLMhIuc3R1ZC52MS5SZWxheU9wZW5IABIsCgdyZXF1ZXN0GAIgASgLMhkuc3R1ZC52MS5SZWxheVBsYXlSZXF1ZXN0SAASJAoFY2xvc2UYAyABKAsyEy5zdHVkLnYxLlJlbGF5Q2xvc2VIAEIGCgRraW5kIpkBCglSZWxheU9wZW4SEgoKY2hhbm5lbF9pZBgBIAEoBBIVCg1hdXRob3JpemF0aW9uGAIgASgJEiQKBHBsYXkYAyABKAsyFC5zdHVkLnYxLlBsYXlSZXF1ZXN0SAASMQoLd2F0Y2hfdGFibGUYBCABKAsyGi5zdHVkLnYxLldhdGNoVGFibGVSZXF1ZXN0SABCCAoGc3RyZWFtIk0KEFJlbGF5UGxheVJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoBBIlCgdyZXF1ZXN0GAIgASgLMhQuc3R1ZC52MS5QbGF5UmVxdWVzdCIgCgpSZWxheUNsb3NlEhIKCmNoYW5uZWxfaWQYASABKAQiegoNUmVsYXlSZXNwb25zZRISCgpjaGFubmVsX2lkGAEgASgEEicKBnVwZGF0ZRgCIAEoCzIVLnN0dWQudjEuUGxheVJlc3BvbnNlSAASIAoDZW5kGAMgASgLMhEuc3R1ZC52MS5SZWxheUVuZEgAQgoKCHJlc3BvbnNlIjoKCFJlbGF5RW5kEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIPCgdkZXRhaWxzGAMgASgMMkoKDFJlbGF5U2VydmljZRI6CgVSZWxheRIVLnN0dWQudjEuUmVsYXlSZXF1ZXN0GhYuc3R1ZC52MS5SZWxheVJlc3BvbnNlKAEwAUIJUAGiAgRTVFVEYgZwcm90bzM", [file_stud_v1_table_service]);
+  fileDesc("ChtzdHVkL3YxL3JlbGF5X3NlcnZpY2UucHJvdG8SB3N0dWQudjEijgEKDFJlbGF5UmVxdWVzdBIiCgRvcGVuGAEgASgLMhIuc3R1ZC52MS5SZWxheU9wZW5IABIsCgdyZXF1ZXN0GAIgASgLMhkuc3R1ZC52MS5SZWxheVBsYXlSZXF1ZXN0SAASJAoFY2xvc2UYAyABKAsyEy5zdHVkLnYxLlJlbGF5Q2xvc2VIAEIGCgRraW5kIpkBCglSZWxheU9wZW4SEgoKY2hhbm5lbF9pZBgBIAEoBBIVCg1hdXRob3JpemF0aW9uGAIgASgJEiQKBHBsYXkYAyABKAsyFC5zdHVkLnYxLlBsYXlSZXF1ZXN0SAASMQoLd2F0Y2hfdGFibGUYBCABKAsyGi5zdHVkLnYxLldhdGNoVGFibGVSZXF1ZXN0SABCCAoGc3RyZWFtIk0KEFJlbGF5UGxheVJlcXVlc3QSEgoKY2hhbm5lbF9pZBgBIAEoBBIlCgdyZXF1ZXN0GAIgASgLMhQuc3R1ZC52MS5QbGF5UmVxdWVzdCIgCgpSZWxheUNsb3NlEhIKCmNoYW5uZWxfaWQYASABKAQiOAoNUmVsYXlSZXNwb25zZRInCghtZXNzYWdlcxgBIAMoCzIVLnN0dWQudjEuUmVsYXlNZXNzYWdlInkKDFJlbGF5TWVzc2FnZRISCgpjaGFubmVsX2lkGAEgASgEEicKBnVwZGF0ZRgCIAEoCzIVLnN0dWQudjEuUGxheVJlc3BvbnNlSAASIAoDZW5kGAMgASgLMhEuc3R1ZC52MS5SZWxheUVuZEgAQgoKCHJlc3BvbnNlIjoKCFJlbGF5RW5kEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIPCgdkZXRhaWxzGAMgASgMMkoKDFJlbGF5U2VydmljZRI6CgVSZWxheRIVLnN0dWQudjEuUmVsYXlSZXF1ZXN0GhYuc3R1ZC52MS5SZWxheVJlc3BvbnNlKAEwAUIJUAGiAgRTVFVEYgZwcm90bzM", [file_stud_v1_table_service]);
 
 /**
  * One request on a Relay call.
@@ -161,11 +161,36 @@ export const RelayCloseSchema: GenMessage<RelayClose> = /*@__PURE__*/
   messageDesc(file_stud_v1_relay_service, 3);
 
 /**
- * One message of a Relay call: one channel's message.
+ * One message of a Relay call: the channels' messages the engine had ready when it sent it,
+ * in order (a channel's messages keep their order across RelayResponses too). One call
+ * carries every stream of a node's players that pass through the gateway, and a call sends
+ * one message at a time: batching what is ready keeps a busy relay from queueing behind its
+ * own sends.
  *
  * @generated from message stud.v1.RelayResponse
  */
 export type RelayResponse = Message<"stud.v1.RelayResponse"> & {
+  /**
+   * At least one.
+   *
+   * @generated from field: repeated stud.v1.RelayMessage messages = 1;
+   */
+  messages: RelayMessage[];
+};
+
+/**
+ * Describes the message stud.v1.RelayResponse.
+ * Use `create(RelayResponseSchema)` to create a new message.
+ */
+export const RelayResponseSchema: GenMessage<RelayResponse> = /*@__PURE__*/
+  messageDesc(file_stud_v1_relay_service, 4);
+
+/**
+ * One channel's message.
+ *
+ * @generated from message stud.v1.RelayMessage
+ */
+export type RelayMessage = Message<"stud.v1.RelayMessage"> & {
   /**
    * The channel it is for.
    *
@@ -176,7 +201,7 @@ export type RelayResponse = Message<"stud.v1.RelayResponse"> & {
   /**
    * What it carries.
    *
-   * @generated from oneof stud.v1.RelayResponse.response
+   * @generated from oneof stud.v1.RelayMessage.response
    */
   response: {
     /**
@@ -199,11 +224,11 @@ export type RelayResponse = Message<"stud.v1.RelayResponse"> & {
 };
 
 /**
- * Describes the message stud.v1.RelayResponse.
- * Use `create(RelayResponseSchema)` to create a new message.
+ * Describes the message stud.v1.RelayMessage.
+ * Use `create(RelayMessageSchema)` to create a new message.
  */
-export const RelayResponseSchema: GenMessage<RelayResponse> = /*@__PURE__*/
-  messageDesc(file_stud_v1_relay_service, 4);
+export const RelayMessageSchema: GenMessage<RelayMessage> = /*@__PURE__*/
+  messageDesc(file_stud_v1_relay_service, 5);
 
 /**
  * How a channel ended: the gRPC status the player's own stream would have ended with.
@@ -239,7 +264,7 @@ export type RelayEnd = Message<"stud.v1.RelayEnd"> & {
  * Use `create(RelayEndSchema)` to create a new message.
  */
 export const RelayEndSchema: GenMessage<RelayEnd> = /*@__PURE__*/
-  messageDesc(file_stud_v1_relay_service, 5);
+  messageDesc(file_stud_v1_relay_service, 6);
 
 /**
  * RelayService is what a gateway (`stud gateway`) calls on an engine node to carry many
@@ -272,7 +297,9 @@ export const RelayService: GenService<{
    *   as he sent it ("Bearer <token>") and his stream's first request: `play` (a Play
    *   stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
    *   From then on the channel receives exactly the messages that stream would: `update`
-   *   (PlayResponse: for a WatchTable channel only its `update`), in order.
+   *   (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+   *   RelayMessage (the engine sends the messages it has ready together, in one
+   *   RelayResponse).
    * - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
    *   sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
    *   (the act's update, or an `act` PlayResponse). Channels do not wait for each other's

@@ -5,7 +5,11 @@ package stud.v1;
 
 /**
  * <pre>
- * One message of a Relay call: one channel's message.
+ * One message of a Relay call: the channels' messages the engine had ready when it sent it,
+ * in order (a channel's messages keep their order across RelayResponses too). One call
+ * carries every stream of a node's players that pass through the gateway, and a call sends
+ * one message at a time: batching what is ready keeps a busy relay from queueing behind its
+ * own sends.
  * </pre>
  *
  * Protobuf type {@code stud.v1.RelayResponse}
@@ -16,231 +20,144 @@ public  final class RelayResponse extends
     // @@protoc_insertion_point(message_implements:stud.v1.RelayResponse)
     RelayResponseOrBuilder {
   private RelayResponse() {
+    messages_ = emptyProtobufList();
   }
-  private int responseCase_ = 0;
-  private java.lang.Object response_;
-  public enum ResponseCase {
-    UPDATE(2),
-    END(3),
-    RESPONSE_NOT_SET(0);
-    private final int value;
-    private ResponseCase(int value) {
-      this.value = value;
-    }
-    /**
-     * @deprecated Use {@link #forNumber(int)} instead.
-     */
-    @java.lang.Deprecated
-    public static ResponseCase valueOf(int value) {
-      return forNumber(value);
-    }
-
-    public static ResponseCase forNumber(int value) {
-      switch (value) {
-        case 2: return UPDATE;
-        case 3: return END;
-        case 0: return RESPONSE_NOT_SET;
-        default: return null;
-      }
-    }
-    public int getNumber() {
-      return this.value;
-    }
-  };
-
-  @java.lang.Override
-  public ResponseCase
-  getResponseCase() {
-    return ResponseCase.forNumber(
-        responseCase_);
-  }
-
-  private void clearResponse() {
-    responseCase_ = 0;
-    response_ = null;
-  }
-
-  public static final int CHANNEL_ID_FIELD_NUMBER = 1;
-  private long channelId_;
+  public static final int MESSAGES_FIELD_NUMBER = 1;
+  private com.google.protobuf.Internal.ProtobufList<stud.v1.RelayMessage> messages_;
   /**
    * <pre>
-   * The channel it is for.
+   * At least one.
    * </pre>
    *
-   * <code>uint64 channel_id = 1;</code>
-   * @return The channelId.
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
   @java.lang.Override
-  public long getChannelId() {
-    return channelId_;
+  public java.util.List<stud.v1.RelayMessage> getMessagesList() {
+    return messages_;
   }
   /**
    * <pre>
-   * The channel it is for.
+   * At least one.
    * </pre>
    *
-   * <code>uint64 channel_id = 1;</code>
-   * @param value The channelId to set.
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  private void setChannelId(long value) {
-    
-    channelId_ = value;
+  public java.util.List<? extends stud.v1.RelayMessageOrBuilder> 
+      getMessagesOrBuilderList() {
+    return messages_;
   }
   /**
    * <pre>
-   * The channel it is for.
+   * At least one.
    * </pre>
    *
-   * <code>uint64 channel_id = 1;</code>
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  private void clearChannelId() {
-    
-    channelId_ = 0L;
+  @java.lang.Override
+  public int getMessagesCount() {
+    return messages_.size();
+  }
+  /**
+   * <pre>
+   * At least one.
+   * </pre>
+   *
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
+   */
+  @java.lang.Override
+  public stud.v1.RelayMessage getMessages(int index) {
+    return messages_.get(index);
+  }
+  /**
+   * <pre>
+   * At least one.
+   * </pre>
+   *
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
+   */
+  public stud.v1.RelayMessageOrBuilder getMessagesOrBuilder(
+      int index) {
+    return messages_.get(index);
+  }
+  private void ensureMessagesIsMutable() {
+    com.google.protobuf.Internal.ProtobufList<stud.v1.RelayMessage> tmp = messages_;
+    if (!tmp.isModifiable()) {
+      messages_ =
+          com.google.protobuf.GeneratedMessageLite.mutableCopy(tmp);
+     }
   }
 
-  public static final int UPDATE_FIELD_NUMBER = 2;
   /**
    * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  @java.lang.Override
-  public boolean hasUpdate() {
-    return responseCase_ == 2;
-  }
-  /**
-   * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
-   * </pre>
-   *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
-   */
-  @java.lang.Override
-  public stud.v1.PlayResponse getUpdate() {
-    if (responseCase_ == 2) {
-       return (stud.v1.PlayResponse) response_;
-    }
-    return stud.v1.PlayResponse.getDefaultInstance();
-  }
-  /**
-   * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
-   * </pre>
-   *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
-   */
-  private void setUpdate(stud.v1.PlayResponse value) {
+  private void setMessages(
+      int index, stud.v1.RelayMessage value) {
     value.getClass();
-  response_ = value;
-    responseCase_ = 2;
+  ensureMessagesIsMutable();
+    messages_.set(index, value);
   }
   /**
    * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  private void mergeUpdate(stud.v1.PlayResponse value) {
+  private void addMessages(stud.v1.RelayMessage value) {
     value.getClass();
-  if (responseCase_ == 2 &&
-        response_ != stud.v1.PlayResponse.getDefaultInstance()) {
-      response_ = stud.v1.PlayResponse.newBuilder((stud.v1.PlayResponse) response_)
-          .mergeFrom(value).buildPartial();
-    } else {
-      response_ = value;
-    }
-    responseCase_ = 2;
+  ensureMessagesIsMutable();
+    messages_.add(value);
   }
   /**
    * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  private void clearUpdate() {
-    if (responseCase_ == 2) {
-      responseCase_ = 0;
-      response_ = null;
-    }
-  }
-
-  public static final int END_FIELD_NUMBER = 3;
-  /**
-   * <pre>
-   * The channel's end: the status the player's own stream would end with.
-   * </pre>
-   *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
-   */
-  @java.lang.Override
-  public boolean hasEnd() {
-    return responseCase_ == 3;
-  }
-  /**
-   * <pre>
-   * The channel's end: the status the player's own stream would end with.
-   * </pre>
-   *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
-   */
-  @java.lang.Override
-  public stud.v1.RelayEnd getEnd() {
-    if (responseCase_ == 3) {
-       return (stud.v1.RelayEnd) response_;
-    }
-    return stud.v1.RelayEnd.getDefaultInstance();
-  }
-  /**
-   * <pre>
-   * The channel's end: the status the player's own stream would end with.
-   * </pre>
-   *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
-   */
-  private void setEnd(stud.v1.RelayEnd value) {
+  private void addMessages(
+      int index, stud.v1.RelayMessage value) {
     value.getClass();
-  response_ = value;
-    responseCase_ = 3;
+  ensureMessagesIsMutable();
+    messages_.add(index, value);
   }
   /**
    * <pre>
-   * The channel's end: the status the player's own stream would end with.
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  private void mergeEnd(stud.v1.RelayEnd value) {
-    value.getClass();
-  if (responseCase_ == 3 &&
-        response_ != stud.v1.RelayEnd.getDefaultInstance()) {
-      response_ = stud.v1.RelayEnd.newBuilder((stud.v1.RelayEnd) response_)
-          .mergeFrom(value).buildPartial();
-    } else {
-      response_ = value;
-    }
-    responseCase_ = 3;
+  private void addAllMessages(
+      java.lang.Iterable<? extends stud.v1.RelayMessage> values) {
+    ensureMessagesIsMutable();
+    com.google.protobuf.AbstractMessageLite.addAll(
+        values, messages_);
   }
   /**
    * <pre>
-   * The channel's end: the status the player's own stream would end with.
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  private void clearEnd() {
-    if (responseCase_ == 3) {
-      responseCase_ = 0;
-      response_ = null;
-    }
+  private void clearMessages() {
+    messages_ = emptyProtobufList();
+  }
+  /**
+   * <pre>
+   * At least one.
+   * </pre>
+   *
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
+   */
+  private void removeMessages(int index) {
+    ensureMessagesIsMutable();
+    messages_.remove(index);
   }
 
   public static stud.v1.RelayResponse parseFrom(
@@ -326,7 +243,11 @@ public  final class RelayResponse extends
 
   /**
    * <pre>
-   * One message of a Relay call: one channel's message.
+   * One message of a Relay call: the channels' messages the engine had ready when it sent it,
+   * in order (a channel's messages keep their order across RelayResponses too). One call
+   * carries every stream of a node's players that pass through the gateway, and a call sends
+   * one message at a time: batching what is ready keeps a busy relay from queueing behind its
+   * own sends.
    * </pre>
    *
    * Protobuf type {@code stud.v1.RelayResponse}
@@ -341,206 +262,154 @@ public  final class RelayResponse extends
       super(DEFAULT_INSTANCE);
     }
 
-    @java.lang.Override
-    public ResponseCase
-        getResponseCase() {
-      return instance.getResponseCase();
-    }
-
-    public Builder clearResponse() {
-      copyOnWrite();
-      instance.clearResponse();
-      return this;
-    }
-
 
     /**
      * <pre>
-     * The channel it is for.
+     * At least one.
      * </pre>
      *
-     * <code>uint64 channel_id = 1;</code>
-     * @return The channelId.
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
     @java.lang.Override
-    public long getChannelId() {
-      return instance.getChannelId();
+    public java.util.List<stud.v1.RelayMessage> getMessagesList() {
+      return java.util.Collections.unmodifiableList(
+          instance.getMessagesList());
     }
     /**
      * <pre>
-     * The channel it is for.
+     * At least one.
      * </pre>
      *
-     * <code>uint64 channel_id = 1;</code>
-     * @param value The channelId to set.
-     * @return This builder for chaining.
-     */
-    public Builder setChannelId(long value) {
-      copyOnWrite();
-      instance.setChannelId(value);
-      return this;
-    }
-    /**
-     * <pre>
-     * The channel it is for.
-     * </pre>
-     *
-     * <code>uint64 channel_id = 1;</code>
-     * @return This builder for chaining.
-     */
-    public Builder clearChannelId() {
-      copyOnWrite();
-      instance.clearChannelId();
-      return this;
-    }
-
-    /**
-     * <pre>
-     * A message of the player's stream, exactly as his own Play stream would carry it (a
-     * WatchTable channel gets only `update`s, each a WatchTableResponse).
-     * </pre>
-     *
-     * <code>.stud.v1.PlayResponse update = 2;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
     @java.lang.Override
-    public boolean hasUpdate() {
-      return instance.hasUpdate();
-    }
-    /**
+    public int getMessagesCount() {
+      return instance.getMessagesCount();
+    }/**
      * <pre>
-     * A message of the player's stream, exactly as his own Play stream would carry it (a
-     * WatchTable channel gets only `update`s, each a WatchTableResponse).
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.PlayResponse update = 2;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
     @java.lang.Override
-    public stud.v1.PlayResponse getUpdate() {
-      return instance.getUpdate();
+    public stud.v1.RelayMessage getMessages(int index) {
+      return instance.getMessages(index);
     }
     /**
      * <pre>
-     * A message of the player's stream, exactly as his own Play stream would carry it (a
-     * WatchTable channel gets only `update`s, each a WatchTableResponse).
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.PlayResponse update = 2;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder setUpdate(stud.v1.PlayResponse value) {
+    public Builder setMessages(
+        int index, stud.v1.RelayMessage value) {
       copyOnWrite();
-      instance.setUpdate(value);
+      instance.setMessages(index, value);
       return this;
     }
     /**
      * <pre>
-     * A message of the player's stream, exactly as his own Play stream would carry it (a
-     * WatchTable channel gets only `update`s, each a WatchTableResponse).
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.PlayResponse update = 2;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder setUpdate(
-        stud.v1.PlayResponse.Builder builderForValue) {
+    public Builder setMessages(
+        int index, stud.v1.RelayMessage.Builder builderForValue) {
       copyOnWrite();
-      instance.setUpdate(builderForValue.build());
+      instance.setMessages(index,
+          builderForValue.build());
       return this;
     }
     /**
      * <pre>
-     * A message of the player's stream, exactly as his own Play stream would carry it (a
-     * WatchTable channel gets only `update`s, each a WatchTableResponse).
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.PlayResponse update = 2;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder mergeUpdate(stud.v1.PlayResponse value) {
+    public Builder addMessages(stud.v1.RelayMessage value) {
       copyOnWrite();
-      instance.mergeUpdate(value);
+      instance.addMessages(value);
       return this;
     }
     /**
      * <pre>
-     * A message of the player's stream, exactly as his own Play stream would carry it (a
-     * WatchTable channel gets only `update`s, each a WatchTableResponse).
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.PlayResponse update = 2;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder clearUpdate() {
+    public Builder addMessages(
+        int index, stud.v1.RelayMessage value) {
       copyOnWrite();
-      instance.clearUpdate();
-      return this;
-    }
-
-    /**
-     * <pre>
-     * The channel's end: the status the player's own stream would end with.
-     * </pre>
-     *
-     * <code>.stud.v1.RelayEnd end = 3;</code>
-     */
-    @java.lang.Override
-    public boolean hasEnd() {
-      return instance.hasEnd();
-    }
-    /**
-     * <pre>
-     * The channel's end: the status the player's own stream would end with.
-     * </pre>
-     *
-     * <code>.stud.v1.RelayEnd end = 3;</code>
-     */
-    @java.lang.Override
-    public stud.v1.RelayEnd getEnd() {
-      return instance.getEnd();
-    }
-    /**
-     * <pre>
-     * The channel's end: the status the player's own stream would end with.
-     * </pre>
-     *
-     * <code>.stud.v1.RelayEnd end = 3;</code>
-     */
-    public Builder setEnd(stud.v1.RelayEnd value) {
-      copyOnWrite();
-      instance.setEnd(value);
+      instance.addMessages(index, value);
       return this;
     }
     /**
      * <pre>
-     * The channel's end: the status the player's own stream would end with.
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.RelayEnd end = 3;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder setEnd(
-        stud.v1.RelayEnd.Builder builderForValue) {
+    public Builder addMessages(
+        stud.v1.RelayMessage.Builder builderForValue) {
       copyOnWrite();
-      instance.setEnd(builderForValue.build());
+      instance.addMessages(builderForValue.build());
       return this;
     }
     /**
      * <pre>
-     * The channel's end: the status the player's own stream would end with.
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.RelayEnd end = 3;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder mergeEnd(stud.v1.RelayEnd value) {
+    public Builder addMessages(
+        int index, stud.v1.RelayMessage.Builder builderForValue) {
       copyOnWrite();
-      instance.mergeEnd(value);
+      instance.addMessages(index,
+          builderForValue.build());
       return this;
     }
     /**
      * <pre>
-     * The channel's end: the status the player's own stream would end with.
+     * At least one.
      * </pre>
      *
-     * <code>.stud.v1.RelayEnd end = 3;</code>
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
      */
-    public Builder clearEnd() {
+    public Builder addAllMessages(
+        java.lang.Iterable<? extends stud.v1.RelayMessage> values) {
       copyOnWrite();
-      instance.clearEnd();
+      instance.addAllMessages(values);
+      return this;
+    }
+    /**
+     * <pre>
+     * At least one.
+     * </pre>
+     *
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
+     */
+    public Builder clearMessages() {
+      copyOnWrite();
+      instance.clearMessages();
+      return this;
+    }
+    /**
+     * <pre>
+     * At least one.
+     * </pre>
+     *
+     * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
+     */
+    public Builder removeMessages(int index) {
+      copyOnWrite();
+      instance.removeMessages(index);
       return this;
     }
 
@@ -560,15 +429,11 @@ public  final class RelayResponse extends
       }
       case BUILD_MESSAGE_INFO: {
           java.lang.Object[] objects = new java.lang.Object[] {
-            "response_",
-            "responseCase_",
-            "channelId_",
-            stud.v1.PlayResponse.class,
-            stud.v1.RelayEnd.class,
+            "messages_",
+            stud.v1.RelayMessage.class,
           };
           java.lang.String info =
-              "\u0000\u0003\u0001\u0000\u0001\u0003\u0003\u0000\u0000\u0000\u0001\u0003\u0002<\u0000" +
-              "\u0003<\u0000";
+              "\u0000\u0001\u0000\u0000\u0001\u0001\u0001\u0000\u0001\u0000\u0001\u001b";
           return newMessageInfo(DEFAULT_INSTANCE, info, objects);
       }
       // fall through

@@ -9,53 +9,27 @@ public interface RelayResponseOrBuilder extends
 
   /**
    * <pre>
-   * The channel it is for.
+   * At least one.
    * </pre>
    *
-   * <code>uint64 channel_id = 1;</code>
-   * @return The channelId.
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  long getChannelId();
-
+  java.util.List<stud.v1.RelayMessage> 
+      getMessagesList();
   /**
    * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
-   * @return Whether the update field is set.
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  boolean hasUpdate();
+  stud.v1.RelayMessage getMessages(int index);
   /**
    * <pre>
-   * A message of the player's stream, exactly as his own Play stream would carry it (a
-   * WatchTable channel gets only `update`s, each a WatchTableResponse).
+   * At least one.
    * </pre>
    *
-   * <code>.stud.v1.PlayResponse update = 2;</code>
-   * @return The update.
+   * <code>repeated .stud.v1.RelayMessage messages = 1;</code>
    */
-  stud.v1.PlayResponse getUpdate();
-
-  /**
-   * <pre>
-   * The channel's end: the status the player's own stream would end with.
-   * </pre>
-   *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
-   * @return Whether the end field is set.
-   */
-  boolean hasEnd();
-  /**
-   * <pre>
-   * The channel's end: the status the player's own stream would end with.
-   * </pre>
-   *
-   * <code>.stud.v1.RelayEnd end = 3;</code>
-   * @return The end.
-   */
-  stud.v1.RelayEnd getEnd();
-
-  public stud.v1.RelayResponse.ResponseCase getResponseCase();
+  int getMessagesCount();
 }

@@ -136,7 +136,9 @@ public final class RelayServiceGrpc {
      *   as he sent it ("Bearer &lt;token&gt;") and his stream's first request: `play` (a Play
      *   stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
      *   From then on the channel receives exactly the messages that stream would: `update`
-     *   (PlayResponse: for a WatchTable channel only its `update`), in order.
+     *   (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+     *   RelayMessage (the engine sends the messages it has ready together, in one
+     *   RelayResponse).
      * - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
      *   sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
      *   (the act's update, or an `act` PlayResponse). Channels do not wait for each other's
@@ -234,7 +236,9 @@ public final class RelayServiceGrpc {
      *   as he sent it ("Bearer &lt;token&gt;") and his stream's first request: `play` (a Play
      *   stream; its first request must be `watch`) or `watch_table` (a WatchTable stream).
      *   From then on the channel receives exactly the messages that stream would: `update`
-     *   (PlayResponse: for a WatchTable channel only its `update`), in order.
+     *   (PlayResponse: for a WatchTable channel only its `update`), in order, each a
+     *   RelayMessage (the engine sends the messages it has ready together, in one
+     *   RelayResponse).
      * - Acts: `request` carries a Play channel's later requests (`act`), taken in the order
      *   sent, one at a time per channel, with Play's meaning, checks, idempotency and answers
      *   (the act's update, or an `act` PlayResponse). Channels do not wait for each other's
