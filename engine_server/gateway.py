@@ -246,15 +246,16 @@ class _Relay:
         why = "it ended"
         try:
             async for response in call:
-                channel = self.channels.get(response.channel_id)
-                if channel is None:
-                    continue  # closed by the player meanwhile
-                if response.WhichOneof("response") == "end":
-                    del self.channels[channel.id]
-                    self._deliver(channel, response.end)
-                else:
-                    channel.started = True
-                    self._deliver(channel, response.update)
+                for message in response.messages:
+                    channel = self.channels.get(message.channel_id)
+                    if channel is None:
+                        continue  # closed by the player meanwhile
+                    if message.WhichOneof("response") == "end":
+                        del self.channels[channel.id]
+                        self._deliver(channel, message.end)
+                    else:
+                        channel.started = True
+                        self._deliver(channel, message.update)
         except grpc.aio.AioRpcError as error:
             why = f"{error.code().name}: {error.details()}"
         except asyncio.CancelledError:

@@ -38,24 +38,28 @@ __all__ = ["GrpcRelayService", "RelaySession", "end_bytes", "update_bytes"]
 
 log = logging.getLogger("stud.api")
 
-_RESPONSE = relay_service_pb2.RelayResponse.DESCRIPTOR.fields_by_name
-_CHANNEL_ID = _RESPONSE["channel_id"].number
-_UPDATE = _RESPONSE["update"].number
-_END = _RESPONSE["end"].number
+_MESSAGE = relay_service_pb2.RelayMessage.DESCRIPTOR.fields_by_name
+_CHANNEL_ID = _MESSAGE["channel_id"].number
+_UPDATE = _MESSAGE["update"].number
+_END = _MESSAGE["end"].number
+_MESSAGES = relay_service_pb2.RelayResponse.DESCRIPTOR.fields_by_name["messages"].number
 
-#: how many messages the writer sends from one channel before it serves the next ready one
+#: how many messages the writer takes from one channel before it serves the next ready one
 #: (a table's change reaches its seven channels together; no channel waits behind a long
 #: backlog of another)
 _TURN = 4
+#: how much one RelayResponse carries at most (encoded bytes): a call sends one message at a
+#: time, so what is ready goes together, in batches no larger than this
+_BATCH_BYTES = 256 * 1024
 
 
 def update_bytes(channel_id: int, item: Update | ActAnswer) -> bytes:
-    """The encoded RelayResponse carrying ``item`` (as the player's Play stream encodes it)."""
+    """The encoded RelayMessage carrying ``item`` (as the player's Play stream encodes it)."""
     return _channel(channel_id) + length_delimited(_UPDATE, play_response_bytes(item))
 
 
 def end_bytes(channel_id: int, error: TableError | None) -> bytes:
-    """The encoded RelayResponse ending the channel: ``error``'s status (None: OK)."""
+    """The encoded RelayMessage ending the channel: ``error``'s status (None: OK)."""
     end = relay_service_pb2.RelayEnd()
     if error is not None:
         end.code = grpc_code(error)
@@ -254,23 +258,34 @@ class RelaySession:
             wake.set_result(None)
 
     async def messages(self) -> AsyncIterator[bytes]:
-        """Every channel's messages, encoded, as they come; raises the error that ends the
-        call."""
+        """Every channel's messages, encoded, as they come, those ready together in one
+        RelayResponse; raises the error that ends the call."""
         loop = asyncio.get_running_loop()
         while True:
             if self._failed is not None:
                 raise self._failed
-            if self._endings:
-                channel_id, error = self._endings.popleft()
-                yield end_bytes(channel_id, error)
+            batch = self._batch()
+            if batch:
+                yield batch
+                del batch  # (as the streams': not held while waiting)
                 continue
-            if not self._ready:
-                self._wake = loop.create_future()
-                try:
-                    await self._wake
-                finally:
-                    self._wake = None
-                continue
+            self._wake = loop.create_future()
+            try:
+                await self._wake
+            finally:
+                self._wake = None
+
+    def _batch(self) -> bytes:
+        """The encoded RelayResponse of the messages ready now (up to _BATCH_BYTES; b"":
+        none)."""
+        parts: list[bytes] = []
+        size = 0
+        while self._endings and size < _BATCH_BYTES:
+            channel_id, error = self._endings.popleft()
+            part = length_delimited(_MESSAGES, end_bytes(channel_id, error))
+            parts.append(part)
+            size += len(part)
+        while self._ready and size < _BATCH_BYTES:
             channel = self._ready.popleft()
             channel.queued = False
             watcher = channel.watcher
@@ -282,8 +297,10 @@ class RelaySession:
                     break
                 item = queue.get_nowait()
                 if isinstance(item, Update | ActAnswer):
-                    yield update_bytes(channel.id, item)
-                    del item  # (as the streams': not held while waiting)
+                    part = length_delimited(_MESSAGES, update_bytes(channel.id, item))
+                    del item
+                    parts.append(part)
+                    size += len(part)
                     continue
                 # None (a clean end) or the error that ends the stream.
                 channel.closed = True
@@ -292,12 +309,13 @@ class RelaySession:
                     channel.acting.cancel()
                 if isinstance(item, TableError) and self.core.on_refused is not None:
                     self.core.on_refused(item)
-                yield end_bytes(channel.id, item)
+                parts.append(length_delimited(_MESSAGES, end_bytes(channel.id, item)))
                 self._spawn(self._unwatch(channel))
                 break
             else:
                 if not queue.empty():
                     self._mark(channel)
+        return b"".join(parts)
 
     # ------------------------------------------------------------- the end
 

@@ -358,7 +358,7 @@ async def test_a_relay_needs_a_gateway_token(engine: Engine) -> None:
             )
         )
     )
-    ended = await asyncio.wait_for(call.read(), 10)
+    ended = (await asyncio.wait_for(call.read(), 10)).messages[0]
     assert ended.channel_id == 7 and ended.end.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
     token = dict(engine.player_md("holder"))["authorization"]
     await call.write(
@@ -366,7 +366,7 @@ async def test_a_relay_needs_a_gateway_token(engine: Engine) -> None:
             open=relay_service_pb2.RelayOpen(channel_id=8, authorization=token, play=watch)
         )
     )
-    opened = await asyncio.wait_for(call.read(), 10)
+    opened = (await asyncio.wait_for(call.read(), 10)).messages[0]
     assert opened.channel_id == 8 and opened.update.update.snapshot.viewer_seat == 1
     # The relay goes away: the seat is away, as when a player's own stream drops.
     await until_connected(engine, "gw-token", 1, True)
