@@ -414,9 +414,32 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
         """A player's stream over the relay to ``table``'s node: its messages, in order; it
         ends as the engine ended the channel (followed to another node while nothing was
         sent yet)."""
+        # One reader of the player's requests for the whole stream, whichever node it ends
+        # up at (an async generator cancelled mid-read would be closed for good).
+        target = _Target()
+        forwarding = (
+            asyncio.get_running_loop().create_task(_forward(requests, target))
+            if requests is not None
+            else None
+        )
+        try:
+            async for message in self._hops(table, open_request, context, target):
+                yield message
+        finally:
+            if forwarding is not None:
+                forwarding.cancel()
+
+    async def _hops(
+        self,
+        table: str,
+        open_request: Callable[[], relay_service_pb2.RelayOpen],
+        context: Any,
+        target: _Target,
+    ) -> AsyncIterator[table_service_pb2.PlayResponse]:
         gateway = self.gateway
         tried: list[str] = []
         address: str | None = None
+        end = _relay_lost("(none)", "no engine to try")
         for _ in range(_HOPS + len(gateway.settings.engines)):
             if address is None:
                 untried = [a for a in gateway.candidates(table) if a not in tried]
@@ -426,15 +449,13 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
             tried.append(address)
             relay = gateway.relay(address)
             channel = relay.open(open_request())
-            forwarding = (
-                asyncio.get_running_loop().create_task(self._forward(requests, relay, channel))
-                if requests is not None
-                else None
-            )
+            target.relay, target.channel = relay, channel
             try:
                 while True:
                     item = await channel.mailbox.get()
                     if isinstance(item, table_service_pb2.PlayResponse):
+                        if target.pending:
+                            target.flush()
                         gateway.routes[table] = address
                         yield item
                         del item
@@ -443,8 +464,7 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
                     break
             finally:
                 relay.close(channel)
-                if forwarding is not None:
-                    forwarding.cancel()
+                target.relay = target.channel = None
             info = _info_of(end)
             if not channel.started and info is not None:
                 # Refused at its opening: another node may own the table.
@@ -460,23 +480,6 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
             await _finish(context, gateway.told_player(end))
             return
         await _finish(context, end)
-
-    async def _forward(
-        self,
-        requests: AsyncIterator[table_service_pb2.PlayRequest],
-        relay: _Relay,
-        channel: _Channel,
-    ) -> None:
-        """The player's acts, to his channel, in order."""
-        try:
-            async for request in requests:
-                relay.send(channel, request)
-        except TableError as error:
-            # A request refused unread (too large, malformed): it ends his stream.
-            relay.close(channel)
-            relay._deliver(channel, _end_of(error), force=True)
-        except Exception as error:
-            log.info("a player's requests ended: %s", error)
 
     async def Play(self, requests: Any, context: Any) -> AsyncIterator[Any]:
         authorization = _authorization(context)
@@ -561,6 +564,47 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
 
     async def ShowCards(self, request: Any, context: Any) -> Any:
         return await self._unary("ShowCards", request, context)
+
+
+class _Target:
+    """Where a player's Play stream is carried now (None between two nodes), and the acts
+    he sent before it started there (sent once it has)."""
+
+    __slots__ = ("channel", "pending", "relay")
+
+    def __init__(self) -> None:
+        self.relay: _Relay | None = None
+        self.channel: _Channel | None = None
+        self.pending: list[table_service_pb2.PlayRequest] = []
+
+    def send(self, request: table_service_pb2.PlayRequest) -> None:
+        if self.relay is not None and self.channel is not None and self.channel.started:
+            self.relay.send(self.channel, request)
+        else:
+            self.pending.append(request)
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        for request in pending:
+            self.send(request)
+
+
+async def _forward(
+    requests: AsyncIterator[table_service_pb2.PlayRequest] | None, target: _Target
+) -> None:
+    """The player's acts, to his channel wherever it is, in order."""
+    if requests is None:
+        return
+    try:
+        async for request in requests:
+            target.send(request)
+    except TableError as error:
+        # A request refused unread (too large, malformed): it ends his stream.
+        if target.relay is not None and target.channel is not None:
+            target.relay.close(target.channel)
+            target.relay._deliver(target.channel, _end_of(error), force=True)
+    except Exception as error:
+        log.info("a player's requests ended: %s", error)
 
 
 def _authorization(context: Any) -> str:

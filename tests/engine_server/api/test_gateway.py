@@ -533,3 +533,36 @@ async def test_a_moved_table_ends_the_stream_at_the_gateway_which_follows_it(
         await gateway.stop(0.1)
         await shut(a)
         await shut(b)
+
+
+async def test_a_table_on_the_second_engine_is_found_and_played_through_the_first_relay_tried(
+    tmp_path: Path,
+) -> None:
+    """The gateway tries the first engine (TABLE_NOT_FOUND), then the second; the player's
+    acts, read once for the whole stream, reach the node that has his table."""
+    a = await launch(f"sqlite:///{tmp_path}/a.sqlite3", node_id="a")
+    b = await launch(f"sqlite:///{tmp_path}/b.sqlite3", node_id="b")
+    gateway = await gateway_for(a, b)
+    players: list[Player] = []
+    try:
+        via = address(gateway)
+        players = await seated_table(b, "gw-second", [(via, StreamPlayer, caller)] * 2)
+        assert gateway.gateway.routes["tables/gw-second"] == b.grpc_address
+        async with asyncio.timeout(30):
+            while b.server.manager.tables["gw-second"].hand_number < 3:
+                await asyncio.sleep(0.05)
+        for player in players:
+            assert isinstance(player, StreamPlayer)
+            # His own acts were taken: updates carrying action ids of acts at his seat.
+            assert any(
+                m.action_id and m.events[0].action_taken.seat == player.seat
+                for m in player.messages
+                if m.events
+            ), player.player_id
+            assert not player.refusal_reasons()
+        check_privacy(players)
+    finally:
+        await close_all(players)
+        await gateway.stop(0.1)
+        await shut(a)
+        await shut(b)
