@@ -5,7 +5,7 @@ Run from the repository root::
     .venv/bin/python -m benchmarks.engine_load [--tables 1000] [--pace 2.0] \
         [--seconds 60] [--warmup 15] [--bots go|python] [--act-over play|unary] \
         [--load-processes N] [--nodes N [--database-url URL [--move-tables-at SECONDS]]] \
-        [--idle-tables N] [--json FILE]
+        [--idle-tables N] [--gateway] [--json FILE]
     .venv/bin/python -m benchmarks.engine_load --quick          # 50 tables, 10 s
 
 What it does:
@@ -55,6 +55,12 @@ What it does:
    opens it again at the ``grpc_address`` the refusal names (at most
    ``FOLLOWS_IN_A_ROW`` times without a message in between), starting afresh
    there: the new node numbers the table's changes from its own start.
+
+8. With ``--gateway`` the bots do not call the engines: one ``stud gateway`` process
+   (pinned to the CPU after the nodes' with ``--pin``) serves them TableService and relays
+   their streams to the engines, one RelayService call per node (BENCHMARKS.md, "A gateway
+   tier"). The engines' memory per busy table is then without a gRPC call per stream; the
+   gateway's memory per stream is reported beside it.
 
 It reports actions per second (acts answered in the window / its length),
 the streams followed to another node (and the acts answered after their table's move),
@@ -182,6 +188,8 @@ class Options:
     rss_every: float = RSS_EVERY
     #: seconds into the window at which node-1's tables move to node-2 (MoveTable); None: none
     move_tables_at: float | None = None
+    #: the bots call one ``stud gateway`` in front of the engines instead of the engines
+    gateway: bool = False
 
     @property
     def processes(self) -> int:
@@ -279,6 +287,11 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         "MoveTable, between hands): their bots follow TABLE_MOVED there; needs --nodes 2 or "
         "more on one --database-url",
     )
+    parser.add_argument(
+        "--gateway",
+        action="store_true",
+        help="the bots call one stud gateway process, which relays their streams to the engines",
+    )
     parser.add_argument("--json", dest="json_path", help="also write the result here as JSON")
     parser.add_argument(
         "--profile-engine",
@@ -325,6 +338,7 @@ def parse_options(argv: Sequence[str] | None = None) -> Options:
         pin=args.pin,
         rss_every=args.rss_every,
         move_tables_at=args.move_tables_at,
+        gateway=args.gateway,
     )
     if options.bots == "python" and options.transport != "unary":
         parser.error("--act-over play needs --bots go: the Python bots act by unary Act calls")
@@ -437,6 +451,29 @@ def start_engine_process(
     )
     ready = started.ready
     return EngineProcess(started.process, ready["grpc"], log_path, ready.get("metrics", ""))
+
+
+def start_gateway_process(
+    directory: Path, engines: Sequence[str], loop: str = DEFAULT_LOOP, cpu: int | None = None
+) -> EngineProcess:
+    """Start ``stud gateway`` on a free loopback port in front of ``engines``; returns once it
+    prints its address."""
+    env = {
+        **os.environ,
+        "STUD_GATEWAY_LOOP": loop,
+        "STUD_JWT_SECRET": SECRET,
+        "STUD_LOG_LEVEL": "WARNING",
+        "STUD_LOG_FORMAT": "text",
+        "STUD_GATEWAY_CPUS": "" if cpu is None else str(cpu),
+    }
+    log_path = directory / "gateway.log"
+    command = [*engine_command(), "gateway", "--grpc-port", "0"]
+    for address in engines:
+        command += ["--engine", address]
+    started = start_ready_blocking(
+        command, name="stud gateway", env=env, ready_key="grpc", log=log_path, cwd=directory
+    )
+    return EngineProcess(started.process, started.ready["grpc"], log_path)
 
 
 # --------------------------------------------------------------------------- tables
@@ -1262,6 +1299,15 @@ class LoadResult:
     tables_to_move: int = 0
     tables_moved: int = 0
     move_seconds: float | None = None
+    #: --gateway: the bots called a stud gateway; its RSS before the tables, with their
+    #: streams open, at the window's end; its memory per player stream at the end (RSS added
+    #: since before the tables / streams); its CPU in the window
+    gateway: bool = False
+    gateway_rss_before_load_mib: float = 0.0
+    gateway_rss_streams_open_mib: float = 0.0
+    gateway_rss_loaded_mib: float = 0.0
+    gateway_stream_kib: float = 0.0
+    gateway_cpu_percent: float = 0.0
 
 
 REFERENCE_ITERATIONS = 200_000
@@ -1493,8 +1539,11 @@ def _profile(engine: EngineProcess, seconds: float, output: str) -> subprocess.P
     )
 
 
-async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResult:
-    """Load ``engines`` (one per node), each with its share of the tables."""
+async def _drive(
+    options: Options, engines: Sequence[EngineProcess], gateway: EngineProcess | None = None
+) -> LoadResult:
+    """Load ``engines`` (one per node), each with its share of the tables (through
+    ``gateway`` when there is one)."""
     import grpc
     from stud.v1 import admin_service_pb2_grpc
 
@@ -1532,6 +1581,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
             _note(f"{options.idle} idle tables in {time.monotonic() - began:.1f} s")
         # The baseline of a busy table's memory: every engine before the load's tables exist.
         rss_before_load = sum(engine.rss_bytes() for engine in engines)
+        gateway_before = gateway.rss_bytes() if gateway is not None else 0
         table_ids = [f"load-{i:05d}" for i in range(options.tables)]
         # Each node owns the tables created through it (ARCHITECTURE, "Growing past one
         # machine"); its bots call it directly, as the lobby's players are sent to it.
@@ -1548,11 +1598,13 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         count = 0
         for node, (engine, share) in enumerate(zip(engines, shares, strict=True)):
             node_options = replace(options, tables=len(share))
+            # Through the gateway, the bots call it for every node's tables.
+            target = gateway.address if gateway is not None else engine.address
             if options.bots == "go":
                 cpu = node_cpu(node) if options.pin else None
-                loads.append(_GoLoad(node_options, engine.address, share, count, cpu))
+                loads.append(_GoLoad(node_options, target, share, count, cpu))
             else:
-                loads.append(_PythonLoad(node_options, engine.address, share, count))
+                loads.append(_PythonLoad(node_options, target, share, count))
             count += node_options.processes
         loop = asyncio.get_running_loop()
         began = time.monotonic()
@@ -1567,6 +1619,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         )
         # Seated and watched, no hand dealt yet: the baseline of the memory play itself takes.
         rss_streams_open = sum(engine.rss_bytes() for engine in engines)
+        gateway_open = gateway.rss_bytes() if gateway is not None else 0
         resumed = time.monotonic()
         start = resumed + options.warmup
         end = start + options.seconds
@@ -1584,6 +1637,7 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
                 _move_tables(admins[0], admin_md, shares[0], start + options.move_tables_at, moved)
             )
         cpu_before = [engine.cpu_seconds() for engine in engines]
+        gateway_cpu_before = gateway.cpu_seconds() if gateway is not None else 0.0
         spy = (
             _profile(first, options.seconds, options.profile_engine)
             if options.profile_engine
@@ -1594,6 +1648,8 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         load_after = os.getloadavg()
         scraped_after = [await loop.run_in_executor(None, _scrape, e.metrics_url) for e in engines]
         rss_loaded = sum(engine.rss_bytes() for engine in engines)
+        gateway_cpu = gateway.cpu_seconds() - gateway_cpu_before if gateway is not None else 0.0
+        gateway_loaded = gateway.rss_bytes() if gateway is not None else 0
         rss_samples = await rss_task
         collections = await watcher
         reference_window = statistics.median(await reference)
@@ -1679,6 +1735,12 @@ async def _drive(options: Options, engines: Sequence[EngineProcess]) -> LoadResu
         tables_to_move=len(shares[0]) if mover is not None else 0,
         tables_moved=len(moved),
         move_seconds=max(moved) if moved else None,
+        gateway=gateway is not None,
+        gateway_rss_before_load_mib=gateway_before / mib,
+        gateway_rss_streams_open_mib=gateway_open / mib,
+        gateway_rss_loaded_mib=gateway_loaded / mib,
+        gateway_stream_kib=(gateway_loaded - gateway_before) / 1024 / (options.tables * SEATS),
+        gateway_cpu_percent=100 * gateway_cpu / options.seconds,
     )
 
 
@@ -1716,6 +1778,9 @@ def run(options: Options) -> LoadResult:
     reference_before = statistics.median(reference_ms() for _ in range(5))
     with tempfile.TemporaryDirectory(prefix="stud-engine-load-") as directory:
         engines: list[EngineProcess] = []
+        #: the gateway (--gateway), stopped with the engines
+        engines_and_gateway: list[EngineProcess] = []
+        gateway: EngineProcess | None = None
         try:
             for node in range(options.nodes):
                 # One at a time: the first creates the database's schema.
@@ -1730,16 +1795,27 @@ def run(options: Options) -> LoadResult:
                 )
                 engines.append(engine)
                 _note(f"engine {node_id} pid {engine.pid} on {engine.address}")
-            result = run_in_loop(options.loop, _drive(options, engines))
+            if options.gateway:
+                gateway = start_gateway_process(
+                    Path(directory),
+                    [e.address for e in engines],
+                    options.loop,
+                    node_cpu(options.nodes) if options.pin else None,
+                )
+                _note(f"gateway pid {gateway.pid} on {gateway.address}")
+                engines_and_gateway.append(gateway)
+            result = run_in_loop(
+                options.loop, _drive(options, engines, gateway if options.gateway else None)
+            )
             cpus = [node_cpu(node) for node in range(options.nodes)] if options.pin else []
             return replace(result, reference_ms_before=reference_before, cpus=cpus)
         except BaseException:
-            for engine in engines:
+            for engine in [*engines, *engines_and_gateway]:
                 with contextlib.suppress(OSError):
                     sys.stderr.write(engine.log_path.read_text()[-3000:])
             raise
         finally:
-            for engine in engines:
+            for engine in [*engines_and_gateway, *engines]:
                 engine.stop()
 
 
@@ -1892,6 +1968,18 @@ def format_result(result: LoadResult) -> str:
                 shown.append(f"{seconds:.0f} s {mib:.0f}")
                 last = seconds
         rows.append(("RSS over time", ", ".join(shown) + " MiB (from the tables' resumption)"))
+    if result.gateway:
+        rows.append(
+            (
+                "gateway",
+                f"{result.gateway_stream_kib:.1f} KiB a player stream (RSS "
+                f"{result.gateway_rss_before_load_mib:.1f} MiB before the tables, "
+                f"{result.gateway_rss_streams_open_mib:.1f} with the "
+                f"{result.tables * result.seats} streams open, "
+                f"{result.gateway_rss_loaded_mib:.1f} at the window's end); CPU "
+                f"{result.gateway_cpu_percent:.0f}% in the window",
+            )
+        )
     if result.idle_table_kib is not None:
         rows.append(
             (

@@ -2,8 +2,9 @@
 
 A token names its holder in ``sub`` and what it may do in ``scope``
 (space-separated): ``player`` (play at tables where he sits), ``lobby`` (the
-lobby's service token: seat players and move chips) and ``admin`` (every
-admin RPC).
+lobby's service token: seat players and move chips), ``admin`` (every
+admin RPC) and ``gateway`` (a gateway's RelayService call: it carries players'
+streams, each opened with the player's own token).
 
 >>> token = mint_token("secret-with-enough-length-0123456789", "p_1", [Scope.PLAYER], name="ann")
 >>> identity = verify_token(token, "secret-with-enough-length-0123456789")
@@ -38,6 +39,7 @@ class Scope(StrEnum):
     PLAYER = "player"
     LOBBY = "lobby"
     ADMIN = "admin"
+    GATEWAY = "gateway"
 
 
 class TokenError(Exception):

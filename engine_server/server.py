@@ -33,6 +33,8 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from stud.v1 import (
     admin_service_pb2,
     admin_service_pb2_grpc,
+    relay_service_pb2,
+    relay_service_pb2_grpc,
     table_service_pb2,
     table_service_pb2_grpc,
 )
@@ -47,6 +49,7 @@ from engine_server.api.guards import (
     cors,
     transport_limit,
 )
+from engine_server.api.relay_service import GrpcRelayService
 from engine_server.api.table_service import (
     ConnectTableService,
     GrpcTableService,
@@ -331,6 +334,16 @@ async def _start(
         metrics.refused,
         malformed,
     )
+    # Gateways' relays: a relay request wraps a player's request (checked against the limit
+    # per channel), so the call itself takes what the transport takes.
+    add_limited(
+        relay_service_pb2_grpc.add_RelayServiceServicer_to_server,
+        GrpcRelayService(core, limit),
+        server,
+        transport_limit(limit),
+        metrics.refused,
+        malformed,
+    )
     add_limited(
         admin_service_pb2_grpc.add_AdminServiceServicer_to_server,
         GrpcAdminService(
@@ -359,6 +372,7 @@ async def _start(
     names = (
         table_service_pb2.DESCRIPTOR.services_by_name["TableService"].full_name,
         admin_service_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
+        relay_service_pb2.DESCRIPTOR.services_by_name["RelayService"].full_name,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
     )
@@ -372,7 +386,7 @@ async def _start(
     )
     grpc_port = server.add_insecure_port(f"{settings.host}:{settings.grpc_port}")
     await server.start()
-    for name in ("", *names[:2]):
+    for name in ("", *names[:3]):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     engine = EngineServer(
         settings,

@@ -126,6 +126,22 @@ def test_the_transports_reach_tables_through_the_table_room_not_the_store() -> N
     assert _breaking("engine_server.api", allowed) == []
 
 
+def test_the_gateway_holds_no_table_and_reaches_no_store() -> None:
+    """The gateway relays players' streams: it shares the engine's wire helpers, tokens and
+    settings, and keeps no table, store or engine server of its own."""
+    allowed = (
+        "engine_server.gateway",
+        "engine_server.api.errors",
+        "engine_server.api.guards",
+        "engine_server.auth",
+        "engine_server.settings",
+        "engine_server.loops",
+        "engine_server.table.errors",
+        "engine_server.table.mailbox",
+    )
+    assert _breaking("engine_server.gateway", allowed) == []
+
+
 #: What of the engine the lobby may import anywhere: the pure rules, the shared token format
 #: and ids, and the shared database plumbing; engine data only through the read port.
 LOBBY_MAY_IMPORT = (

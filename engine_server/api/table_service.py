@@ -41,6 +41,7 @@ from engine_server.api.wire import (
 from engine_server.auth import Identity, Scope, TokenError, TokenExpired, verify_token
 from engine_server.game.cards import format_cards
 from engine_server.table.errors import ErrorKind, TableError
+from engine_server.table.mailbox import Mailbox
 from engine_server.table.manager import TableManager
 from engine_server.table.runtime import ActAnswer, ActOutcome, TableRuntime, Update, Watcher
 
@@ -126,14 +127,21 @@ class TableServiceCore:
                 return None
         return cls._seat(runtime, identity)
 
+    async def open_stream(
+        self, table: str, identity: Identity, *, play: bool
+    ) -> tuple[TableRuntime, Watcher]:
+        """Open the caller's stream of ``table``: a Play stream's (his seat's) or a
+        WatchTable stream's (his seat's, or a railbird's); its first update is queued."""
+        runtime = await self._runtime(table)
+        seat = self._seat(runtime, identity) if play else self._seat_or_rail(runtime, identity)
+        return runtime, await runtime.watch(seat)
+
     async def watch(
         self, request: table_service_pb2.WatchTableRequest, identity: Identity
     ) -> AsyncIterator[Update]:
         """The caller's updates, for the transport to convert (:func:`response_of` or
         :func:`response_bytes`); a railbird's are the public view only."""
-        runtime = await self._runtime(request.table)
-        seat = self._seat_or_rail(runtime, identity)
-        watcher = await runtime.watch(seat)
+        runtime, watcher = await self.open_stream(request.table, identity, play=False)
         try:
             while True:
                 item = await watcher.queue.get()
@@ -164,9 +172,8 @@ class TableServiceCore:
         if first is None or first.WhichOneof("request") != "watch":
             raise invalid("watch", "a Play stream starts with a watch request naming the table")
         table = first.watch.table
-        runtime = await self._runtime(table)
-        seat = self._seat(runtime, identity)
-        watcher = await runtime.watch(seat)
+        runtime, watcher = await self.open_stream(table, identity, play=True)
+        seat = watcher.seat
         acts = asyncio.create_task(self._play_acts(requests, table, identity, watcher))
         try:
             while True:
@@ -184,7 +191,7 @@ class TableServiceCore:
             except asyncio.CancelledError:
                 pass
             except Exception:
-                log.exception("%s seat %d: a Play stream's acts failed", table, seat)
+                log.exception("%s seat %s: a Play stream's acts failed", table, seat)
             await runtime.unwatch(watcher)
 
     async def _play_acts(
@@ -212,33 +219,45 @@ class TableServiceCore:
                     "%s seat %s: a Play stream's requests ended: %s", table, watcher.seat, error
                 )
                 return
-            if request.WhichOneof("request") != "act":
-                await queue.put(
-                    invalid("act", "after its first request a Play stream takes only acts")
-                )
+            if not await self.play_request(request, table, identity, queue):
                 return
-            act = request.act
-            try:
-                if identity.expired():
-                    # The stream outlives its token (it only shows the seat its own view), the
-                    # right to act does not: the client opens a new Play with a fresh token
-                    # (it replaces this stream, the seat stays), or acts through Act.
-                    raise TableError(
-                        ErrorKind.UNAUTHENTICATED,
-                        "TOKEN_EXPIRED",
-                        "the token this Play stream was opened with has expired: open a new "
-                        "Play (or call Act) with a fresh token",
-                    )
-                if act.table and act.table != table:
-                    raise invalid("act.table", f"the act's table must be the watched one, {table}")
-                outcome = await self.take_action(act, identity, table)
-            except TableError as error:
-                if self.on_refused is not None:
-                    self.on_refused(error)
-                await queue.put(ActAnswer(act.action_id, error))
-            else:
-                if outcome.repeated:
-                    await queue.put(ActAnswer(act.action_id, outcome))
+
+    async def play_request(
+        self,
+        request: table_service_pb2.PlayRequest,
+        table: str,
+        identity: Identity,
+        queue: Mailbox[Update | ActAnswer | TableError | None],
+    ) -> bool:
+        """Take one of a Play stream's later requests (an act) at ``table``, its answer (if
+        no update carries it) queued on the stream's ``queue``; False: the request ended the
+        stream (its error is queued). A relay channel's acts come here too."""
+        if request.WhichOneof("request") != "act":
+            await queue.put(invalid("act", "after its first request a Play stream takes only acts"))
+            return False
+        act = request.act
+        try:
+            if identity.expired():
+                # The stream outlives its token (it only shows the seat its own view), the
+                # right to act does not: the client opens a new Play with a fresh token (it
+                # replaces this stream, the seat stays), or acts through Act.
+                raise TableError(
+                    ErrorKind.UNAUTHENTICATED,
+                    "TOKEN_EXPIRED",
+                    "the token this Play stream was opened with has expired: open a new "
+                    "Play (or call Act) with a fresh token",
+                )
+            if act.table and act.table != table:
+                raise invalid("act.table", f"the act's table must be the watched one, {table}")
+            outcome = await self.take_action(act, identity, table)
+        except TableError as error:
+            if self.on_refused is not None:
+                self.on_refused(error)
+            await queue.put(ActAnswer(act.action_id, error))
+        else:
+            if outcome.repeated:
+                await queue.put(ActAnswer(act.action_id, outcome))
+        return True
 
     async def act(
         self, request: table_service_pb2.ActRequest, identity: Identity

@@ -42,6 +42,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "admin": ("admin", "operate an engine: tables, hands, seeds, drain (AdminService)"),
     "bots": ("bots", "bot players that sit in at quick games through the lobby"),
+    "gateway": (
+        "gateway",
+        "run a gateway: players' TableService streams relayed to the engine nodes",
+    ),
 }
 
 #: The entry-point group where other packages add subcommands (name -> module).
@@ -83,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: the commands that run as services and log (STUD_LOG_FORMAT)
-SERVICES = frozenset({"engine", "lobby", "bots"})
+SERVICES = frozenset({"engine", "lobby", "bots", "gateway"})
 
 
 def _logs_json(command: str) -> bool:

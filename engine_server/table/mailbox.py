@@ -6,12 +6,17 @@ its putters, the ``join`` event's waiters) and two objects with their dicts, 3.2
 this is one deque and a slotted object, about 0.8 KiB (BENCHMARKS.md, "Memory of a busy
 table"). A stream has one reader (its handler) and at most one writer that waits for room
 (a Play stream's acts task), so one waiting future of each kind is all it keeps.
+
+A relay channel (:mod:`engine_server.api.relay_service`) has no reader of its own: one
+writer serves every channel of a relay call, told by the mailbox's ``listener`` when an
+item arrives, and takes the items with :meth:`Mailbox.get_nowait`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 __all__ = ["Mailbox"]
@@ -22,7 +27,7 @@ T = TypeVar("T")
 class Mailbox(Generic[T]):
     """Up to ``maxsize`` items in order, for one reader (:meth:`get`) at a time."""
 
-    __slots__ = ("_getter", "_items", "_putter", "maxsize")
+    __slots__ = ("_getter", "_items", "_putter", "listener", "maxsize")
 
     def __init__(self, maxsize: int) -> None:
         if maxsize < 1:
@@ -33,6 +38,9 @@ class Mailbox(Generic[T]):
         self._getter: asyncio.Future[None] | None = None
         #: the writer waiting for room, if it waits
         self._putter: asyncio.Future[None] | None = None
+        #: called after each item is added, when set (a relay's writer, which has no
+        #: waiting :meth:`get` per channel)
+        self.listener: Callable[[], None] | None = None
 
     def qsize(self) -> int:
         return len(self._items)
@@ -49,6 +57,8 @@ class Mailbox(Generic[T]):
             raise asyncio.QueueFull
         self._items.append(item)
         _wake(self._getter)
+        if self.listener is not None:
+            self.listener()
 
     async def put(self, item: T) -> None:
         """Add ``item``, waiting for room first if the mailbox is full."""

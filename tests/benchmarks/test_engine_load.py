@@ -172,6 +172,24 @@ def test_go_bots_over_play_measure_every_action_at_all_seven_seats_of_two_engine
     assert "ms per action)" in stdout.split("load processes")[1]
 
 
+def test_go_bots_through_a_gateway_measure_every_action_and_its_memory_per_stream(
+    tmp_path: Path,
+) -> None:
+    result, stdout = run_load(
+        tmp_path,
+        *("--bots", "go", "--tables", "20", "--nodes", "2", "--gateway"),
+        *("--seconds", "6", "--warmup", "2", "--idle-tables", "0"),
+    )
+    # Every act answered at all seven seats, through the gateway's relays to both nodes.
+    assert result["gateway"] is True and result["nodes"] == 2
+    assert_every_action_measured(result, 10)
+    assert min(result["engine_cpu_percents"]) > 0
+    # The gateway held the 140 streams: its memory grew with them, and it worked.
+    assert result["gateway_rss_streams_open_mib"] > result["gateway_rss_before_load_mib"] > 0
+    assert result["gateway_stream_kib"] > 0 and result["gateway_cpu_percent"] > 0
+    assert "KiB a player stream" in stdout.split("gateway")[-1]
+
+
 @pytest.mark.slow
 def test_go_bots_over_unary_act_calls_measure_every_action_at_all_seven_seats(
     tmp_path: Path,

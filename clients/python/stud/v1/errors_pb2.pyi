@@ -45,6 +45,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     is not affected. Also a Play stream's answer to an act sent after the token the stream was
     opened with expired (the stream goes on).
     """
+    ERROR_REASON_GATEWAY_REQUIRED: _ErrorReason.ValueType  # 6
+    """PERMISSION_DENIED: RelayService needs a gateway token (scope `gateway`); players' and the
+    lobby's tokens are refused.
+    """
     ERROR_REASON_TABLE_NOT_FOUND: _ErrorReason.ValueType  # 10
     """--- Tables ---------------------------------------------------------------------------------
 
@@ -169,6 +173,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
     this node knows where the table went, else at the address the lobby returns for it.
     """
+    ERROR_REASON_RELAY_LOST: _ErrorReason.ValueType  # 53
+    """UNAVAILABLE: sent by a gateway (`stud gateway`): its relay to the engine node serving the
+    table dropped (the node restarted or is unreachable). Open the stream again (at the
+    gateway): it starts from a fresh snapshot, as after an engine restart.
+    """
     ERROR_REASON_DATABASE_UNAVAILABLE: _ErrorReason.ValueType  # 60
     """--- The engine's database ------------------------------------------------------------------
 
@@ -250,6 +259,10 @@ ERROR_REASON_TOKEN_EXPIRED: ErrorReason.ValueType  # 5
 token from the lobby (POST /auth/refresh with its refresh token) and calls again; the seat
 is not affected. Also a Play stream's answer to an act sent after the token the stream was
 opened with expired (the stream goes on).
+"""
+ERROR_REASON_GATEWAY_REQUIRED: ErrorReason.ValueType  # 6
+"""PERMISSION_DENIED: RelayService needs a gateway token (scope `gateway`); players' and the
+lobby's tokens are refused.
 """
 ERROR_REASON_TABLE_NOT_FOUND: ErrorReason.ValueType  # 10
 """--- Tables ---------------------------------------------------------------------------------
@@ -374,6 +387,11 @@ ERROR_REASON_TABLE_MOVED: ErrorReason.ValueType  # 52
 """UNAVAILABLE: the table moved to another engine node or this node is shutting down; open a
 new WatchTable at the new node: metadata "grpc_address" (or "web_url" for browsers) when
 this node knows where the table went, else at the address the lobby returns for it.
+"""
+ERROR_REASON_RELAY_LOST: ErrorReason.ValueType  # 53
+"""UNAVAILABLE: sent by a gateway (`stud gateway`): its relay to the engine node serving the
+table dropped (the node restarted or is unreachable). Open the stream again (at the
+gateway): it starts from a fresh snapshot, as after an engine restart.
 """
 ERROR_REASON_DATABASE_UNAVAILABLE: ErrorReason.ValueType  # 60
 """--- The engine's database ------------------------------------------------------------------

@@ -117,6 +117,12 @@ typedef GPB_ENUM(STUDErrorReason) {
    **/
   STUDErrorReason_ErrorReasonTokenExpired = 5,
 
+  /**
+   * PERMISSION_DENIED: RelayService needs a gateway token (scope `gateway`); players' and the
+   * lobby's tokens are refused.
+   **/
+  STUDErrorReason_ErrorReasonGatewayRequired = 6,
+
   /** NOT_FOUND: no table has this name. */
   STUDErrorReason_ErrorReasonTableNotFound = 10,
 
@@ -279,6 +285,13 @@ typedef GPB_ENUM(STUDErrorReason) {
    * this node knows where the table went, else at the address the lobby returns for it.
    **/
   STUDErrorReason_ErrorReasonTableMoved = 52,
+
+  /**
+   * UNAVAILABLE: sent by a gateway (`stud gateway`): its relay to the engine node serving the
+   * table dropped (the node restarted or is unreachable). Open the stream again (at the
+   * gateway): it starts from a fresh snapshot, as after an engine restart.
+   **/
+  STUDErrorReason_ErrorReasonRelayLost = 53,
 
   /**
    * UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not

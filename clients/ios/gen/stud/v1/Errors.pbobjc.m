@@ -39,28 +39,29 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         "ErrorReasonUnspecified\000ErrorReasonTokenM"
         "issing\000ErrorReasonTokenInvalid\000ErrorReas"
         "onAdminRequired\000ErrorReasonNotSeated\000Err"
-        "orReasonTokenExpired\000ErrorReasonTableNot"
-        "Found\000ErrorReasonTableClosed\000ErrorReason"
-        "TableFull\000ErrorReasonDraining\000ErrorReaso"
-        "nTableState\000ErrorReasonTableOnOtherNode\000"
-        "ErrorReasonNotATournamentTable\000ErrorReas"
-        "onTournamentTable\000ErrorReasonSeatTaken\000E"
-        "rrorReasonInvalidSeat\000ErrorReasonAlready"
-        "Seated\000ErrorReasonSeatSessionNotFound\000Er"
-        "rorReasonSeatSessionClosed\000ErrorReasonBu"
-        "yInOutOfRange\000ErrorReasonNotYourTurn\000Err"
-        "orReasonIllegalAction\000ErrorReasonStaleHa"
-        "nd\000ErrorReasonHandInProgress\000ErrorReason"
-        "NoHandInProgress\000ErrorReasonShowNotAllow"
-        "ed\000ErrorReasonAmountInvalid\000ErrorReasonI"
-        "dempotencyKeyReused\000ErrorReasonInvalidAr"
-        "gument\000ErrorReasonUnknownProfile\000ErrorRe"
-        "asonInvalidSetting\000ErrorReasonInvalidPag"
-        "eToken\000ErrorReasonMessageTooLarge\000ErrorR"
-        "easonMalformedRequest\000ErrorReasonWatchRe"
-        "placed\000ErrorReasonSlowConsumer\000ErrorReas"
-        "onTableMoved\000ErrorReasonDatabaseUnavaila"
-        "ble\000";
+        "orReasonTokenExpired\000ErrorReasonGatewayR"
+        "equired\000ErrorReasonTableNotFound\000ErrorRe"
+        "asonTableClosed\000ErrorReasonTableFull\000Err"
+        "orReasonDraining\000ErrorReasonTableState\000E"
+        "rrorReasonTableOnOtherNode\000ErrorReasonNo"
+        "tATournamentTable\000ErrorReasonTournamentT"
+        "able\000ErrorReasonSeatTaken\000ErrorReasonInv"
+        "alidSeat\000ErrorReasonAlreadySeated\000ErrorR"
+        "easonSeatSessionNotFound\000ErrorReasonSeat"
+        "SessionClosed\000ErrorReasonBuyInOutOfRange"
+        "\000ErrorReasonNotYourTurn\000ErrorReasonIlleg"
+        "alAction\000ErrorReasonStaleHand\000ErrorReaso"
+        "nHandInProgress\000ErrorReasonNoHandInProgr"
+        "ess\000ErrorReasonShowNotAllowed\000ErrorReaso"
+        "nAmountInvalid\000ErrorReasonIdempotencyKey"
+        "Reused\000ErrorReasonInvalidArgument\000ErrorR"
+        "easonUnknownProfile\000ErrorReasonInvalidSe"
+        "tting\000ErrorReasonInvalidPageToken\000ErrorR"
+        "easonMessageTooLarge\000ErrorReasonMalforme"
+        "dRequest\000ErrorReasonWatchReplaced\000ErrorR"
+        "easonSlowConsumer\000ErrorReasonTableMoved\000"
+        "ErrorReasonRelayLost\000ErrorReasonDatabase"
+        "Unavailable\000";
     static const int32_t values[] = {
         STUDErrorReason_ErrorReasonUnspecified,
         STUDErrorReason_ErrorReasonTokenMissing,
@@ -68,6 +69,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonAdminRequired,
         STUDErrorReason_ErrorReasonNotSeated,
         STUDErrorReason_ErrorReasonTokenExpired,
+        STUDErrorReason_ErrorReasonGatewayRequired,
         STUDErrorReason_ErrorReasonTableNotFound,
         STUDErrorReason_ErrorReasonTableClosed,
         STUDErrorReason_ErrorReasonTableFull,
@@ -99,6 +101,7 @@ GPBEnumDescriptor *STUDErrorReason_EnumDescriptor(void) {
         STUDErrorReason_ErrorReasonWatchReplaced,
         STUDErrorReason_ErrorReasonSlowConsumer,
         STUDErrorReason_ErrorReasonTableMoved,
+        STUDErrorReason_ErrorReasonRelayLost,
         STUDErrorReason_ErrorReasonDatabaseUnavailable,
     };
     GPBEnumDescriptor *worker =
@@ -123,6 +126,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonAdminRequired:
     case STUDErrorReason_ErrorReasonNotSeated:
     case STUDErrorReason_ErrorReasonTokenExpired:
+    case STUDErrorReason_ErrorReasonGatewayRequired:
     case STUDErrorReason_ErrorReasonTableNotFound:
     case STUDErrorReason_ErrorReasonTableClosed:
     case STUDErrorReason_ErrorReasonTableFull:
@@ -154,6 +158,7 @@ BOOL STUDErrorReason_IsValidValue(int32_t value__) {
     case STUDErrorReason_ErrorReasonWatchReplaced:
     case STUDErrorReason_ErrorReasonSlowConsumer:
     case STUDErrorReason_ErrorReasonTableMoved:
+    case STUDErrorReason_ErrorReasonRelayLost:
     case STUDErrorReason_ErrorReasonDatabaseUnavailable:
       return YES;
     default:

@@ -106,6 +106,15 @@ public enum ErrorReason
   ERROR_REASON_TOKEN_EXPIRED(5),
   /**
    * <pre>
+   * PERMISSION_DENIED: RelayService needs a gateway token (scope `gateway`); players' and the
+   * lobby's tokens are refused.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATEWAY_REQUIRED = 6;</code>
+   */
+  ERROR_REASON_GATEWAY_REQUIRED(6),
+  /**
+   * <pre>
    * NOT_FOUND: no table has this name.
    * </pre>
    *
@@ -382,6 +391,16 @@ public enum ErrorReason
   ERROR_REASON_TABLE_MOVED(52),
   /**
    * <pre>
+   * UNAVAILABLE: sent by a gateway (`stud gateway`): its relay to the engine node serving the
+   * table dropped (the node restarted or is unreachable). Open the stream again (at the
+   * gateway): it starts from a fresh snapshot, as after an engine restart.
+   * </pre>
+   *
+   * <code>ERROR_REASON_RELAY_LOST = 53;</code>
+   */
+  ERROR_REASON_RELAY_LOST(53),
+  /**
+   * <pre>
    * UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
    * writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
    * database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
@@ -446,6 +465,15 @@ public enum ErrorReason
    * <code>ERROR_REASON_TOKEN_EXPIRED = 5;</code>
    */
   public static final int ERROR_REASON_TOKEN_EXPIRED_VALUE = 5;
+  /**
+   * <pre>
+   * PERMISSION_DENIED: RelayService needs a gateway token (scope `gateway`); players' and the
+   * lobby's tokens are refused.
+   * </pre>
+   *
+   * <code>ERROR_REASON_GATEWAY_REQUIRED = 6;</code>
+   */
+  public static final int ERROR_REASON_GATEWAY_REQUIRED_VALUE = 6;
   /**
    * <pre>
    * NOT_FOUND: no table has this name.
@@ -724,6 +752,16 @@ public enum ErrorReason
   public static final int ERROR_REASON_TABLE_MOVED_VALUE = 52;
   /**
    * <pre>
+   * UNAVAILABLE: sent by a gateway (`stud gateway`): its relay to the engine node serving the
+   * table dropped (the node restarted or is unreachable). Open the stream again (at the
+   * gateway): it starts from a fresh snapshot, as after an engine restart.
+   * </pre>
+   *
+   * <code>ERROR_REASON_RELAY_LOST = 53;</code>
+   */
+  public static final int ERROR_REASON_RELAY_LOST_VALUE = 53;
+  /**
+   * <pre>
    * UNAVAILABLE: the engine's database did not answer (restarting, unreachable, its file not
    * writable); nothing was changed. Retry after a pause: the engine resumes by itself once the
    * database is back (a stream may end meanwhile with TABLE_MOVED; watch again).
@@ -761,6 +799,7 @@ public enum ErrorReason
       case 3: return ERROR_REASON_ADMIN_REQUIRED;
       case 4: return ERROR_REASON_NOT_SEATED;
       case 5: return ERROR_REASON_TOKEN_EXPIRED;
+      case 6: return ERROR_REASON_GATEWAY_REQUIRED;
       case 10: return ERROR_REASON_TABLE_NOT_FOUND;
       case 11: return ERROR_REASON_TABLE_CLOSED;
       case 12: return ERROR_REASON_TABLE_FULL;
@@ -792,6 +831,7 @@ public enum ErrorReason
       case 50: return ERROR_REASON_WATCH_REPLACED;
       case 51: return ERROR_REASON_SLOW_CONSUMER;
       case 52: return ERROR_REASON_TABLE_MOVED;
+      case 53: return ERROR_REASON_RELAY_LOST;
       case 60: return ERROR_REASON_DATABASE_UNAVAILABLE;
       default: return null;
     }
