@@ -45,7 +45,7 @@ import contextlib
 import itertools
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +70,7 @@ from engine_server.settings import (
     cpu_set,
     event_loop,
     jwt_secret,
+    log_options,
     port,
     whole_number,
 )
@@ -123,14 +124,7 @@ class GatewaySettings:
                 raise SettingsError(f"STUD_GATEWAY_ENGINES: expected host:port, got {address!r}")
         if not engines:
             raise SettingsError("STUD_GATEWAY_ENGINES: name at least one engine host:port")
-        level = env.get("STUD_LOG_LEVEL", "INFO").upper()
-        if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise SettingsError(
-                f"STUD_LOG_LEVEL: expected DEBUG, INFO, WARNING or ERROR, got {level!r}"
-            )
-        log_format = env.get("STUD_LOG_FORMAT", "json")
-        if log_format not in ("json", "text"):
-            raise SettingsError(f"STUD_LOG_FORMAT: expected json or text, got {log_format!r}")
+        level, log_format = log_options(env)
         return cls(
             engines=engines,
             jwt_secret=jwt_secret(env),
@@ -343,6 +337,33 @@ async def _drain(
         yield request
 
 
+class _Hops:
+    """The engines one stream or call tries for a table, in turn: the one that served it last
+    (then each other engine while they answer TABLE_NOT_FOUND), or the node a TABLE_MOVED
+    named (:meth:`follow`); at most ``_HOPS`` more tries than there are engines."""
+
+    def __init__(self, gateway: Gateway, table: str) -> None:
+        self._gateway = gateway
+        self._table = table
+        self._next: str | None = None
+
+    def follow(self, address: str) -> None:
+        """Try ``address`` next (where the table moved)."""
+        self._next = address
+
+    def __iter__(self) -> Iterator[str]:
+        tried: list[str] = []
+        for _ in range(_HOPS + len(self._gateway.settings.engines)):
+            if self._next is None:
+                untried = [a for a in self._gateway.candidates(self._table) if a not in tried]
+                if not untried:
+                    return
+                self._next = untried[0]
+            address, self._next = self._next, None
+            tried.append(address)
+            yield address
+
+
 class Gateway:
     """The relays to the engine nodes and the routes of the tables."""
 
@@ -437,16 +458,9 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
         target: _Target,
     ) -> AsyncIterator[table_service_pb2.PlayResponse]:
         gateway = self.gateway
-        tried: list[str] = []
-        address: str | None = None
         end = _relay_lost("(none)", "no engine to try")
-        for _ in range(_HOPS + len(gateway.settings.engines)):
-            if address is None:
-                untried = [a for a in gateway.candidates(table) if a not in tried]
-                if not untried:
-                    break
-                address = untried[0]
-            tried.append(address)
+        hops = _Hops(gateway, table)
+        for address in hops:
             relay = gateway.relay(address)
             channel = relay.open(open_request())
             target.relay, target.channel = relay, channel
@@ -470,10 +484,9 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
                 # Refused at its opening: another node may own the table.
                 following = gateway.moved(table, info)
                 if following is not None:
-                    address = following
+                    hops.follow(following)
                     continue
                 if info.reason == "TABLE_NOT_FOUND" and len(gateway.settings.engines) > 1:
-                    address = None
                     continue
             elif info is not None:
                 gateway.moved(table, info)
@@ -508,16 +521,9 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
         gateway = self.gateway
         metadata = (("authorization", _authorization(context)),)
         table = request.table
-        tried: list[str] = []
-        address: str | None = None
         failure: grpc.aio.AioRpcError | None = None
-        for _ in range(_HOPS + len(gateway.settings.engines)):
-            if address is None:
-                untried = [a for a in gateway.candidates(table) if a not in tried]
-                if not untried:
-                    break
-                address = untried[0]
-            tried.append(address)
+        hops = _Hops(gateway, table)
+        for address in hops:
             try:
                 answer = await getattr(gateway.relay(address).tables, method)(
                     request, metadata=metadata
@@ -533,10 +539,9 @@ class GatewayTableService(table_service_pb2_grpc.TableServiceServicer):
                 info = _info_of(end)
                 following = gateway.moved(table, info)
                 if following is not None:
-                    address = following
+                    hops.follow(following)
                     continue
                 if info is not None and info.reason == "TABLE_NOT_FOUND":
-                    address = None
                     continue
                 break
             gateway.routes[table] = address

@@ -80,6 +80,7 @@ __all__ = [
     "event_loop",
     "gc_pacing",
     "jwt_secret",
+    "log_options",
     "node_id",
     "port",
     "positive_float",
@@ -319,6 +320,29 @@ def event_loop(env: Mapping[str, str], name: str = "STUD_ENGINE_LOOP") -> str:
     return raw
 
 
+def log_options(env: Mapping[str, str]) -> tuple[str, str]:
+    """``STUD_LOG_LEVEL`` and ``STUD_LOG_FORMAT``, as every ``stud`` process reads them.
+
+    >>> log_options({})
+    ('INFO', 'json')
+    >>> log_options({"STUD_LOG_LEVEL": "debug", "STUD_LOG_FORMAT": "text"})
+    ('DEBUG', 'text')
+    >>> log_options({"STUD_LOG_FORMAT": "xml"})
+    Traceback (most recent call last):
+    ...
+    engine_server.settings.SettingsError: STUD_LOG_FORMAT: expected json or text, got 'xml'
+    """
+    level = env.get("STUD_LOG_LEVEL", "INFO").upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise SettingsError(
+            f"STUD_LOG_LEVEL: expected DEBUG, INFO, WARNING or ERROR, got {level!r}"
+        )
+    log_format = env.get("STUD_LOG_FORMAT", "json")
+    if log_format not in ("json", "text"):
+        raise SettingsError(f"STUD_LOG_FORMAT: expected json or text, got {log_format!r}")
+    return level, log_format
+
+
 def jwt_secret(env: Mapping[str, str]) -> str:
     """The shared token secret: ``STUD_JWT_SECRET``, or one kept in ``var/jwt-secret``."""
     raw = env.get("STUD_JWT_SECRET")
@@ -391,14 +415,7 @@ class EngineSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> EngineSettings:
         env = os.environ if env is None else env
-        level = env.get("STUD_LOG_LEVEL", "INFO").upper()
-        if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise SettingsError(
-                f"STUD_LOG_LEVEL: expected DEBUG, INFO, WARNING or ERROR, got {level!r}"
-            )
-        log_format = env.get("STUD_LOG_FORMAT", "json")
-        if log_format not in ("json", "text"):
-            raise SettingsError(f"STUD_LOG_FORMAT: expected json or text, got {log_format!r}")
+        level, log_format = log_options(env)
         url = env.get("STUD_DATABASE_URL") or DEFAULT_DATABASE_URL
         if not url.startswith(("sqlite", "postgresql")):
             raise SettingsError(
