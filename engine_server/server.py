@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import os
@@ -73,6 +74,7 @@ from engine_server.takeover import TakeoverWatch
 __all__ = [
     "GRPC_OPTIONS",
     "EngineServer",
+    "bound_ports",
     "run_engine",
     "settle_garbage_collector",
     "start_collector",
@@ -474,6 +476,12 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
         loop.add_signal_handler(sig, on_signal, sig)
     lost_reason = ""
     pause = _FIRST_PAUSE
+    serving = settings
+
+    def keep_ports(engine: EngineServer) -> None:
+        nonlocal serving
+        serving = bound_ports(settings, engine)
+
     # Opt-in (STUD_ENGINE_TRACEMALLOC): snapshots of what the engine's memory holds.
     trace = memory_trace(os.environ)
     if trace is not None:
@@ -483,7 +491,12 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
             return
         try:
             lost_reason = await _serve(
-                settings, ready, stop, restarted=bool(lost_reason), received=received
+                serving,
+                ready,
+                stop,
+                restarted=bool(lost_reason),
+                received=received,
+                started=keep_ports,
             )
             pause = _FIRST_PAUSE
         except Exception as error:
@@ -499,6 +512,27 @@ async def run_engine(settings: EngineSettings, *, ready: Callable[[EngineServer]
             )
             await _pause(stop, pause)
             pause = min(pause * 2, _LONGEST_PAUSE)
+
+
+def bound_ports(settings: EngineSettings, engine: EngineServer) -> EngineSettings:
+    """``settings`` with the ports ``engine`` listens on, to serve on after an outage: the
+    node comes back at the addresses its players, the lobby and the registry know, not at
+    new ones a port 0 would pick (issue 15: a client that looked the node up would be sent
+    to a port nobody serves).
+
+    >>> s = EngineSettings(grpc_port=0, web_port=0, metrics_port=0)
+    >>> class Bound:
+    ...     grpc_port, web_port, metrics_port = 40001, 40002, 0
+    >>> kept = bound_ports(s, Bound())  # type: ignore[arg-type]
+    >>> kept.grpc_port, kept.web_port, kept.metrics_port
+    (40001, 40002, 0)
+    """
+    return dataclasses.replace(
+        settings,
+        grpc_port=engine.grpc_port or settings.grpc_port,
+        web_port=engine.web_port or settings.web_port,
+        metrics_port=engine.metrics_port or settings.metrics_port,
+    )
 
 
 #: the pauses between tries to reach the database again (doubling): a restart of it takes
@@ -548,9 +582,11 @@ async def _serve(
     *,
     restarted: bool,
     received: Sequence[str] = (),
+    started: Callable[[EngineServer], None] = lambda engine: None,
 ) -> str:
     """Serve the node until ``stop`` ("") or until its lease is lost to a database outage
-    (the reason); :class:`LeaseLost` when another process claimed it."""
+    (the reason); :class:`LeaseLost` when another process claimed it. ``started`` is told
+    of the engine once its ports listen."""
     from engine_server.store.adapter import open_store
 
     if restarted:
@@ -566,6 +602,7 @@ async def _serve(
     except BaseException:
         await _close_quietly(close_store)
         raise
+    started(engine)
     collector = start_collector(settings, engine.metrics)
     log.info(
         "engine ready",

@@ -82,7 +82,11 @@ async def test_the_page_finds_its_table_again_when_its_node_dies(tmp_path: Path)
     assert report["exit"] == 0 and report["ok"], shown
     table_id, dead, heir = died
     old, new = web[dead], web[heir]
-    assert (lobby_says["engine_grpc"], lobby_says["engine_grpc_web"]) == (grpc_addresses[heir], new)
+    nodes_seen = f"nodes: {grpc_addresses} {web}; dead {dead}, heir {heir}; lobby: {lobby_says}"
+    assert (lobby_says["engine_grpc"], lobby_says["engine_grpc_web"]) == (
+        grpc_addresses[heir],
+        new,
+    ), nodes_seen
     assert report["before"]["tableId"] == table_id and report["before"]["engineUrl"] == old
     # Found by itself: the page keeps the table at its new home (a reload goes there too) ...
     assert report["after"] == {**report["before"], "engineUrl": new}, shown
