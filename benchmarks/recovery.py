@@ -124,8 +124,11 @@ async def engine(
         "STUD_LOG_FORMAT": "text",
         "STUD_LOG_LEVEL": "WARNING",
     }
-    # Each node's log (why a node stopped, if one does) in STUD_BENCH_LOGS (default /tmp).
-    log = Path(os.environ.get("STUD_BENCH_LOGS", "/tmp")) / f"recovery-{node}.log"
+    # Each node's log (why a node stopped, if one does) in STUD_BENCH_LOGS (default /tmp),
+    # made if it is not there yet.
+    logs = Path(os.environ.get("STUD_BENCH_LOGS", "/tmp"))
+    logs.mkdir(parents=True, exist_ok=True)
+    log = logs / f"recovery-{node}.log"
     process = await start_stud(
         "engine", "--grpc-port", "0", "--web-port", "0", env=env, ready_key="grpc", log=log
     )

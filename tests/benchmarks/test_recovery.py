@@ -112,3 +112,17 @@ def test_run_counts_and_round_sizes_below_one_are_refused(
         recovery.main(arguments)
     assert exit_.value.code == 2
     assert "must be at least 1" in capsys.readouterr().err
+
+
+async def test_a_node_logs_into_the_logs_directory_made_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``STUD_BENCH_LOGS`` naming a directory not made yet: made, not a run failing with a
+    bare FileNotFoundError for every table count."""
+    logs = tmp_path / "logs" / "of-this-run"
+    monkeypatch.setenv("STUD_BENCH_LOGS", str(logs))
+    url = f"sqlite:///{tmp_path / 'engine.sqlite3'}"
+    async with recovery.engine(url, "c", lease=5, cpu=None) as (process, _, address):
+        assert address == process.ready["grpc"]
+        assert process.returncode is None
+    assert (logs / "recovery-c.log").is_file()
