@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import doctest
-import os
 import sqlite3
 from pathlib import Path
 
@@ -21,8 +20,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 import engine_server.server
-from benchmarks.processes import start_stud
-from tests.engine_server.api.conftest import SECRET
+from tests.engine_server.api.test_crash_recovery import start
 from tests.outage import read_only_sqlite
 
 #: The lease: short, so that an outage of a few seconds outlives it; not shorter (leases of a
@@ -57,18 +55,9 @@ async def test_a_node_back_from_an_outage_serves_on_the_ports_it_had(tmp_path: P
     database = tmp_path / "db" / "engine.sqlite3"
     database.parent.mkdir()
     log = tmp_path / "engine.log"
-    env = {
-        **os.environ,
-        "STUD_JWT_SECRET": SECRET,
-        "STUD_DATABASE_URL": f"sqlite:///{database}",
-        "STUD_ENGINE_METRICS_PORT": "0",
-        "STUD_LOG_FORMAT": "text",
-        "STUD_LOG_LEVEL": "INFO",
-        "STUD_ENGINE_LEASE_SECONDS": str(LEASE),
-    }
-    engine = await start_stud(
-        "engine", "--grpc-port", "0", "--web-port", "0", env=env, ready_key="grpc", log=log
-    )
+    # `stud engine --grpc-port 0 --web-port 0` on the SQLite file.
+    started = await start(database, log, log_level="INFO", lease_seconds=LEASE)
+    engine = started.process
     try:
         first = dict(engine.ready)
         assert await _serving(first["grpc"]) == health_pb2.HealthCheckResponse.SERVING
@@ -93,4 +82,5 @@ async def test_a_node_back_from_an_outage_serves_on_the_ports_it_had(tmp_path: P
         assert (grpc_address, web_url) == (first["grpc"], first["web"]) and epoch >= 2
         assert await _serving(first["grpc"]) == health_pb2.HealthCheckResponse.SERVING
     finally:
+        await started.channel.close()
         assert await engine.stop() == 0, engine.log_tail()
