@@ -37,6 +37,7 @@ from engine_server.store.database import WRITE_OPTIONS
 from engine_server.store.errors import StoreError, TableNotFound
 from engine_server.store.models import ID_LENGTH, HandRow, HandState, TableRow
 from engine_server.store.nodes import WriteFence
+from engine_server.store.sqlite_writes import IN_LOOP_OPTION
 from engine_server.store.types import utc_now
 
 __all__ = ["Transactions", "check_id", "for_update", "running_hand", "table_row"]
@@ -63,6 +64,9 @@ class Transactions:
         self.fence: WriteFence | None = None
         self._reader = async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
         self._write_engine = engine.execution_options(**WRITE_OPTIONS)
+        self._long_write_engine = engine.execution_options(
+            **WRITE_OPTIONS, **{IN_LOOP_OPTION: False}
+        )
         self._writer = async_sessionmaker(
             self._write_engine,
             class_=AsyncSession,
@@ -80,10 +84,13 @@ class Transactions:
             yield session
 
     @asynccontextmanager
-    async def write_connection(self) -> AsyncIterator[AsyncConnection]:
+    async def write_connection(self, *, long: bool = False) -> AsyncIterator[AsyncConnection]:
         """A write transaction on a bare connection, fenced as :meth:`write`: for statements
-        on the hot path that need no ORM session (its cost is the session's, per call)."""
-        async with self._write_engine.begin() as connection:
+        on the hot path that need no ORM session (its cost is the session's, per call).
+        ``long``: its statements may take long (on SQLite they run on the driver's thread,
+        not in the loop: :mod:`engine_server.store.sqlite_writes`)."""
+        engine = self._long_write_engine if long else self._write_engine
+        async with engine.begin() as connection:
             if self.fence is not None:
                 await self.fence.check_connection(connection)
             yield connection

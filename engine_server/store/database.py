@@ -31,7 +31,8 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from engine_server.store.sqlite_trips import one_trip_per_statement
+from engine_server.store.sqlite_trips import OneTripConnection, one_trip_per_statement
+from engine_server.store.sqlite_writes import IN_LOOP_OPTION
 
 __all__ = [
     "DATABASE_URL_ENV",
@@ -210,11 +211,17 @@ def _set_up_sqlite(
 ) -> None:
     sync_engine = engine.sync_engine
     memory = sync_engine.url.database in {None, "", ":memory:"}
+    wal_path = None if memory else os.path.abspath(str(sync_engine.url.database))
 
     @event.listens_for(sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        # Each statement one trip to aiosqlite's thread, not four (issue 16).
-        one_trip_per_statement(dbapi_connection)
+        # Each statement one trip to aiosqlite's thread, not four, and write transactions in
+        # the loop (issue 16; a read-only engine writes nothing).
+        one_trip_per_statement(
+            dbapi_connection,
+            busy_timeout_ms=None if read_only else int(busy_timeout_ms),
+            wal_path=None if memory else wal_path,
+        )
         # SQLAlchemy emits BEGIN itself (below): the sqlite3 module's own transaction handling
         # skips BEGIN before SELECT and DDL.
         dbapi_connection.isolation_level = None
@@ -225,6 +232,10 @@ def _set_up_sqlite(
                 # WAL makes NORMAL durable against application crashes; only a power loss may
                 # drop the last commits.
                 cursor.execute("PRAGMA synchronous=NORMAL")
+                if not read_only:
+                    # Its commits run in the loop: the log is checked into the file in a
+                    # thread (engine_server.store.sqlite_writes.WalCheckpoints).
+                    cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             if read_only:
@@ -248,4 +259,10 @@ def _set_up_sqlite(
         mode = str(connection.get_execution_options().get("sqlite_begin", "DEFERRED")).upper()
         if mode not in _BEGIN_MODES:
             raise ValueError(f"sqlite_begin must be one of {sorted(_BEGIN_MODES)}, not {mode!r}")
+        if mode == "IMMEDIATE" and connection.get_execution_options().get(IN_LOOP_OPTION, True):
+            dbapi_connection = connection.connection.dbapi_connection
+            if isinstance(dbapi_connection, OneTripConnection):
+                # This BEGIN (its errors SQLAlchemy's, as any statement's) and what follows up
+                # to COMMIT run in the loop (engine_server.store.sqlite_writes).
+                dbapi_connection.begin_in_loop()
         connection.exec_driver_sql(f"BEGIN {mode}")

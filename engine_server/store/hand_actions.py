@@ -129,7 +129,8 @@ class HandActions:
             .distinct()
             .limit(hands)
         )
-        async with self._tx.write_connection() as connection:
+        # Long: the search for ended hands reads through the table of actions.
+        async with self._tx.write_connection(long=True) as connection:
             ids = list((await connection.execute(ended)).scalars())
             if not ids:
                 return Pruned()

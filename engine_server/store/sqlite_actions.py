@@ -12,18 +12,23 @@ A batch of a few rows appended to the write-ahead log (WAL, ``synchronous=NORMAL
 at commit, as the engine's other connections) takes tens of microseconds: it is written in
 the loop, on a connection that never waits for SQLite's lock (busy timeout 0). When another
 connection (the lobby's, say) holds the lock, the batch goes to a thread whose connection
-waits for it (the busy timeout), and the loop runs on.
+waits for it (the busy timeout), and the loop runs on. Its commits check nothing into the
+file: the file's :class:`~engine_server.store.sqlite_writes.WalCheckpoints` does, as for
+every write transaction of the process.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
+
+from engine_server.store.sqlite_writes import is_busy, wal_checkpoints
 
 __all__ = ["SqliteActionWriter"]
 
@@ -43,6 +48,7 @@ class SqliteActionWriter:
         #: by busy timeout: 0 (in the loop) and ``busy_timeout_ms`` (in the thread)
         self._connections: dict[int, sqlite3.Connection] = {}
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="stud-actions")
+        self._checkpoints = wal_checkpoints(os.path.abspath(path))
         #: batches the file's lock sent to the thread (for tests and metrics)
         self.waited = 0
 
@@ -58,7 +64,7 @@ class SqliteActionWriter:
         try:
             return self._write(rows, now, fence, 0)
         except sqlite3.OperationalError as error:
-            if not _busy(error):
+            if not is_busy(error):
                 raise
         self.waited += 1
         loop = asyncio.get_running_loop()
@@ -75,11 +81,9 @@ class SqliteActionWriter:
             connection.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             connection.execute("PRAGMA synchronous=NORMAL")
             connection.execute("PRAGMA foreign_keys=ON")
-            if busy_timeout_ms == 0:
-                # Never a checkpoint in the loop: copying the log into the file (about 4 MiB
-                # every 1,000 pages, with an fsync) is left to the engine's other connections,
-                # whose commits run in their driver's thread.
-                connection.execute("PRAGMA wal_autocheckpoint=0")
+            # Never a checkpoint at commit: copying the log into the file (about 4 MiB every
+            # 1,000 pages, with an fsync) is the file's WalCheckpoints' job, in its thread.
+            connection.execute("PRAGMA wal_autocheckpoint=0")
             self._connections[busy_timeout_ms] = connection
         return connection
 
@@ -105,13 +109,14 @@ class SqliteActionWriter:
                         return epoch
                 connection.executemany(_INSERT, values)
                 connection.execute("COMMIT")
+                self._checkpoints.committed()
                 return epoch
             except BaseException:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise
         except sqlite3.Error as error:
-            if not _busy(error):
+            if not is_busy(error):
                 # A connection that could not write (a read-only file, a full disk) is not
                 # kept.
                 del self._connections[busy_timeout_ms]
@@ -127,10 +132,3 @@ class SqliteActionWriter:
         for connection in self._connections.values():
             connection.close()
         self._connections.clear()
-
-
-def _busy(error: sqlite3.Error) -> bool:
-    """Whether SQLite refused because another connection holds its lock."""
-    return isinstance(error, sqlite3.OperationalError) and (
-        "locked" in str(error) or "busy" in str(error)
-    )

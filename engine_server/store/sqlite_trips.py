@@ -8,7 +8,8 @@ SELECT through the async engine against 16 µs through SQLAlchemy's sync engine 
 the lobby and the engine send a few dozen statements per quick game). :class:`OneTripCursor`
 does the four steps in one call on the thread; :func:`one_trip_per_statement` gives a newly
 made connection that cursor (server-side cursors, which fetch as they go, are left as they
-are).
+are). A write transaction makes no trips at all: its statements run in the loop
+(:mod:`engine_server.store.sqlite_writes`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
     AsyncAdapt_aiosqlite_cursor,
 )
 from sqlalchemy.util import EMPTY_DICT
+from sqlalchemy.util.concurrency import await_
+
+from engine_server.store.sqlite_writes import loop_writes, write_in_loop
 
 __all__ = ["OneTripConnection", "OneTripCursor", "one_trip_per_statement"]
 
 #: What one trip answers: the description, the rows, the row count and the last row id.
 _Outcome = tuple[Any, list[Any], int, int | None]
+#: What BEGIN answers.
+_BEGUN: _Outcome = (None, [], -1, None)
 
 
 def _execute(connection: sqlite3.Connection, operation: str, parameters: Any) -> _Outcome:
@@ -102,20 +108,25 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _execute_async(self, operation: Any, parameters: Any) -> Any:
         async with self._adapt_connection._execute_mutex:
-            # aiosqlite's own queue (as SQLAlchemy's isolation-level setter uses it).
-            self._keep(
-                await self._connection._execute(
-                    _execute, self._connection._conn, operation, parameters
-                )
-            )
+            self._keep(await self._trip(_execute, operation, parameters))
 
     async def _executemany_async(self, operation: Any, seq_of_parameters: Any) -> Any:
         async with self._adapt_connection._execute_mutex:
-            self._keep(
-                await self._connection._execute(
-                    _executemany, self._connection._conn, operation, seq_of_parameters
-                )
-            )
+            self._keep(await self._trip(_executemany, operation, seq_of_parameters))
+
+    async def _trip(self, step: Any, operation: Any, parameters: Any) -> _Outcome:
+        aio = self._connection
+        writes = loop_writes(aio)
+        if writes is not None:
+            # A write transaction's statements: in the loop (engine_server.store.sqlite_writes).
+            if writes.writing:
+                return await writes.run(aio, step, operation, parameters)
+            if writes.beginning:
+                await writes.begin(aio._conn)
+                return _BEGUN
+        # aiosqlite's own queue (as SQLAlchemy's isolation-level setter uses it).
+        outcome: _Outcome = await aio._execute(step, aio._conn, operation, parameters)
+        return outcome
 
 
 class OneTripConnection(AsyncAdapt_aiosqlite_connection):
@@ -124,9 +135,44 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
     _cursor_cls = OneTripCursor  # type: ignore[assignment]
 
+    def begin_in_loop(self) -> None:
+        """Run the ``BEGIN IMMEDIATE`` that comes next, and the transaction's statements up to
+        its end, in the loop (:mod:`engine_server.store.sqlite_writes`), if this connection
+        writes there."""
+        writes = loop_writes(self._connection)
+        if writes is not None:
+            writes.beginning = True
 
-def one_trip_per_statement(dbapi_connection: Any) -> None:
+    def commit(self) -> None:
+        writes = loop_writes(self._connection)
+        if writes is None or not writes.writing:
+            super().commit()
+            return
+        try:
+            await_(writes.end(self._connection, commit=True))
+        except Exception as error:
+            self._handle_exception(error)
+
+    def rollback(self) -> None:
+        writes = loop_writes(self._connection)
+        if writes is None or not writes.writing:
+            super().rollback()
+            return
+        try:
+            await_(writes.end(self._connection, commit=False))
+        except Exception as error:
+            self._handle_exception(error)
+
+
+def one_trip_per_statement(
+    dbapi_connection: Any, *, busy_timeout_ms: int | None = None, wal_path: str | None = None
+) -> None:
     """Give a connection SQLAlchemy has just made (its ``connect`` event) the one-trip
-    cursor. The adapter class is fixed by SQLAlchemy's dialect; the subclass adds no state."""
+    cursor. The adapter class is fixed by SQLAlchemy's dialect; the subclass adds no state.
+
+    ``busy_timeout_ms`` (the connection's): its write transactions run in the loop
+    (:func:`~engine_server.store.sqlite_writes.write_in_loop`; ``wal_path``: the file)."""
     if type(dbapi_connection) is AsyncAdapt_aiosqlite_connection:
         dbapi_connection.__class__ = OneTripConnection
+        if busy_timeout_ms is not None:
+            write_in_loop(dbapi_connection._connection, busy_timeout_ms, wal_path)
