@@ -39,7 +39,6 @@ from engine_server.store.errors import (
     HandInProgress,
     StoreError,
     TableClosed,
-    TableNotFound,
     TableState,
 )
 from engine_server.store.models import SeedPairRow, SeedPairState, TableRow, TableStatus
@@ -121,20 +120,6 @@ class SeedPairs:
         async with self._tx.read() as session:
             await table_row(session, table_id)
             return await live_pair(session, table_id, SeedPairState.NEXT)
-
-    async def live_seed_pairs(self, table_id: str) -> tuple[SeedPairRow, SeedPairRow]:
-        """The table's current and next pairs, in one statement (what a table opened or
-        loaded shows: :meth:`current_seed_pair` and :meth:`next_seed_pair` cost a read
-        transaction each)."""
-        async with self._tx.read() as session:
-            query = select(SeedPairRow).where(
-                SeedPairRow.table_id == table_id,
-                col(SeedPairRow.state).in_([SeedPairState.CURRENT.value, SeedPairState.NEXT.value]),
-            )
-            pairs = {pair.state: pair for pair in (await session.exec(query)).all()}
-        if not pairs:
-            raise TableNotFound(f"no table {table_id}")
-        return pairs[SeedPairState.CURRENT.value], pairs[SeedPairState.NEXT.value]
 
     async def seed_pairs(self, table_id: str) -> list[SeedPairRow]:
         """Every pair of the table, oldest first."""

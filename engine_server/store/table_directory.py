@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 
-from engine_server.store.models import SeatSessionState
 from engine_server.store.node_writes import NodeWrites
 from engine_server.store.ownership import Takeover
 from engine_server.store.recovery import (
@@ -26,10 +25,9 @@ from engine_server.store.values import (
     tournament_state,
 )
 from engine_server.table.errors import TableError
-from engine_server.table.manager import LoadedTable, OpenerSeat, TableSpec
+from engine_server.table.manager import LoadedTable, TableSpec
 from engine_server.table.model import (
     LastHand,
-    SeatState,
     SessionSnapshot,
     TableStatus,
 )
@@ -53,7 +51,7 @@ class TableDirectoryAdapter(NodeWrites):
         c = spec.config
         overrides = dict(c.rule_overrides)
         async with self._writes, translated(), other_node(c.table_id):
-            row = await self.store.tables.create_table(
+            opened = await self.store.tables.create_open_table(
                 node_id=self.node_id,
                 request_id=spec.request_id,
                 table_id=c.table_id,
@@ -85,33 +83,21 @@ class TableDirectoryAdapter(NodeWrites):
                     buy_in=spec.opener.buy_in,
                 ),
             )
-            current, following = await self.store.seeds.live_seed_pairs(row.id)
+        row = opened.table
         self._hold(row.id, row.owner_epoch)
-        # Outside the node's write order: a read.
-        seats = await self._opener_seats(row.id, spec.opener)
+        # Everything from the write's own transaction: no read after it (issue 16).
         return (
             LoadedTable(
                 config=table_config(row),
-                seed=seed_pair_of(current, following),
+                seed=seed_pair_of(opened.current_pair, opened.next_pair),
                 status=TableStatus(row.status),
                 hands_started=row.hands_started,
                 button=row.button_seat,
-                seats=seats,
+                seats=[seat_state(session, frozenset()) for session in opened.sessions],
                 **tournament_state(row),
             ),
             True,
         )
-
-    async def _opener_seats(self, table_id: str, opener: OpenerSeat | None) -> list[SeatState]:
-        """The seat the table was created with (its opener's, when the request named one and
-        the write that created the table seated him: a retry of a CreateTable without one
-        finds none)."""
-        if opener is None:
-            return []
-        row = await self.store.sessions.find_session(opener.session_id)
-        if row is None or row.table_id != table_id or row.state != SeatSessionState.OPEN.value:
-            return []
-        return [seat_state(row, frozenset())]
 
     async def open_tables(self) -> list[LoadedTable]:
         tables = await self.store.tables.open_tables(self.node_id)

@@ -153,6 +153,38 @@ async def _same_create(
     return table
 
 
+async def _as_created(
+    session: AsyncSession, table: TableRow, opener: OpeningSeat | None
+) -> OpenTable:
+    """A table an earlier CreateTable made, as a retry answers it: its live seed pairs, and
+    the opener's session if it sits there open (a first call without ``opener`` left none)."""
+    pairs = {
+        pair.state: pair
+        for pair in (
+            await session.exec(
+                select(SeedPairRow).where(
+                    SeedPairRow.table_id == table.id,
+                    col(SeedPairRow.state).in_(
+                        [SeedPairState.CURRENT.value, SeedPairState.NEXT.value]
+                    ),
+                )
+            )
+        ).all()
+    }
+    sessions = []
+    if opener is not None:
+        seated = await session.get(SeatSessionRow, opener.seat_session_id)
+        if (
+            seated is not None
+            and seated.table_id == table.id
+            and seated.state == SeatSessionState.OPEN.value
+        ):
+            sessions.append(seated)
+    return OpenTable(
+        table, sessions, pairs[SeedPairState.CURRENT.value], pairs[SeedPairState.NEXT.value]
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class OpeningSeat:
     """The seat session a new table opens with (its opener's, in the same write)."""
@@ -202,7 +234,12 @@ class Tables:
         self._tx = tx
         self._seeds = seeds
 
-    async def create_table(
+    async def create_table(self, **fields: Any) -> TableRow:
+        """The row of the table :meth:`create_open_table` creates from ``fields`` (or finds,
+        for a retry)."""
+        return (await self.create_open_table(**fields)).table
+
+    async def create_open_table(
         self,
         *,
         request_id: str,
@@ -223,9 +260,11 @@ class Tables:
         tournament_id: str | None = None,
         tournament: Mapping[str, Any] | None = None,
         opener: OpeningSeat | None = None,
-    ) -> TableRow:
+    ) -> OpenTable:
         """Create a table owned by ``node_id`` with its current and next seed pairs
-        (idempotent by ``request_id``), and ``opener``'s seat session in the same write.
+        (idempotent by ``request_id``), and ``opener``'s seat session in the same write;
+        the table as it is to be brought to life, read from the write's own transaction
+        (``sessions``: the opener's, when it sits there open).
 
         A retry with the same parameters returns the table the first call created (whatever
         its status now); different parameters raise ``IdempotencyKeyReused``, a retry by
@@ -280,7 +319,7 @@ class Tables:
                     session, request_id, table_id, wanted, client_seed, node_id, asked
                 )
                 if existing is not None:
-                    return existing
+                    return await _as_created(session, existing, opener)
                 # A table_id another request took fails the INSERT: TableExists, below.
                 now = self._tx.clock()
                 new_pair = self._seeds.new_pair
@@ -315,7 +354,7 @@ class Tables:
                 session.add_all([current, upcoming])
                 if seated is not None:
                     session.add(seated)
-                return table
+                return OpenTable(table, [] if seated is None else [seated], current, upcoming)
         except IntegrityError:
             # A concurrent first call with this request_id (or table_id) committed first.
             async with self._tx.read() as session:
@@ -323,7 +362,7 @@ class Tables:
                     session, request_id, table_id, wanted, client_seed, node_id, asked
                 )
                 if existing is not None:
-                    return existing
+                    return await _as_created(session, existing, opener)
                 if table_id is not None and await session.get(TableRow, table_id) is not None:
                     raise TableExists(f"table {table_id} already exists") from None
             raise

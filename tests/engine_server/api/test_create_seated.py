@@ -68,15 +68,48 @@ def commits(engine: Engine) -> Iterator[list[list[str]]]:
         event.remove(database, "before_cursor_execute", before)
 
 
+@contextmanager
+def table_transactions(engine: Engine, table_id: str) -> Iterator[list[list[str]]]:
+    """The statements of each transaction the engine runs meanwhile that names the table's
+    id among its parameters (by their first words): the engine's lease renewals and other
+    background work left out."""
+    database = engine.server.manager._store.store.engine.sync_engine  # type: ignore[attr-defined]
+    running: dict[int, list[str]] = {}
+    ended: list[list[str]] = []
+
+    def before(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+        named = table_id in repr(parameters)
+        if named or id(conn) in running:
+            running.setdefault(id(conn), []).append(" ".join(statement.split()[:3]).upper())
+
+    def end(conn: Any) -> None:
+        statements = running.pop(id(conn), None)
+        if statements:
+            ended.append(statements)
+
+    event.listen(database, "before_cursor_execute", before)
+    event.listen(database, "commit", end)
+    event.listen(database, "rollback", end)
+    try:
+        yield ended
+    finally:
+        event.remove(database, "rollback", end)
+        event.remove(database, "commit", end)
+        event.remove(database, "before_cursor_execute", before)
+
+
 async def test_the_table_and_its_openers_seat_are_one_write_and_retries_answer_alike(
     engine: Engine,
 ) -> None:
     table_id, session_id = "seated-1", f"ss-{uuid.uuid4().hex[:8]}"
     request = create_request(table_id, session_id=session_id)
-    with commits(engine) as written:
+    with commits(engine) as written, table_transactions(engine, table_id) as touched:
         first = await engine.admin.CreateTable(request, metadata=engine.admin_md)
     assert len(written) == 1, written
     assert "INSERT INTO TABLES" in written[0] and "INSERT INTO SEAT_SESSIONS" in written[0]
+    # The answer (seed pairs, the opener's seat) comes from that write: no read after it.
+    assert len(touched) == 1, touched
+    assert any(s.startswith("INSERT INTO SEED_PAIRS") for s in touched[0]), touched
     opener = first.opener_session
     assert (opener.seat_session_id, opener.player_id, opener.seat, opener.stack) == (
         session_id,
