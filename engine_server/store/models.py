@@ -200,6 +200,9 @@ class TableRow(SQLModel, table=True):
         ),
         # ListTables: newest first, keyset on (created_at, id).
         sa.Index("ix_tables_created_at_id", "created_at", "id"),
+        # A node's tables by status: its open ones counted at every placement without
+        # reading its closed ones (node_loads), and its tables listed.
+        sa.Index("ix_tables_node_id_status", "node_id", "status"),
     )
 
     id: str = Field(primary_key=True, max_length=ID_LENGTH)
@@ -208,7 +211,6 @@ class TableRow(SQLModel, table=True):
     node_id: str = Field(
         default=DEFAULT_NODE_ID,
         max_length=ID_LENGTH,
-        index=True,
         sa_column_kwargs={"server_default": DEFAULT_NODE_ID},
     )
     #: The table's fencing number: bumped each time it changes hands (taken over from a node

@@ -69,6 +69,8 @@ class QuickTableRow(SQLModel, table=True):
         sa.CheckConstraint(_one_of("status", QuickTableStatus), name="status"),
         sa.Index("ix_quick_tables_city_stake_level_status", "city", "stake_level", "status"),
         sa.Index("ix_quick_tables_finished_at", "finished_at"),
+        # The tables being opened, by node (counted at every placement: opening_by_node).
+        sa.Index("ix_quick_tables_status_node_id", "status", "node_id"),
     )
 
     table_id: str = Field(primary_key=True, max_length=64)
