@@ -59,11 +59,16 @@ def commits(engine: Engine) -> Iterator[list[list[str]]]:
             committed.append(list(running))
             running.clear()
 
+    def rollback(conn: Any) -> None:
+        running.clear()  # written by a transaction that did not commit: not written
+
     event.listen(database, "before_cursor_execute", before)
     event.listen(database, "commit", commit)
+    event.listen(database, "rollback", rollback)
     try:
         yield committed
     finally:
+        event.remove(database, "rollback", rollback)
         event.remove(database, "commit", commit)
         event.remove(database, "before_cursor_execute", before)
 

@@ -25,9 +25,10 @@ from engine_server.store.errors import (
     TableState,
 )
 from engine_server.store.repository import EngineStore
+from engine_server.store.tables import OpeningSeat
 
 from .conftest import StepClock
-from .support import count, finish_kwargs, new_table, seat, start
+from .support import STAKES, count, finish_kwargs, new_table, seat, start
 
 
 async def test_create_table_makes_a_current_and_a_next_pair(store: EngineStore) -> None:
@@ -74,6 +75,35 @@ async def test_create_table_with_a_chosen_id(store: EngineStore) -> None:
         await new_table(store, "req-2", table_id="vienna-1")
     with pytest.raises(IdempotencyKeyReused, match="table_id"):
         await new_table(store, table_id="vienna-2")
+
+
+async def test_a_table_opened_with_its_openers_seat_answers_from_its_write(
+    store: EngineStore,
+) -> None:
+    """create_open_table: the table, its pairs and the opener's open session as written, a
+    retry answering alike from the store; a seat session id another table holds refuses the
+    new table as a whole."""
+    opener = OpeningSeat(seat_session_id="ss-1", player_id="ann", display_name="Ann", buy_in=150)
+    arguments: dict[str, Any] = {**STAKES, "request_id": "req-1", "client_seed": "alice"}
+    first = await store.tables.create_open_table(**arguments, table_id="t-one", opener=opener)
+    assert [(s.id, s.player_id, s.seat, s.stack, s.state) for s in first.sessions] == [
+        ("ss-1", "ann", 1, 150, "open")
+    ]
+    assert (first.current_pair.ordinal, first.next_pair.ordinal) == (1, 2)
+    assert first.current_pair.id == (await store.seeds.current_seed_pair("t-one")).id
+    again = await store.tables.create_open_table(**arguments, table_id="t-one", opener=opener)
+    assert again.table.id == "t-one"
+    assert [s.id for s in again.sessions] == ["ss-1"]
+    assert (again.current_pair.id, again.next_pair.id) == (
+        first.current_pair.id,
+        first.next_pair.id,
+    )
+    with pytest.raises(IdempotencyKeyReused, match="seat_session_id 'ss-1'"):
+        await store.tables.create_open_table(
+            **{**arguments, "request_id": "req-2"}, table_id="t-two", opener=opener
+        )
+    assert await count(store, "SELECT count(*) FROM tables") == 1
+    assert await count(store, "SELECT count(*) FROM seat_sessions") == 1
 
 
 async def test_concurrent_retries_of_create_table_create_one_table(url: str) -> None:
