@@ -9,9 +9,12 @@ past. SQLite takes one writer at a time; the lobby's own writers queue for it in
 the process, first come first served (:class:`WriteQueue`), as the engine's do:
 left to SQLite's busy handler, each waiting connection polls the lock with sleeps
 that grow to 100 ms, so under load a write waited seconds while the lock was free
-most of the time (issue 16: quick game p99 1.1-2.9 s). Only the other process (the
-engine) is still waited for on the busy timeout. On PostgreSQL, writes that
-depend on what they read lock the rows they read (``SELECT … FOR UPDATE``).
+most of the time (issue 16: quick game p99 1.1-2.9 s). A write transaction's
+statements run in the event loop, from BEGIN to COMMIT, so it holds the file's
+lock only as long as they take; the other process's writer (the engine's) is
+waited for in the loop too (:mod:`engine_server.store.sqlite_writes`). On
+PostgreSQL, writes that depend on what they read lock the rows they read
+(``SELECT … FOR UPDATE``).
 
 Handlers get two dependencies: ``db`` (the :class:`Database`, to open their own
 transactions) and ``db_session`` (a reading :class:`AsyncSession` for the
