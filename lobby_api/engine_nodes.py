@@ -141,7 +141,13 @@ class TableEngines:
         """The node a new table should go to: the least loaded live one — seated players,
         the tables placed there and not opened yet included, then open tables (None: no node
         is live, the table goes to STUD_LOBBY_ENGINE). ``session``: the write transaction
-        recording the choice (the placement lock is held until it ends)."""
+        recording the choice (the placement lock is held until it ends; with one live node
+        or none nothing is counted and no lock taken)."""
+        live = await engine_reads.live_node_ids(session)
+        if len(live) <= 1:
+            # Nothing to balance: no counts to read, no lock to wait for (issue 16: on a
+            # room of one node, the counts cost more than the rest of the placement).
+            return live[0] if live else None
         await engine_reads.lock_placement(session)
         return await engine_reads.least_loaded_live_node(session, await self.pending(session))
 
@@ -151,6 +157,9 @@ class TableEngines:
         there, so the tables spread over the nodes (one :meth:`choose` for all of them put
         every table of a 1,000-player tournament on one node). Under the placement lock, as
         :meth:`choose`."""
+        live = await engine_reads.live_node_ids(session)
+        if len(live) <= 1:
+            return [live[0] if live else None for _ in players]
         await engine_reads.lock_placement(session)
         pending = dict(await self.pending(session))
         chosen: list[str | None] = []

@@ -29,7 +29,7 @@ tables
     :func:`closed_table`, :func:`table_owner`, :func:`hands_started`, :func:`tournament_tables`
     (a tournament's tables: level, hold, whether a hand runs)
 engine nodes
-    :func:`least_loaded_live_node`, :func:`node`
+    :func:`live_node_ids`, :func:`least_loaded_live_node`, :func:`node`
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from engine_server.store.models import (
     TableRow,
     TableStatus,
 )
+from engine_server.store.nodes import live_node_ids as _live_node_ids_at
 from engine_server.store.nodes import node_loads
 from engine_server.store.types import UTCDateTime, utc_now
 
@@ -81,6 +82,7 @@ __all__ = [
     "hands_ended_since",
     "hands_started",
     "least_loaded_live_node",
+    "live_node_ids",
     "lock_placement",
     "node",
     "player_hands_at_table",
@@ -726,6 +728,19 @@ async def lock_placement(session: AsyncSession) -> None:
         await session.exec(  # type: ignore[call-overload]
             sa.select(sa.func.pg_advisory_xact_lock(PLACEMENT_LOCK))
         )
+
+
+@cache
+def _live_node_ids() -> sa.Select[Any]:
+    return _live_node_ids_at(sa.bindparam("now", type_=UTCDateTime()))  # type: ignore[arg-type]
+
+
+async def live_node_ids(session: AsyncSession) -> list[str]:
+    """The ids of the live nodes (lease not run out, serving), by id: nothing counted."""
+    rows = (
+        await session.exec(_live_node_ids(), params={"now": utc_now()})  # type: ignore[call-overload]
+    ).all()
+    return [str(row.id) for row in rows]
 
 
 @cache

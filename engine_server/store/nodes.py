@@ -57,7 +57,14 @@ from engine_server.store.models import (
 )
 from engine_server.table.ports import NodeEntry
 
-__all__ = ["NodeAddresses", "NodeRegistry", "WriteFence", "live_nodes", "node_loads"]
+__all__ = [
+    "NodeAddresses",
+    "NodeRegistry",
+    "WriteFence",
+    "live_node_ids",
+    "live_nodes",
+    "node_loads",
+]
 
 _NODES = EngineNodeRow.__table__  # type: ignore[attr-defined]
 _TABLES = TableRow.__table__  # type: ignore[attr-defined]
@@ -269,7 +276,7 @@ class NodeRegistry:
         """Every registered node, by id, with its tables not closed, their seated players and
         whether it is live
         at ``now`` (serving, lease not run out: :func:`live_nodes`'s condition)."""
-        live = sa.and_(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+        live = _live(now)
         statement = sa.select(
             *_NODES.c,
             _open_tables().label("open_tables"),
@@ -322,13 +329,24 @@ def _open_tables() -> Any:
     )
 
 
+def _live(now: datetime) -> Any:
+    """The condition "a node a new table may go to at ``now``": serving, lease not run out."""
+    return sa.and_(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+
+
+def live_node_ids(now: datetime) -> sa.Select[Any]:
+    """The ids of the nodes a new table may go to (as :func:`live_nodes`), by id: nothing
+    counted (which of one node or none is least loaded needs no count)."""
+    return sa.select(_NODES.c.id).where(_live(now)).order_by(_NODES.c.id)
+
+
 def live_nodes(now: datetime) -> sa.Select[Any]:
     """The nodes a new table may go to — lease not run out, serving — each with its number
     of tables not closed, fewest first (then by id): ``(EngineNodeRow columns…, open_tables)``."""
     open_tables = _open_tables()
     return (
         sa.select(*_NODES.c, open_tables.label("open_tables"))
-        .where(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+        .where(_live(now))
         .order_by(open_tables, _NODES.c.id)
     )
 
@@ -356,6 +374,6 @@ def node_loads(now: datetime) -> sa.Select[Any]:
     open_tables = _open_tables().label("open_tables")
     return (
         sa.select(_NODES.c.id, players, open_tables)
-        .where(_NODES.c.state == NodeState.SERVING.value, _NODES.c.expires_at > now)
+        .where(_live(now))
         .order_by(players, open_tables, _NODES.c.id)
     )

@@ -166,6 +166,38 @@ async def test_with_no_live_node_the_lobby_falls_back_to_its_own_engine_address(
     await engines.default.close()
 
 
+async def test_with_one_live_node_a_placement_counts_nothing(
+    nodes: dict[str, Engine], lobby: tuple[httpx.AsyncClient, Database], settings: LobbySettings
+) -> None:
+    """One live node is the least loaded without a count: the placement reads the live
+    nodes and nothing else (no load counted, no placement lock); with two it counts."""
+    _client, db = lobby
+    sent: list[str] = []
+
+    def record(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        sent.append(statement)
+
+    engines = TableEngines(db, EngineClient(settings.engine_grpc, settings.jwt_secret), settings)
+    event.listen(db.engine.sync_engine, "before_cursor_execute", record)
+    try:
+        async with db.write() as session:
+            assert await engines.choose(session) == "a"  # a and b live: fewest tables, by id
+            assert await engines.spread(session, [3, 3]) == ["a", "b"]
+        assert any("count(" in s for s in sent) and any("tables" in s for s in sent)
+        await nodes["b"].admin.Drain(admin_service_pb2.DrainRequest(), metadata=nodes["b"].admin_md)
+        sent.clear()
+        async with db.write() as session:
+            assert await engines.choose(session) == "a"
+            assert await engines.spread(session, [3, 3]) == ["a", "a"]
+        chosen = [s for s in sent if s.lstrip().upper().startswith("SELECT")]
+        assert len(chosen) == 2 and all("engine_nodes" in s for s in chosen), sent
+        assert not any("count(" in s or "advisory" in s for s in sent), sent
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", record)
+        await engines.close()
+        await engines.default.close()
+
+
 async def test_a_tournaments_tables_are_spread_over_the_live_nodes(
     nodes: dict[str, Engine],
     lobby: tuple[httpx.AsyncClient, Database],
