@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import gc
 import logging
 import os
 import signal
@@ -56,7 +55,7 @@ from engine_server.api.table_service import (
     GrpcTableService,
     TableServiceCore,
 )
-from engine_server.collector import PacedCollector
+from engine_server.collector import PacedCollector, settle_garbage_collector
 from engine_server.graceful_stop import STOP_GRACE, GracefulStop, drain_seconds
 from engine_server.loops import loop_name
 from engine_server.memory_trace import memory_trace
@@ -76,14 +75,10 @@ __all__ = [
     "EngineServer",
     "bound_ports",
     "run_engine",
-    "settle_garbage_collector",
     "start_collector",
 ]
 
 log = logging.getLogger("stud.engine")
-
-#: the collector's first-generation threshold (CPython's default is 700 allocations)
-GC_FIRST_GENERATION = 20_000
 
 #: keepalive tuned for long WatchTable streams (a ping every 30 s keeps proxies and NATs from
 #: dropping a quiet stream; 10 s without an answer ends it); the receive limit is set from
@@ -420,23 +415,6 @@ async def _start(
         await server.stop(None)
         raise
     return engine
-
-
-def settle_garbage_collector() -> None:
-    """Keep the garbage collector's pauses short once the engine is up.
-
-    A full collection walks every object the collector tracks. Those of the started engine
-    (modules, protobuf descriptors, gRPC, SQLAlchemy: over 100,000) live as long as the
-    process, yet each full collection walked them again: 150-350 ms pauses, the engine's
-    worst latencies under load. Frozen, they are never walked again; cycles among them could
-    only come from code that runs once at start. A larger first generation lets the objects
-    of one action (messages, views, events) die before a collection promotes them, so the
-    older generations fill, and are collected, less often.
-    """
-    gc.collect()
-    gc.freeze()
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(GC_FIRST_GENERATION, older, oldest)
 
 
 def start_collector(

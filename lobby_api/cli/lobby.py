@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(settings: object) -> None:
     import uvicorn
 
+    from engine_server.collector import settle_garbage_collector
     from engine_server.loops import loop_name
     from lobby_api.app import create_app
     from lobby_api.settings import LobbySettings
@@ -109,6 +110,9 @@ async def _serve(settings: object) -> None:
             serving.result()
             return  # it stopped before it started (a signal)
         await asyncio.sleep(0.02)
+    # Started: what the process holds now lives as long as it (issue 16: a full collection
+    # walking it all paused every request under way for 80 ms).
+    settle_garbage_collector()
     port = server.servers[0].sockets[0].getsockname()[1]
     print(
         json.dumps(

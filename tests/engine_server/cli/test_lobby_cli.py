@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -40,6 +41,10 @@ def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path, loop: str) -> None
     finally:
         code = lobby.stop(timeout=30)
     assert code == 0, lobby.log_tail()
+    # Once up, what it holds is frozen out of the collector's walks (issue 16).
+    said = (tmp_path / "lobby.log").read_text()
+    settled = re.search(r"garbage collector settled: (\d+) objects", said)
+    assert settled is not None and int(settled.group(1)) > 10_000, said
 
 
 def test_stud_lobby_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:
