@@ -144,24 +144,23 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
             writes.beginning = True
 
     def commit(self) -> None:
-        writes = loop_writes(self._connection)
-        if writes is None or not writes.writing:
+        if not self._end_in_loop(commit=True):
             super().commit()
-            return
-        try:
-            await_(writes.end(self._connection, commit=True))
-        except Exception as error:
-            self._handle_exception(error)
 
     def rollback(self) -> None:
+        if not self._end_in_loop(commit=False):
+            super().rollback()
+
+    def _end_in_loop(self, *, commit: bool) -> bool:
+        """End the write transaction under way in the loop (False: none is)."""
         writes = loop_writes(self._connection)
         if writes is None or not writes.writing:
-            super().rollback()
-            return
+            return False
         try:
-            await_(writes.end(self._connection, commit=False))
+            await_(writes.end(self._connection, commit=commit))
         except Exception as error:
             self._handle_exception(error)
+        return True
 
 
 def one_trip_per_statement(

@@ -14,10 +14,10 @@ from typing import Any
 
 import grpc
 import pytest
-from sqlalchemy import event
 from stud.v1 import admin_service_pb2, table_pb2
 
 from tests.engine_server.api.conftest import Engine, launch, shut
+from tests.engine_server.api.store_events import store_events
 from tests.engine_server.api.test_admin import (
     chips_at_table,
     fold_out,
@@ -263,7 +263,6 @@ def commit_fails_after(engine: Engine, prefix: str) -> Iterator[list[str]]:
     """The engine's next commit of a transaction that ran a statement starting with ``prefix``
     fails, every statement of it run (a crash right before that commit). Yields the list of
     failures injected."""
-    database = engine.server.manager._store.store.engine.sync_engine  # type: ignore[attr-defined]
     armed: list[bool] = []
     injected: list[str] = []
 
@@ -277,13 +276,8 @@ def commit_fails_after(engine: Engine, prefix: str) -> Iterator[list[str]]:
             injected.append(prefix)
             raise RuntimeError(f"injected failure at the commit after {prefix}")
 
-    event.listen(database, "before_cursor_execute", before)
-    event.listen(database, "commit", commit)
-    try:
+    with store_events(engine, before_cursor_execute=before, commit=commit):
         yield injected
-    finally:
-        event.remove(database, "commit", commit)
-        event.remove(database, "before_cursor_execute", before)
 
 
 async def test_a_remove_player_whose_write_fails_changes_nothing_and_its_retry_applies_it_once(

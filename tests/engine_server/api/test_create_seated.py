@@ -10,11 +10,11 @@ from typing import Any
 
 import grpc
 import pytest
-from sqlalchemy import event
 from stud.v1 import admin_service_pb2 as a
 from stud.v1 import settings_pb2, table_pb2
 
 from tests.engine_server.api.conftest import Engine
+from tests.engine_server.api.store_events import store_events
 from tests.engine_server.api.test_admin import get_table, refused, sessions_of
 from tests.engine_server.api.test_admin_retries import commit_fails_after
 
@@ -45,7 +45,6 @@ def create_request(
 def commits(engine: Engine) -> Iterator[list[list[str]]]:
     """The statements of each transaction the engine commits meanwhile (INSERTs and
     UPDATEs, by their first words)."""
-    database = engine.server.manager._store.store.engine.sync_engine  # type: ignore[attr-defined]
     running: list[str] = []
     committed: list[list[str]] = []
 
@@ -62,15 +61,8 @@ def commits(engine: Engine) -> Iterator[list[list[str]]]:
     def rollback(conn: Any) -> None:
         running.clear()  # written by a transaction that did not commit: not written
 
-    event.listen(database, "before_cursor_execute", before)
-    event.listen(database, "commit", commit)
-    event.listen(database, "rollback", rollback)
-    try:
+    with store_events(engine, before_cursor_execute=before, commit=commit, rollback=rollback):
         yield committed
-    finally:
-        event.remove(database, "rollback", rollback)
-        event.remove(database, "commit", commit)
-        event.remove(database, "before_cursor_execute", before)
 
 
 @contextmanager
@@ -78,13 +70,11 @@ def table_transactions(engine: Engine, table_id: str) -> Iterator[list[list[str]
     """The statements of each transaction the engine runs meanwhile that names the table's
     id among its parameters (by their first words): the engine's lease renewals and other
     background work left out."""
-    database = engine.server.manager._store.store.engine.sync_engine  # type: ignore[attr-defined]
     running: dict[int, list[str]] = {}
     ended: list[list[str]] = []
 
     def before(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
-        named = table_id in repr(parameters)
-        if named or id(conn) in running:
+        if table_id in repr(parameters) or id(conn) in running:
             running.setdefault(id(conn), []).append(" ".join(statement.split()[:3]).upper())
 
     def end(conn: Any) -> None:
@@ -92,15 +82,8 @@ def table_transactions(engine: Engine, table_id: str) -> Iterator[list[list[str]
         if statements:
             ended.append(statements)
 
-    event.listen(database, "before_cursor_execute", before)
-    event.listen(database, "commit", end)
-    event.listen(database, "rollback", end)
-    try:
+    with store_events(engine, before_cursor_execute=before, commit=end, rollback=end):
         yield ended
-    finally:
-        event.remove(database, "rollback", end)
-        event.remove(database, "commit", end)
-        event.remove(database, "before_cursor_execute", before)
 
 
 async def test_the_table_and_its_openers_seat_are_one_write_and_retries_answer_alike(

@@ -21,7 +21,9 @@ import shutil
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import aiosqlite
 import psycopg2
 import pytest
 from sqlalchemy.engine import make_url
@@ -153,3 +155,17 @@ async def store(url: str, clock: StepClock) -> AsyncIterator[EngineStore]:
         yield store
     finally:
         await store.dispose()
+
+
+@pytest.fixture
+def trips(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every call queued for aiosqlite's thread (the functions, in order)."""
+    made: list[Any] = []
+    queued = aiosqlite.Connection._execute
+
+    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        made.append(fn)
+        return await queued(self, fn, *args, **kwargs)  # type: ignore[no-untyped-call]
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+    return made

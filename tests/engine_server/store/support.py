@@ -3,10 +3,14 @@ finishing hands, counting rows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from engine_server.store.database import create_engine_for
 from engine_server.store.hands import HandSeat
 from engine_server.store.models import HandRow, SeatSessionRow, TableRow
 from engine_server.store.repository import EngineStore
@@ -74,3 +78,31 @@ def finish_kwargs(final_stacks: dict[str, int], rake: int = 0, **changes: Any) -
 async def count(store: EngineStore, sql: str) -> int:
     async with store.engine.connect() as connection:
         return int((await connection.execute(sa.text(sql))).scalar_one())
+
+
+async def sqlite_with_table_t(path: Path, **options: Any) -> AsyncEngine:
+    """An engine of a SQLite file at ``path`` (:func:`create_engine_for` with ``options``)
+    holding one table ``t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)``."""
+    made = create_engine_for(f"sqlite:///{path}", **options)
+    async with made.begin() as connection:
+        await connection.execute(
+            sa.text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
+        )
+    return made
+
+
+async def write_three_rows(connection: AsyncConnection, made: Callable[[], None]) -> None:
+    """Insert ``a``, then ``b`` and ``c`` at once, and mark the last two with a ``!`` through
+    an UPDATE … RETURNING in ``t`` (:func:`sqlite_with_table_t`), checking each answer;
+    ``made()`` after the first INSERT (to look at the trips it made)."""
+    inserted = await connection.execute(sa.text("INSERT INTO t (v) VALUES ('a')"))
+    made()
+    assert inserted.rowcount == 1 and inserted.lastrowid == 1
+    many = await connection.execute(
+        sa.text("INSERT INTO t (v) VALUES (:v)"), [{"v": "b"}, {"v": "c"}]
+    )
+    assert many.rowcount == 2
+    returned = await connection.execute(
+        sa.text("UPDATE t SET v = v || '!' WHERE id > 1 RETURNING id, v")
+    )
+    assert sorted(returned.all()) == [(2, "b!"), (3, "c!")]

@@ -6,41 +6,22 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from engine_server.store.database import create_engine_for
 from engine_server.store.sqlite_trips import OneTripConnection
+from tests.engine_server.store.support import sqlite_with_table_t, write_three_rows
 
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    made = create_engine_for(f"sqlite:///{tmp_path / 'trips.sqlite3'}")
-    async with made.begin() as connection:
-        await connection.execute(
-            sa.text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
-        )
+    made = await sqlite_with_table_t(tmp_path / "trips.sqlite3")
     try:
         yield made
     finally:
         await made.dispose()
-
-
-@pytest.fixture
-def trips(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every call queued for aiosqlite's thread."""
-    made: list[Any] = []
-    queued = aiosqlite.Connection._execute
-
-    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        made.append(fn)
-        return await queued(self, fn, *args, **kwargs)  # type: ignore[no-untyped-call]
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
-    return made
 
 
 async def test_a_statement_is_one_trip_and_answers_as_before(
@@ -50,17 +31,9 @@ async def test_a_statement_is_one_trip_and_answers_as_before(
         raw = await connection.get_raw_connection()
         assert isinstance(raw.dbapi_connection, OneTripConnection)
         trips.clear()
-        inserted = await connection.execute(sa.text("INSERT INTO t (v) VALUES ('a')"))
-        assert len(trips) == 2  # BEGIN (the transaction starts here), the INSERT
-        assert inserted.rowcount == 1 and inserted.lastrowid == 1
-        many = await connection.execute(
-            sa.text("INSERT INTO t (v) VALUES (:v)"), [{"v": "b"}, {"v": "c"}]
-        )
-        assert many.rowcount == 2
-        returned = await connection.execute(
-            sa.text("UPDATE t SET v = v || '!' WHERE id > 1 RETURNING id, v")
-        )
-        assert sorted(returned.all()) == [(2, "b!"), (3, "c!")]
+        first: list[int] = []
+        await write_three_rows(connection, lambda: first.append(len(trips)))
+        assert first == [2]  # BEGIN (the transaction starts here), the INSERT
         trips.clear()
         rows = await connection.execute(sa.text("SELECT id, v FROM t ORDER BY id"))
         assert list(rows.keys()) == ["id", "v"]

@@ -25,6 +25,7 @@ from engine_server.store.sqlite_writes import (
     is_busy,
     wal_checkpoints,
 )
+from tests.engine_server.store.support import sqlite_with_table_t, write_three_rows
 
 
 @pytest.fixture
@@ -34,29 +35,11 @@ def path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def engine(path: Path) -> AsyncIterator[AsyncEngine]:
-    made = create_engine_for(f"sqlite:///{path}", busy_timeout_ms=2_000)
-    async with made.begin() as connection:
-        await connection.execute(
-            sa.text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
-        )
+    made = await sqlite_with_table_t(path, busy_timeout_ms=2_000)
     try:
         yield made
     finally:
         await made.dispose()
-
-
-@pytest.fixture
-def trips(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every call queued for aiosqlite's thread."""
-    made: list[Any] = []
-    queued = aiosqlite.Connection._execute
-
-    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        made.append(fn)
-        return await queued(self, fn, *args, **kwargs)  # type: ignore[no-untyped-call]
-
-    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
-    return made
 
 
 def _busy_timeout(engine: AsyncEngine, raw: Any) -> int:
@@ -71,16 +54,7 @@ async def test_a_write_transaction_makes_no_trip_and_answers_as_before(
         raw = await connection.get_raw_connection()
         trips.clear()
         async with connection.begin():
-            inserted = await connection.execute(sa.text("INSERT INTO t (v) VALUES ('a')"))
-            assert inserted.rowcount == 1 and inserted.lastrowid == 1
-            many = await connection.execute(
-                sa.text("INSERT INTO t (v) VALUES (:v)"), [{"v": "b"}, {"v": "c"}]
-            )
-            assert many.rowcount == 2
-            returned = await connection.execute(
-                sa.text("UPDATE t SET v = v || '!' WHERE id > 1 RETURNING id, v")
-            )
-            assert sorted(returned.all()) == [(2, "b!"), (3, "c!")]
+            await write_three_rows(connection, lambda: None)
             # Inside the transaction the connection waits for no lock: busy timeout 0.
             assert _busy_timeout(engine, raw) == 0
         assert trips == []  # BEGIN, four statements, COMMIT: all in the loop
