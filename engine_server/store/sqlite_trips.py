@@ -122,8 +122,10 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
             if writes.writing:
                 return await writes.run(aio, step, operation, parameters)
             if writes.beginning:
-                await writes.begin(aio._conn)
-                return _BEGUN
+                writes.beginning = False
+                if operation == "BEGIN IMMEDIATE":
+                    await writes.begin(aio._conn)
+                    return _BEGUN
         # aiosqlite's own queue (as SQLAlchemy's isolation-level setter uses it).
         outcome: _Outcome = await aio._execute(step, aio._conn, operation, parameters)
         return outcome

@@ -23,6 +23,7 @@ from engine_server.store.sqlite_writes import (
     LoopWrites,
     WalCheckpoints,
     is_busy,
+    loop_writes,
     wal_checkpoints,
 )
 from tests.engine_server.store.support import sqlite_with_table_t, write_three_rows
@@ -231,3 +232,17 @@ def test_busy_errors_are_told_from_others() -> None:
         assert not is_busy(caught.value)
     finally:
         refused.close()
+
+
+async def test_only_the_begin_it_was_told_of_begins_in_the_loop(engine: AsyncEngine) -> None:
+    """A BEGIN announced but never sent (its statement failed before the driver) leaves the
+    next statement as it is: run on the driver's thread, no write transaction begun."""
+    async with engine.connect() as connection:
+        raw = await connection.get_raw_connection()
+        aio = raw.dbapi_connection._connection
+        writes = loop_writes(aio)
+        assert writes is not None
+        writes.beginning = True
+        assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 0
+        assert not writes.beginning and not writes.writing
+        await connection.rollback()
