@@ -155,8 +155,10 @@ LOBBY_MAY_IMPORT = (
     "engine_server.store.metadata",
     "engine_server.store.types",
 )
-#: ``stud lobby`` and ``stud run`` also migrate the one database and log in the shared format.
+#: ``stud lobby`` and ``stud run`` also migrate the one database, log in the shared format and
+#: settle the garbage collector as the engine does.
 LOBBY_CLI_MAY_IMPORT = (
+    "engine_server.collector",
     "engine_server.logs",
     "engine_server.store.migrate",
     "engine_server.cli.room",
