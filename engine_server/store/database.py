@@ -227,6 +227,9 @@ def _set_up_sqlite(
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
+            # First: what follows may wait for another process (a new file turned to WAL
+            # while another engine migrates it), for as long as any write would.
+            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             if not memory:
                 cursor.execute("PRAGMA journal_mode=WAL")
                 # WAL makes NORMAL durable against application crashes; only a power loss may
@@ -237,7 +240,6 @@ def _set_up_sqlite(
                     # thread (engine_server.store.sqlite_writes.WalCheckpoints).
                     cursor.execute("PRAGMA wal_autocheckpoint=0")
             cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
-            cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
             if read_only:
                 cursor.execute("PRAGMA query_only=ON")
         finally:
