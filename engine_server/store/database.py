@@ -220,7 +220,7 @@ def _set_up_sqlite(
         one_trip_per_statement(
             dbapi_connection,
             busy_timeout_ms=None if read_only else int(busy_timeout_ms),
-            wal_path=None if memory else wal_path,
+            wal_path=wal_path,
         )
         # SQLAlchemy emits BEGIN itself (below): the sqlite3 module's own transaction handling
         # skips BEGIN before SELECT and DDL.

@@ -108,10 +108,6 @@ class WalCheckpoints:
             self._running = self._executor().submit(self._checkpoint)
         self._running.add_done_callback(self._finished)
 
-    def run(self) -> None:
-        """A checkpoint now, on the caller's thread (tests, shutdown)."""
-        self._checkpoint()
-
     def _checkpoint(self) -> None:
         connection = sqlite3.connect(self.path, timeout=0, isolation_level=None)
         try:

@@ -153,38 +153,6 @@ async def _same_create(
     return table
 
 
-async def _as_created(
-    session: AsyncSession, table: TableRow, opener: OpeningSeat | None
-) -> OpenTable:
-    """A table an earlier CreateTable made, as a retry answers it: its live seed pairs, and
-    the opener's session if it sits there open (a first call without ``opener`` left none)."""
-    pairs = {
-        pair.state: pair
-        for pair in (
-            await session.exec(
-                select(SeedPairRow).where(
-                    SeedPairRow.table_id == table.id,
-                    col(SeedPairRow.state).in_(
-                        [SeedPairState.CURRENT.value, SeedPairState.NEXT.value]
-                    ),
-                )
-            )
-        ).all()
-    }
-    sessions = []
-    if opener is not None:
-        seated = await session.get(SeatSessionRow, opener.seat_session_id)
-        if (
-            seated is not None
-            and seated.table_id == table.id
-            and seated.state == SeatSessionState.OPEN.value
-        ):
-            sessions.append(seated)
-    return OpenTable(
-        table, sessions, pairs[SeedPairState.CURRENT.value], pairs[SeedPairState.NEXT.value]
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class OpeningSeat:
     """The seat session a new table opens with (its opener's, in the same write)."""
@@ -350,16 +318,30 @@ class Tables:
                 existing = await _same_create(
                     session, request_id, table_id, wanted, client_seed, node_id, asked
                 )
-                if existing is not None:
-                    return await _as_created(session, existing, opener)
-                if table_id is not None and await session.get(TableRow, table_id) is not None:
-                    raise TableExists(f"table {table_id} already exists") from None
-                if (
-                    opener is not None
-                    and await session.get(SeatSessionRow, opener.seat_session_id) is not None
-                ):
-                    raise _seat_in_use(opener) from None
-            raise
+                if existing is None:
+                    if table_id is not None and await session.get(TableRow, table_id) is not None:
+                        raise TableExists(f"table {table_id} already exists") from None
+                    if (
+                        opener is not None
+                        and await session.get(SeatSessionRow, opener.seat_session_id) is not None
+                    ):
+                        raise _seat_in_use(opener) from None
+                    raise
+        return await self._as_created(existing.id, opener)
+
+    async def _as_created(self, table_id: str, opener: OpeningSeat | None) -> OpenTable:
+        """A table an earlier CreateTable made, as a retry answers it: loaded as it is now,
+        with the opener's session only, if it sits there open (a first call without
+        ``opener`` left none)."""
+        (loaded,) = await self.load_tables([table_id])
+        sessions = [
+            s
+            for s in loaded.sessions
+            if opener is not None
+            and s.id == opener.seat_session_id
+            and s.state == SeatSessionState.OPEN.value
+        ]
+        return OpenTable(loaded.table, sessions, loaded.current_pair, loaded.next_pair)
 
     async def update_tournament(self, table_id: str, changes: Mapping[str, Any]) -> TableRow:
         """Store a tournament table's changed state (keys of ``TableRow.tournament``: level,
