@@ -304,8 +304,18 @@ async def test_finish_hand_rolls_back_on_a_database_error(store: EngineStore) ->
                     "FOR EACH ROW EXECUTE FUNCTION refuse_stacks()"
                 )
             )
-    with pytest.raises(sa.exc.DBAPIError, match="stacks are frozen"):
-        await store.hands.finish_hand(hand.id, **finish_kwargs({s1.id: 190, s2.id: 210}))
+    try:
+        with pytest.raises(sa.exc.DBAPIError, match="stacks are frozen"):
+            await store.hands.finish_hand(hand.id, **finish_kwargs({s1.id: 190, s2.id: 210}))
+    finally:
+        # The PostgreSQL database is the session's, emptied between tests but not migrated
+        # afresh: a trigger left on it would refuse every later test's stack update.
+        async with store.engine.begin() as connection:
+            if connection.dialect.name == "sqlite":
+                await connection.execute(sa.text("DROP TRIGGER refuse_stacks"))
+            else:
+                await connection.execute(sa.text("DROP TRIGGER refuse_stacks ON seat_sessions"))
+                await connection.execute(sa.text("DROP FUNCTION refuse_stacks()"))
     stored = await store.hands.get_hand(hand.id)
     assert (stored.state, stored.result) == ("running", None)
     assert [p.final_stack for p in await store.hands.hand_players(hand.id)] == [None, None]
