@@ -244,6 +244,9 @@ def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
             data_container=Problem,
             description=_title(status),
             media_type=PROBLEM_MEDIA_TYPE,
+            # Litestar would fill in random strings from a process-wide generator: noise
+            # to a reader, and a document that changed with whatever was generated before.
+            generate_examples=False,
         )
         for status in statuses
     }

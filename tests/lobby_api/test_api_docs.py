@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import uvicorn
+from litestar.serialization import encode_json
 
 from lobby_api.api_docs import CONTENT_SECURITY_POLICY, REDOC_DIRECTORY
 from lobby_api.app import create_app
@@ -130,6 +131,28 @@ async def test_pages_name_only_the_lobbys_own_files(lobby_url: str) -> None:
     # The document is unchanged: what scripts/generate committed for the web client.
     assert document == json.loads(COMMITTED_DOCUMENT.read_text())
     assert not [p for p in document["paths"] if p.startswith("/schema")]
+
+
+async def test_the_document_is_the_same_however_many_apps_made_one_before(
+    tmp_path: Path,
+) -> None:
+    """Every app of a process (lobby replicas in one test, the suite's many) documents the
+    same: nothing in it comes from a generator whose state earlier documents moved on."""
+    documents = []
+    for n in range(3):
+        app = create_app(
+            LobbySettings(
+                database_url=f"sqlite:///{tmp_path}/lobby-{n}.sqlite3",
+                jwt_secret="api-docs-" + "x" * 32,
+                load_seeds=False,
+                sweep_seconds=0,
+            )
+        )
+        documents.append(json.loads(encode_json(app.openapi_schema.to_schema())))
+        await app.state.engine.close()
+        await app.state.db.dispose()
+    assert documents[0] == documents[1] == documents[2]
+    assert documents[0] == json.loads(COMMITTED_DOCUMENT.read_text())
 
 
 def test_committed_redoc_is_the_pinned_packages(npm_packages: None, tmp_path: Path) -> None:

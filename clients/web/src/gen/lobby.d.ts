@@ -647,17 +647,9 @@ export interface components {
             ok: boolean;
             problems: string[];
         };
-        /**
-         * FieldError
-         * @example {
-         *       "field": "HdutFmqCQcDdvDZVPEur",
-         *       "message": "UjWDORTIEbtWqHOgPriL"
-         *     }
-         */
+        /** FieldError */
         FieldError: {
-            /** @example gOawvtQkOPQsswkMypzV */
             field: string;
-            /** @example vHsoVSEeCtLViFvDEMpE */
             message: string;
         };
         /** HandFairness */
@@ -849,46 +841,15 @@ export interface components {
             id: string;
             username: string;
         };
-        /**
-         * Problem
-         * @example {
-         *       "code": "mFEvCbabcOYguawIGUCc",
-         *       "detail": "sYjSBdQaRrVLsGZikpQm",
-         *       "errors": [
-         *         {
-         *           "field": "QDHNwALGFHBlpJvStIgp",
-         *           "message": "SjGbFxUQOrIizuyolBHD"
-         *         }
-         *       ],
-         *       "field": "txrbGzKsdnjxheBhfgKP",
-         *       "status": 4707,
-         *       "title": "vHLBSfRBympIYulANfVE",
-         *       "type": "NeNziQYWrbRjKhHKYuQm"
-         *     }
-         */
+        /** Problem */
         Problem: {
-            /** @example xJhBSnpIXjjOrlCcUmnv */
             code: string;
-            /** @example RYmbpFdWetXVhYOwZjsY */
             detail: string;
-            /**
-             * @example [
-             *       {
-             *         "field": "BPewTdWxyxwFswQXAufH",
-             *         "message": "cSHjwVUDXFiXlEfDRpSu"
-             *       }
-             *     ]
-             */
             errors?: components["schemas"]["FieldError"][];
-            /** @example ysuOZjEwZJqYSNRLxMkF */
             field?: string | null;
-            /** @example RTwdshFRPhSOVrnPxrBB */
             instance?: string | null;
-            /** @example 2562 */
             status: number;
-            /** @example JIgNZYFcagWptUqCwdER */
             title: string;
-            /** @example DwEkQQHiBrmXZcSFtoJx */
             type: string;
         };
         /** QuickGameRequest */
