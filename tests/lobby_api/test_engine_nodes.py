@@ -278,6 +278,7 @@ async def test_the_lobbys_answers_name_the_node_serving_the_table_now(
     assert left.json()["state"] in ("closed", "leaving")
 
 
+@pytest.mark.many_connections
 async def test_quick_games_opened_at_once_through_two_lobbies_spread_evenly(
     database_url: str, fresh_database: None, settings: LobbySettings, city: str
 ) -> None:

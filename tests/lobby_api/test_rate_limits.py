@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 import httpx
+import pytest
 from litestar import Litestar
 
 from lobby_api.db import Database
@@ -170,6 +171,7 @@ async def test_a_window_ends_and_the_count_starts_again(database_url: str) -> No
         await db.dispose()
 
 
+@pytest.mark.many_connections
 async def test_concurrent_hits_are_each_counted_once(database_url: str) -> None:
     # Two "replicas" (two engines, two pools) hitting one bucket at once.
     replicas = [Database.from_url(database_url) for _ in range(2)]

@@ -247,6 +247,7 @@ async def test_one_key_sent_ten_times_at_once_opens_one_table(
     await assert_ledger_consistent(db)
 
 
+@pytest.mark.many_connections
 @POSTGRES_ONLY
 async def test_fifty_buy_ins_at_once_from_a_wallet_that_pays_for_ten(
     settings: object, engine: Engine, city: str

@@ -92,6 +92,7 @@ async def test_the_issuer_alone_goes_below_zero(db: Database) -> None:
     await assert_ledger_consistent(db)
 
 
+@pytest.mark.many_connections
 async def test_concurrent_postings_from_one_wallet_never_overdraw_it(db: Database) -> None:
     wallet = wallet_account(uuid.uuid4().hex)
     await _fund(db, wallet, 1000)
