@@ -9,6 +9,7 @@ not play is ended, with nothing changed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -183,6 +184,17 @@ async def ended_with(call: grpc.aio.StreamStreamCall) -> grpc.aio.AioRpcError:  
     return caught.value
 
 
+async def refused_with(
+    call: grpc.aio.StreamStreamCall,  # type: ignore[type-arg]
+    first: table_service_pb2.PlayRequest,
+) -> grpc.aio.AioRpcError:
+    """The error a stream refused for its metadata ends with. The server may end it before
+    the client's first write has gone out: that write then fails with the same status."""
+    with contextlib.suppress(grpc.aio.AioRpcError):
+        await call.write(first)
+    return await ended_with(call)
+
+
 def watch(table: str) -> table_service_pb2.PlayRequest:
     return table_service_pb2.PlayRequest(watch=table_service_pb2.WatchTableRequest(table=table))
 
@@ -214,25 +226,21 @@ async def test_a_stream_that_breaks_the_protocol_or_may_not_play_is_ended(engine
     assert error_info(error).metadata["field"] == "act"
 
     # Who may not play: no token, a stranger, an unknown table.
-    call = engine.tables.Play()
-    await call.write(watch("tables/rules"))
-    error = await ended_with(call)
+    error = await refused_with(engine.tables.Play(), watch("tables/rules"))
     assert error.code() == grpc.StatusCode.UNAUTHENTICATED
     assert error_info(error).reason == "TOKEN_MISSING"
     for metadata, reason in (
         (bearer("rita", Scope.PLAYER, secret="another-secret-" + "y" * 40), "TOKEN_INVALID"),
         (bearer("rita", Scope.PLAYER, ttl=-60), "TOKEN_EXPIRED"),
     ):
-        call = engine.tables.Play(metadata=metadata)
-        await call.write(watch("tables/rules"))
-        error = await ended_with(call)
+        error = await refused_with(engine.tables.Play(metadata=metadata), watch("tables/rules"))
         assert (error.code(), error_info(error).reason) == (
             grpc.StatusCode.UNAUTHENTICATED,
             reason,
         )
-    call = engine.tables.Play(metadata=engine.admin_md)  # ops watch through AdminService
-    await call.write(watch("tables/rules"))
-    assert (await ended_with(call)).code() == grpc.StatusCode.PERMISSION_DENIED
+    # ops watch through AdminService
+    error = await refused_with(engine.tables.Play(metadata=engine.admin_md), watch("tables/rules"))
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED
     call = await open_play(engine, "mallory")
     await call.write(watch("tables/rules"))
     error = await ended_with(call)
@@ -267,13 +275,7 @@ async def test_a_stream_outlives_its_token_but_its_acts_need_a_fresh_one(engine:
         assert actor.last.snapshot.turn_seat == actor.seat
         assert not actor.events("action_taken", hand)
         # A new stream with the expired token is refused as such.
-        expired = engine.tables.Play(metadata=actor.metadata)
-        await expired.write(
-            table_service_pb2.PlayRequest(
-                watch=table_service_pb2.WatchTableRequest(table=actor.table)
-            )
-        )
-        error = await ended_with(expired)
+        error = await refused_with(engine.tables.Play(metadata=actor.metadata), watch(actor.table))
         assert (error.code(), error_info(error).reason) == (
             grpc.StatusCode.UNAUTHENTICATED,
             "TOKEN_EXPIRED",
