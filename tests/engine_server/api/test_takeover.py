@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,12 +127,12 @@ async def rows(url: str, query: str, **params: Any) -> list[Any]:
         await engine.dispose()
 
 
-async def endings(url: str, running: dict[str, str]) -> dict[str, str]:
-    """How each of the ``running`` hands (table -> hand id) ended: ``cancelled``; ``settled``
-    by the node that recovered it (its stored actions had ended it); else its state (a
-    ``complete`` hand finished by the node that was playing it)."""
+async def endings(url: str, hands: Iterable[str]) -> dict[str, str]:
+    """How each of the ``hands`` (ids) ended: ``cancelled``; ``settled`` by the node that
+    recovered it (its stored actions had ended it); else its state (a ``complete`` hand
+    finished by the node that was playing it)."""
     found = await rows(
-        url, "SELECT id, state, result FROM hands WHERE id IN :ids", ids=tuple(running.values())
+        url, "SELECT id, state, result FROM hands WHERE id IN :ids", ids=tuple(hands)
     )
     ended = {}
     for hand_id, state, result in found:
@@ -244,7 +244,7 @@ async def test_a_killed_nodes_tables_play_again_on_the_other_nodes(database_url:
         assert took < LEASE + BOUND, took
         # Spread: each survivor took one of the two tables (they had the same load).
         assert sorted(owners.values()) == ["a", "b"], owners
-        states = await endings(url, running)
+        states = await endings(url, running.values())
         # The hands c left running: cancelled by the new owners, every chip back (or settled
         # by them, if its stored actions had ended one: docs/operations.md, "Crashes").
         assert set(states.values()) <= {"cancelled", "settled"}, states
@@ -300,7 +300,7 @@ async def test_a_frozen_node_woken_after_the_takeover_writes_nothing_and_exits(
         assert "lease lost" in last or "lease not renewed" in last, errors
         # The hands it was playing were not finished by it, though their clocks had run out
         # when it woke: the new owners had cancelled them.
-        ended = await endings(url, running)
+        ended = await endings(url, running.values())
         assert set(ended.values()) <= {"cancelled", "settled"}, ended
         owner_rows = dict(
             await rows(url, "SELECT id, node_id FROM tables WHERE id IN :ids", ids=tuple(owners))

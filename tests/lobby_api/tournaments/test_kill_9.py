@@ -6,10 +6,9 @@ play at whatever table and engine address it gives them. Mid-tournament the engi
 killed mid-hand (and started again on the database: the hand is cancelled, every chip back,
 or settled if its stored actions had ended it), then the replica holding the tournament's
 lease is killed in the middle of its pass (the other takes the work over when the lease runs
-out). The tournament finishes with one
-winner; its chips are entrants × starting chips at every look, wallets + house fees + prize
-pool never change, every prize is paid once (counted in the ledger) and every place is
-acknowledged by the engine.
+out). The tournament finishes with one winner; its chips are entrants × starting chips at
+every look, wallets + house fees + prize pool never change, every prize is paid once (counted
+in the ledger) and every place is acknowledged by the engine.
 """
 
 from __future__ import annotations
@@ -203,7 +202,7 @@ async def test_a_tournament_survives_kill_9_of_the_engine_and_of_a_lobby_replica
                 # Restarted on the database: the hands it was playing are ended, cancelled
                 # (every chip back where it was) or, where the kill came between a hand's last
                 # action and its end, settled from its stored actions; the tournament goes on.
-                ended = await endings(database_url, {hand: hand for hand in killed})
+                ended = await endings(database_url, killed)
                 assert set(ended) == set(killed), ended
                 assert set(ended.values()) <= {"cancelled", "settled"}, ended
 
