@@ -31,6 +31,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from engine_server.store.sqlite_reads import read_in_loop
 from engine_server.store.sqlite_trips import OneTripConnection, one_trip_per_statement
 from engine_server.store.sqlite_writes import IN_LOOP_OPTION
 
@@ -177,7 +178,8 @@ def create_engine_for(
     ``read_only`` (SQLite only) is for lone ``SELECT`` statements: its
     connections refuse writes (``PRAGMA query_only``) and run each statement in
     SQLite's autocommit mode (one statement is atomic on its own), so a read
-    costs no ``BEGIN`` and no ``ROLLBACK``: each is a trip to aiosqlite's thread.
+    costs no ``BEGIN`` and no ``ROLLBACK``, and runs in the event loop
+    (:mod:`engine_server.store.sqlite_reads`).
     """
     target = async_url(url)
     sqlite = target.get_backend_name() == "sqlite"
@@ -242,8 +244,13 @@ def _set_up_sqlite(
             cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
             if read_only:
                 cursor.execute("PRAGMA query_only=ON")
+                # Its reads run in the loop from here on, where nothing may wait for a lock
+                # (engine_server.store.sqlite_reads).
+                cursor.execute("PRAGMA busy_timeout=0")
         finally:
             cursor.close()
+        if read_only:
+            read_in_loop(dbapi_connection._connection, int(busy_timeout_ms))
 
     @event.listens_for(sync_engine, "handle_error")
     def _on_error(context: Any) -> None:

@@ -9,7 +9,8 @@ the lobby and the engine send a few dozen statements per quick game). :class:`On
 does the four steps in one call on the thread; :func:`one_trip_per_statement` gives a newly
 made connection that cursor (server-side cursors, which fetch as they go, are left as they
 are). A write transaction makes no trips at all: its statements run in the loop
-(:mod:`engine_server.store.sqlite_writes`).
+(:mod:`engine_server.store.sqlite_writes`), and so do a read-only engine's lone reads
+(:mod:`engine_server.store.sqlite_reads`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
 from sqlalchemy.util import EMPTY_DICT
 from sqlalchemy.util.concurrency import await_
 
-from engine_server.store.sqlite_writes import loop_writes, write_in_loop
+from engine_server.store.sqlite_reads import loop_reads
+from engine_server.store.sqlite_writes import loop_writes, run_in_loop, write_in_loop
 
 __all__ = ["OneTripConnection", "OneTripCursor", "one_trip_per_statement"]
 
@@ -126,6 +128,10 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
                 if operation == "BEGIN IMMEDIATE":
                     await writes.begin(aio._conn)
                     return _BEGUN
+        reads = loop_reads(aio)
+        if reads is not None:
+            # A lone read of a read-only engine: in the loop (engine_server.store.sqlite_reads).
+            return await run_in_loop(aio, reads.busy_timeout_ms, step, operation, parameters)
         # aiosqlite's own queue (as SQLAlchemy's isolation-level setter uses it).
         outcome: _Outcome = await aio._execute(step, aio._conn, operation, parameters)
         return outcome
@@ -150,8 +156,15 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
             super().commit()
 
     def rollback(self) -> None:
-        if not self._end_in_loop(commit=False):
-            super().rollback()
+        if self._end_in_loop(commit=False):
+            return
+        connection = self._connection._connection
+        if connection is not None and not connection.in_transaction:
+            # Nothing to roll back: the sqlite3 module would do nothing either. The pool
+            # rolls back every connection handed back to it, most of them after a COMMIT or
+            # a lone read: each a trip to the thread for nothing (issue 16).
+            return
+        super().rollback()
 
     def _end_in_loop(self, *, commit: bool) -> bool:
         """End the write transaction under way in the loop (False: none is)."""

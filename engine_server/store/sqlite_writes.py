@@ -45,6 +45,7 @@ __all__ = [
     "WalCheckpoints",
     "is_busy",
     "loop_writes",
+    "run_in_loop",
     "wal_checkpoints",
     "write_in_loop",
 ]
@@ -189,15 +190,8 @@ class LoopWrites:
         step: Callable[..., _T],
         *args: Any,
     ) -> _T:
-        """``step(connection, *args)`` in the loop; on the driver's thread, waiting up to the
-        busy timeout, if SQLite refuses it for a lock."""
-        try:
-            return step(aio._conn, *args)
-        except sqlite3.OperationalError as error:
-            if not is_busy(error):
-                raise
-        result: _T = await aio._execute(_waiting, aio._conn, self.busy_timeout_ms, step, *args)
-        return result
+        """``step(connection, *args)`` in the loop (:func:`run_in_loop`)."""
+        return await run_in_loop(aio, self.busy_timeout_ms, step, *args)
 
     async def end(self, aio: Any, *, commit: bool) -> None:
         """``COMMIT`` (or ``ROLLBACK``) the transaction, and the busy timeout back."""
@@ -209,6 +203,19 @@ class LoopWrites:
             connection.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
         if commit and self.checkpoints is not None:
             self.checkpoints.committed()
+
+
+async def run_in_loop(aio: Any, busy_timeout_ms: int, step: Callable[..., _T], *args: Any) -> _T:
+    """``step(connection, *args)`` on the aiosqlite connection ``aio``'s sqlite3 connection,
+    in the loop (its busy timeout 0: nothing waits there); on the driver's thread, waiting up
+    to ``busy_timeout_ms``, if SQLite refuses it for a lock."""
+    try:
+        return step(aio._conn, *args)
+    except sqlite3.OperationalError as error:
+        if not is_busy(error):
+            raise
+    result: _T = await aio._execute(_waiting, aio._conn, busy_timeout_ms, step, *args)
+    return result
 
 
 def _commit(connection: sqlite3.Connection) -> None:

@@ -60,3 +60,18 @@ async def test_server_side_cursors_still_fetch_as_they_go(engine: AsyncEngine) -
     async with engine.connect() as connection:
         streamed = await connection.stream(sa.text("SELECT v FROM t ORDER BY id"))
         assert [row[0] async for row in streamed] == [str(n) for n in range(50)]
+
+
+async def test_a_connection_with_nothing_open_goes_back_to_the_pool_without_a_trip(
+    engine: AsyncEngine, trips: list[Any]
+) -> None:
+    async with engine.connect() as connection:
+        await connection.execute(sa.text("INSERT INTO t (v) VALUES ('kept')"))
+        await connection.commit()
+        trips.clear()
+    assert trips == []  # the pool's rollback on return: nothing is open, nothing to do
+    async with engine.connect() as connection:
+        assert (await connection.execute(sa.text("SELECT v FROM t"))).scalars().all() == ["kept"]
+        trips.clear()
+    # A transaction still open (the SELECT began one) is rolled back on the thread.
+    assert [fn.__name__ for fn in trips] == ["rollback"]
