@@ -24,4 +24,4 @@ def test_fairness_check_in_typescript_matches_the_vector(web_tests_build: Path) 
     tests = [web_tests_build / "test/fairness.test.js", web_tests_build / "test/replay.test.js"]
     result = _run("node", "--test", *tests, cwd=WEB)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "# pass 9" in result.stdout and "# fail 0" in result.stdout, result.stdout
+    assert "# pass 11" in result.stdout and "# fail 0" in result.stdout, result.stdout

@@ -30,6 +30,10 @@ function when(iso: string | null | undefined): string {
   return date.toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
 }
 
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 function signed(amount: number): string {
   return amount > 0 ? `+${chips(amount)}` : chips(amount);
 }
@@ -108,6 +112,13 @@ export function renderReplay(replay: Replay, hand: HandView): void {
       line.append(el("span", "name", name(deal.seat)), cards);
       deals.append(line);
     }
+    if (street.community.length > 0) {
+      const line = el("div", "deal community");
+      const cards = el("div", "cards small");
+      cards.append(...street.community.map((card) => cardElement(card)));
+      line.append(el("span", "name", "Community card"), cards);
+      deals.append(line);
+    }
     const actions = el("ol", "street-actions");
     for (const action of street.actions) {
       const item = el("li", `act act-${action.kind}`, actionText(action, name(action.seat)));
@@ -115,6 +126,13 @@ export function renderReplay(replay: Replay, hand: HandView): void {
       actions.append(item);
     }
     if (street.actions.length === 0) actions.append(el("li", "muted", "no betting (all in)"));
+    if (street.returned !== undefined) {
+      const { seat, amount } = street.returned;
+      const item = el("li", "act act-returned", `${chips(amount)} not called: back to ${name(seat)}`);
+      item.dataset["seat"] = String(seat);
+      item.dataset["returned"] = String(amount);
+      actions.append(item);
+    }
     const pot = el("p", "street-pot", `Pot after ${street.name.toLowerCase()}: ${chips(street.potAfter)}`);
     pot.dataset["pot"] = String(street.potAfter);
     block.append(deals, actions, pot);
@@ -261,14 +279,20 @@ export function renderFairness(
     item.append(document.createTextNode(` is card ${card.deckIndex} of the deck`));
     checks.append(item);
   }
+  // The down cards of a hand he folded are not in his history (docs/rules.md §2.12): nothing
+  // to compare them with, so the check covers the cards he may still see, and says so.
+  const folded = hand.my_cards.length - myDealtCards(hand).length;
+  const checkedWords =
+    folded === 0
+      ? `all ${verdict.cards.length} of your cards match`
+      : `your ${plural(verdict.cards.length, "card", "cards")} on view match`;
   const summary = el(
     "p",
     verdict.ok ? "verdict ok" : "verdict bad",
-    verdict.ok
-      ? `Verified: the commitment and all ${verdict.cards.length} of your cards match the revealed seed.`
-      : `Not verified: ${verdict.problems.join("; ")}.`,
+    verdict.ok ? `Verified: the commitment and ${checkedWords} the revealed seed.` : `Not verified: ${verdict.problems.join("; ")}.`,
   );
   summary.id = "fairness-verdict";
+  box.dataset["foldedCards"] = String(folded);
   const lobbyCheck = fairness.check;
   const agrees =
     lobbyCheck === null
@@ -281,6 +305,14 @@ export function renderFairness(
   const tableResult = el("div", "table-verdict");
   tableResult.id = "table-verdict";
   parts.push(summary, checks);
+  if (folded > 0) {
+    const unseen = el(
+      "p",
+      "muted folded-cards",
+      `Your ${plural(folded, "folded down card is", "folded down cards are")} not checked: folded cards are never shown, not even to the player who folded them.`,
+    );
+    parts.push(unseen);
+  }
   if (agrees !== undefined) parts.push(agrees);
   parts.push(tableButton, tableResult);
   box.replaceChildren(...parts);

@@ -5,8 +5,12 @@
  * The PHH action list deals each street in one group of `d dh pN CARDS` lines, then its
  * betting (`pN pb` bring-in, `pN cbr TO` complete/bet/raise to TO, `pN cc` check or call,
  * `pN f` fold), and at the end the showdown (`pN sm CARDS`, or `pN sm` for a muck). A
- * comment-only line `# pN cc (bring-in's last turn)` is a check. PHH player pN is the N-th
- * entry of `seats` (see engine_server/game/phh.py).
+ * comment-only line `# pN cc (bring-in's last turn)` is a check. A community card (short
+ * deck) is `d db CARD`. PHH player pN is the N-th entry of `seats` (see
+ * engine_server/game/phh.py).
+ *
+ * A bet nobody called (everyone else folded, or was all in for less) goes back to its player
+ * when the street's betting ends, as the engine gives it back: it is not in the pot.
  *
  * Pure functions (no DOM): the page draws the result (history.ts).
  */
@@ -36,8 +40,12 @@ export interface ReplayDeal {
 export interface ReplayStreet {
   name: string;
   deals: ReplayDeal[];
+  /** Cards dealt face up to everyone (short deck, when the stub cannot give each his own). */
+  community: string[];
   actions: ReplayAction[];
-  /** The pot when the street's betting is over (antes and every bet so far). */
+  /** The part of a bet nobody called, given back to its player when the betting ended. */
+  returned?: { seat: number; amount: number };
+  /** The pot when the street's betting is over (antes and every called bet so far). */
   potAfter: number;
 }
 
@@ -131,6 +139,8 @@ export function replayFromPhh(text: string, finalStacks: ReadonlyMap<number, num
     finalStack: finalStacks.get(seat),
   }));
   const stacks = new Map(players.map((p, i) => [p.seat, p.startStack - (antes[i] ?? 0)]));
+  // What each seat has put in this hand, antes included (folded seats' chips stay in).
+  const contributed = new Map(players.map((p, i) => [p.seat, antes[i] ?? 0]));
   let pot = antes.reduce((sum, a) => sum + a, 0);
 
   const streets: ReplayStreet[] = [];
@@ -143,10 +153,33 @@ export function replayFromPhh(text: string, finalStacks: ReadonlyMap<number, num
   const closeStreet = (): void => {
     if (street !== undefined) {
       for (const amount of put.values()) pot += amount;
+      // When the betting ends, whoever put in more than anyone else gets the difference back:
+      // nobody could call it (engine_server/game/hand.py, _return_uncalled).
+      const ranked = [...contributed].sort((a, b) => b[1] - a[1]);
+      const [top, second] = ranked;
+      const excess = top === undefined ? 0 : top[1] - (second?.[1] ?? 0);
+      if (top !== undefined && excess > 0) {
+        const [seat] = top;
+        contributed.set(seat, top[1] - excess);
+        stacks.set(seat, (stacks.get(seat) ?? 0) + excess);
+        pot -= excess;
+        street.returned = { seat, amount: excess };
+      }
       street.potAfter = pot;
     }
     put = new Map();
     level = 0;
+  };
+  const openStreet = (): void => {
+    closeStreet();
+    street = {
+      name: STREET_NAMES[streets.length] ?? `Street ${streets.length + 3}`,
+      deals: [],
+      community: [],
+      actions: [],
+      potAfter: pot,
+    };
+    streets.push(street);
   };
   const putTo = (seat: number, total: number): number => {
     const before = put.get(seat) ?? 0;
@@ -154,6 +187,7 @@ export function replayFromPhh(text: string, finalStacks: ReadonlyMap<number, num
     const more = Math.min(Math.max(0, total - before), stack);
     stacks.set(seat, stack - more);
     put.set(seat, before + more);
+    contributed.set(seat, (contributed.get(seat) ?? 0) + more);
     return more;
   };
 
@@ -164,12 +198,15 @@ export function replayFromPhh(text: string, finalStacks: ReadonlyMap<number, num
     const line = (raw.startsWith("# ") && /^# p\d+ cc\b/.test(raw) ? raw.slice(2) : raw).replace(/\s*#.*$/, "").trim();
     if (line === "") continue;
     const words = line.split(/\s+/);
-    if (words[0] === "d" && words[1] === "dh") {
+    if (words[0] === "d" && (words[1] === "dh" || words[1] === "db")) {
       if (!dealing) {
-        closeStreet();
-        street = { name: STREET_NAMES[streets.length] ?? `Street ${streets.length + 3}`, deals: [], actions: [], potAfter: pot };
-        streets.push(street);
+        openStreet();
         dealing = true;
+      }
+      if (words[1] === "db") {
+        // A community card: the street's card for everyone (it may be the street's only deal).
+        street?.community.push(...cardsOf(words[2] ?? "").filter((c): c is string => c !== undefined));
+        continue;
       }
       const cards = cardsOf(words[3] ?? "");
       const third = streets.length === 1;
@@ -181,7 +218,7 @@ export function replayFromPhh(text: string, finalStacks: ReadonlyMap<number, num
       continue;
     }
     dealing = false;
-    if (words[0] === "d") continue; // community cards (short deck): not part of this replay
+    if (words[0] === "d") continue;
     const seat = seatOf(words[0] ?? "");
     const verb = words[1];
     const action: ReplayAction = { seat, kind: "?" };
