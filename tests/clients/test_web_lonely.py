@@ -259,6 +259,21 @@ def _check_play_with_bots(report: dict[str, Any], reveal: dict[str, Any]) -> Non
     assert report["noticeAfterReload"] is False
     assert report["left"]
 
+    # The fairness box: the new pair, and the nonce said for what it is (the revealed pair's
+    # last nonce is not this pair's; before its first hand there is none).
+    fairness = report["fairness"]
+    assert fairness["commitment"] != reveal["commitment"], fairness
+    hands_dealt = int(fairness["handsDealt"])
+    if fairness["handInProgress"] == "true":
+        assert fairness["nonce"] == str(hands_dealt - 1), fairness
+        assert f"this hand's nonce {hands_dealt - 1}." in fairness["text"], fairness
+    elif hands_dealt > 0:
+        assert fairness["nonce"] == str(hands_dealt - 1), fairness
+        assert f"last hand's nonce {hands_dealt - 1}." in fairness["text"], fairness
+    else:
+        assert fairness["nonce"] == "", fairness
+        assert "no hand dealt from it yet (the first is nonce 0)." in fairness["text"], fairness
+
 
 async def test_a_lonely_player_keeps_waiting_or_plays_with_bots_in_chromium(
     npm_packages: None, tmp_path: Any, monkeypatch: pytest.MonkeyPatch

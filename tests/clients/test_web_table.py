@@ -251,7 +251,7 @@ async def _hand_history(http: httpx.AsyncClient, table_id: str, hand_number: int
 def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
     """What the page showed, seen through Chromium, against the lobby's record of the hand."""
     assert report["problems"] == [], report["problems"]
-    assert report["who"] == "ann · oslo"
+    assert report["who"] == "ann · Oslo"  # the city by its name (GET /cities)
     assert report["walletBefore"] == "Wallet: 10,000 chips"
     assert report["buyIn"] == "100"  # 25 big bets of 2/4
 
@@ -315,8 +315,18 @@ def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
         "verified",
     }
 
+    # The fairness box names the nonce it gives: between hands the last hand's (hand n was
+    # dealt with nonce n - 1 on the table's first seed pair; it was shown as 0), in a hand its own.
+    fairness = report["fairnessAtEnd"]
+    if fairness["handInProgress"]:
+        assert fairness["nonce"] == str(fairness["handNumber"] - 1), fairness
+        assert f"this hand's nonce {fairness['handNumber'] - 1}." in fairness["text"], fairness
+    else:
+        assert fairness["nonce"] == str(fairness["lastHand"] - 1), fairness
+        assert f"last hand's nonce {fairness['lastHand'] - 1}." in fairness["text"], fairness
+
     # Before he sat down, the three Oslo bots were waiting at his stake level.
-    assert report["waitingTitle"] == "Waiting for a game in oslo"
+    assert report["waitingTitle"] == "Waiting for a game in Oslo"
     assert report["waiting"]["house-2-4"] == 3, report["waiting"]
 
     # The pot line says what its numbers are: the total, then main pot (+ bets this street).

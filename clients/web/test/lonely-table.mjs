@@ -215,6 +215,8 @@ try {
       items: [...box.querySelectorAll("#seed-notice-list li")].map((li) => ({ text: li.textContent, hands: li.dataset.hands, yourHands: li.dataset.yourHands })),
       button: document.querySelector("#seed-notice-read")?.textContent ?? "",
     }));
+    // The fairness box follows the new seed pair, with the nonce it has reached.
+    report.fairness = await page.$eval("#fairness", (box) => ({ ...box.dataset, text: box.textContent }));
     report.log = await page.$$eval("#log li", (items) => items.map((li) => li.textContent));
     await page.screenshot({ path: join(artifacts, "web-seed-notice.png"), fullPage: true });
     await page.click("#seed-notice-read");

@@ -157,6 +157,18 @@ try {
     if ([...acted].some((hand) => state.lastHand >= hand)) {
       report.handPlayed = Math.max(...[...acted].filter((hand) => state.lastHand >= hand));
       report.state = state;
+      // The fairness box's nonce: the running hand's, or the last one's between hands.
+      report.fairnessAtEnd = await page.evaluate(() => {
+        const view = document.querySelector("#table-view");
+        const box = document.querySelector("#fairness");
+        return {
+          handNumber: Number(view.dataset.handNumber ?? "0"),
+          lastHand: Number(view.dataset.lastHand || "0"),
+          handInProgress: box.dataset.handInProgress === "true",
+          nonce: box.dataset.nonce ?? "",
+          text: box.textContent,
+        };
+      });
       mark("hand_over");
       break;
     }

@@ -128,6 +128,11 @@ class TablePage {
   private tab: Tab = "play";
   private handsToken = "";
   private ledgerToken: string | null = null;
+  /** Bumped by every load of the hand list, the ledger and a hand: an answer to an older
+   * request (a second click on the tab, another hand opened meanwhile) is dropped. */
+  private handsLoad = 0;
+  private ledgerLoad = 0;
+  private handLoad = 0;
   private waitingTimer: ReturnType<typeof setInterval> | undefined;
   private opponents = new OpponentsPanel({
     lobby: () => this.lobby,
@@ -137,6 +142,7 @@ class TablePage {
   });
   private seedNotice = new SeedNotice();
   private playerId = "";
+  private cityNames = new Map<string, string>();
   /** The table watched again once he was seated there after his stream began. */
   private rewatched = "";
   /** Hands ended by an engine restart already in the log ("table#hand"): every stream opened
@@ -230,7 +236,7 @@ class TablePage {
   private async refreshWaiting(): Promise<void> {
     try {
       const waiting = await this.lobby.waiting();
-      byId("waiting-title").textContent = `Waiting for a game in ${waiting.city}`;
+      byId("waiting-title").textContent = `Waiting for a game in ${this.cityName(waiting.city)}`;
       byId("waiting").replaceChildren(
         ...waiting.levels.map((level) => {
           const item = el("li", level.waiting > 0 ? "has-waiting" : "");
@@ -251,20 +257,28 @@ class TablePage {
   private async loadHands(fresh: boolean): Promise<void> {
     const body = byId("hands").querySelector("tbody");
     if (body === null) return;
+    const load = ++this.handsLoad;
+    const more = byId<HTMLButtonElement>("hands-more");
     if (fresh) {
       this.handsToken = "";
       body.replaceChildren();
+      byId("hands-empty").hidden = true;
+      delete byId("hands").dataset["loaded"];
     }
+    more.disabled = true;
     byId("hands-error").textContent = "";
     try {
       const page = await this.lobby.hands(this.handsToken);
+      if (load !== this.handsLoad) return;
       body.append(...page.hands.map((hand) => handRow(hand, (h) => void this.openHand(h))));
       this.handsToken = page.next_page_token;
-      byId("hands-more").hidden = page.next_page_token === "";
+      more.hidden = page.next_page_token === "";
       byId("hands-empty").hidden = body.children.length > 0;
       byId("hands").dataset["loaded"] = String(body.children.length);
     } catch (e) {
-      byId("hands-error").textContent = message(e);
+      if (load === this.handsLoad) byId("hands-error").textContent = message(e);
+    } finally {
+      if (load === this.handsLoad) more.disabled = false;
     }
   }
 
@@ -275,6 +289,8 @@ class TablePage {
 
   /** One hand: replayed street by street, its result, and its fairness checked here. */
   private async openHand(summary: HandSummary): Promise<void> {
+    const load = ++this.handLoad;
+    const current = (): boolean => load === this.handLoad;
     byId("hands-list-box").hidden = true;
     const view = byId("hand-view");
     view.hidden = false;
@@ -289,47 +305,58 @@ class TablePage {
         this.lobby.hand(summary.hand_id),
         this.lobby.fairness(summary.hand_id),
       ]);
+      if (!current()) return;
       byId("hand-meta").textContent = handMeta(hand);
       const link = byId<HTMLAnchorElement>("phh-download");
       link.hidden = hand.state === "running";
       if (hand.state !== "running") {
         try {
           const phh = await this.lobby.phh(summary.hand_id);
+          if (!current()) return;
           offerPhh(phh, summary.hand_id);
           const finals = new Map(hand.seats.flatMap((s) => (s.final_stack === null ? [] : [[s.seat, s.final_stack] as const])));
           renderReplay(replayFromPhh(phh, finals), hand);
         } catch (e) {
+          if (!current()) return;
           link.hidden = true;
           byId("replay").replaceChildren(el("p", "muted", `No replay: ${message(e)}`));
         }
       }
       renderHandResult(hand);
       const verdict = await checkHand(hand, fairness);
+      if (!current()) return;
       renderFairness(hand, fairness, verdict, () => verifyTableHands(this.lobby, hand.table));
       view.dataset["ready"] = "true";
     } catch (e) {
-      byId("hand-error").textContent = message(e);
+      if (current()) byId("hand-error").textContent = message(e);
     }
   }
 
   private async loadLedger(fresh: boolean): Promise<void> {
     const body = byId("ledger").querySelector("tbody");
     if (body === null) return;
+    const load = ++this.ledgerLoad;
+    const more = byId<HTMLButtonElement>("ledger-more");
     if (fresh) {
       this.ledgerToken = null;
       body.replaceChildren();
+      delete byId("ledger").dataset["loaded"];
     }
+    more.disabled = true;
     byId("wallet-error").textContent = "";
     try {
       const page = await this.lobby.walletPage(20, this.ledgerToken ?? undefined);
+      if (load !== this.ledgerLoad) return;
       byId("wallet-balance").textContent = `Balance: ${chips(page.balance)} chips`;
       byId("wallet").textContent = `Wallet: ${chips(page.balance)} chips`;
       body.append(...page.entries.map((entry) => this.ledgerRow(entry)));
       this.ledgerToken = page.next_page_token ?? null;
-      byId("ledger-more").hidden = this.ledgerToken === null;
+      more.hidden = this.ledgerToken === null;
       byId("ledger").dataset["loaded"] = String(body.children.length);
     } catch (e) {
-      byId("wallet-error").textContent = message(e);
+      if (load === this.ledgerLoad) byId("wallet-error").textContent = message(e);
+    } finally {
+      if (load === this.ledgerLoad) more.disabled = false;
     }
   }
 
@@ -402,8 +429,13 @@ class TablePage {
   // ----------------------------------------------------------------------- lobby
 
   private async enterLobby(notice = ""): Promise<void> {
-    const [me, wallet, stakes] = await Promise.all([this.lobby.me(), this.lobby.wallet(), this.lobby.stakes()]);
-    byId("who").textContent = `${me.username} · ${me.city}`;
+    const [me, wallet, stakes] = await Promise.all([
+      this.lobby.me(),
+      this.lobby.wallet(),
+      this.lobby.stakes(),
+      this.loadCityNames(),
+    ]);
+    byId("who").textContent = `${me.username} · ${this.cityName(me.city)}`;
     this.playerId = me.id;
     byId("wallet").textContent = `Wallet: ${chips(wallet.balance)} chips`;
     byId("lobby-notice").textContent = notice;
@@ -421,6 +453,20 @@ class TablePage {
     this.suggestBuyIn();
     this.show("lobby");
     await this.openTab(this.tab);
+  }
+
+  /** The cities' names (GET /cities), once: the lobby's answers name a city by its id. */
+  private async loadCityNames(): Promise<void> {
+    if (this.cityNames.size > 0) return;
+    try {
+      for (const city of await this.lobby.cities()) this.cityNames.set(city.id, city.name);
+    } catch {
+      // The id is a fine name too.
+    }
+  }
+
+  private cityName(city: string): string {
+    return this.cityNames.get(city) ?? city;
   }
 
   private async refreshWallet(): Promise<void> {

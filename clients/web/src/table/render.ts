@@ -283,13 +283,27 @@ function renderFairness(snapshot: TableSnapshot): void {
     element.title = title;
     return element;
   };
+  // snapshot.nonce is the running hand's, or the last one's between hands (none before the
+  // pair deals its first hand: the next hand's nonce is then hands_dealt, 0).
+  const dealt = snapshot.handInProgress || seed.handsDealt > 0n;
+  const nonce = snapshot.handInProgress
+    ? `this hand's nonce ${snapshot.nonce}`
+    : dealt
+      ? `last hand's nonce ${snapshot.nonce}`
+      : `no hand dealt from it yet (the first is nonce ${seed.handsDealt})`;
+  Object.assign(box.dataset, {
+    nonce: dealt ? String(snapshot.nonce) : "",
+    handsDealt: String(seed.handsDealt),
+    handInProgress: String(snapshot.handInProgress),
+    commitment: seed.commitment,
+  });
   box.replaceChildren(
     document.createTextNode("Dealer seed commitment "),
     code(`${seed.commitment.slice(0, 16)}…`, seed.commitment),
     document.createTextNode(", your client seed "),
     code(seed.clientSeed, "chosen by this browser"),
     document.createTextNode(
-      `, nonce ${snapshot.nonce}. The dealer seed is revealed when it is rotated or the table closes: then every hand it dealt can be checked, and recomputed by anyone.`,
+      `, ${nonce}. The dealer seed is revealed when it is rotated or the table closes: then every hand it dealt can be checked, and recomputed by anyone.`,
     ),
   );
 }
