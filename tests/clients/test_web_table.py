@@ -139,12 +139,15 @@ async def test_web_table_plays_a_hand_against_bots(npm_packages: None, tmp_path:
                 fairness = (await http.get(f"/hands/{played['hand_id']}/fairness")).json()
                 wallet = (await http.get("/wallet", params={"page_size": 100})).json()
                 phh = (await http.get(f"/hands/{played['hand_id']}/phh")).text
+                hands = (await http.get("/hands")).json()["hands"]
         finally:
             code = await bots.stop()
         assert code == 0, bots
 
     _check_report(report, history)
     _check_lobby_pages(report, played, fairness, wallet)
+    # My hands lists his hands once each, newest first (the tab was clicked twice at once).
+    assert report["handsListed"] == [h["hand_id"] for h in hands], (report["handsListed"], hands)
     assert report["hand"]["downloaded"]["text"] == phh
     # The screenshots are kept as the test's artifacts (test-artifacts/ is git-ignored).
     for name in (
@@ -172,7 +175,8 @@ def _check_lobby_pages(
 ) -> None:
     """My hands (replay, PHH, fairness checked in the browser) and the wallet, as the page
     showed them, against the lobby's answers."""
-    # The wallet tab lists the ledger: the sign-up grant, his buy-in and his cash-out.
+    # The wallet tab lists the ledger, each entry once (the tab was clicked twice at once): the
+    # sign-up grant, his buy-in and his cash-out.
     shown = report["wallet"]
     assert shown["balance"] == f"Balance: {wallet['balance']:,} chips"
     assert [(e["kind"], e["amount"]) for e in shown["entries"]] == [

@@ -231,9 +231,15 @@ try {
   // The lobby view is shown after GET /wallet answered (which settles his seat first).
   report.walletAfter = await page.textContent("#wallet");
 
-  // The wallet: balance and ledger entries.
-  await page.click("#tab-wallet");
+  // The wallet: balance and ledger entries. The tab is clicked twice at once, as an impatient
+  // player does: the ledger is listed once all the same.
+  await page.evaluate(() => {
+    const tab = document.querySelector("#tab-wallet");
+    tab.click();
+    tab.click();
+  });
   await page.waitForSelector("#ledger[data-loaded]", { timeout: remaining() });
+  await page.waitForTimeout(300); // time for a second answer to (wrongly) add its rows
   report.wallet = {
     balance: await page.textContent("#wallet-balance"),
     entries: await page.$$eval("#ledger tbody tr", (rows) =>
@@ -246,7 +252,14 @@ try {
   // My hands: the hand he played, replayed, its PHH, and its fairness checked here once the
   // table has closed (the bots leave when he has gone) and the dealer seed is revealed.
   const tableId = report.state.table.replace(/^tables\//, "");
-  await page.click("#tab-hands");
+  await page.evaluate(() => {
+    const tab = document.querySelector("#tab-hands");
+    tab.click();
+    tab.click();
+  });
+  await page.waitForSelector("#hands[data-loaded]", { timeout: remaining() });
+  await page.waitForTimeout(300);
+  report.handsListed = await page.$$eval("#hands tbody tr", (rows) => rows.map((row) => row.dataset.handId));
   for (;;) {
     await page.waitForSelector(
       `#hands tr[data-table="${tableId}"][data-hand-number="${report.handPlayed}"]`,
