@@ -349,9 +349,12 @@ def _check_report(report: dict[str, Any], history: dict[str, Any]) -> None:
 
 
 def test_full_tables_fit_a_phone_without_overlaps(npm_packages: None) -> None:
-    """7, 8 and 9 seats on seventh street (every seat with seven cards, a bet and tags) at
-    390x844 and 360x780 (and tablet and desktop sizes): no seat plate overlaps another plate, a card or a bet chip, nothing
-    covers the pot or sticks out sideways (clients/web/test/phone-layout.mjs). Screenshots:
+    """7, 8 and 9 seats on seventh street (every seat with seven cards, a bet and tags, the
+    turn's clock at each seat in turn) and just after the showdown (every hand shown, every
+    seat winning) at 390x844 and 360x780 (and tablet and desktop sizes): no part of a seat
+    (plate, card, tag, bet chip, win, clock) overlaps a part of another or its own plate,
+    nothing covers the pot or sticks out of the felt or sideways, and on the oval no seat
+    moves as the turn goes round (clients/web/test/phone-layout.mjs). Screenshots:
     test-artifacts/web-phone-{7,8,9}.png and web-desktop-{7,8,9}.png."""
     assert CHROMIUM.exists(), f"{CHROMIUM} is missing: scripts/install-system-deps installs it"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -373,7 +376,13 @@ def test_full_tables_fit_a_phone_without_overlaps(npm_packages: None) -> None:
     assert set(layouts) == {(n, w) for n in (7, 8, 9) for w in widths}
     for (seats, width), lay in layouts.items():
         assert lay["seats"] == seats and lay["cards"] == 7 * seats and lay["bets"] == seats, lay
+        assert lay["clocks"] == seats, lay  # each seat's turn drew its clock
+        assert lay["wins"] == seats and lay["shownCards"] == 7 * seats, lay
         assert lay["overlaps"] == [] and lay["scrollWidth"] <= width, lay
+        # On the oval the seats stay put as the turn goes round and the hand ends.
+        assert lay["oval"] == (width >= 1280 and (seats < 9 or width >= 1360)), lay
+        if lay["oval"]:
+            assert lay["moved"] == [], lay
     for seats in (7, 8, 9):
         path = ARTIFACTS / f"web-phone-{seats}.png"
         assert _png_size(path)[0] == 390, path

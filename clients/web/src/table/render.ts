@@ -132,18 +132,20 @@ function seatElement(snapshot: TableSnapshot, seat: Seat, deadline: number | und
   plate.append(el("span", "name", seat.displayName || seat.playerId), el("span", "stack", chips(seat.stack)));
   box.append(plate);
 
-  const tags = seatTags(snapshot, seat);
-  if (tags.length > 0) {
-    const line = el("div", "tags");
-    for (const tag of tags) line.append(el("span", `tag tag-${tag.replace(/\s+/g, "-")}`, tag));
-    box.append(line);
-  }
-  if (seat.betThisStreet > 0n) box.append(el("div", "bet", chips(seat.betThisStreet)));
+  // Under the plate: one line of tags and the bet (or, between hands, what he won), then the
+  // turn's clock. On the oval this keeps the same room whatever it holds (table.css), so the
+  // cards and plates stay where they are as the turn moves round and hands end.
+  const below = el("div", "below");
+  const marks = el("div", "marks");
+  for (const tag of seatTags(snapshot, seat)) marks.append(el("span", `tag tag-${tag.replace(/\s+/g, "-")}`, tag));
+  if (seat.betThisStreet > 0n) marks.append(el("span", "bet", chips(seat.betThisStreet)));
   if (won.length > 0) {
     const total = won.reduce((sum, award) => sum + award.amount, 0n);
-    box.append(el("div", "won", `wins ${chips(total)}`));
+    marks.append(el("span", "won", `wins ${chips(total)}`));
   }
-  if (turn && deadline !== undefined) box.append(clockElement(deadline, actionSeconds(snapshot)));
+  if (marks.childElementCount > 0) below.append(marks);
+  if (turn && deadline !== undefined) below.append(clockElement(deadline, actionSeconds(snapshot)));
+  box.append(below);
   return box;
 }
 
