@@ -45,9 +45,16 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.sql import Executable
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from engine_server.store.database import WRITE_OPTIONS, async_url, create_engine_for, is_sqlite
+from engine_server.store.database import (
+    LONG_READ,
+    WRITE_OPTIONS,
+    async_url,
+    create_engine_for,
+    is_sqlite,
+)
 
 __all__ = [
+    "LONG_READ",
     "PING_AFTER_IDLE_SECONDS",
     "Database",
     "WriteQueue",
@@ -142,7 +149,8 @@ class Database:
 
         One statement is atomic by itself: on PostgreSQL it runs in autocommit mode (no BEGIN
         and COMMIT round trips), on a SQLite file through the read-only engine (no BEGIN and
-        ROLLBACK, each a hop to aiosqlite's thread); in-memory SQLite uses a read transaction.
+        ROLLBACK), in the event loop unless the statement carries :data:`LONG_READ`
+        (:mod:`engine_server.store.sqlite_reads`); in-memory SQLite uses a read transaction.
         """
         async with self._lone_reads.connect() as connection:
             rows = list((await connection.execute(statement, parameters)).all())

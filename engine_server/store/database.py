@@ -32,12 +32,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
 from engine_server.store.sqlite_reads import read_in_loop
-from engine_server.store.sqlite_trips import OneTripConnection, one_trip_per_statement
+from engine_server.store.sqlite_trips import (
+    OneTripConnection,
+    one_trip_per_statement,
+    read_on_thread,
+)
 from engine_server.store.sqlite_writes import IN_LOOP_OPTION
 
 __all__ = [
     "DATABASE_URL_ENV",
     "DEFAULT_SQLITE_PATH",
+    "LONG_READ",
     "WRITE_OPTIONS",
     "async_url",
     "create_engine_for",
@@ -53,6 +58,10 @@ DATABASE_URL_ENV: Final = "STUD_DATABASE_URL"
 DEFAULT_SQLITE_PATH: Final = Path("var") / "stud.sqlite3"
 #: Execution options for a transaction that writes (``BEGIN IMMEDIATE`` on SQLite).
 WRITE_OPTIONS: Final[dict[str, Any]] = {"sqlite_begin": "IMMEDIATE"}
+#: Execution options of a lone read whose work grows with the data (a count over every open
+#: table of a city, say): on SQLite it runs on the driver's thread, not in the event loop
+#: (:mod:`engine_server.store.sqlite_reads`). Elsewhere they change nothing.
+LONG_READ: Final[dict[str, Any]] = {IN_LOOP_OPTION: False}
 
 _BEGIN_MODES: Final = frozenset({"DEFERRED", "IMMEDIATE", "EXCLUSIVE"})
 #: SQLite's words for a connection that cannot write its file (read-only, deleted, unreadable).
@@ -251,6 +260,16 @@ def _set_up_sqlite(
             cursor.close()
         if read_only:
             read_in_loop(dbapi_connection._connection, int(busy_timeout_ms))
+
+    if read_only:
+
+        @event.listens_for(sync_engine, "before_cursor_execute")
+        def _on_execute(
+            _connection: Any, cursor: Any, _statement: Any, _parameters: Any, context: Any, *_: Any
+        ) -> None:
+            # A statement marked LONG_READ: on the driver's thread (engine_server.store.sqlite_reads).
+            if context is not None and context.execution_options.get(IN_LOOP_OPTION) is False:
+                read_on_thread(cursor)
 
     @event.listens_for(sync_engine, "handle_error")
     def _on_error(context: Any) -> None:

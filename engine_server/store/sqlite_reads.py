@@ -12,10 +12,14 @@ Here they run in the loop, as write transactions do (:mod:`engine_server.store.s
 A reader of a WAL file takes no lock a writer holds, so it does not wait; in the rare case
 SQLite still answers ``SQLITE_BUSY`` (a reader that finds the log being recovered), the
 statement is run again on the driver's thread with the connection's busy timeout
-(:func:`~engine_server.store.sqlite_writes.run_in_loop`). Reads inside a transaction —
-snapshots over several statements, some of them long (hand history, fairness pages, the
-tournament director's pass) — stay on the thread: a long statement in the loop would stall
-every request under way.
+(:func:`~engine_server.store.sqlite_writes.run_in_loop`).
+
+A long statement in the loop would stall every request under way. So reads inside a
+transaction — snapshots over several statements, some of them long (hand history, fairness
+pages, the tournament director's pass) — stay on the thread, and so does a lone read whose
+work grows with the data, marked with the execution options
+:data:`~engine_server.store.database.LONG_READ` (the players waiting at a city, counted over
+its open tables).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from sqlalchemy.util.concurrency import await_
 from engine_server.store.sqlite_reads import loop_reads
 from engine_server.store.sqlite_writes import loop_writes, run_in_loop, write_in_loop
 
-__all__ = ["OneTripConnection", "OneTripCursor", "one_trip_per_statement"]
+__all__ = ["OneTripConnection", "OneTripCursor", "one_trip_per_statement", "read_on_thread"]
 
 #: What one trip answers: the description, the rows, the row count and the last row id.
 _Outcome = tuple[Any, list[Any], int, int | None]
@@ -65,7 +65,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
     """SQLAlchemy's aiosqlite cursor, each statement one call on aiosqlite's thread: no
     cursor lives between the calls (what a statement answers is kept here)."""
 
-    __slots__ = ("_description", "_lastrowid", "_rowcount")
+    __slots__ = ("_description", "_lastrowid", "_on_thread", "_rowcount")
 
     def __init__(self, adapt_connection: AsyncAdapt_aiosqlite_connection) -> None:
         # The base class opens an aiosqlite cursor here (a trip of its own): none is needed.
@@ -77,6 +77,8 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         self._description: Any = None
         self._rowcount = -1
         self._lastrowid: int | None = None
+        #: A lone read that asked to run on the driver's thread (:func:`read_on_thread`).
+        self._on_thread = False
 
     @property
     def description(self) -> Any:
@@ -129,7 +131,7 @@ class OneTripCursor(AsyncAdapt_aiosqlite_cursor):
                     await writes.begin(aio._conn)
                     return _BEGUN
         reads = loop_reads(aio)
-        if reads is not None:
+        if reads is not None and not self._on_thread:
             # A lone read of a read-only engine: in the loop (engine_server.store.sqlite_reads).
             return await run_in_loop(aio, reads.busy_timeout_ms, step, operation, parameters)
         # aiosqlite's own queue (as SQLAlchemy's isolation-level setter uses it).
@@ -176,6 +178,13 @@ class OneTripConnection(AsyncAdapt_aiosqlite_connection):
         except Exception as error:
             self._handle_exception(error)
         return True
+
+
+def read_on_thread(cursor: Any) -> None:
+    """Send the statement ``cursor`` is about to run to the driver's thread, though its
+    connection reads in the loop (a statement whose work grows with the data)."""
+    if isinstance(cursor, OneTripCursor):
+        cursor._on_thread = True
 
 
 def one_trip_per_statement(

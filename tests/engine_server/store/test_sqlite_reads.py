@@ -15,7 +15,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine_server.store import sqlite_trips
-from engine_server.store.database import create_engine_for
+from engine_server.store.database import LONG_READ, create_engine_for
 from engine_server.store.sqlite_reads import loop_reads
 from tests.engine_server.store.support import sqlite_with_table_t, write_three_rows
 
@@ -98,3 +98,18 @@ async def test_a_read_refused_for_another_reason_fails_as_before(reader: AsyncEn
         with pytest.raises(OperationalError, match="readonly"):
             await connection.execute(sa.text("INSERT INTO t (v) VALUES ('never')"))
         assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 3
+
+
+async def test_a_long_read_runs_on_the_drivers_thread(
+    reader: AsyncEngine, trips: list[Any]
+) -> None:
+    async with reader.connect() as connection:
+        await connection.execute(sa.text("SELECT 1"))
+        trips.clear()
+        long = sa.text("SELECT count(*) FROM t").execution_options(**LONG_READ)
+        assert (await connection.execute(long)).scalar_one() == 3
+        assert [fn.__name__ for fn in trips] == ["_execute"]
+        trips.clear()
+        # The next statement of the same connection reads in the loop again.
+        assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 3
+        assert trips == []
