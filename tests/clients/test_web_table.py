@@ -203,6 +203,9 @@ def _check_lobby_pages(
         s["pot"] is not None and int(s["pot"]) > 0 for s in streets if s["name"] != "Showdown"
     )
     assert any("brings in" in a for a in streets[0]["actions"]), streets[0]
+    # The pot after the last street is what the pots held (a bet nobody called went back).
+    last = [s for s in streets if s["name"] != "Showdown"][-1]
+    assert int(last["pot"]) == sum(pot["amount"] for pot in hand["pots"]), (last, hand["pots"])
     my_seat = hand["my_seat"]
     mine = [c["card"] for c in hand["my_cards"] if c["card"]]
     for street in streets:
