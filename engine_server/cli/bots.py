@@ -188,12 +188,13 @@ def run(args: argparse.Namespace) -> int:
 
     from stud.bots import BotsConfig, LobbyError, run_bots
 
-    from engine_server.cli.room import room_address
+    from engine_server.cli.room import gone_note, room_address
 
     args.lobby = args.lobby or room_address("lobby")
     if not args.lobby:
         raise CliError(
             "--lobby URL is required (or STUD_BOTS_LOBBY, or a stud run running from here)"
+            + gone_note("lobby")
         )
     on_request: tuple[str, ...] = args.on_request or ()
     if on_request == ("none",):

@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from engine_server.cli import CliError
-from engine_server.cli.room import room_address
+from engine_server.cli.room import gone_note, room_address
 
 __all__ = ["configure", "run"]
 
@@ -116,12 +116,10 @@ def _describe(pool: descriptor_pool.DescriptorPool, symbol: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    address = (
-        args.engine
-        or os.environ.get("STUD_ENGINE_ADDRESS")
-        or room_address("grpc")
-        or DEFAULT_ENGINE
-    )
+    address = args.engine or os.environ.get("STUD_ENGINE_ADDRESS") or room_address("grpc")
+    # Why the default, when a stud run that is gone left its addresses here.
+    note = "" if address else gone_note("grpc")
+    address = address or DEFAULT_ENGINE
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise CliError(f"--engine: expected HOST:PORT, got {address!r}")
@@ -129,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             grpc.channel_ready_future(channel).result(timeout=TIMEOUT_SECONDS)
         except grpc.FutureTimeoutError:
-            raise CliError(f"cannot reach the engine at {address}", code=1) from None
+            raise CliError(f"cannot reach the engine at {address}{note}", code=1) from None
         database = ProtoReflectionDescriptorDatabase(channel)
         try:
             if args.symbol is None:

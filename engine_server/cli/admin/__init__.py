@@ -60,7 +60,7 @@ from engine_server.cli.admin.tables import (
     show_table,
     status_change,
 )
-from engine_server.cli.room import room_address
+from engine_server.cli.room import gone_note, room_address
 
 __all__ = ["configure", "run"]
 
@@ -76,9 +76,10 @@ def run(args: argparse.Namespace) -> int:
     import grpc
     from stud.v1 import admin_service_pb2_grpc
 
-    address = (
-        args.engine or env.get("STUD_ENGINE_ADDRESS") or room_address("grpc") or DEFAULT_ENGINE
-    )
+    address = args.engine or env.get("STUD_ENGINE_ADDRESS") or room_address("grpc")
+    # Why the default, when a stud run that is gone left its addresses here.
+    note = "" if address else gone_note("grpc")
+    address = address or DEFAULT_ENGINE
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise CliError(f"--engine: expected HOST:PORT, got {address!r}")
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     timeout = args.timeout or (None if args.action in ("drain", "move") else DEFAULT_TIMEOUT)
     with grpc.insecure_channel(address) as channel:
         client = AdminClient(
-            admin_service_pb2_grpc.AdminServiceStub(channel), token, timeout, address
+            admin_service_pb2_grpc.AdminServiceStub(channel), token, timeout, address, note
         )
         ACTIONS[args.action](client, args)
     return 0

@@ -60,11 +60,15 @@ def command_token(env: os._Environ[str] | dict[str, str]) -> str:
 class AdminClient:
     """Calls AdminService with the token and deadline; a refusal becomes a :class:`CliError`."""
 
-    def __init__(self, stub: Any, token: str, timeout: float | None, address: str) -> None:
+    def __init__(
+        self, stub: Any, token: str, timeout: float | None, address: str, note: str = ""
+    ) -> None:
         self.stub = stub
         self.metadata = (("authorization", f"Bearer {token}"),)
         self.timeout = timeout
         self.address = address
+        #: said after "cannot reach the engine at ADDRESS" (why that address: room.gone_note)
+        self.note = note
 
     def __call__(self, method: str, request: Any) -> Any:
         import grpc
@@ -90,7 +94,9 @@ class AdminClient:
                 return CliError(f"{info.reason}: {message}", code=1)
         code = error.code()
         if code == grpc.StatusCode.UNAVAILABLE:
-            return CliError(f"cannot reach the engine at {self.address}: {message}", code=1)
+            return CliError(
+                f"cannot reach the engine at {self.address}{self.note}: {message}", code=1
+            )
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             hint = " (the drain goes on: run it again to keep waiting)" if method == "Drain" else ""
             return CliError(f"DEADLINE_EXCEEDED: no answer within {self.timeout:g} s{hint}", code=1)
