@@ -129,10 +129,13 @@ _ENTRIES: sa.Table = LedgerEntryRow.__table__  # type: ignore[attr-defined]
 def _statements(dialect: str) -> tuple[Any, ...]:
     """The statements of a posting for ``dialect``, built once with bound parameters (issue
     16: building them, and the ORM's unit of work, cost more than the SQL), as SQLAlchemy Core:
-    the accounts inserted if new, locked and read, the key looked up, the transaction and its
-    entries inserted, the balances set."""
+    the accounts inserted if new, locked and read, the key looked up, the transaction inserted
+    unless its key was posted before, its entries inserted, the balances set."""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     create = insert(_ACCOUNTS).on_conflict_do_nothing()
+    add_transaction = insert(_TRANSACTIONS).on_conflict_do_nothing(
+        index_elements=[_TRANSACTIONS.c.idempotency_key]
+    )
     lock = (
         sa.select(_ACCOUNTS.c.id, _ACCOUNTS.c.kind, _ACCOUNTS.c.balance)
         .where(_ACCOUNTS.c.id.in_(sa.bindparam("ids", expanding=True)))
@@ -147,7 +150,7 @@ def _statements(dialect: str) -> tuple[Any, ...]:
         .where(_ACCOUNTS.c.id == sa.bindparam("account_id", type_=sa.String))
         .values(balance=sa.bindparam("new_balance", type_=sa.BigInteger))
     )
-    return create, lock, existing, sa.insert(_TRANSACTIONS), sa.insert(_ENTRIES), balance
+    return create, lock, existing, add_transaction, sa.insert(_ENTRIES), balance
 
 
 def _refresh_loaded(session: AsyncSession, balances: dict[str, int]) -> None:
@@ -205,26 +208,39 @@ async def post(
         row.id: (row.kind, int(row.balance))
         for row in (await session.exec(lock, params={"ids": ids})).all()
     }
-    # The key is checked only once the accounts are locked: a concurrent posting of the same
-    # key (which touches the same accounts) has committed or not started by now.
-    first = (await session.exec(existing, params={"key": key})).first()
-    if first is not None:
-        transaction = LedgerTransactionRow(
-            id=first.id, idempotency_key=key, kind=first.kind, created_at=first.created_at
-        )
-        return Posting(transaction, False, {})
     balances: dict[str, int] = {}
+    short: InsufficientFunds | None = None
     for account_id, amount in movements:
         account_kind_value, balance = accounts[account_id]
         if balance + amount < 0 and account_kind_value != AccountKind.ISSUER.value:
-            raise InsufficientFunds(account_id, balance, amount)
+            short = InsufficientFunds(account_id, balance, amount)
+            break
         balances[account_id] = balance + amount
+    # The key is claimed only once the accounts are locked: a concurrent posting of the same
+    # key (which touches the same accounts) has committed or not started by now. Claimed by
+    # the insertion itself, not by a look first (issue 16: one statement in every posting);
+    # looked up only when it is taken, or when the accounts cannot pay (a posting made before
+    # is answered, never refused).
+    transaction_id = new_id("tx", size=10)
+    claimed = False
+    if short is None:
+        inserted = await session.exec(
+            add_transaction,
+            params={"id": transaction_id, "idempotency_key": key, "kind": kind, "created_at": now},
+        )
+        claimed = inserted.rowcount == 1
+    if not claimed:
+        first = (await session.exec(existing, params={"key": key})).first()
+        if first is not None:
+            transaction = LedgerTransactionRow(
+                id=first.id, idempotency_key=key, kind=first.kind, created_at=first.created_at
+            )
+            return Posting(transaction, False, {})
+        if short is not None:
+            raise short
+        raise LedgerError(f"posting {key!r} was neither written nor found")
     transaction = LedgerTransactionRow(
-        id=new_id("tx", size=10), idempotency_key=key, kind=kind, created_at=now
-    )
-    await session.exec(
-        add_transaction,
-        params={"id": transaction.id, "idempotency_key": key, "kind": kind, "created_at": now},
+        id=transaction_id, idempotency_key=key, kind=kind, created_at=now
     )
     await session.exec(
         add_entries,

@@ -52,6 +52,24 @@ async def test_a_posting_moves_money_once_per_key(db: Database) -> None:
     await assert_ledger_consistent(db)
 
 
+async def test_a_posting_made_before_is_answered_even_where_it_could_not_be_paid_now(
+    db: Database,
+) -> None:
+    """A cash-out posted once, then again (a retry) after the escrow it drew on was emptied:
+    the first transaction, not a refusal, and nothing moves."""
+    wallet, escrow = wallet_account(uuid.uuid4().hex), escrow_account(uuid.uuid4().hex[:12])
+    await _fund(db, escrow, 30)
+    key = f"cashout:{uuid.uuid4().hex}"
+    async with db.write() as session:
+        first = await post(session, key, "cash_out", [(escrow, -30), (wallet, 30)])
+    async with db.write() as session:
+        again = await post(session, key, "cash_out", [(escrow, -30), (wallet, 30)])
+    assert first.created and not again.created
+    assert again.transaction.id == first.transaction.id
+    assert (await _balance(db, wallet), await _balance(db, escrow)) == (30, 0)
+    await assert_ledger_consistent(db)
+
+
 async def test_an_overdraft_is_refused_and_writes_nothing(db: Database) -> None:
     wallet, escrow = wallet_account(uuid.uuid4().hex), escrow_account(uuid.uuid4().hex[:12])
     await _fund(db, wallet, 50)
