@@ -26,7 +26,7 @@ LONG_RUNNING = ("stud bots",)
 
 def tour_commands() -> list[str]:
     readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## A five-minute tour\n\n```sh\n(.*?)```", readme, re.S)
+    block = re.search(r"## A five-minute tour\n[^#]*?```sh\n(.*?)```", readme, re.S)
     assert block is not None, "README.md has no tour block"
     commands, pending = [], ""
     for line in block.group(1).splitlines():

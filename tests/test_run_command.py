@@ -12,8 +12,12 @@ the sit & go, the two players play on, and SIGINT stops every process cleanly, s
 waits for, and the room file is gone.
 
 A start that fails says why on the terminal (a taken port before anything
-starts, a part that dies with the reason it logged), and a second SIGINT stops
-at once.
+starts, held by whom when a killed stud run's parts still hold it; a part that dies with
+the reason it logged, the bots' included, before the room is said to be up). A second
+SIGINT stops at once, cutting off a running hand, which the next start says it ended;
+what the engine says meanwhile (its drain, the hands it ended) is on the terminal.
+Closing the terminal (SIGHUP) stops the room as Ctrl-C does, and a ``kill -9`` of
+``stud run`` takes its parts with it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -193,6 +198,29 @@ def _children(process: Any) -> list[str]:
     ).stdout.split()
 
 
+def _stop_at_once(process: Any) -> str:
+    """SIGINT twice (the second stops every part at once); what it printed meanwhile."""
+    process.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    try:
+        rest, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        rest, _ = process.communicate()
+    return rest or ""
+
+
+def _gone(pids: list[str], seconds: float) -> list[str]:
+    """Those of ``pids`` still running after waiting up to ``seconds`` for them to end."""
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
+
+
 def _stud(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """A follow-up command run from the room's directory, with no address flags."""
     env = {k: v for k, v in _env().items() if k not in ("STUD_ENGINE_ADDRESS", "STUD_BOTS_LOBBY")}
@@ -235,6 +263,12 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
         assert f"engine metrics  http://127.0.0.1:{metrics_port}/metrics" in text
         assert f"lobby metrics   {lobby}/metrics" in text
         assert f"{lobby}/schema" in text and f"{lobby}/play" in text
+        # What the seeds loader did, in words, and the follow-up commands as typed from here.
+        assert re.search(
+            r"^    \d+ cities, \d+ stake levels, \d+ tournament templates ", text, re.M
+        )
+        stud = Path(sys.executable).parent / "stud"
+        assert f"  {stud} admin tables\n" in text or "  stud admin tables\n" in text, text
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics") as response:
             assert b"stud_" in response.read()
 
@@ -433,19 +467,46 @@ def test_a_part_that_dies_while_starting_is_reported_with_its_reason(tmp_path: P
     assert not (tmp_path / "var" / "room.json").exists()
 
 
-def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
-    process = _stud_run(
-        tmp_path,
-        "--no-bots",
-        "--grpc-port",
-        "0",
-        "--web-port",
-        "0",
-        "--metrics-port",
-        "0",
-        "--lobby-port",
-        "0",
+def _running_hand(tmp_path: Path, lobby: str) -> str:
+    """Two players of Berlin (no bots: one waits with a ticket, the other opens a quick game
+    and is joined by him) stay away, so the hand they are dealt runs on their clocks; the
+    table's id once it runs."""
+    tokens = []
+    for name in ("anna", "bert"):
+        _http("POST", f"{lobby}/accounts", {"username": name, "password": "pass-word-1",
+                                            "city": "berlin"})  # fmt: skip
+        _status, login = _http(
+            "POST", f"{lobby}/auth/login", {"username": name, "password": "pass-word-1"}
+        )
+        tokens.append(login["access_token"])
+    status, ticket = _http(
+        "POST", f"{lobby}/tickets", {"stake_level": "house-2-4", "buy_in": 200}, tokens[1]
     )
+    assert status == 201, ticket
+    status, game = _http(
+        "POST",
+        f"{lobby}/quickgame",
+        {"stake_level": "house-2-4", "buy_in": 200, "client_seed": "away"},
+        tokens[0],
+    )
+    assert status == 201, game
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        listed = _stud(tmp_path, "admin", "--json", "tables")
+        assert listed.returncode == 0, listed.stderr
+        if any(t.get("handInProgress") for t in json.loads(listed.stdout)["tables"]):
+            return str(game["table_id"])
+        time.sleep(0.3)
+    raise AssertionError(f"no hand started at {game['table_id']}: {listed.stdout}")
+
+
+def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
+    # A short lease, so that the next start waits little for the one the killed engine held;
+    # the engine's drain says how it goes at INFO.
+    env = {**_env(), "STUD_ENGINE_LEASE_SECONDS": "3", "STUD_LOG_LEVEL": "INFO"}
+    flags = ("--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
+             "--lobby-port", "0")  # fmt: skip
+    process = _stud_run(tmp_path, *flags, env=env)
     output: list[str] = []
     children: list[str] = []
     try:
@@ -455,11 +516,20 @@ def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
         assert len(children) == 2, children  # engine, lobby
         room = json.loads((tmp_path / "var" / "room.json").read_text())
         assert room["pid"] == process.pid
+        _running_hand(tmp_path, room["lobby"])
         process.send_signal(signal.SIGINT)
         assert process.stdout is not None
         first = process.stdout.readline()
         assert first.startswith("==> stopping (Ctrl-C again to stop at once)"), first
         output.append(first)
+        # The engine's drain, as it says it, under the step.
+        while not (line := process.stdout.readline()).startswith("    engine: draining"):
+            assert line, "".join(output)
+            output.append(line)
+        output.append(line)
+        assert line.startswith(
+            "    engine: draining: waiting up to 30 s for 1 running hand(s) to finish"
+        ), line
         process.send_signal(signal.SIGINT)
         rest, _ = process.communicate(timeout=30)
         output.append(rest)
@@ -475,8 +545,148 @@ def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
     ) in text
     assert "==> stopped" not in text
     assert not (tmp_path / "var" / "room.json").exists()
-    alive = [pid for pid in children if Path(f"/proc/{pid}").exists()]
-    assert not alive, alive
+    assert not _gone(children, 5)
+
+    # The next start says what became of the hand cut off.
+    process = _stud_run(tmp_path, *flags, env=env)
+    output = []
+    try:
+        text = _until_up(process, output)
+    finally:
+        text += _stop_at_once(process)
+    assert "The card room is up" in text, text
+    assert (
+        "    engine: ended 1 hand(s) left running by a previous engine (cancelled, every chip "
+        "back, or settled where their stored actions had ended them)\n"
+    ) in text
+
+
+def test_closing_the_terminal_stops_the_room_as_ctrl_c_does(tmp_path: Path) -> None:
+    process = _stud_run(
+        tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
+        "--lobby-port", "0",
+        env={**_env(), "STUD_LOG_LEVEL": "INFO"},  # the engine says how it stops
+    )  # fmt: skip
+    output: list[str] = []
+    try:
+        text = _until_up(process, output)
+        assert "The card room is up" in text, text
+        children = _children(process)
+        assert len(children) == 2, children
+        # The terminal goes: SIGHUP, and nothing it writes from then on can be read.
+        assert process.stdout is not None
+        process.stdout.close()
+        process.send_signal(signal.SIGHUP)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert not _gone(children, 5)
+    assert not (tmp_path / "var" / "room.json").exists()
+    # It stopped the parts in order, as on Ctrl-C: the engine drained and gave its node up.
+    engine_log = (tmp_path / "var" / "engine.log").read_text()
+    assert "draining: no hand is running; stopping now" in engine_log
+    assert "stopped: node main is free for the next start" in engine_log
+
+
+def test_a_killed_stud_run_takes_its_parts_with_it(tmp_path: Path) -> None:
+    process = _stud_run(
+        tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
+        "--lobby-port", "0",
+        env={**_env(), "STUD_LOG_LEVEL": "INFO"},  # the engine says how it stops
+    )  # fmt: skip
+    output: list[str] = []
+    try:
+        text = _until_up(process, output)
+        assert "The card room is up" in text, text
+        children = _children(process)
+        assert len(children) == 2, children
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate(timeout=10)
+        # Each part got a SIGTERM as it died, and stops as on a first Ctrl-C.
+        assert not _gone(children, 45)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    engine_log = (tmp_path / "var" / "engine.log").read_text()
+    assert "stopped: node main is free for the next start" in engine_log
+    # Its room file stays behind, naming a process that is gone: the follow-up commands
+    # ignore it and say so.
+    room = json.loads((tmp_path / "var" / "room.json").read_text())
+    assert room["pid"] == process.pid
+    bots = _stud(tmp_path, "bots")
+    assert bots.returncode == 2
+    assert bots.stderr.strip().endswith(
+        f"(var/room.json is left by a stud run that is no longer running, pid {process.pid}, "
+        f"which served it at {room['lobby']})"
+    ), bots.stderr
+
+
+def test_a_port_held_by_the_parts_of_a_killed_stud_run_is_named() -> None:
+    from lobby_api.cli.run import Failed, _check_ports
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        left = {"grpc": "127.0.0.1:1", "lobby": f"http://127.0.0.1:{port}", "pid": 4321}
+        ports = [("engine gRPC port", _free_port(), "--grpc-port"),
+                 ("lobby port", port, "--lobby-port")]  # fmt: skip
+        try:
+            _check_ports("127.0.0.1", ports, left)
+        except Failed as error:
+            said = str(error)
+        else:
+            raise AssertionError("a taken port passed")
+        assert said == (
+            f"the lobby port 127.0.0.1:{port} is taken, most likely by the parts of the stud "
+            "run that was killed (pid 4321, var/room.json), which stop by themselves once "
+            "their hands end (within a minute): wait, or choose another port with --lobby-port"
+        )
+        # A room file that names other ports says nothing of this one.
+        try:
+            _check_ports("127.0.0.1", ports, {**left, "lobby": "http://127.0.0.1:1"})
+        except Failed as error:
+            assert "(another stud run?)" in str(error)
+
+
+def test_bots_that_cannot_start_fail_the_start(tmp_path: Path) -> None:
+    # A password the lobby refuses: no bot can sign in, and stud bots exits.
+    process = _stud_run(
+        tmp_path, "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
+        "--lobby-port", "0",
+        env={**_env(), "STUD_BOTS_PASSWORD": "short"},
+    )  # fmt: skip
+    out, _ = process.communicate(timeout=120)
+    assert process.returncode == 1, out
+    assert "The card room is up" not in out
+    last = out.strip().splitlines()[-1]
+    assert re.fullmatch(
+        r"stud run: the bots exited with status 1: bot_\w+: cannot sign in: 400 "
+        r"invalid_request: password: .*\(log: .*/var/bots\.log\)",
+        last,
+    ), out
+    assert not (tmp_path / "var" / "room.json").exists()
+
+
+def test_a_database_it_cannot_use_is_one_line(tmp_path: Path) -> None:
+    closed = _free_port()  # no PostgreSQL server there
+    process = subprocess.Popen(
+        [sys.executable, "-m", "engine_server", "run", "--database-url",
+         f"postgresql://stud:hunter2@127.0.0.1:{closed}/stud", "--no-bots", "--grpc-port", "0",
+         "--web-port", "0", "--metrics-port", "0", "--lobby-port", "0"],
+        cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 1, out
+    assert "hunter2" not in out
+    assert out.splitlines() == [
+        f"==> database postgresql://stud:***@127.0.0.1:{closed}/stud: migrating",
+        f"stud run: the database postgresql://stud:***@127.0.0.1:{closed}/stud: "
+        f"[Errno 111] Connect call failed ('127.0.0.1', {closed})",
+    ]
 
 
 def test_a_room_file_left_by_a_killed_stud_run_is_ignored(tmp_path: Path) -> None:

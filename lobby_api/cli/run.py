@@ -3,9 +3,10 @@
 It migrates the SQLite database, loads ``seeds/``, starts the engine (gRPC,
 Connect/gRPC-Web, metrics), the lobby and demo bots (``stud bots``: they hold tickets in
 Oslo and Stockholm, answer requests for bots in every city of ``seeds/``, and fill a
-tournament a human registered for) as child processes, prints every address, and stops everything cleanly on Ctrl-C (SIGINT) or SIGTERM. It lives
-with the lobby because it runs the whole room; it starts each part as a ``stud``
-subcommand in a process of its own.
+tournament a human registered for) as child processes, prints every address, and stops
+everything cleanly on Ctrl-C (SIGINT), SIGTERM or SIGHUP (its terminal closed). It lives with
+the lobby because it runs the whole room; it starts each part as a ``stud`` subcommand in a
+process of its own.
 
 The lobby keeps one demo sit & go open (the template :data:`DEMO_SIT_AND_GO`; when one
 fills, the next opens): a player who registers for it in the web page's Tournaments tab is
@@ -16,23 +17,37 @@ Guarantees:
 - A port that is taken is named before anything starts (which port, and the flag that
   moves it); a part that dies while starting is reported with the reason it logged (the
   last error line of ``var/{part}.log``), not only its exit status. Both exit with status 1.
+  The room is announced up only once every part is (the bots too: signed in, seated or
+  waiting for tickets).
+- What a part warns of while it starts or stops is on the terminal too (the engine waiting
+  for the lease of an engine that was killed, hands it cancelled that were left running, how
+  its drain goes and how it ended), indented under the step.
 - While the room is up, ``var/room.json`` names its addresses, so ``stud admin``,
   ``stud describe`` and ``stud bots`` run from the same directory find it on any ports
   (:mod:`engine_server.cli.room`); the file is removed when ``stud run`` stops.
 - Ctrl-C stops the parts one at a time, saying what each waits for and up to how long
   (the bots play out their hands, the engine finishes the hands in play). A second Ctrl-C
   kills them at once: a hand in play is cut off, and the engine cancels it when it next
-  starts, giving every chip bet in it back (exit status 130).
+  starts, giving every chip bet in it back (exit status 130). Closing the terminal stops
+  the room as Ctrl-C does (what it would print goes nowhere).
+- The parts never outlive ``stud run``: killed (``kill -9``), it leaves them a SIGTERM
+  (Linux's parent-death signal), and they stop as on a first Ctrl-C, all at once. Its
+  ``var/room.json`` stays behind naming a process that is gone; the follow-up commands
+  ignore it (and say so when they cannot reach their default address), and the next
+  ``stud run`` names it when a port it wants is still held by those parts.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import errno
 import importlib.util
 import json
 import os
+import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -40,8 +55,10 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 __all__ = ["HELP", "configure", "run"]
 
@@ -76,6 +93,14 @@ STOP_WAITS_FOR = {
 }
 #: Exit status after a second Ctrl-C (the shell's for "ended by SIGINT").
 INTERRUPTED = 130
+#: Commands the banner offers, which find the room by themselves (var/room.json).
+FOLLOW_UPS = ("describe", "admin tables", "bots --cities berlin")
+#: The signals that stop the room: Ctrl-C, a service manager's stop, the terminal closing.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: How long the bots may take to sign in and say they are ready.
+BOTS_READY_SECONDS = 60.0
+#: prctl(2)'s option for the signal a process gets when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
 
 
 class Failed(Exception):
@@ -98,12 +123,93 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-bots", action="store_true", help="do not start demo bots")
 
 
+def _say(text: str, *, error: bool = False) -> None:
+    """One line for the operator, on stdout (or stderr). A terminal that went away (its window
+    closed: SIGHUP, then every write fails) is no reason to stop badly: from then on what
+    would be printed goes to /dev/null, and the room stops as it should."""
+    try:
+        print(text, file=sys.stderr if error else sys.stdout, flush=True)
+    except OSError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(devnull, fd)
+        os.close(devnull)
+
+
 def _step(message: str) -> None:
-    print(f"==> {message}", flush=True)
+    _say(f"==> {message}")
+
+
+def _stop_with_parent() -> Callable[[], None] | None:
+    """What a part runs before its command (``preexec_fn``): ask Linux for a SIGTERM when
+    ``stud run`` dies, so a ``kill -9`` of it leaves no part running on the room's ports.
+    The parts run in sessions of their own (Ctrl-C reaches only ``stud run``), so nothing
+    else would stop them. None where prctl(2) is not there to ask.
+
+    The C function is looked up here, before any fork: the child only calls it.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def ask() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # stud run died before the request was made
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return ask
+
+
+def _stud_command() -> str:
+    """``stud`` as the operator can type it from this directory: ``stud`` when that is the one
+    on PATH, else its path (``.venv/bin/stud`` under scripts/run)."""
+    stud = Path(sys.executable).parent / "stud"
+    if not stud.exists():
+        return f"{sys.executable} -m engine_server"
+    on_path = shutil.which("stud")
+    if on_path is not None and Path(on_path).resolve() == stud.resolve():
+        return "stud"
+    with contextlib.suppress(ValueError):
+        return str(stud.absolute().relative_to(Path.cwd()))
+    return str(stud)
 
 
 def _stud() -> list[str]:
     return [sys.executable, "-m", "engine_server"]
+
+
+def _shown(url: str) -> str:
+    """A database URL as the terminal shows it: without its password."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def _first_line(error: BaseException) -> str:
+    """An exception as one line (SQLAlchemy's add a second one pointing to its docs)."""
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _seeds_summary(output: str) -> str:
+    """What ``python -m seeds.load`` printed (one JSON line), in words."""
+    for line in reversed(output.splitlines()):
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            loaded = json.loads(line)
+            return (
+                f"{loaded['cities']} cities, {loaded['stake_levels']} stake levels, "
+                f"{loaded['tournament_templates']} tournament templates "
+                f"({loaded['inserted']} added, {loaded['updated']} updated)"
+            )
+    return ""
 
 
 def _port_taken(host: str, port: int) -> bool:
@@ -123,8 +229,26 @@ def _port_taken(host: str, port: int) -> bool:
     return False
 
 
-def _check_ports(host: str, ports: list[tuple[str, int, str]]) -> None:
-    """Refuse, naming the port and its flag, when one is taken or two are the same."""
+def _room_ports(room: dict[str, Any]) -> set[int]:
+    """The ports a room file names (``host:port`` and URL addresses alike)."""
+    ports = set()
+    for value in room.values():
+        if isinstance(value, str) and ":" in value:
+            with contextlib.suppress(ValueError):
+                port = urlsplit(value if "//" in value else f"//{value}").port
+                if port:
+                    ports.add(port)
+    return ports
+
+
+def _check_ports(
+    host: str, ports: list[tuple[str, int, str]], left: dict[str, Any] | None = None
+) -> None:
+    """Refuse, naming the port and its flag, when one is taken or two are the same.
+
+    ``left`` is a room file whose ``stud run`` is gone: a taken port it names is most likely
+    held by that room's parts, still stopping (they got a SIGTERM when it died).
+    """
     seen: dict[int, str] = {}
     for name, port, flag in ports:
         if port < 0 or port > 65535:
@@ -133,6 +257,13 @@ def _check_ports(host: str, ports: list[tuple[str, int, str]]) -> None:
             raise Failed(f"{flag}: port {port} is also the {seen[port]}", code=2)
         seen[port] = name
         if _port_taken(host, port):
+            if left is not None and port in _room_ports(left):
+                raise Failed(
+                    f"the {name} {host}:{port} is taken, most likely by the parts of the "
+                    f"stud run that was killed (pid {left['pid']}, var/room.json), which "
+                    f"stop by themselves once their hands end (within a minute): wait, or "
+                    f"choose another port with {flag}"
+                )
             raise Failed(
                 f"the {name} {host}:{port} is taken (another stud run?): "
                 f"stop what uses it or choose another port with {flag}"
@@ -159,36 +290,89 @@ def _log_reason(log_path: Path, offset: int) -> str:
         except ValueError:
             chosen = line
             continue
-        if isinstance(record, dict) and record.get("level") in ("ERROR", "CRITICAL"):
+        if not isinstance(record, dict):
+            continue
+        if record.get("level") in ("ERROR", "CRITICAL"):
             error = str(record.get("error") or "").strip().splitlines()
             chosen = str(record.get("message", line)) + (f" ({error[-1]})" if error else "")
+        elif record.get("event") == "error":  # stud bots' events ({"event": "error", ...})
+            bot = f"{record['bot']}: " if record.get("bot") else ""
+            chosen = bot + str(record.get("detail", line))
     if not chosen and lines:
         chosen = lines[-1]
     return chosen[:500]
 
 
+class _LogTail:
+    """The lines a part adds to its log (``var/{part}.log``) from ``offset`` on, as they come
+    (only whole lines: one being written is read once it ends)."""
+
+    def __init__(self, path: Path, offset: int) -> None:
+        self.path = path
+        self.offset = offset
+
+    def records(self) -> list[dict[str, Any]]:
+        """The JSON records among the new lines (others are skipped)."""
+        try:
+            with self.path.open("rb") as log:
+                log.seek(self.offset)
+                data = log.read()
+        except OSError:
+            return []
+        whole, newline, _ = data.rpartition(b"\n")
+        if not newline:
+            return []
+        self.offset += len(whole) + 1
+        found = []
+        for line in whole.decode("utf-8", errors="replace").splitlines():
+            with contextlib.suppress(ValueError):
+                record = json.loads(line)
+                if isinstance(record, dict):
+                    found.append(record)
+        return found
+
+
+def _worth_telling(record: dict[str, Any]) -> str | None:
+    """What the terminal shows of a part's log record while the part starts or stops: its
+    warnings, and how the engine's drain goes (records counting hands); None for the rest.
+    Errors are not: a part that dies of one is reported with it (:func:`_log_reason`)."""
+    if "message" not in record:
+        return None
+    if record.get("level") == "WARNING" or "hands_running" in record or "hands_finished" in record:
+        return str(record["message"])
+    return None
+
+
 def _read_ready_line(
-    process: subprocess.Popen[str], name: str, timeout: float, died: Any
+    process: subprocess.Popen[str], name: str, timeout: float, watch: Callable[[], object]
 ) -> dict[str, Any]:
-    """The JSON line a child prints when it is ready (``died()`` raises if it exited)."""
+    """The JSON line a child prints on stdout when it is ready; ``watch()`` runs several times
+    a second meanwhile (it tells what the part logs, and raises when it died or stud run is
+    interrupted)."""
     assert process.stdout is not None
+    fd = process.stdout.fileno()
+    pending = b""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            if process.poll() is not None:
-                died(name, process)
+        watch()
+        readable, _, _ = select.select([fd], [], [], 0.2)
+        if not readable:
             continue
-        line = line.strip()
-        if line.startswith("{"):
-            with contextlib.suppress(json.JSONDecodeError):
+        chunk = os.read(fd, 65536)
+        if not chunk:  # its stdout closed: it is exiting, which watch() reports
+            time.sleep(0.1)
+            continue
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            with contextlib.suppress(ValueError):
                 value = json.loads(line)
                 if isinstance(value, dict):
                     return value
     raise Failed(f"the {name} did not report ready within {timeout:.0f} s")
 
 
-def _wait_http(url: str, timeout: float, alive: Any = None) -> None:
+def _wait_http(url: str, timeout: float, alive: Callable[[], object] | None = None) -> None:
     """Wait until ``url`` answers; ``alive()`` raises when the part serving it died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -224,7 +408,7 @@ def _demo_account(lobby: str) -> None:
         {"username": DEMO_USER, "password": DEMO_PASSWORD, "city": DEMO_CITY},
     )
     if status not in (200, 201, 409):
-        print(f"    (could not register the demo account: HTTP {status})", flush=True)
+        _say(f"    (could not register the demo account: HTTP {status})")
 
 
 def _demo_sit_and_go(lobby: str) -> dict[str, Any] | None:
@@ -246,7 +430,7 @@ def _demo_sit_and_go(lobby: str) -> dict[str, Any] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine_server.cli.room import ROOM_FILE, remove_room, write_room
+    from engine_server.cli.room import ROOM_FILE, left_behind, remove_room, write_room
     from engine_server.settings import DEFAULT_DATABASE_URL, SettingsError, jwt_secret
 
     env = dict(os.environ)
@@ -269,7 +453,7 @@ def run(args: argparse.Namespace) -> int:
         lobby_port = chosen(args.lobby_port, "STUD_LOBBY_PORT", 8000)
         secret = env.get("STUD_JWT_SECRET") or jwt_secret(env)
     except (Failed, SettingsError) as error:
-        print(f"stud run: {error}", file=sys.stderr)
+        _say(f"stud run: {error}", error=True)
         return getattr(error, "code", 2)
     env.update(
         STUD_DATABASE_URL=database_url,
@@ -284,12 +468,20 @@ def run(args: argparse.Namespace) -> int:
     children: list[tuple[str, subprocess.Popen[str]]] = []
     logs: list[IO[str]] = []
     log_offsets: dict[str, int] = {}
+    tails: dict[str, _LogTail] = {}
     signals = {"count": 0}
+    before_exec = _stop_with_parent()
+
+    def not_interrupted() -> None:
+        if signals["count"]:
+            raise Failed("interrupted while starting", code=INTERRUPTED)
 
     def start(name: str, command: list[str], *, ready_line: bool) -> subprocess.Popen[str]:
+        not_interrupted()
         path = Path("var") / f"{name}.log"
         log = open(path, "a", encoding="utf-8")  # noqa: SIM115
         log_offsets[name] = log.tell()
+        tails[name] = _LogTail(path, log.tell())
         logs.append(log)
         process = subprocess.Popen(
             command,
@@ -297,11 +489,22 @@ def run(args: argparse.Namespace) -> int:
             stdout=subprocess.PIPE if ready_line else log,
             stderr=log,
             text=True,
-            # Ctrl-C reaches only this supervisor, which stops the children in order.
+            # Ctrl-C reaches only this supervisor, which stops the children in order; the
+            # children get a SIGTERM should it die without doing so.
             start_new_session=True,
+            preexec_fn=before_exec,
         )
         children.append((name, process))
         return process
+
+    def follow(name: str) -> list[dict[str, Any]]:
+        """The part's new log records; those worth telling go to the terminal."""
+        records = tails[name].records()
+        for record in records:
+            told = _worth_telling(record)
+            if told is not None:
+                _say(f"    {name}: {told}")
+        return records
 
     def died(name: str, process: subprocess.Popen[str]) -> None:
         """A part exited while starting: raise with the reason it logged."""
@@ -314,14 +517,60 @@ def run(args: argparse.Namespace) -> int:
             f"the {name} exited with status {process.returncode}{because} (log: {path.resolve()})"
         )
 
-    def alive(name: str, process: subprocess.Popen[str]) -> Any:
-        def check() -> None:
+    def watch(name: str, process: subprocess.Popen[str]) -> Callable[[], list[dict[str, Any]]]:
+        """While a part starts: what it logs, and a :class:`Failed` when it died or stud
+        run was interrupted."""
+
+        def check() -> list[dict[str, Any]]:
+            records = follow(name)
             if process.poll() is not None:
                 died(name, process)
-            if signals["count"]:
-                raise Failed("interrupted while starting", code=INTERRUPTED)
+            not_interrupted()
+            return records
 
         return check
+
+    def wait_ready_event(name: str, process: subprocess.Popen[str], timeout: float) -> None:
+        """Wait for the part's ``{"event": "ready"}`` line in its log (``stud bots``)."""
+        check = watch(name, process)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(record.get("event") == "ready" for record in check()):
+                return
+            time.sleep(0.2)
+        raise Failed(f"the {name} did not report ready within {timeout:.0f} s")
+
+    def load_seeds() -> None:
+        """``python -m seeds.load``, in a session of its own as the parts are (Ctrl-C meanwhile
+        stops it and the start); what it loaded, or why it could not, in one line."""
+        not_interrupted()
+        loader = subprocess.Popen(
+            [sys.executable, "-m", "seeds.load"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            preexec_fn=before_exec,
+        )
+        while True:
+            try:
+                out, err = loader.communicate(timeout=0.2)
+                break
+            except subprocess.TimeoutExpired:
+                if signals["count"]:
+                    loader.kill()
+                    loader.communicate()
+                    not_interrupted()
+        if loader.returncode != 0:
+            said = err.strip().splitlines()
+            raise Failed(
+                f"loading seeds/ failed (status {loader.returncode})"
+                + (f": {said[-1]}" if said else "")
+            )
+        summary = _seeds_summary(out)
+        if summary:
+            _say(f"    {summary}")
 
     def kill_all() -> None:
         for _name, process in children:
@@ -340,25 +589,28 @@ def run(args: argparse.Namespace) -> int:
         for name, process in reversed(children):
             if process.poll() is None:
                 if say:
-                    print(f"    {STOP_WAITS_FOR.get(name, name)}", flush=True)
+                    _say(f"    {STOP_WAITS_FOR.get(name, name)}")
                 process.send_signal(signal.SIGTERM)
             deadline = time.monotonic() + STOP_SECONDS.get(name, 30.0)
             while process.poll() is None:
+                if say:
+                    follow(name)
                 if signals["count"] >= hard_at:
-                    print(
+                    _say(
                         "==> stopping at once: hands in play are cut off; the engine cancels "
-                        "them when it next starts, and every chip bet in them goes back",
-                        flush=True,
+                        "them when it next starts, and every chip bet in them goes back"
                     )
                     kill_all()
                     return INTERRUPTED
                 if time.monotonic() > deadline:
                     with contextlib.suppress(ProcessLookupError):
                         os.killpg(process.pid, signal.SIGKILL)
-                    print(f"    {name} did not stop in time and was killed", flush=True)
+                    _say(f"    {name} did not stop in time and was killed")
                     break
                 time.sleep(0.1)
             code = process.wait()
+            if say:
+                follow(name)  # its last words: how its drain ended
             if code not in (0, -signal.SIGTERM):
                 worst = 1
         return worst
@@ -370,8 +622,8 @@ def run(args: argparse.Namespace) -> int:
         for log in logs:
             log.close()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_signal)
     try:
         _check_ports(
             host,
@@ -381,20 +633,24 @@ def run(args: argparse.Namespace) -> int:
                 ("engine metrics port", metrics_port, "--metrics-port"),
                 ("lobby port", lobby_port, "--lobby-port"),
             ],
+            left_behind(),
         )
-        _step(f"database {database_url}: migrating")
+        _step(f"database {_shown(database_url)}: migrating")
         from engine_server.store.migrate import check_schema
 
-        check_schema(database_url)
+        try:
+            check_schema(database_url)
+        except Exception as error:  # a URL it cannot use, a server down, a newer schema
+            raise Failed(f"the database {_shown(database_url)}: {_first_line(error)}") from None
         if importlib.util.find_spec("seeds.load") is not None:
             _step("loading seeds/ (cities, stake levels)")
-            subprocess.run([sys.executable, "-m", "seeds.load"], env=env, check=True)
+            load_seeds()
         _step(
             f"starting the engine (gRPC {host}:{grpc_port}, web {host}:{web_port}, "
             f"metrics {host}:{metrics_port})"
         )
         engine = start("engine", [*_stud(), "engine"], ready_line=True)
-        addresses = _read_ready_line(engine, "engine", 60, died)
+        addresses = _read_ready_line(engine, "engine", 60, watch("engine", engine))
         # The quick-game answer tells browsers (the /play page) where the engine's web port is.
         env.setdefault(
             "STUD_LOBBY_ENGINE_WEB", str(addresses.get("web") or f"http://{host}:{web_port}")
@@ -407,8 +663,8 @@ def run(args: argparse.Namespace) -> int:
             ready_line=True,
         )
         # Its own word for where it listens (a port of 0 was any free one).
-        lobby_url = str(_read_ready_line(lobby, "lobby", 60, died).get("http"))
-        _wait_http(f"{lobby_url}/health", 60, alive("lobby", lobby))
+        lobby_url = str(_read_ready_line(lobby, "lobby", 60, watch("lobby", lobby)).get("http"))
+        _wait_http(f"{lobby_url}/health", 60, watch("lobby", lobby))
         _demo_account(lobby_url)
         if not args.no_bots:
             _step(
@@ -418,7 +674,7 @@ def run(args: argparse.Namespace) -> int:
             bots = start(
                 "bots", [*_stud(), "bots", "--lobby", lobby_url, *BOT_FLAGS], ready_line=False
             )
-            alive("bots", bots)()
+            wait_ready_event("bots", bots, BOTS_READY_SECONDS)
         demo_tournament = _demo_sit_and_go(lobby_url)
         room = {
             "lobby": lobby_url,
@@ -428,16 +684,17 @@ def run(args: argparse.Namespace) -> int:
             "database": database_url,
         }
         write_room(room)
+        stud = _stud_command()
         lines = [
             "",
             "The card room is up:",
             f"  web table       {lobby_url}/play",
             f"  lobby API       {lobby_url}  (OpenAPI: {lobby_url}/schema)",
             f"  lobby metrics   {lobby_url}/metrics",
-            f"  engine gRPC     {grpc_address}  (reflection on: stud describe)",
+            f"  engine gRPC     {grpc_address}  (reflection on: {stud} describe)",
             f"  engine web      {room['web']}  (Connect / gRPC-Web)",
             f"  engine metrics  {room['metrics']}",
-            f"  database        {database_url}",
+            f"  database        {_shown(database_url)}",
             f"  sign in as      {DEMO_USER} / {DEMO_PASSWORD}",
             *(
                 []
@@ -461,26 +718,25 @@ def run(args: argparse.Namespace) -> int:
             f"  logs            {Path('var').resolve()}/*.log",
             f"  room file       {ROOM_FILE.resolve()}  (removed when this stops)",
             "From this directory these find the room without flags (var/room.json):",
-            "  stud describe    stud admin tables    stud bots --cities berlin",
+            *(f"  {stud} {command}" for command in FOLLOW_UPS),
             f"(elsewhere: add --engine {grpc_address} or --lobby {lobby_url}, and the token",
             "secret: STUD_JWT_SECRET, or this directory's var/jwt-secret)",
             "Press Ctrl-C to stop.",
         ]
-        print("\n".join(lines), flush=True)
+        _say("\n".join(lines))
         while not signals["count"]:
             for name, process in children:
                 if process.poll() is not None:
                     reason = _log_reason(Path("var") / f"{name}.log", log_offsets[name])
-                    print(
+                    _say(
                         f"{name} stopped (status {process.returncode})"
                         + (f": {reason}" if reason else "")
-                        + "; stopping",
-                        flush=True,
+                        + "; stopping"
                     )
                     signals["count"] = 1
             time.sleep(0.2)
     except Failed as error:
-        print(f"stud run: {error}", file=sys.stderr, flush=True)
+        _say(f"stud run: {error}", error=True)
         if stop_all(say=False) == INTERRUPTED:
             error.code = INTERRUPTED
         remove_room()
