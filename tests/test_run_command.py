@@ -158,7 +158,12 @@ def _env() -> dict[str, str]:
     }
 
 
-def _stud_run(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) -> Any:
+def _stud_run(
+    tmp_path: Path, *flags: str, env: dict[str, str] | None = None, nohup: bool = False
+) -> Any:
+    # As a shell starts it: SIGHUP as it comes (whatever this test process was given), or
+    # ignored (nohup).
+    hup = signal.SIG_IGN if nohup else signal.SIG_DFL
     return subprocess.Popen(
         [
             sys.executable,
@@ -175,6 +180,7 @@ def _stud_run(tmp_path: Path, *flags: str, env: dict[str, str] | None = None) ->
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, hup),
     )
 
 
@@ -588,6 +594,24 @@ def test_closing_the_terminal_stops_the_room_as_ctrl_c_does(tmp_path: Path) -> N
     engine_log = (tmp_path / "var" / "engine.log").read_text()
     assert "draining: no hand is running; stopping now" in engine_log
     assert "stopped: node main is free for the next start" in engine_log
+
+
+def test_under_nohup_it_outlives_its_terminal(tmp_path: Path) -> None:
+    process = _stud_run(
+        tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
+        "--lobby-port", "0", nohup=True,
+    )  # fmt: skip
+    output: list[str] = []
+    try:
+        text = _until_up(process, output)
+        assert "The card room is up" in text, text
+        process.send_signal(signal.SIGHUP)
+        time.sleep(2)
+        assert process.poll() is None
+        assert (tmp_path / "var" / "room.json").exists()
+    finally:
+        text += _stop_at_once(process)
+    assert process.returncode == 130, text
 
 
 def test_a_killed_stud_run_takes_its_parts_with_it(tmp_path: Path) -> None:

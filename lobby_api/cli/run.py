@@ -623,7 +623,9 @@ def run(args: argparse.Namespace) -> int:
             log.close()
 
     for signum in STOP_SIGNALS:
-        signal.signal(signum, on_signal)
+        # Started with nohup (SIGHUP ignored), it keeps running when its terminal closes.
+        if signum != signal.SIGHUP or signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, on_signal)
     try:
         _check_ports(
             host,
