@@ -10,6 +10,10 @@ A money request runs in two parts:
    idempotent on an id the lobby chose), because a request that dies half-way
    is resumed by the next retry with the same key, or by the sweep.
 
+The ``reference`` is the id of what the request makes (a seat session, a ticket, a
+top-up, an entry), chosen by the caller before anything runs: the key is inserted with
+it, and ``prepare`` makes the row of that id.
+
 A second request with the same key (a retry, or the same request sent several
 times at once):
 
@@ -126,9 +130,9 @@ _THIS_KEY = sa.and_(
     _KEYS.c.player_id == sa.bindparam("key_player_id", type_=sa.String),
     _KEYS.c.key == sa.bindparam("key_key", type_=sa.String),
 )
-#: The statements every money request runs, built once with bound parameters (issue 16),
-#: on the table (the ORM's bulk UPDATE of an entity looks through the session's objects too).
-_SET_REFERENCE = sa.update(_KEYS).where(_THIS_KEY)
+#: The statement every money request's answer is stored by, built once with bound parameters
+#: (issue 16), on the table (the ORM's bulk UPDATE of an entity looks through the session's
+#: objects too).
 _STORE = sa.update(_KEYS).where(_THIS_KEY)
 
 
@@ -245,14 +249,16 @@ async def run_idempotent(
     key: str,
     operation: str,
     fingerprint: str,
-    prepare: Callable[[AsyncSession], Awaitable[str]],
+    reference: str,
+    prepare: Callable[[AsyncSession], Awaitable[None]],
     complete: Complete,
     wait_seconds: float = 15.0,
 ) -> Answer:
-    """Run a money request once per ``(player_id, key)`` (see the module's docstring)."""
+    """Run a money request once per ``(player_id, key)`` (see the module's docstring):
+    ``prepare`` makes what ``reference`` names, unless the key was used before."""
     now = utc_now()
     row: IdempotencyRow | None = None
-    reference: str | None = None
+    prepared = False
     async with db.write() as session:
         inserted = await session.exec(
             _insert_key(session.bind.dialect.name if session.bind is not None else "sqlite"),
@@ -263,18 +269,16 @@ async def run_idempotent(
                 "fingerprint": fingerprint,
                 "state": IdempotencyState.PENDING.value,
                 "locked_until": now + LEASE,
+                "reference": reference,
                 "created_at": now,
             },
         )
         if inserted.rowcount == 1:
-            reference = await prepare(session)
-            await session.exec(
-                _SET_REFERENCE,
-                params={"key_player_id": player_id, "key_key": key, "reference": reference},
-            )
+            await prepare(session)
+            prepared = True
         else:
             row = await _load(session, player_id, key)
-    if reference is not None:
+    if prepared:
         return await complete_and_finish(db, player_id, key, reference, complete)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_seconds

@@ -93,14 +93,14 @@ class QuickGameOpening:
     ) -> Answer:
         """Escrow the buy-in, open a private table dealt from the player's seed pair, seat him."""
         prepared: list[_Opening] = []
+        seat_session_id = new_id("ss", size=12)
 
-        async def prepare(session: AsyncSession) -> str:
+        async def prepare(session: AsyncSession) -> None:
             level = await get_stake_level(session, data.stake_level)
             check_buy_in(level, data.buy_in)
             client_seed = check_client_seed(data.client_seed)
             now = utc_now()
             table_id = new_id("qg", size=8)
-            seat_session_id = new_id("ss", size=12)
             await escrow(
                 session,
                 f"buyin:{seat_session_id}",
@@ -136,7 +136,6 @@ class QuickGameOpening:
             await session.exec(_INSERT_TABLE, params=_columns(table))
             await session.exec(_INSERT_SEAT, params=_columns(seat))
             prepared.append(_Opening(seat, table, level, player))
-            return seat.seat_session_id
 
         async def complete(seat_session_id: str) -> Answer:
             # Right after prepare, its rows as it committed them; a retry or the sweep (which
@@ -151,6 +150,7 @@ class QuickGameOpening:
             key=key,
             operation=self.OPERATION,
             fingerprint=fingerprint,
+            reference=seat_session_id,
             prepare=prepare,
             complete=complete,
         )

@@ -87,14 +87,16 @@ class Matchmaking:
     ) -> Answer:
         """Hold the buy-in and look for a seat at once (the ticket waits otherwise)."""
 
-        async def prepare(session: AsyncSession) -> str:
+        ticket_id = new_id("tk", size=10)
+
+        async def prepare(session: AsyncSession) -> None:
             level = await get_stake_level(session, data.stake_level)
             check_buy_in(level, data.buy_in)
             if data.table_id is not None:
                 await self._check_wanted(session, player, level.id, data.table_id)
             now = utc_now()
             ticket = TicketRow(
-                id=new_id("tk", size=10),
+                id=ticket_id,
                 player_id=player.id,
                 city=player.city,
                 stake_level=level.id,
@@ -120,7 +122,6 @@ class Matchmaking:
                 )
             except InsufficientFunds as error:
                 raise insufficient(error, "buy_in") from None
-            return ticket.id
 
         await quick_settlement(self.db, self.engines).settle_player(player.id)
         return await run_idempotent(
@@ -129,6 +130,7 @@ class Matchmaking:
             key=key,
             operation=self.OPERATION,
             fingerprint=fingerprint,
+            reference=ticket_id,
             prepare=prepare,
             complete=self.complete_ticket,
         )

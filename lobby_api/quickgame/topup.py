@@ -54,7 +54,9 @@ class TopUps:
     ) -> Answer:
         """Add chips between hands (table stakes), within the level's buy-in limits."""
 
-        async def prepare(session: AsyncSession) -> str:
+        topup_id = new_id("tu", size=10)
+
+        async def prepare(session: AsyncSession) -> None:
             seat = await my_seat(session, player.id, table_id)
             if seat is None or seat.state != SeatState.SEATED.value or seat.settled_at is not None:
                 raise not_seated(table_id)
@@ -92,7 +94,7 @@ class TopUps:
                     "amount",
                 )
             topup = TopUpRow(
-                id=new_id("tu", size=10),
+                id=topup_id,
                 seat_session_id=seat.seat_session_id,
                 player_id=player.id,
                 amount=data.amount,
@@ -110,7 +112,6 @@ class TopUps:
                 "amount",
                 kind="top_up",
             )
-            return topup.id
 
         await quick_settlement(self.db, self.engines).settle_player(player.id)
         return await run_idempotent(
@@ -119,6 +120,7 @@ class TopUps:
             key=key,
             operation=self.OPERATION,
             fingerprint=fingerprint,
+            reference=topup_id,
             prepare=prepare,
             complete=self.complete_top_up,
         )

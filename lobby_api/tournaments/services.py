@@ -318,7 +318,9 @@ class Registrations:
     ) -> Answer:
         """Register ``player``: 201 with his entry (a retry with the same key replays it)."""
 
-        async def prepare(session: AsyncSession) -> str:
+        entry_id = new_id("te", size=8)
+
+        async def prepare(session: AsyncSession) -> None:
             tournament = await locked_tournament(session, tournament_id)
             self._check_open(tournament)
             if tournament.city is not None and tournament.city != player.city:
@@ -348,7 +350,7 @@ class Registrations:
                     f"all {tournament.max_players} places of this tournament are taken",
                 )
             entry = TournamentEntryRow(
-                id=new_id("te", size=8),
+                id=entry_id,
                 tournament_id=tournament.id,
                 player_id=player.id,
                 active_player=player.id,
@@ -369,7 +371,6 @@ class Registrations:
                 and count + 1 == tournament.max_players
             ):
                 await start_field(session, tournament, count + 1)
-            return entry.id
 
         if self.collect_owed is not None:
             await self.collect_owed(player.id)
@@ -379,6 +380,7 @@ class Registrations:
             key=key,
             operation=self.OPERATION,
             fingerprint=fingerprint,
+            reference=entry_id,
             prepare=prepare,
             complete=self.complete_registration,
         )

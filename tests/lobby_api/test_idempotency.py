@@ -14,8 +14,10 @@ async def test_an_answer_stored_by_complete_is_the_one_a_retry_gets(db: Database
     player_id, key = "p-" + secrets.token_hex(4), secrets.token_hex(8)
     stored: list[bool] = []
 
-    async def prepare(session: object) -> str:
-        return "ref-1"
+    prepared: list[object] = []
+
+    async def prepare(session: object) -> None:
+        prepared.append(session)
 
     async def complete(reference: str) -> Answer:
         async with db.write() as session:
@@ -30,6 +32,7 @@ async def test_an_answer_stored_by_complete_is_the_one_a_retry_gets(db: Database
             key=key,
             operation="test",
             fingerprint="f",
+            reference="ref-1",
             prepare=prepare,
             complete=complete,
         )
@@ -50,6 +53,7 @@ async def test_an_answer_stored_by_complete_is_the_one_a_retry_gets(db: Database
     again = await run()
     assert (again.status, again.body, again.replayed) == (201, {"reference": "ref-1"}, True)
     assert stored == [True]  # complete did not run again
+    assert len(prepared) == 1  # nor prepare
 
 
 async def test_outside_a_request_being_completed_nothing_is_stored(db: Database) -> None:
