@@ -614,6 +614,46 @@ def test_under_nohup_it_outlives_its_terminal(tmp_path: Path) -> None:
     assert process.returncode == 130, text
 
 
+def _listening(port: int) -> set[str]:
+    """The IPv4 addresses something listens on at ``port`` (from /proc/net/tcp)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, _, hex_port = local.partition(":")
+        if state == "0A" and int(hex_port, 16) == port:
+            found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+    return found
+
+
+def test_host_is_where_every_part_listens(tmp_path: Path) -> None:
+    from engine_server.settings import advertised_host
+
+    ports = {name: _free_port() for name in ("web", "metrics", "lobby")}
+    process = _stud_run(
+        tmp_path, "--no-bots", "--host", "0.0.0.0", "--grpc-port", "0",
+        "--web-port", str(ports["web"]), "--metrics-port", str(ports["metrics"]),
+        "--lobby-port", str(ports["lobby"]),
+    )  # fmt: skip
+    output: list[str] = []
+    try:
+        text = _until_up(process, output)
+        assert "The card room is up" in text, text
+        for name, port in ports.items():
+            assert _listening(port) == {"0.0.0.0"}, name
+        # The banner names the machine (players elsewhere connect to it); the room file,
+        # for the commands run here, loopback.
+        machine = advertised_host("0.0.0.0")
+        assert f"  web table       http://{machine}:{ports['lobby']}/play\n" in text, text
+        assert f"  engine web      http://{machine}:{ports['web']}  (" in text, text
+        room = json.loads((tmp_path / "var" / "room.json").read_text())
+        assert room["lobby"] == f"http://127.0.0.1:{ports['lobby']}"
+        assert room["grpc"].startswith("127.0.0.1:")
+        described = _stud(tmp_path, "describe")
+        assert described.returncode == 0, described.stderr
+    finally:
+        text += _stop_at_once(process)
+
+
 def test_a_killed_stud_run_takes_its_parts_with_it(tmp_path: Path) -> None:
     process = _stud_run(
         tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",

@@ -212,6 +212,30 @@ def _seeds_summary(output: str) -> str:
     return ""
 
 
+def _hosts(host: str) -> tuple[str, str]:
+    """Where this machine's own clients reach servers bound to ``host`` (the lobby's link to
+    the engine, the bots, the follow-up commands), and the name others reach them by (the
+    banner): loopback and this machine's name for a wildcard address, else ``host`` twice
+    (bracketed if IPv6)."""
+    from engine_server.settings import advertised_host
+
+    far = advertised_host(host)
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1", far
+    if host in ("::", "[::]"):
+        return "[::1]", far
+    return far, far
+
+
+def _port_of(address: object) -> int | None:
+    """The port of a ``host:port`` or URL address a part reported."""
+    text = str(address)
+    with contextlib.suppress(ValueError):
+        return urlsplit(text if "//" in text else f"//{text}").port
+    tail = text.rpartition(":")[2].split("/")[0]  # an unbracketed IPv6 host:port
+    return int(tail) if tail.isdigit() else None
+
+
 def _port_taken(host: str, port: int) -> bool:
     """True when something already listens on ``host:port`` (0 is never taken).
 
@@ -653,19 +677,28 @@ def run(args: argparse.Namespace) -> int:
         )
         engine = start("engine", [*_stud(), "engine"], ready_line=True)
         addresses = _read_ready_line(engine, "engine", 60, watch("engine", engine))
-        # The quick-game answer tells browsers (the /play page) where the engine's web port is.
-        env.setdefault(
-            "STUD_LOBBY_ENGINE_WEB", str(addresses.get("web") or f"http://{host}:{web_port}")
-        )
+        # The ports it reports (a port of 0 was any free one), at the hosts to use.
+        near, far = _hosts(host)
+        bound = {
+            key: _port_of(addresses.get(key)) or chosen_port
+            for key, chosen_port in (("grpc", grpc_port), ("web", web_port),
+                                     ("metrics", metrics_port))
+        }  # fmt: skip
+        grpc_address = f"{near}:{bound['grpc']}"
+        # Where the lobby sends browsers (the /play page) when the engine's node record does
+        # not say.
+        env.setdefault("STUD_LOBBY_ENGINE_WEB", f"http://{far}:{bound['web']}")
         _step(f"starting the lobby (http://{host}:{lobby_port})")
-        grpc_address = str(addresses.get("grpc") or f"{host}:{grpc_port}")
         lobby = start(
             "lobby",
-            [*_stud(), "lobby", "--port", str(lobby_port), "--engine", grpc_address],
+            [*_stud(), "lobby", "--host", host, "--port", str(lobby_port),
+             "--engine", grpc_address],
             ready_line=True,
-        )
+        )  # fmt: skip
         # Its own word for where it listens (a port of 0 was any free one).
-        lobby_url = str(_read_ready_line(lobby, "lobby", 60, watch("lobby", lobby)).get("http"))
+        ready = _read_ready_line(lobby, "lobby", 60, watch("lobby", lobby))
+        lobby_port = _port_of(ready.get("http")) or lobby_port
+        lobby_url = f"http://{near}:{lobby_port}"
         _wait_http(f"{lobby_url}/health", 60, watch("lobby", lobby))
         _demo_account(lobby_url)
         if not args.no_bots:
@@ -678,24 +711,28 @@ def run(args: argparse.Namespace) -> int:
             )
             wait_ready_event("bots", bots, BOTS_READY_SECONDS)
         demo_tournament = _demo_sit_and_go(lobby_url)
+        # The follow-up commands run here: this machine's addresses.
         room = {
             "lobby": lobby_url,
             "grpc": grpc_address,
-            "web": str(addresses.get("web")),
-            "metrics": str(addresses.get("metrics")),
-            "database": database_url,
+            "web": f"http://{near}:{bound['web']}",
+            "metrics": f"http://{near}:{bound['metrics']}/metrics",
+            "database": _shown(database_url),
         }
         write_room(room)
         stud = _stud_command()
+        # The banner: the addresses players and other machines use.
+        lobby_shown = f"http://{far}:{lobby_port}"
+        grpc_shown = f"{far}:{bound['grpc']}"
         lines = [
             "",
             "The card room is up:",
-            f"  web table       {lobby_url}/play",
-            f"  lobby API       {lobby_url}  (OpenAPI: {lobby_url}/schema)",
-            f"  lobby metrics   {lobby_url}/metrics",
-            f"  engine gRPC     {grpc_address}  (reflection on: {stud} describe)",
-            f"  engine web      {room['web']}  (Connect / gRPC-Web)",
-            f"  engine metrics  {room['metrics']}",
+            f"  web table       {lobby_shown}/play",
+            f"  lobby API       {lobby_shown}  (OpenAPI: {lobby_shown}/schema)",
+            f"  lobby metrics   {lobby_shown}/metrics",
+            f"  engine gRPC     {grpc_shown}  (reflection on: {stud} describe)",
+            f"  engine web      http://{far}:{bound['web']}  (Connect / gRPC-Web)",
+            f"  engine metrics  http://{far}:{bound['metrics']}/metrics",
             f"  database        {_shown(database_url)}",
             f"  sign in as      {DEMO_USER} / {DEMO_PASSWORD}",
             *(
@@ -721,7 +758,7 @@ def run(args: argparse.Namespace) -> int:
             f"  room file       {ROOM_FILE.resolve()}  (removed when this stops)",
             "From this directory these find the room without flags (var/room.json):",
             *(f"  {stud} {command}" for command in FOLLOW_UPS),
-            f"(elsewhere: add --engine {grpc_address} or --lobby {lobby_url}, and the token",
+            f"(elsewhere: add --engine {grpc_shown} or --lobby {lobby_shown}, and the token",
             "secret: STUD_JWT_SECRET, or this directory's var/jwt-secret)",
             "Press Ctrl-C to stop.",
         ]
