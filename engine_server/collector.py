@@ -97,6 +97,7 @@ def settle_garbage_collector() -> None:
         GC_FIRST_GENERATION,
     )
 
+
 #: the oldest generation CPython collects in a young collection (0 and 1 both)
 YOUNG = 1
 #: the oldest generation: a full collection (what is frozen is not walked)

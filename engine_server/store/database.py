@@ -313,4 +313,4 @@ def _set_up_sqlite(
                 cursor.close()
 
     # This engine's dialect alone (each engine has its own): the BEGIN is SQLite's here.
-    sync_engine.dialect.do_begin = _do_begin  # type: ignore[method-assign]
+    sync_engine.dialect.do_begin = _do_begin  # type: ignore[method-assign,assignment]

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from lobby_api.catalog.models import CityRow, StakeLevelRow
+from lobby_api.catalog.models import CityRow, StakeLevel, StakeLevelRow
 from lobby_api.problems import DomainError
 
 __all__ = [
     "MAX_QUICK_SEATS",
     "TOPUP_TO_MINIMUM_PROFILES",
     "check_buy_in",
+    "find_stake_level",
     "get_city",
     "get_stake_level",
     "list_cities",
@@ -32,13 +34,22 @@ MAX_QUICK_SEATS = 7
 TOPUP_TO_MINIMUM_PROFILES = frozenset({"casinos_austria", "casinos_austria_hilo", "memaid"})
 
 
+_LEVELS: sa.Table = StakeLevelRow.__table__  # type: ignore[attr-defined]
+#: A stake level by its id: one statement, built once (bound parameter).
+_LEVEL_BY_ID = sa.select(*_LEVELS.columns).where(
+    _LEVELS.c.id == sa.bindparam("level_id", type_=sa.String)
+)
+_LEVELS_IN_ORDER = sa.select(*_LEVELS.columns).order_by(_LEVELS.c.position, _LEVELS.c.id)
+
+
 async def list_cities(session: AsyncSession) -> list[CityRow]:
     return list((await session.exec(select(CityRow).order_by(col(CityRow.id)))).all())
 
 
-async def list_stake_levels(session: AsyncSession) -> list[StakeLevelRow]:
-    query = select(StakeLevelRow).order_by(col(StakeLevelRow.position), col(StakeLevelRow.id))
-    return list((await session.exec(query)).all())
+async def list_stake_levels(session: AsyncSession) -> list[StakeLevel]:
+    """Every stake level, in listing order."""
+    rows = (await session.exec(_LEVELS_IN_ORDER)).all()  # type: ignore[call-overload]
+    return [StakeLevel(**row._mapping) for row in rows]
 
 
 async def get_city(session: AsyncSession, city_id: str, field: str = "city") -> CityRow:
@@ -48,10 +59,17 @@ async def get_city(session: AsyncSession, city_id: str, field: str = "city") -> 
     return city
 
 
+async def find_stake_level(session: AsyncSession, level_id: str) -> StakeLevel | None:
+    """The stake level ``level_id`` (None: there is none)."""
+    row = (await session.exec(_LEVEL_BY_ID, params={"level_id": level_id})).first()  # type: ignore[call-overload]
+    return None if row is None else StakeLevel(**row._mapping)
+
+
 async def get_stake_level(
     session: AsyncSession, level_id: str, field: str = "stake_level"
-) -> StakeLevelRow:
-    level = await session.get(StakeLevelRow, level_id)
+) -> StakeLevel:
+    """The stake level a request names, or a 422 problem naming ``field``."""
+    level = await find_stake_level(session, level_id)
     if level is None:
         raise DomainError(
             422, "unknown_stake_level", f"there is no stake level {level_id!r}", field
@@ -59,7 +77,7 @@ async def get_stake_level(
     return level
 
 
-def check_buy_in(level: StakeLevelRow, buy_in: int, field: str = "buy_in") -> None:
+def check_buy_in(level: StakeLevel, buy_in: int, field: str = "buy_in") -> None:
     """A buy-in within the level's limits: no short buys, nothing above the maximum."""
     if not level.min_buy_in <= buy_in <= level.max_buy_in:
         raise DomainError(
@@ -71,14 +89,14 @@ def check_buy_in(level: StakeLevelRow, buy_in: int, field: str = "buy_in") -> No
         )
 
 
-def seats_at(level: StakeLevelRow) -> int:
+def seats_at(level: StakeLevel) -> int:
     """How many players a quick game at this level seats (its opener included)."""
     from engine_server.game.profiles import PROFILES
 
     return min(MAX_QUICK_SEATS, PROFILES[level.profile].max_players)
 
 
-def rule_overrides(level: StakeLevelRow) -> dict[str, Any]:
+def rule_overrides(level: StakeLevel) -> dict[str, Any]:
     """The overrides (settings of docs/rules.md §1) a quick game at this level is created with.
 
     The clock is the level's, and so is the rake: the level's whole schedule by players

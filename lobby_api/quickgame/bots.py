@@ -32,7 +32,7 @@ from engine_server.store.types import UTCDateTime, utc_now
 from lobby_api import engine_reads
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
-from lobby_api.catalog.services import get_city, get_stake_level, seats_at
+from lobby_api.catalog.services import find_stake_level, get_city, get_stake_level, seats_at
 from lobby_api.db import LONG_READ, Database
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.problems import DomainError
@@ -379,7 +379,7 @@ class BotRequests:
             await self._my_table(session, player.id, table_id)
             if table.status in _ENDED:
                 raise DomainError(409, "table_closed", f"table {table_id} is closing", "table_id")
-            level = await session.get(StakeLevelRow, table.stake_level)
+            level = await find_stake_level(session, table.stake_level)
             assert level is not None
             capacity = seats_at(level)
             if players > capacity:

@@ -23,8 +23,13 @@ from stud.v1 import admin_service_pb2
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
 from lobby_api.accounts.models import PlayerRow
-from lobby_api.catalog.models import StakeLevelRow
-from lobby_api.catalog.services import check_buy_in, get_stake_level, rule_overrides
+from lobby_api.catalog.models import StakeLevel
+from lobby_api.catalog.services import (
+    check_buy_in,
+    find_stake_level,
+    get_stake_level,
+    rule_overrides,
+)
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineError, TableSpec
 from lobby_api.engine_nodes import TableEngines
@@ -74,7 +79,7 @@ class _Opening:
 
     seat: LobbySeatRow
     table: QuickTableRow
-    level: StakeLevelRow
+    level: StakeLevel
     player: PlayerRow
 
 
@@ -161,7 +166,7 @@ class QuickGameOpening:
             assert seat is not None, seat_session_id
             table = await session.get(QuickTableRow, seat.table_id)
             assert table is not None
-            level = await session.get(StakeLevelRow, table.stake_level)
+            level = await find_stake_level(session, table.stake_level)
             player = await session.get(PlayerRow, seat.player_id)
             assert level is not None and player is not None
         return _Opening(seat, table, level, player)

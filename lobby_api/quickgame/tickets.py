@@ -27,8 +27,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from engine_server.ids import new_id
 from engine_server.store.types import utc_now
 from lobby_api.accounts.models import PlayerRow
-from lobby_api.catalog.models import StakeLevelRow
-from lobby_api.catalog.services import check_buy_in, get_stake_level, seats_at
+from lobby_api.catalog.services import check_buy_in, find_stake_level, get_stake_level, seats_at
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineError
 from lobby_api.engine_nodes import TableEngines
@@ -257,7 +256,7 @@ class Matchmaking:
             if ticket.expires_at <= utc_now():
                 await self._release(session, ticket, TicketStatus.EXPIRED)
                 return None
-            level = await session.get(StakeLevelRow, ticket.stake_level)
+            level = await find_stake_level(session, ticket.stake_level)
             assert level is not None
             capacity = seats_at(level)
             mine = select(LobbySeatRow.table_id).where(

@@ -15,8 +15,7 @@ from engine_server.ids import new_id
 from engine_server.store.types import utc_now
 from lobby_api import engine_reads
 from lobby_api.accounts.models import PlayerRow
-from lobby_api.catalog.models import StakeLevelRow
-from lobby_api.catalog.services import TOPUP_TO_MINIMUM_PROFILES
+from lobby_api.catalog.services import TOPUP_TO_MINIMUM_PROFILES, find_stake_level
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineError
 from lobby_api.engine_nodes import TableEngines
@@ -74,7 +73,7 @@ class TopUps:
                 )
             table = await session.get(QuickTableRow, table_id)
             assert table is not None
-            level = await session.get(StakeLevelRow, table.stake_level)
+            level = await find_stake_level(session, table.stake_level)
             assert level is not None
             stack = engine_session.stack + data.amount
             if stack > level.max_buy_in:
