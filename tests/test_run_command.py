@@ -696,10 +696,10 @@ def test_a_port_held_by_the_parts_of_a_killed_stud_run_is_named() -> None:
         taken.listen()
         port = taken.getsockname()[1]
         left = {"grpc": "127.0.0.1:1", "lobby": f"http://127.0.0.1:{port}", "pid": 4321}
-        ports = [("engine gRPC port", _free_port(), "--grpc-port"),
-                 ("lobby port", port, "--lobby-port")]  # fmt: skip
+        ports = [("engine gRPC port", "127.0.0.1", _free_port(), "--grpc-port"),
+                 ("lobby port", "127.0.0.1", port, "--lobby-port")]  # fmt: skip
         try:
-            _check_ports("127.0.0.1", ports, left)
+            _check_ports(ports, left)
         except Failed as error:
             said = str(error)
         else:
@@ -711,7 +711,7 @@ def test_a_port_held_by_the_parts_of_a_killed_stud_run_is_named() -> None:
         )
         # A room file that names other ports says nothing of this one.
         try:
-            _check_ports("127.0.0.1", ports, {**left, "lobby": "http://127.0.0.1:1"})
+            _check_ports(ports, {**left, "lobby": "http://127.0.0.1:1"})
         except Failed as error:
             assert "(another stud run?)" in str(error)
 

@@ -113,13 +113,25 @@ class Failed(Exception):
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--database-url", help="database URL (STUD_DATABASE_URL)")
-    parser.add_argument("--grpc-port", type=int, default=None, help="engine gRPC port (50051)")
-    parser.add_argument("--web-port", type=int, default=None, help="engine web port (8081)")
+    for flag, what, variable, default in (
+        ("--grpc-port", "engine gRPC port", "STUD_ENGINE_GRPC_PORT", 50051),
+        ("--web-port", "engine Connect/gRPC-Web port", "STUD_ENGINE_WEB_PORT", 8081),
+        ("--metrics-port", "engine Prometheus /metrics port", "STUD_ENGINE_METRICS_PORT", 9464),
+        ("--lobby-port", "lobby HTTP port", "STUD_LOBBY_PORT", 8000),
+    ):
+        parser.add_argument(
+            flag,
+            type=int,
+            default=None,
+            metavar="PORT",
+            help=f"{what} ({variable}, else {default}; 0: any free port)",
+        )
     parser.add_argument(
-        "--metrics-port", type=int, default=None, help="engine Prometheus /metrics port (9464)"
+        "--host",
+        default=None,
+        help="address every part listens on (else STUD_ENGINE_HOST, and STUD_LOBBY_HOST for "
+        "the lobby; else 127.0.0.1; 0.0.0.0: all)",
     )
-    parser.add_argument("--lobby-port", type=int, default=None, help="lobby HTTP port (8000)")
-    parser.add_argument("--host", default=None, help="address to listen on (127.0.0.1)")
     parser.add_argument("--no-bots", action="store_true", help="do not start demo bots")
 
 
@@ -266,15 +278,16 @@ def _room_ports(room: dict[str, Any]) -> set[int]:
 
 
 def _check_ports(
-    host: str, ports: list[tuple[str, int, str]], left: dict[str, Any] | None = None
+    ports: list[tuple[str, str, int, str]], left: dict[str, Any] | None = None
 ) -> None:
-    """Refuse, naming the port and its flag, when one is taken or two are the same.
+    """Refuse, naming the port and its flag, when one is taken or two are the same; ``ports``
+    holds (what, host, port, flag) each.
 
     ``left`` is a room file whose ``stud run`` is gone: a taken port it names is most likely
     held by that room's parts, still stopping (they got a SIGTERM when it died).
     """
     seen: dict[int, str] = {}
-    for name, port, flag in ports:
+    for name, host, port, flag in ports:
         if port < 0 or port > 65535:
             raise Failed(f"{flag}: expected a port number 0-65535, got {port}", code=2)
         if port and port in seen:
@@ -460,6 +473,7 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     database_url = args.database_url or env.get("STUD_DATABASE_URL") or DEFAULT_DATABASE_URL
     host = args.host or env.get("STUD_ENGINE_HOST") or "127.0.0.1"
+    lobby_host = args.host or env.get("STUD_LOBBY_HOST") or host
 
     def chosen(flag: int | None, name: str, default: int) -> int:
         # A flag wins over the variable; 0 is a valid choice (any free port).
@@ -652,12 +666,11 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(signum, on_signal)
     try:
         _check_ports(
-            host,
             [
-                ("engine gRPC port", grpc_port, "--grpc-port"),
-                ("engine web port", web_port, "--web-port"),
-                ("engine metrics port", metrics_port, "--metrics-port"),
-                ("lobby port", lobby_port, "--lobby-port"),
+                ("engine gRPC port", host, grpc_port, "--grpc-port"),
+                ("engine web port", host, web_port, "--web-port"),
+                ("engine metrics port", host, metrics_port, "--metrics-port"),
+                ("lobby port", lobby_host, lobby_port, "--lobby-port"),
             ],
             left_behind(),
         )
@@ -688,17 +701,18 @@ def run(args: argparse.Namespace) -> int:
         # Where the lobby sends browsers (the /play page) when the engine's node record does
         # not say.
         env.setdefault("STUD_LOBBY_ENGINE_WEB", f"http://{far}:{bound['web']}")
-        _step(f"starting the lobby (http://{host}:{lobby_port})")
+        _step(f"starting the lobby (http://{lobby_host}:{lobby_port})")
         lobby = start(
             "lobby",
-            [*_stud(), "lobby", "--host", host, "--port", str(lobby_port),
+            [*_stud(), "lobby", "--host", lobby_host, "--port", str(lobby_port),
              "--engine", grpc_address],
             ready_line=True,
         )  # fmt: skip
         # Its own word for where it listens (a port of 0 was any free one).
         ready = _read_ready_line(lobby, "lobby", 60, watch("lobby", lobby))
         lobby_port = _port_of(ready.get("http")) or lobby_port
-        lobby_url = f"http://{near}:{lobby_port}"
+        lobby_near, lobby_far = _hosts(lobby_host)
+        lobby_url = f"http://{lobby_near}:{lobby_port}"
         _wait_http(f"{lobby_url}/health", 60, watch("lobby", lobby))
         _demo_account(lobby_url)
         if not args.no_bots:
@@ -722,7 +736,7 @@ def run(args: argparse.Namespace) -> int:
         write_room(room)
         stud = _stud_command()
         # The banner: the addresses players and other machines use.
-        lobby_shown = f"http://{far}:{lobby_port}"
+        lobby_shown = f"http://{lobby_far}:{lobby_port}"
         grpc_shown = f"{far}:{bound['grpc']}"
         lines = [
             "",
