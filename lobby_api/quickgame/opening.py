@@ -68,19 +68,21 @@ _OPENED = (
 )
 
 
-def _columns(row: QuickTableRow | LobbySeatRow) -> dict[str, object]:
-    """The row's values by column, for an INSERT."""
-    return {column.key: getattr(row, column.key) for column in row.__table__.columns}  # type: ignore[union-attr]
-
-
 @dataclass(frozen=True, slots=True)
 class _Opening:
-    """What completing a quick game needs: the rows prepare wrote or read."""
+    """What completing a quick game needs: its rows as prepare wrote them, or as a retry
+    (or the sweep) reads them."""
 
-    seat: LobbySeatRow
-    table: QuickTableRow
+    table_id: str
+    node_id: str | None
+    city: str
+    client_seed: str
     level: StakeLevel
-    player: PlayerRow
+    player_id: str
+    username: str
+    buy_in: int
+    seat_state: str
+    seat: int | None
 
 
 class QuickGameOpening:
@@ -114,39 +116,65 @@ class QuickGameOpening:
                 data.buy_in,
                 "buy_in",
             )
-            table = QuickTableRow(
-                table_id=table_id,
-                # Chosen once: a retried CreateTable goes to the same node. Chosen last: the
-                # placement lock (PostgreSQL) is held from here to the commit, and every quick
-                # game of the room waits for it.
-                node_id=await self.engines.choose(session),
-                opener_player_id=player.id,
-                city=player.city,
-                stake_level=level.id,
-                client_seed=client_seed,
-                status=QuickTableStatus.OPENING.value,
-                created_at=now,
+            # Chosen once: a retried CreateTable goes to the same node. Chosen last: the
+            # placement lock (PostgreSQL) is held from here to the commit, and every quick
+            # game of the room waits for it.
+            node_id = await self.engines.choose(session)
+            # Inserted as rows (SQLAlchemy Core), not as objects of the ORM's unit of work
+            # (issue 16): every column named, as the models' defaults would fill them.
+            await session.exec(
+                _INSERT_TABLE,
+                params={
+                    "table_id": table_id,
+                    "opener_player_id": player.id,
+                    "city": player.city,
+                    "stake_level": level.id,
+                    "client_seed": client_seed,
+                    "status": QuickTableStatus.OPENING.value,
+                    "node_id": node_id,
+                    "raked_through": 0,
+                    "created_at": now,
+                    "closed_at": None,
+                    "finished_at": None,
+                },
             )
-            seat = LobbySeatRow(
-                seat_session_id=seat_session_id,
-                table_id=table.table_id,
-                player_id=player.id,
-                buy_in=data.buy_in,
-                source=SeatSource.QUICKGAME.value,
-                state=SeatState.PENDING.value,
-                created_at=now,
+            await session.exec(
+                _INSERT_SEAT,
+                params={
+                    "seat_session_id": seat_session_id,
+                    "table_id": table_id,
+                    "player_id": player.id,
+                    "buy_in": data.buy_in,
+                    "source": SeatSource.QUICKGAME.value,
+                    "ticket_id": None,
+                    "state": SeatState.PENDING.value,
+                    "seat": None,
+                    "settled_amount": None,
+                    "settled_at": None,
+                    "created_at": now,
+                },
             )
-            # Inserted as rows (SQLAlchemy Core), not through the ORM's unit of work: the
-            # objects stay the session's strangers, kept for complete (issue 16).
-            await session.exec(_INSERT_TABLE, params=_columns(table))
-            await session.exec(_INSERT_SEAT, params=_columns(seat))
-            prepared.append(_Opening(seat, table, level, player))
+            prepared.append(
+                _Opening(
+                    table_id=table_id,
+                    node_id=node_id,
+                    city=player.city,
+                    client_seed=client_seed,
+                    level=level,
+                    player_id=player.id,
+                    username=player.username,
+                    buy_in=data.buy_in,
+                    seat_state=SeatState.PENDING.value,
+                    seat=None,
+                )
+            )
 
         async def complete(seat_session_id: str) -> Answer:
-            # Right after prepare, its rows as it committed them; a retry or the sweep (which
-            # may finish a request another process began) reads them.
-            known = next((o for o in prepared if o.seat.seat_session_id == seat_session_id), None)
-            return await self.complete_quick_game(seat_session_id, known)
+            # Right after prepare (this request's), its rows as it committed them; a retry or
+            # the sweep (which may finish a request another process began) reads them.
+            return await self.complete_quick_game(
+                seat_session_id, prepared[0] if prepared else None
+            )
 
         await quick_settlement(self.db, self.engines).settle_player(player.id)
         return await run_idempotent(
@@ -169,7 +197,18 @@ class QuickGameOpening:
             level = await find_stake_level(session, table.stake_level)
             player = await session.get(PlayerRow, seat.player_id)
             assert level is not None and player is not None
-        return _Opening(seat, table, level, player)
+        return _Opening(
+            table_id=table.table_id,
+            node_id=table.node_id,
+            city=table.city,
+            client_seed=table.client_seed,
+            level=level,
+            player_id=player.id,
+            username=player.username,
+            buy_in=seat.buy_in,
+            seat_state=seat.state,
+            seat=seat.seat,
+        )
 
     async def complete_quick_game(
         self, seat_session_id: str, known: _Opening | None = None
@@ -177,14 +216,14 @@ class QuickGameOpening:
         """CreateTable and SeatPlayer, then the seat and the table marked open (``known``:
         the rows prepare has just committed, else they are read)."""
         opening = known or await self._read_opening(seat_session_id)
-        seat, table, level, player = opening.seat, opening.table, opening.level, opening.player
-        if seat.state == SeatState.FAILED.value:
+        level = opening.level
+        if opening.seat_state == SeatState.FAILED.value:
             return problem(
                 DomainError(502, "engine_refused", "the game server refused to open the table")
             )
         spec = TableSpec(
-            request_id=table.table_id,
-            table_id=table.table_id,
+            request_id=opening.table_id,
+            table_id=opening.table_id,
             profile=level.profile,
             ante=level.ante,
             bring_in=level.bring_in,
@@ -192,56 +231,62 @@ class QuickGameOpening:
             big_bet=level.big_bet,
             min_buy_in=level.min_buy_in,
             max_buy_in=level.max_buy_in,
-            client_seed=table.client_seed,
-            opener_player_id=player.id,
+            client_seed=opening.client_seed,
+            opener_player_id=opening.player_id,
             rule_overrides=rule_overrides(level),
-            labels={"city": table.city, "stake_level": level.id, "kind": "quickgame"},
+            labels={"city": opening.city, "stake_level": level.id, "kind": "quickgame"},
             opener_seat=admin_service_pb2.OpenerSeat(
-                seat_session_id=seat_session_id, display_name=player.username, buy_in=seat.buy_in
+                seat_session_id=seat_session_id,
+                display_name=opening.username,
+                buy_in=opening.buy_in,
             ),
         )
-        self.engines.expect(table.table_id, table.node_id)
+        self.engines.expect(opening.table_id, opening.node_id)
         try:
             opened = await self.engines.open_table(spec)
             engine_table = opened.table
-            number = seat.seat
+            number = opening.seat
             if opened.HasField("opener_session"):
                 number = opened.opener_session.seat
-            elif seat.state != SeatState.SEATED.value:
+            elif opening.seat_state != SeatState.SEATED.value:
                 seated = await self.engines.seat_player(
-                    table.table_id, seat_session_id, player.id, player.username, seat.buy_in
+                    opening.table_id,
+                    seat_session_id,
+                    opening.player_id,
+                    opening.username,
+                    opening.buy_in,
                 )
                 number = seated.seat
         except EngineError as error:
             if error.transient:
                 raise Transient(str(error)) from None
-            log.warning("quick game %s refused by the engine: %s", table.table_id, error)
+            log.warning("quick game %s refused by the engine: %s", opening.table_id, error)
             # Closed on the engine whatever the refusal: a refused seat at a table an
             # earlier try created leaves the table there (none found: nothing to close).
             await self._fail_quick_game(seat_session_id)
             field = "client_seed" if error.field == "client_seed" else None
             return problem(engine_refusal(error, field))
         # The node that owns the table now (it created it).
-        route = await self.engines.route(table.table_id)
+        route = await self.engines.route(opening.table_id)
         view = QuickGameView(
-            table=f"tables/{table.table_id}",
-            table_id=table.table_id,
+            table=f"tables/{opening.table_id}",
+            table_id=opening.table_id,
             engine_grpc=route.grpc,
             engine_grpc_web=route.web,
             commitment=engine_table.seed.commitment,
             next_commitment=engine_table.next_commitment,
-            client_seed=table.client_seed,
+            client_seed=opening.client_seed,
             seat_session_id=seat_session_id,
             seat=number or 0,
-            buy_in=seat.buy_in,
+            buy_in=opening.buy_in,
             stake_level=level.id,
-            city=table.city,
+            city=opening.city,
         )
         async with self.db.write() as session:
             # Two statements, no read first: each row is locked as it is updated; the answer
             # is stored in the same transaction.
             await session.exec(_SEATED, params={"seat_id": seat_session_id, "number": number})
-            await session.exec(_OPENED, params={"opened_id": table.table_id})
+            await session.exec(_OPENED, params={"opened_id": opening.table_id})
             return await finish_in(session, Answer(201, msgspec.to_builtins(view)))
 
     async def _fail_quick_game(self, seat_session_id: str) -> None:
