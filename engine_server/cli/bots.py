@@ -40,6 +40,7 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -176,10 +177,28 @@ def desk_token(env: Mapping[str, str]) -> Callable[[], str] | None:
     return lambda: mint_token(secret, "stud-bots", [Scope.LOBBY], ttl_seconds=300, name="bots")
 
 
-def _emit(event: str, **fields: Any) -> None:
-    line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event}
-    line.update(fields)
-    print(json.dumps(line), flush=True)
+def _emitter(on_closed: Callable[[], None]) -> Callable[..., None]:
+    """What prints the bots' events, one JSON line each on stdout. When stdout's reader goes
+    away (``stud bots | head``), ``on_closed()`` runs once: the bots stop as on SIGTERM, and
+    what they would still print goes to /dev/null."""
+    closed = False
+
+    def emit(event: str, **fields: Any) -> None:
+        nonlocal closed
+        if closed:
+            return
+        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), "event": event}
+        line.update(fields)
+        try:
+            print(json.dumps(line), flush=True)
+        except BrokenPipeError:
+            closed = True
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            on_closed()
+
+    return emit
 
 
 def run(args: argparse.Namespace) -> int:
@@ -244,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
             loop.add_signal_handler(signum, stop.set)
         if args.duration is not None:
             loop.call_later(args.duration, stop.set)
-        return await run_bots(config, stop, _emit)
+        return await run_bots(config, stop, _emitter(stop.set))
 
     try:
         return asyncio.run(main())
