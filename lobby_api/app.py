@@ -3,11 +3,13 @@
 Stateless: everything lives in the database, the rate limits' counters too
 (:mod:`lobby_api.ratelimit.limiter`), so any number of replicas can serve behind a
 load balancer and share one limit. Each replica runs the sweep (:mod:`lobby_api.sweep`);
-every step of it is idempotent, so replicas sweeping at once never pay twice.
+every step of it is idempotent, so replicas sweeping at once never pay twice. The one view a
+replica keeps is derived and a second old at most: the players looking for a game per city
+and stake level (:mod:`lobby_api.quickgame.looking`).
 
 The composition root: the app's long-lived parts live on its state (the database, the
 engine client and the per-node routing, the settings, the wallet reader with what settlement
-owes, the tournament director); each domain's services are built per request from them
+owes, the tournament director, the players looking); each domain's services are built per request from them
 (``Provide``, in the domain's ``dependencies`` module). The director's pass runs with the
 sweep on every replica (:mod:`lobby_api.tournaments.director`).
 """
@@ -88,6 +90,7 @@ def create_app(
     """The lobby app. ``engine_client``, ``password_hasher`` and ``database`` replace the
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
+    from lobby_api.quickgame.looking import PlayersLooking
     from lobby_api.quickgame.tables import opening_by_node, planned_node, quick_settlement
     from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.settlement.services import owed_to_player
@@ -132,7 +135,8 @@ def create_app(
 
     # Reading a wallet first settles the closed seat sessions its player left behind.
     wallet_reader = WalletReader(db, Owed(owed_to_player(), settle_player))
-    sweep = Sweep(db, engines, settings)
+    looking = PlayersLooking(db)
+    sweep = Sweep(db, engines, settings, looking)
     # The tournament director's pass runs with the sweep, on every replica (each of its
     # steps happens once whichever replicas run it: lobby_api.tournaments.director).
     director = Director(db, engines, lease=timedelta(seconds=settings.tournament_lease_seconds))
@@ -213,6 +217,7 @@ def create_app(
                 "wallet_reader": wallet_reader,
                 "sweep": sweep,
                 "director": director,
+                "looking": looking,
                 "login_failures": login_failures,
                 "sessions": sessions,
             }

@@ -16,6 +16,7 @@ from engine_server.store.database import is_outage
 from lobby_api.db import Database
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.idempotency import Complete, resume_stale
+from lobby_api.quickgame.looking import PlayersLooking
 from lobby_api.quickgame.opening import QuickGameOpening
 from lobby_api.quickgame.tables import QuickTables
 from lobby_api.quickgame.tickets import Matchmaking
@@ -37,15 +38,22 @@ def _first_line(error: BaseException) -> str:
 class Sweep:
     """One replica's sweep (:meth:`once`, every ``interval`` seconds in :meth:`forever`)."""
 
-    def __init__(self, db: Database, engines: TableEngines, settings: LobbySettings) -> None:
+    def __init__(
+        self,
+        db: Database,
+        engines: TableEngines,
+        settings: LobbySettings,
+        looking: PlayersLooking,
+    ) -> None:
         self.db = db
         self.engines = engines
         self.settings = settings
+        self.looking = looking
 
     def operations(self) -> dict[str, Complete]:
         """How to finish each kind of pending money request, by its operation name."""
         opening = QuickGameOpening(self.db, self.engines)
-        matchmaking = Matchmaking(self.db, self.engines, self.settings)
+        matchmaking = Matchmaking(self.db, self.engines, self.settings, self.looking)
         topups = TopUps(self.db, self.engines)
         registrations = Registrations(self.db, self.engines, self.settings)
         return {
@@ -59,7 +67,7 @@ class Sweep:
         """Settle, rake, wind up tables, expire and place tickets, resume stuck requests."""
         await Settlement(self.db).settle_all()
         await QuickTables(self.db, self.engines).sweep()
-        await Matchmaking(self.db, self.engines, self.settings).sweep_tickets()
+        await Matchmaking(self.db, self.engines, self.settings, self.looking).sweep_tickets()
         await resume_stale(self.db, self.operations())
 
     async def forever(

@@ -29,21 +29,19 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.auth import Scope, TokenError, verify_token
 from engine_server.store.types import UTCDateTime, utc_now
-from lobby_api import engine_reads
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
 from lobby_api.catalog.services import find_stake_level, get_city, get_stake_level, seats_at
-from lobby_api.db import LONG_READ, Database
+from lobby_api.db import Database
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.common import locked, my_seat, not_seated
+from lobby_api.quickgame.looking import PlayersLooking, seat_taken
 from lobby_api.quickgame.models import (
     BotDeskRow,
     BotRequestRow,
     QuickTableRow,
     QuickTableStatus,
-    TicketRow,
-    TicketStatus,
 )
 from lobby_api.quickgame.reveals import seed_reveals
 from lobby_api.quickgame.schemas import (
@@ -109,17 +107,6 @@ def check_desk_token(authorization: str | None, secret: str) -> str:
     return identity.subject
 
 
-def _seat_taken() -> sa.ColumnElement[bool]:
-    """A lobby seat that holds a place at its table (as ``occupied_seats`` counts them)."""
-    return sa.or_(
-        col(LobbySeatRow.state) == SeatState.PENDING.value,
-        sa.and_(
-            col(LobbySeatRow.state) == SeatState.SEATED.value,
-            sa.not_(engine_reads.seat_session_closed(col(LobbySeatRow.seat_session_id))),
-        ),
-    )
-
-
 async def still_missing_players(session: AsyncSession, table_id: str) -> int:
     """Seats a table that asked for bots still wants filled (0: none, or it did not ask)."""
     request = await session.get(BotRequestRow, table_id)
@@ -144,17 +131,15 @@ async def _desk_serves(session: AsyncSession, city: str, stake_level: str) -> bo
 
 @cache
 def _opponents_query() -> sa.Select[Any]:
-    """Everything :meth:`BotRequests.opponents` says, in one statement (issue 16: it was eight,
-    in a read transaction of their own, at every quick game): the table, the names of its city
-    and stake level, whether the player's latest seat there is unsettled (NULL: he has none),
-    how many seats are taken, how many other players of the city wait at that level (holders
-    of a waiting ticket for any table, and players alone at another open quick table, each
-    counted once), the bot request, and whether a desk serves the city and level now.
+    """Everything :meth:`BotRequests.opponents` says of the table, in one statement (issue 16:
+    it was eight, in a read transaction of their own, at every quick game): the table, the
+    names of its city and stake level, whether the player's latest seat there is unsettled
+    (NULL: he has none), how many seats are taken, the bot request, and whether a desk serves
+    the city and level now. How many other players of the city look for a game there comes
+    from :class:`~lobby_api.quickgame.looking.PlayersLooking`.
 
-    Bound at each use: ``table_id``, ``player_id``, ``now`` and ``since`` (a desk that polled
-    after it serves). Built once: building SQLAlchemy expressions costs more than the SQL.
-    A :data:`~lobby_api.db.LONG_READ`: the players alone are counted over every open quick
-    table of the city and level (a millisecond at a thousand of them, on SQLite).
+    Bound at each use: ``table_id``, ``player_id`` and ``since`` (a desk that polled after it
+    serves). Built once: building SQLAlchemy expressions costs more than the SQL.
     """
     table = sa.alias(QuickTableRow.__table__, "t")  # type: ignore[attr-defined]
     player_id = sa.bindparam("player_id", type_=sa.String)
@@ -175,42 +160,7 @@ def _opponents_query() -> sa.Select[Any]:
     taken = (
         sa.select(sa.func.count())
         .select_from(LobbySeatRow)
-        .where(col(LobbySeatRow.table_id) == table.c.table_id, _seat_taken())
-        .correlate(table)
-        .scalar_subquery()
-    )
-    ticket_holders: sa.Select[Any] = (
-        sa.select(col(TicketRow.player_id).label("player_id"))
-        .where(
-            col(TicketRow.status) == TicketStatus.WAITING.value,
-            col(TicketRow.city) == table.c.city,
-            col(TicketRow.stake_level) == table.c.stake_level,
-            col(TicketRow.expires_at) > sa.bindparam("now", type_=time_type),
-            col(TicketRow.for_table_id).is_(None),
-        )
-        .correlate(table)
-    )
-    alone = (
-        sa.select(sa.func.min(col(LobbySeatRow.player_id)).label("player_id"))
-        .select_from(LobbySeatRow)
-        .join(QuickTableRow, col(QuickTableRow.table_id) == col(LobbySeatRow.table_id))
-        .where(
-            col(QuickTableRow.city) == table.c.city,
-            col(QuickTableRow.stake_level) == table.c.stake_level,
-            col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
-            col(QuickTableRow.table_id) != table.c.table_id,
-            _seat_taken(),
-        )
-        .group_by(col(LobbySeatRow.table_id))
-        .having(sa.func.count() == 1)
-        .correlate(table)
-    )
-    # UNION (not UNION ALL): a player with a ticket who also sits alone counts once.
-    players = sa.union(ticket_holders, alone).subquery()
-    waiting = (
-        sa.select(sa.func.count())
-        .select_from(players)
-        .where(players.c.player_id != player_id)
+        .where(col(LobbySeatRow.table_id) == table.c.table_id, seat_taken())
         .correlate(table)
         .scalar_subquery()
     )
@@ -219,47 +169,41 @@ def _opponents_query() -> sa.Select[Any]:
         col(BotDeskRow.stake_level) == table.c.stake_level,
         col(BotDeskRow.seen_at) > sa.bindparam("since", type_=time_type),
     )
-    return (
-        sa.select(
-            table.c.status,
-            table.c.city,
-            table.c.stake_level,
-            sa.select(col(CityRow.name))
-            .where(col(CityRow.id) == table.c.city)
-            .correlate(table)
-            .scalar_subquery(),
-            sa.select(col(StakeLevelRow.name))
-            .where(col(StakeLevelRow.id) == table.c.stake_level)
-            .correlate(table)
-            .scalar_subquery(),
-            seat_open,
-            taken,
-            waiting,
-            sa.select(col(BotRequestRow.players))
-            .where(col(BotRequestRow.table_id) == table.c.table_id)
-            .correlate(table)
-            .scalar_subquery(),
-            sa.case((desk.correlate(table), 1), else_=0),
-        )
-        .where(table.c.table_id == sa.bindparam("table_id", type_=sa.String))
-        .execution_options(**LONG_READ)
-    )
+    return sa.select(
+        table.c.status,
+        table.c.city,
+        table.c.stake_level,
+        sa.select(col(CityRow.name))
+        .where(col(CityRow.id) == table.c.city)
+        .correlate(table)
+        .scalar_subquery(),
+        sa.select(col(StakeLevelRow.name))
+        .where(col(StakeLevelRow.id) == table.c.stake_level)
+        .correlate(table)
+        .scalar_subquery(),
+        seat_open,
+        taken,
+        sa.select(col(BotRequestRow.players))
+        .where(col(BotRequestRow.table_id) == table.c.table_id)
+        .correlate(table)
+        .scalar_subquery(),
+        sa.case((desk.correlate(table), 1), else_=0),
+    ).where(table.c.table_id == sa.bindparam("table_id", type_=sa.String))
 
 
 def _opponents_parameters(table_id: str, player_id: str) -> dict[str, Any]:
-    now = utc_now()
     return {
         "table_id": table_id,
         "player_id": player_id,
-        "now": now,
-        "since": now - timedelta(seconds=DESK_SECONDS),
+        "since": utc_now() - timedelta(seconds=DESK_SECONDS),
     }
 
 
-def _opponents(row: Any, table_id: str) -> Opponents:
-    """What a player at the table is told, from its row of :func:`_opponents_query`."""
-    status, city, stake_level, city_name, level_name, _, taken, waiting, fill_to, desk = row
-    players, waiting = int(taken), int(waiting)
+def _opponents(row: Any, table_id: str, waiting: int) -> Opponents:
+    """What a player at the table is told, from its row of :func:`_opponents_query` and how
+    many other players of its city look for a game at its level (``waiting``)."""
+    status, city, stake_level, city_name, level_name, _, taken, fill_to, desk = row
+    players = int(taken)
     city_name = city_name if city_name is not None else city
     level_name = level_name if level_name is not None else stake_level
     bots: Literal["available", "requested", "unavailable"]
@@ -310,9 +254,10 @@ def _opponents(row: Any, table_id: str) -> Opponents:
 class BotRequests:
     """What a player alone at a quick table is told, his request for bots, the bot desk."""
 
-    def __init__(self, db: Database, engines: TableEngines) -> None:
+    def __init__(self, db: Database, engines: TableEngines, looking: PlayersLooking) -> None:
         self.db = db
         self.engines = engines
+        self.looking = looking
 
     # ------------------------------------------------------------------ player side
 
@@ -325,7 +270,11 @@ class BotRequests:
                 _opponents_query(), params=_opponents_parameters(table.table_id, player_id)
             )
         ).one()
-        return _opponents(row, table.table_id)
+        return await self._told(row, table.table_id, player_id)
+
+    async def _told(self, row: Any, table_id: str, player_id: str) -> Opponents:
+        waiting = await self.looking.count(row.city, row.stake_level, besides=player_id)
+        return _opponents(row, table_id, waiting)
 
     async def _my_table(
         self, session: AsyncSession, player_id: str, table_id: str
@@ -348,7 +297,7 @@ class BotRequests:
         rows = await self.db.fetch(_opponents_query(), _opponents_parameters(table_id, player_id))
         if not rows or rows[0].seat_open != 1:
             return None
-        return _opponents(rows[0], table_id)
+        return await self._told(rows[0], table_id, player_id)
 
     async def _view(self, session: AsyncSession, table: QuickTableRow, player_id: str) -> TableView:
         # Where the table is served now: a client whose node died without a word (no

@@ -126,6 +126,9 @@ class QuickGameController(Controller):
         token = issue_token(state.settings.jwt_secret, current_player, state.settings.token_seconds)
         body = answer.body
         extra: dict[str, Any] = {"token": token}
+        if answer.status < 400 and not answer.replayed:
+            # He sits alone at his new table: looking for a game (lobby_api.quickgame.looking).
+            state.looking.started(current_player.city, data.stake_level, current_player.id)
         if answer.status < 400:
             # Fresh at every answer (a replay too): who sits there now, and what to do alone.
             opponents = await bot_requests.opponents_at(current_player.id, str(body["table_id"]))
@@ -264,9 +267,11 @@ class TableController(Controller):
     ) -> Response[LeaveView]:
         view, freed = await leaving.leave(current_player, table_id)
         background = None
-        if freed:
-            table = await leaving.table_of(table_id)
-            if table is not None:
+        table = await leaving.table_of(table_id)
+        if table is not None:
+            # He looks no more there, and whoever stays may sit alone now.
+            matchmaking.looking.changed(table.city, table.stake_level)
+            if freed:
                 background = BackgroundTask(
                     matchmaking.match_waiting, table.city, table.stake_level
                 )

@@ -33,7 +33,7 @@ def provide_opening(state: State) -> QuickGameOpening:
 
 
 def provide_matchmaking(state: State) -> Matchmaking:
-    return Matchmaking(state.db, state.engines, state.settings)
+    return Matchmaking(state.db, state.engines, state.settings, state.looking)
 
 
 def provide_topups(state: State) -> TopUps:
@@ -49,7 +49,7 @@ def provide_seed_rotation(state: State) -> SeedRotation:
 
 
 def provide_bot_requests(state: State) -> BotRequests:
-    return BotRequests(state.db, state.engines)
+    return BotRequests(state.db, state.engines, state.looking)
 
 
 #: Every quick-game service, by the name handlers ask for it.

@@ -35,6 +35,7 @@ from lobby_api.idempotency import Answer, run_idempotent
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.bots import still_missing_players
 from lobby_api.quickgame.common import insufficient, locked
+from lobby_api.quickgame.looking import PlayersLooking
 from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus, TicketRow, TicketStatus
 from lobby_api.quickgame.schemas import TicketRequest, TicketView
 from lobby_api.quickgame.tables import quick_settlement
@@ -76,10 +77,18 @@ class Matchmaking:
     #: The operation name its idempotency keys carry (the sweep resumes it by this name).
     OPERATION = "ticket"
 
-    def __init__(self, db: Database, engines: TableEngines, settings: LobbySettings) -> None:
+    def __init__(
+        self,
+        db: Database,
+        engines: TableEngines,
+        settings: LobbySettings,
+        looking: PlayersLooking,
+    ) -> None:
         self.db = db
         self.engines = engines
         self.settings = settings
+        #: Told who starts and may stop looking for a game (lobby_api.quickgame.looking).
+        self.looking = looking
 
     async def open_ticket(
         self, player: PlayerRow, data: TicketRequest, key: str, fingerprint: str
@@ -123,7 +132,7 @@ class Matchmaking:
                 raise insufficient(error, "buy_in") from None
 
         await quick_settlement(self.db, self.engines).settle_player(player.id)
-        return await run_idempotent(
+        answer = await run_idempotent(
             self.db,
             player_id=player.id,
             key=key,
@@ -133,6 +142,14 @@ class Matchmaking:
             prepare=prepare,
             complete=self.complete_ticket,
         )
+        if (
+            answer.status == 201
+            and not answer.replayed
+            and answer.body.get("status") == TicketStatus.WAITING.value
+            and data.table_id is None
+        ):
+            self.looking.started(player.city, data.stake_level, player.id)
+        return answer
 
     @staticmethod
     async def _check_wanted(
@@ -210,7 +227,8 @@ class Matchmaking:
                 raise DomainError(
                     404, "ticket_not_found", f"you have no ticket {ticket_id}", "ticket_id"
                 )
-            if ticket.status == TicketStatus.WAITING.value:
+            released = ticket.status == TicketStatus.WAITING.value
+            if released:
                 await self._release(session, ticket, TicketStatus.CANCELLED)
             elif ticket.status in (TicketStatus.SEATING.value, TicketStatus.SEATED.value):
                 raise DomainError(
@@ -219,6 +237,8 @@ class Matchmaking:
                     "this ticket found a seat: leave the table instead",
                     "ticket_id",
                 )
+        if released:
+            self.looking.changed(ticket.city, ticket.stake_level)
         return await self.ticket_view(ticket_id)
 
     async def _release(
@@ -249,70 +269,83 @@ class Matchmaking:
                 return  # seated, or the engine will be asked again later
 
     async def _reserve(self, ticket_id: str) -> str | None:
+        """A seat reserved for a waiting ticket at a table with one free (its session id), or
+        None: an expired ticket released, or no seat free."""
         async with self.db.write() as session:
             ticket = await locked(session, TicketRow, TicketRow.id == ticket_id)
             if ticket is None or ticket.status != TicketStatus.WAITING.value:
                 return None
-            if ticket.expires_at <= utc_now():
+            expired = ticket.expires_at <= utc_now()
+            if expired:
                 await self._release(session, ticket, TicketStatus.EXPIRED)
-                return None
-            level = await find_stake_level(session, ticket.stake_level)
-            assert level is not None
-            capacity = seats_at(level)
-            mine = select(LobbySeatRow.table_id).where(
-                col(LobbySeatRow.player_id) == ticket.player_id,
-                col(LobbySeatRow.state).in_([SeatState.PENDING.value, SeatState.SEATED.value]),
-                col(LobbySeatRow.settled_at).is_(None),
+                reserved = None
+            else:
+                reserved = await self._reserve_seat(session, ticket)
+        if expired or reserved is not None:
+            # Committed: the holder waits no more, and a player alone may have company.
+            self.looking.changed(ticket.city, ticket.stake_level)
+        return reserved
+
+    async def _reserve_seat(self, session: AsyncSession, ticket: TicketRow) -> str | None:
+        """A seat for ``ticket`` (locked, waiting) at a table of its city and level with one
+        free, its buy-in moved from the ticket's hold to the table's escrow (None: none free)."""
+        level = await find_stake_level(session, ticket.stake_level)
+        assert level is not None
+        capacity = seats_at(level)
+        mine = select(LobbySeatRow.table_id).where(
+            col(LobbySeatRow.player_id) == ticket.player_id,
+            col(LobbySeatRow.state).in_([SeatState.PENDING.value, SeatState.SEATED.value]),
+            col(LobbySeatRow.settled_at).is_(None),
+        )
+        query = select(QuickTableRow.table_id).where(
+            col(QuickTableRow.city) == ticket.city,
+            col(QuickTableRow.stake_level) == ticket.stake_level,
+            col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
+            col(QuickTableRow.table_id).not_in(mine),
+        )
+        if ticket.for_table_id is not None:
+            query = query.where(col(QuickTableRow.table_id) == ticket.for_table_id)
+        candidates = (await session.exec(query.order_by(col(QuickTableRow.created_at)))).all()
+        for table_id in candidates:
+            table = await locked(session, QuickTableRow, QuickTableRow.table_id == table_id)
+            if table is None or table.status != QuickTableStatus.OPEN.value:
+                continue
+            if await occupied_seats(session, table_id) >= capacity:
+                continue
+            if (
+                ticket.for_table_id is not None
+                and await still_missing_players(session, table_id) == 0
+            ):
+                continue  # the table has the players it asked for (locked: no race)
+            now = utc_now()
+            seat = LobbySeatRow(
+                seat_session_id=new_id("ss", size=12),
+                table_id=table_id,
+                player_id=ticket.player_id,
+                buy_in=ticket.buy_in,
+                source=SeatSource.TICKET.value,
+                ticket_id=ticket.id,
+                state=SeatState.PENDING.value,
+                created_at=now,
             )
-            query = select(QuickTableRow.table_id).where(
-                col(QuickTableRow.city) == ticket.city,
-                col(QuickTableRow.stake_level) == ticket.stake_level,
-                col(QuickTableRow.status) == QuickTableStatus.OPEN.value,
-                col(QuickTableRow.table_id).not_in(mine),
+            session.add(seat)
+            await session.flush()
+            await post(
+                session,
+                f"seat:{seat.seat_session_id}",
+                "buy_in",
+                [
+                    (hold_account(ticket.id), -ticket.buy_in),
+                    (escrow_account(table_id), ticket.buy_in),
+                ],
+                reference=f"tables/{table_id}",
             )
-            if ticket.for_table_id is not None:
-                query = query.where(col(QuickTableRow.table_id) == ticket.for_table_id)
-            candidates = (await session.exec(query.order_by(col(QuickTableRow.created_at)))).all()
-            for table_id in candidates:
-                table = await locked(session, QuickTableRow, QuickTableRow.table_id == table_id)
-                if table is None or table.status != QuickTableStatus.OPEN.value:
-                    continue
-                if await occupied_seats(session, table_id) >= capacity:
-                    continue
-                if (
-                    ticket.for_table_id is not None
-                    and await still_missing_players(session, table_id) == 0
-                ):
-                    continue  # the table has the players it asked for (locked: no race)
-                now = utc_now()
-                seat = LobbySeatRow(
-                    seat_session_id=new_id("ss", size=12),
-                    table_id=table_id,
-                    player_id=ticket.player_id,
-                    buy_in=ticket.buy_in,
-                    source=SeatSource.TICKET.value,
-                    ticket_id=ticket.id,
-                    state=SeatState.PENDING.value,
-                    created_at=now,
-                )
-                session.add(seat)
-                await session.flush()
-                await post(
-                    session,
-                    f"seat:{seat.seat_session_id}",
-                    "buy_in",
-                    [
-                        (hold_account(ticket.id), -ticket.buy_in),
-                        (escrow_account(table_id), ticket.buy_in),
-                    ],
-                    reference=f"tables/{table_id}",
-                )
-                ticket.status = TicketStatus.SEATING.value
-                ticket.table_id = table_id
-                ticket.seat_session_id = seat.seat_session_id
-                ticket.updated_at = now
-                session.add(ticket)
-                return seat.seat_session_id
+            ticket.status = TicketStatus.SEATING.value
+            ticket.table_id = table_id
+            ticket.seat_session_id = seat.seat_session_id
+            ticket.updated_at = now
+            session.add(ticket)
+            return seat.seat_session_id
         return None
 
     async def _seat(self, ticket_id: str, seat_session_id: str) -> bool | None:
@@ -373,6 +406,8 @@ class Matchmaking:
             ticket.seat_session_id = None
             ticket.updated_at = utc_now()
             session.add(ticket)
+        # Committed: he waits again, and the table's player may be alone again.
+        self.looking.changed(ticket.city, ticket.stake_level)
 
     async def _retry_seating(self, ticket: TicketRow) -> None:
         if not ticket.seat_session_id or ticket.updated_at > utc_now() - SEATING_RETRY:
