@@ -497,17 +497,17 @@ async def player_hands_page(
 
 async def player_hands_at_table(
     session: AsyncSession, table_id: str, player_id: str
-) -> list[HandRecord]:
-    """The table's hands the player was dealt into, by hand number."""
+) -> list[tuple[HandRecord, HandSeat]]:
+    """The table's hands the player was dealt into and his seat in each, by hand number."""
     rows = (
         await session.exec(
-            select(HandRow)
+            select(HandRow, HandPlayerRow)
             .join(HandPlayerRow, col(HandPlayerRow.hand_id) == col(HandRow.id))
             .where(HandRow.table_id == table_id, HandPlayerRow.player_id == player_id)
             .order_by(col(HandRow.hand_number))
         )
     ).all()
-    return [_hand(row) for row in rows]
+    return [(_hand(hand), _hand_seat(me)) for hand, me in rows]
 
 
 async def hand_outcomes_since(

@@ -11,15 +11,16 @@
   (``deck_index`` is the card's position in the 52-card derived deck);
 * the lobby's answer to ``GET /hands/{hand_id}/fairness``, as it is (an object with
   ``hand_id`` and ``check``): the commitment, and the deck it shows at every position, are
-  recomputed from the seeds; ``dealt`` cards are checked too where the answer has them;
+  recomputed from the seeds, and the cards it says the caller was dealt (``dealt``) are
+  checked against that deck;
 * the lobby's answer to ``GET /tables/{table_id}/fairness`` (or ``/seed-pairs``), as it is
-  (a list of seed pairs): every revealed pair's commitment, and the nonce of every hand it
-  lists (see :mod:`engine_server.game.fairness_answers`).
+  (a list of seed pairs): every revealed pair's commitment, and the nonce and the dealt cards
+  of every hand it lists (see :mod:`engine_server.game.fairness_answers`).
 
 The lobby's own verdict in an answer is not trusted: everything is recomputed. The command
 prints one line of JSON, ``{"ok", "commitment_ok", "mismatches", "problems"}`` for a record,
-the same keys and the answer's own (``input``, ...) for an answer, and exits 0 when the input
-checks out, 1 when it does not. A file that cannot be read, is not JSON or has a missing or
+the same keys and the answer's own (``input``, ``cards_checked``: how many dealt cards it
+checked, ...) for an answer, and exits 0 when the input checks out, 1 when it does not. A file that cannot be read, is not JSON or has a missing or
 wrong-typed field is bad input, and so is an answer whose dealer seed is not revealed yet
 (nothing to verify): one line on stderr naming the file and the field or the reason, exit 2,
 nothing on stdout.

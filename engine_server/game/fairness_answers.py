@@ -3,18 +3,21 @@
 The lobby publishes two answers (docs/fairness.md §4.2; lobby_api/fairness/schemas.py):
 
 * ``GET /hands/{hand_id}/fairness``: one hand's ``commitment``, ``client_seed``, ``nonce``,
-  once revealed its ``dealer_seed`` and a ``check`` whose ``deck`` is the deck the lobby says
-  the seeds derive;
+  the cards the caller was dealt (``dealt``, each with its ``deck_index``: the form of a
+  hand record's), once revealed its ``dealer_seed`` and a ``check`` whose ``deck`` is the deck
+  the lobby says the seeds derive;
 * ``GET /tables/{table_id}/fairness`` (also ``/seed-pairs``): a list of the table's seed pairs,
   each with ``commitment``, ``client_seed``, ``hands_dealt``, once revealed its
   ``dealer_seed``, and ``check.hands`` listing the caller's hands dealt with it (``hand_id``,
-  ``nonce``).
+  ``nonce``, ``dealt``).
 
 :func:`verify_hand_answer` and :func:`verify_table_answer` recompute everything from the seeds
 with this package's own :func:`~engine_server.game.fairness.commitment` and
-:func:`~engine_server.game.fairness.derive_deck`; the lobby's ``ok``, ``commitment_ok``,
-``deck_ok`` and ``mismatches`` are ignored. Other keys are ignored too, so an answer is taken
-exactly as the lobby sent it.
+:func:`~engine_server.game.fairness.derive_deck`, and check every ``dealt`` card against the
+deck derived for its hand (``cards_checked`` counts them); the lobby's ``ok``,
+``commitment_ok``, ``deck_ok`` and ``mismatches`` are ignored. Other keys are ignored too, so
+an answer is taken exactly as the lobby sent it. (``dealt`` holds only the caller's cards: the
+lobby's own check covers every seat's, which it does not show him.)
 
 Bad input (a missing or wrong-typed field) raises :class:`~engine_server.game.fairness.RecordError`
 naming the field; an answer whose dealer seed is still secret raises :class:`NotRevealed`:
@@ -22,6 +25,7 @@ there is nothing to verify yet.
 
 >>> seed = "0" * 62 + "2a"
 >>> from engine_server.game.cards import format_cards
+>>> from engine_server.game.fairness import derive_deck
 >>> answer = {"hand_id": "h1", "commitment": commitment(seed), "client_seed": "alice",
 ...           "nonce": 0, "dealer_seed": seed, "revealed": True,
 ...           "check": {"deck": format_cards(derive_deck(seed, "alice", 0))}}
@@ -45,7 +49,6 @@ from engine_server.game.fairness import (
     Mismatch,
     RecordError,
     commitment,
-    derive_deck,
     is_valid_client_seed,
     is_valid_dealer_seed,
     parse_record,
@@ -76,6 +79,10 @@ class HandCheck:
     ok: bool
     #: The deck the pair's seeds derive for the hand's nonce, index 0 dealt first.
     deck: list[Card]
+    #: How many of the hand's ``dealt`` cards were checked against ``deck``.
+    cards_checked: int = 0
+    #: Those that are not where ``deck`` puts them.
+    mismatches: list[Mismatch] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         """The JSON form ``stud verify`` prints."""
@@ -84,6 +91,8 @@ class HandCheck:
             "hand_id": self.hand_id,
             "nonce": self.nonce,
             "ok": self.ok,
+            "cards_checked": self.cards_checked,
+            "mismatches": [mismatch.as_json() for mismatch in self.mismatches],
             "deck": format_cards(self.deck),
         }
 
@@ -93,11 +102,12 @@ class AnswerVerification:
     """The outcome of checking a lobby answer.
 
     ``ok`` holds exactly when ``problems`` is empty. ``commitment_ok``: every revealed dealer
-    seed hashes to its commitment. For a hand answer, ``deck_ok`` says the deck it shows is the
-    derived deck at every position, ``deck`` is that derived deck and ``mismatches`` are the
-    ``dealt`` cards (when the answer has them) that are not where the deck puts them. For a
-    table answer, ``hands`` has every listed hand of a revealed pair and ``pairs_unrevealed``
-    counts the pairs that could not be checked yet.
+    seed hashes to its commitment. ``cards_checked`` counts the ``dealt`` cards checked against
+    the derived decks, and ``mismatches`` are those not where the deck puts them. For a hand
+    answer, ``deck_ok`` says the deck it shows is the derived deck at every position and
+    ``deck`` is that derived deck. For a table answer, ``hands`` has every listed hand of a
+    revealed pair (each with its own cards checked) and ``pairs_unrevealed`` counts the pairs
+    that could not be checked yet.
     """
 
     kind: str
@@ -134,6 +144,7 @@ class AnswerVerification:
             report.update(
                 pairs_checked=self.pairs_checked,
                 pairs_unrevealed=self.pairs_unrevealed,
+                cards_checked=self.cards_checked,
                 hands=[hand.as_json() for hand in self.hands],
             )
         return report
@@ -143,8 +154,8 @@ def is_hand_answer(data: Mapping[str, object]) -> bool:
     """Whether a JSON object is the lobby's hand answer rather than a hand record.
 
     The lobby's answer always has ``hand_id`` and ``check`` (null until revealed), which a
-    hand record (:func:`~engine_server.game.fairness.parse_record`) does not need; an answer
-    may have been given a record's ``dealt`` too.
+    hand record (:func:`~engine_server.game.fairness.parse_record`) does not need; both have
+    ``dealt``.
 
     >>> is_hand_answer({"hand_id": "h1", "check": None}), is_hand_answer({"dealt": []})
     (True, False)
@@ -184,9 +195,9 @@ def verify_hand_answer(data: Mapping[str, object]) -> AnswerVerification:
 
     The commitment must be SHA-256 of the dealer seed, and ``check.deck`` must be the deck
     derived from the dealer seed, client seed and nonce at every one of its 52 positions.
-    ``dealt`` cards, where the answer has them (same form as a record's), must sit where that
-    deck puts them. Raises :class:`NotRevealed` when ``dealer_seed`` is null and
-    :class:`RecordError` for a missing or wrong-typed field.
+    ``dealt`` cards (the caller's, in a record's form; an answer from a lobby that gave none
+    checks none) must sit where that deck puts them. Raises :class:`NotRevealed` when
+    ``dealer_seed`` is null and :class:`RecordError` for a missing or wrong-typed field.
     """
     hand_id = _field(data, "hand_id", "hand_id")
     if not isinstance(hand_id, str):
@@ -285,11 +296,40 @@ def _check_pair(
             hand_problems.append(
                 f"seed pair {ordinal}: nonce {nonce} is listed for hands {earlier} and {hand_id}"
             )
-        # The seeds are valid (checked above), so every hand's deck is recomputable; it is
-        # printed so that a player can hold it against the cards he saw.
-        deck = derive_deck(dealer_seed, client_seed, nonce)
+        # The hand's cards, checked as a record's are, against the deck of its nonce (the
+        # seeds were checked above: only ``dealt`` can be bad input here). A wrong nonce
+        # moves them all: said after the nonce's own problem.
+        try:
+            record = parse_record(
+                {
+                    "commitment": committed,
+                    "dealer_seed": dealer_seed,
+                    "client_seed": client_seed,
+                    "nonce": nonce,
+                    "dealt": hand.get("dealt", []),
+                }
+            )
+        except RecordError as error:
+            raise RecordError(f"{where}.{error.field}", error.problem) from None
+        verification = verify_record(record)
+        # The pair's commitment, if wrong, is said once above (verify_record puts it first).
+        hand_problems += [
+            f"seed pair {ordinal}, hand {hand_id}: {problem}"
+            for problem in verification.problems[0 if verification.commitment_ok else 1 :]
+        ]
+        # The deck is printed too, so that a player can hold it against the cards he saw.
         ok = commitment_ok and not hand_problems
-        hands.append(HandCheck(ordinal, hand_id, nonce, ok, deck))
+        hands.append(
+            HandCheck(
+                ordinal,
+                hand_id,
+                nonce,
+                ok,
+                verification.deck,
+                cards_checked=len(record.dealt),
+                mismatches=list(verification.mismatches),
+            )
+        )
         problems.extend(hand_problems)
     return commitment_ok, hands, problems
 
@@ -299,8 +339,9 @@ def verify_table_answer(data: Sequence[object]) -> AnswerVerification:
 
     Every revealed pair (``dealer_seed`` not null) must have a commitment that is SHA-256 of its
     dealer seed, and every hand its ``check.hands`` lists must have a nonce below the pair's
-    ``hands_dealt`` (no nonce twice); its deck, derived from the pair's seeds, is reported.
-    Pairs not revealed yet are counted, not checked; :class:`NotRevealed` when none is.
+    ``hands_dealt`` (no nonce twice) and its ``dealt`` cards where the deck derived for that
+    nonce puts them; that deck is reported. Pairs not revealed yet are counted, not checked;
+    :class:`NotRevealed` when none is.
     """
     if not data:
         raise FairnessError("the answer lists no seed pairs")
@@ -334,6 +375,8 @@ def verify_table_answer(data: Sequence[object]) -> AnswerVerification:
         ok=not problems,
         commitment_ok=commitment_ok,
         problems=problems,
+        mismatches=[mismatch for hand in hands for mismatch in hand.mismatches],
+        cards_checked=sum(hand.cards_checked for hand in hands),
         pairs_checked=checked,
         pairs_unrevealed=unrevealed,
         hands=hands,

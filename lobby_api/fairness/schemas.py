@@ -2,6 +2,11 @@
 
 A dealer seed appears only once its pair is revealed (``SeedPairRow.revealed_at``): after
 a rotation or when the table closes. Until then only its commitment is shown.
+
+Each hand comes with the cards the caller was dealt in it (``dealt``, in the form of a hand
+record's, so that ``stud verify`` checks them against the deck the seeds derive): his own
+and only those he may see, as his hand history shows them — never another seat's, and not
+his own down cards of a hand he folded (folded cards are never shown, not even to him).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from datetime import datetime
 import msgspec
 
 __all__ = [
+    "DealtCard",
     "FairnessCheck",
     "HandFairness",
     "HandVerdict",
@@ -29,6 +35,16 @@ class Mismatch(msgspec.Struct, kw_only=True):
     deck_card: str
 
 
+class DealtCard(msgspec.Struct, kw_only=True):
+    """A card the caller was dealt, and the position of the derived deck it was dealt from."""
+
+    #: His seat in the hand.
+    seat: int
+    card: str
+    #: 0 for the deck's first card … 51.
+    deck_index: int
+
+
 class FairnessCheck(msgspec.Struct, kw_only=True):
     """The check of one hand, computed with :func:`engine_server.game.fairness.verify_record`."""
 
@@ -41,7 +57,7 @@ class FairnessCheck(msgspec.Struct, kw_only=True):
     ok: bool
     #: Everything wrong, in words (empty when ``ok``).
     problems: list[str]
-    #: How many recorded cards were checked.
+    #: How many recorded cards were checked: every seat's (``dealt`` has only the caller's).
     cards_checked: int
     #: The derived deck, index 0 first (docs/fairness.md §4.4: the page shows the recomputed deck);
     #: empty when the dealer seed is not a valid seed.
@@ -65,6 +81,9 @@ class HandFairness(msgspec.Struct, kw_only=True):
     revealed_at: datetime | None
     #: None until revealed.
     check: FairnessCheck | None
+    #: The cards he was dealt that he may see (not his folded down cards), in dealing order:
+    #: what he checks against the deck once the dealer seed is revealed.
+    dealt: list[DealtCard]
 
 
 class HandVerdict(msgspec.Struct, kw_only=True):
@@ -73,7 +92,10 @@ class HandVerdict(msgspec.Struct, kw_only=True):
     hand_id: str
     hand_number: int
     nonce: int
+    #: The lobby's check of every card the hand's record lists, every seat's.
     ok: bool
+    #: The cards he was dealt in it that he may see, as in the hand's own answer.
+    dealt: list[DealtCard]
 
 
 class SeedPairCheck(msgspec.Struct, kw_only=True):

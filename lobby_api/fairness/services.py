@@ -10,6 +10,10 @@ commitment shown before the hand, or a wrong nonce all fail it.
 A dealer seed is given only once the pair's ``revealed_at`` is set (after a rotation or
 the table's closing): before that it would make the running pair's decks — folded and
 undealt cards included — computable.
+
+Every hand also carries the caller's own cards with their deck positions (``dealt``), chosen
+by the hand history's own rule (:func:`lobby_api.history.redaction.own_visible_cards`), so
+that he can check them himself (``stud verify``, the web page) without building a record.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from engine_server.game.fairness import (
 from lobby_api import engine_reads
 from lobby_api.engine_reads import HandRecord
 from lobby_api.fairness.schemas import (
+    DealtCard,
     FairnessCheck,
     HandFairness,
     HandVerdict,
@@ -35,9 +40,10 @@ from lobby_api.fairness.schemas import (
     SeedPairCheck,
     SeedPairView,
 )
+from lobby_api.history.redaction import RecordInconsistent, own_visible_cards
 from lobby_api.history.services import HistoryError, dealt_in, is_stored_id
 
-__all__ = ["TableNotFound", "check_hand", "hand_fairness", "table_seed_pairs"]
+__all__ = ["TableNotFound", "check_hand", "dealt_to", "hand_fairness", "table_seed_pairs"]
 
 
 class TableNotFound(HistoryError):
@@ -91,9 +97,22 @@ def check_hand(hand: HandRecord, dealer_seed: str) -> FairnessCheck:
     )
 
 
+def dealt_to(hand: HandRecord, seat: int) -> list[DealtCard]:
+    """The cards of ``seat`` that its player may see, each at its deck index.
+
+    A record whose cards do not parse gives none: its check (:func:`check_hand`) fails and
+    says why, and nothing of it is shown.
+    """
+    try:
+        cards = own_visible_cards(hand, seat)
+    except RecordInconsistent:
+        return []
+    return [DealtCard(seat=seat, card=c.card, deck_index=c.deck_index) for c in cards]
+
+
 async def hand_fairness(session: AsyncSession, player_id: str, hand_id: str) -> HandFairness:
     """The hand's fairness page (``HandNotFound`` unless the caller was dealt in)."""
-    hand, _, _ = await dealt_in(session, player_id, hand_id)
+    hand, _, mine = await dealt_in(session, player_id, hand_id)
     pair = await engine_reads.seed_pair(session, hand.seed_pair_id)
     revealed = pair is not None and pair.revealed_at is not None
     return HandFairness(
@@ -107,6 +126,7 @@ async def hand_fairness(session: AsyncSession, player_id: str, hand_id: str) -> 
         revealed=revealed,
         revealed_at=pair.revealed_at if pair is not None else None,
         check=check_hand(hand, pair.dealer_seed) if revealed and pair is not None else None,
+        dealt=dealt_to(hand, mine.seat),
     )
 
 
@@ -135,8 +155,9 @@ async def table_seed_pairs(
                     hand_number=hand.hand_number,
                     nonce=hand.nonce,
                     ok=check_hand(hand, pair.dealer_seed).ok,
+                    dealt=dealt_to(hand, seat.seat),
                 )
-                for hand in mine
+                for hand, seat in mine
                 if hand.seed_pair_id == pair.id
             ]
             check = SeedPairCheck(ok=all(v.ok for v in verdicts), hands=verdicts)

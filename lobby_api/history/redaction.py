@@ -55,6 +55,7 @@ __all__ = [
     "RecordCard",
     "RecordInconsistent",
     "Visibility",
+    "own_visible_cards",
     "record_cards",
     "redact_hand",
     "redacted_phh",
@@ -164,6 +165,17 @@ def visibility(hand: HandRecord, viewer: int) -> Visibility:
             listed = {int(seat) for seat in result_shown if str(seat).isdigit()}
         shown &= listed
     return Visibility(viewer=viewer, folded=frozenset(folded), shown=frozenset(shown))
+
+
+def own_visible_cards(hand: HandRecord, viewer: int) -> list[RecordCard]:
+    """The cards dealt to seat ``viewer`` that he may see, in dealing order: the cards his
+    ``my_cards`` shows face up (:func:`redact_hand`). His down cards of a hand he folded are
+    not among them: folded cards are never shown, not even to him.
+
+    Raises :class:`RecordInconsistent` as :func:`record_cards` does.
+    """
+    seen = visibility(hand, viewer)
+    return [c for c in record_cards(hand) if c.seat == viewer and seen.sees(c)]
 
 
 def _visible_texts(cards: Sequence[RecordCard], seen: Visibility) -> set[str]:

@@ -278,6 +278,13 @@ def test_verify_non_object_exits_2(stud: Stud, tmp_path: Path) -> None:
 # --- stud verify with the lobby's answers (their real form: tests/lobby_api/fairness) ---------
 
 
+def seat_1_cards(nonce: int) -> list[dict[str, object]]:
+    """What seat 1 of three (house rules, button on seat 3) is dealt on third street, in the
+    form the lobby's answers give a player's cards: deck[0], deck[7], deck[14]."""
+    deck = derive_deck(SEED, "alice", nonce)
+    return [{"seat": 1, "card": format_card(deck[i]), "deck_index": i} for i in (0, 7, 14)]
+
+
 def hand_answer(**changes: object) -> dict[str, object]:
     """GET /hands/{hand_id}/fairness's answer for the vector's seeds, with ``changes``."""
     return {
@@ -291,6 +298,7 @@ def hand_answer(**changes: object) -> dict[str, object]:
         "revealed": True,
         "revealed_at": "2026-01-01T00:00:00Z",
         "check": {"ok": True, "deck": [format_card(c) for c in derive_deck(SEED, "alice", 0)]},
+        "dealt": seat_1_cards(0),
         **changes,
     }
 
@@ -307,7 +315,15 @@ def seed_pair(**changes: object) -> dict[str, object]:
         "revealed_at": "2026-01-01T00:00:00Z",
         "check": {
             "ok": True,
-            "hands": [{"hand_id": "h-1", "hand_number": 1, "nonce": 1, "ok": True}],
+            "hands": [
+                {
+                    "hand_id": "h-1",
+                    "hand_number": 1,
+                    "nonce": 1,
+                    "ok": True,
+                    "dealt": seat_1_cards(1),
+                }
+            ],
         },
         **changes,
     }
@@ -319,6 +335,13 @@ def test_verify_hand_answer(stud: Stud) -> None:
     report = json.loads(outcome.stdout)
     assert report["ok"] is True and report["input"] == "hand"
     assert report["deck"] == VECTOR["deck"]
+    assert report["cards_checked"] == 3  # 5h Ks 3d, where the vector's deck has them
+
+    # An answer from a lobby that gave no cards still checks the seeds and the deck: none.
+    answer = hand_answer()
+    del answer["dealt"]
+    outcome = stud(["verify", "-"], stdin=json.dumps(answer).encode())
+    assert outcome.code == 0 and json.loads(outcome.stdout)["cards_checked"] == 0
 
 
 def test_verify_table_answer(stud: Stud) -> None:
@@ -328,6 +351,27 @@ def test_verify_table_answer(stud: Stud) -> None:
     report = json.loads(outcome.stdout)
     assert (report["pairs_checked"], report["pairs_unrevealed"]) == (1, 1)
     assert report["hands"][0]["deck"] == [format_card(c) for c in derive_deck(SEED, "alice", 1)]
+    assert report["cards_checked"] == report["hands"][0]["cards_checked"] == 3
+    assert report["mismatches"] == report["hands"][0]["mismatches"] == []
+
+
+def test_verify_table_answer_with_a_card_changed_exits_1(stud: Stud) -> None:
+    dealt = seat_1_cards(1)
+    real = dealt[1]["card"]
+    dealt[1]["card"] = "2c" if real != "2c" else "3c"
+    hand = {"hand_id": "h-1", "hand_number": 1, "nonce": 1, "ok": True, "dealt": dealt}
+    pair = seed_pair(check={"ok": True, "hands": [hand]})
+    outcome = stud(["verify", "-"], stdin=json.dumps([pair]).encode())
+    assert outcome.code == 1, outcome.stderr
+    report = json.loads(outcome.stdout)
+    assert report["ok"] is False and report["commitment_ok"] is True
+    mismatch = {"seat": 1, "card": dealt[1]["card"], "deck_index": 7, "deck_card": real}
+    assert report["mismatches"] == report["hands"][0]["mismatches"] == [mismatch]
+    assert report["hands"][0]["ok"] is False
+    assert report["problems"] == [
+        f"seed pair 1, hand h-1: seat 1 was dealt {dealt[1]['card']} as deck index 7, "
+        f"but the deck has {real} there"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -366,6 +410,14 @@ def test_verify_table_answer(stud: Stud) -> None:
             'stud verify: <stdin>: field "[0].check.hands[0].nonce": is missing',
         ),
         (["pair"], 'stud verify: <stdin>: field "[0]": must be a seed pair'),
+        (
+            [seed_pair(check={"hands": [{"hand_id": "h-1", "nonce": 1, "dealt": [{}]}]})],
+            'stud verify: <stdin>: field "[0].check.hands[0].dealt[0].seat": is missing',
+        ),
+        (
+            hand_answer(dealt=[{"seat": 1, "card": "5h", "deck_index": 52}]),
+            'stud verify: <stdin>: field "dealt[0].deck_index": must be an integer from 0 to 51',
+        ),
     ],
 )
 def test_verify_bad_answer_exits_2(stud: Stud, answer: object, message: str) -> None:

@@ -204,3 +204,45 @@ async def test_only_players_dealt_in_see_a_tables_pairs(store: EngineStore, clie
     for odd in ("%00", "t" * 65):
         body = problem(await client.get(f"/tables/{odd}/seed-pairs", headers=as_player(p1)), 404)
         assert body["code"] == "table_not_found"
+
+
+async def test_each_player_is_given_his_own_cards_only(store: EngineStore, client: Client) -> None:
+    """``dealt``: the cards the caller was dealt that he may see, each at its deck index,
+    before the reveal and after, in the hand's answer and under the table's pairs. Never
+    another seat's, and not his own down cards of a hand he folded."""
+    players = await sign_up(client, 3)
+    table = await open_table(store, players)
+    hands = [await play_hand(store, table, passive(folders={3})) for _ in range(2)]
+    assert all(3 in hand.folded and hand.down_cards(3) for hand in hands)
+
+    async def pages() -> dict[int, list[dict[str, Any]]]:
+        return {
+            seat: [await fairness(client, players[seat - 1], hand) for hand in hands]
+            for seat in (1, 2, 3)
+        }
+
+    before = await pages()
+    await store.seeds.rotate_seed(table.table_id)
+    after = await pages()
+    for seat in (1, 2, 3):
+        for n, hand in enumerate(hands):
+            assert before[seat][n]["dealer_seed"] is None
+            assert after[seat][n]["check"]["ok"] is True
+            assert before[seat][n]["dealt"] == after[seat][n]["dealt"] == hand.own_cards(seat)
+            assert {card["seat"] for card in after[seat][n]["dealt"]} == {seat}
+            # The lobby checks every seat's cards; it shows him only his.
+            assert after[seat][n]["check"]["cards_checked"] == len(hand.row.cards or ())
+        pairs = (
+            await client.get(
+                f"/tables/{table.table_id}/fairness", headers=as_player(players[seat - 1])
+            )
+        ).json()
+        assert [verdict["dealt"] for verdict in pairs[0]["check"]["hands"]] == [
+            hand.own_cards(seat) for hand in hands
+        ]
+    # Seat 3's folded down cards are in no answer of their hand, to anyone (the check's
+    # deck aside).
+    for n, hand in enumerate(hands):
+        shown = {card["card"] for seat in (1, 2, 3) for card in after[seat][n]["dealt"]}
+        assert not shown & set(hand.down_cards(3))
+        assert len(after[3][n]["dealt"]) == len(hand.up_cards(3)) >= 1

@@ -3,9 +3,10 @@
 Hands are played and stored in the engine's store, the seed pair is rotated (revealing it),
 and the lobby's answers to GET /hands/{hand_id}/fairness and GET /tables/{table_id}/fairness
 are piped, byte for byte, to the real ``stud verify`` process. Honest answers check out
-(exit 0); copies with a card of the deck or a commitment changed do not (exit 1), whatever
-the lobby's own verdict in them says; an answer whose dealer seed is not revealed yet is a
-one-line error (exit 2).
+(exit 0), every card the asking player was dealt and may see checked against the derived
+deck (``cards_checked``); copies with a card of the deck, one of his cards or a commitment
+changed do not (exit 1), whatever the lobby's own verdict in them says; an answer whose
+dealer seed is not revealed yet is a one-line error (exit 2).
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ async def test_honest_hand_answers_verify(store: EngineStore, client: Client) ->
         assert report is not None
         lobby = json.loads(answer)
         seeds = lobby["dealer_seed"], "verify-me", nonce
+        # Every card seat 1 was dealt, as the answer gives them: he never folded.
+        mine = hand.own_cards(1)
+        assert lobby["dealt"] == mine and len(mine) >= 3
         assert report == {
             "ok": True,
             "commitment_ok": True,
@@ -88,32 +92,45 @@ async def test_honest_hand_answers_verify(store: EngineStore, client: Client) ->
             "input": "hand",
             "hand_id": hand.id,
             "deck_ok": True,
-            "cards_checked": 0,
+            "cards_checked": len(mine),
             "deck": format_cards(derive_deck(*seeds)),
         }
         assert report["deck"] == lobby["check"]["deck"]
 
 
-async def test_hand_answer_with_the_players_cards(store: EngineStore, client: Client) -> None:
+async def test_the_players_own_cards_are_checked_and_only_his(
+    store: EngineStore, client: Client
+) -> None:
     players, _, hands = await played_and_revealed(store, client)
     hand = hands[0]
     answer = json.loads(await get(client, players[0], f"/hands/{hand.id}/fairness"))
-    # The cards seat 1 saw: his own and everyone's up cards, with their deck positions.
-    seen = [
-        {"seat": c["seat"], "card": c["card"], "deck_index": c["deck_index"]}
-        for c in hand.row.cards or ()
-        if c["seat"] == 1 or c["up"]
-    ]
-    assert len(seen) >= 5
-    code, report, _ = stud_verify(json.dumps({**answer, "dealt": seen}).encode())
-    assert code == 0 and report is not None
-    assert report["ok"] and report["cards_checked"] == len(seen)
+    # His cards, each at its deck position: never another seat's (the lobby's own check
+    # counts every seat's cards, which it does not show him).
+    assert {card["seat"] for card in answer["dealt"]} == {1}
+    assert answer["check"]["cards_checked"] > len(answer["dealt"])
 
-    seen[2]["card"] = other_card(seen[2]["card"])
-    code, report, _ = stud_verify(json.dumps({**answer, "dealt": seen}).encode())
+    answer["dealt"][2]["card"] = other_card(answer["dealt"][2]["card"])
+    code, report, _ = stud_verify(json.dumps(answer).encode())
     assert code == 1 and report is not None
     assert report["ok"] is False and report["deck_ok"] is True
-    assert [m["deck_index"] for m in report["mismatches"]] == [seen[2]["deck_index"]]
+    assert report["cards_checked"] == len(answer["dealt"])
+    assert [m["deck_index"] for m in report["mismatches"]] == [answer["dealt"][2]["deck_index"]]
+
+    # Seat 3 folded: his down cards are not shown, not even to him; his up cards are checked.
+    folder = json.loads(await get(client, players[2], f"/hands/{hand.id}/fairness"))
+    assert 3 in hand.folded
+    assert (
+        folder["dealt"]
+        == hand.own_cards(3)
+        == [
+            {"seat": 3, "card": card, "deck_index": folder["dealt"][n]["deck_index"]}
+            for n, card in enumerate(hand.up_cards(3))
+        ]
+    )
+    assert not set(hand.down_cards(3)) & {card["card"] for card in folder["dealt"]}
+    code, report, _ = stud_verify(json.dumps(folder).encode())
+    assert code == 0 and report is not None
+    assert report["cards_checked"] == len(hand.up_cards(3)) >= 1
 
 
 async def test_tampered_hand_answers_fail(store: EngineStore, client: Client) -> None:
@@ -170,15 +187,22 @@ async def test_honest_table_answer_verifies(store: EngineStore, client: Client) 
     assert (report["input"], report["mismatches"], report["problems"]) == ("table", [], [])
     # The retired pair is checked; the dealing pair and the next one are not revealed yet.
     assert (report["pairs_checked"], report["pairs_unrevealed"]) == (1, 2)
+    # Seat 3 folded in every hand: his up cards are checked, in every hand of the pair.
     assert report["hands"] == [
         {
             "ordinal": 1,
             "hand_id": hand.id,
             "nonce": nonce,
             "ok": True,
+            "cards_checked": len(hand.own_cards(3)),
+            "mismatches": [],
             "deck": format_cards(derive_deck(retired["dealer_seed"], "verify-me", nonce)),
         }
         for nonce, hand in enumerate(hands)
+    ]
+    assert report["cards_checked"] == sum(len(hand.own_cards(3)) for hand in hands) >= 3
+    assert [verdict["dealt"] for verdict in retired["check"]["hands"]] == [
+        hand.own_cards(3) for hand in hands
     ]
     # The alias path answers the same bytes' worth.
     assert json.loads(await get(client, players[2], f"/tables/{table_id}/seed-pairs")) == pairs
@@ -212,6 +236,23 @@ async def test_tampered_table_answers_fail(store: EngineStore, client: Client) -
     code, report, _ = stud_verify(tampered(answer, same_nonce_twice))
     assert code == 1 and report is not None
     assert [hand["ok"] for hand in report["hands"]] == [True, False, True]
+
+    changed: dict[str, Any] = {}
+
+    def change_his_card(data: list[dict[str, Any]]) -> None:
+        dealt = data[0]["check"]["hands"][1]["dealt"][-1]
+        dealt["card"] = other_card(dealt["card"])
+        changed.update(dealt)
+
+    code, report, _ = stud_verify(tampered(answer, change_his_card))
+    assert code == 1 and report is not None
+    assert report["commitment_ok"] is True
+    assert [hand["ok"] for hand in report["hands"]] == [True, False, True]
+    assert report["hands"][1]["mismatches"] == report["mismatches"]
+    assert [(m["card"], m["deck_index"]) for m in report["mismatches"]] == [
+        (changed["card"], changed["deck_index"])
+    ]
+    assert report["problems"][0].startswith("seed pair 1, hand ")
 
 
 async def test_unrevealed_answers_are_refused(store: EngineStore, client: Client) -> None:

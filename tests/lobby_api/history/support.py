@@ -129,6 +129,16 @@ class PlayedHand:
             if isinstance(e, CardDealt) and e.seat == seat and e.up
         ]
 
+    def own_cards(self, seat: int) -> list[dict[str, Any]]:
+        """The cards ``seat`` was dealt that its player may see (not his down cards once he
+        folded), from the stored record, in its form: seat, card, deck index."""
+        folded = seat in self.folded
+        return [
+            {"seat": seat, "card": c["card"], "deck_index": c["deck_index"]}
+            for c in self.row.cards or ()
+            if c["seat"] == seat and (c["up"] or not folded)
+        ]
+
     @property
     def folded(self) -> set[int]:
         return {

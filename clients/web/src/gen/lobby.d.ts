@@ -626,6 +626,12 @@ export interface components {
             id: string;
             name: string;
         };
+        /** DealtCard */
+        DealtCard: {
+            card: string;
+            deck_index: number;
+            seat: number;
+        };
         /** EntryView */
         EntryView: {
             amount: number;
@@ -658,6 +664,7 @@ export interface components {
             client_seed: string;
             commitment: string;
             dealer_seed: string | null;
+            dealt: components["schemas"]["DealtCard"][];
             hand_id: string;
             hand_number: number;
             nonce: number;
@@ -684,6 +691,7 @@ export interface components {
         };
         /** HandVerdict */
         HandVerdict: {
+            dealt: components["schemas"]["DealtCard"][];
             hand_id: string;
             hand_number: number;
             nonce: number;

@@ -200,22 +200,19 @@ export function renderHandResult(hand: HandView): void {
   box.replaceChildren(...parts);
 }
 
-/** His cards with a deck position (folded down cards have none: they are never shown). */
-export function myDealtCards(hand: HandView): { card: string; deckIndex: number }[] {
-  return hand.my_cards.flatMap((c) =>
-    c.card !== null && c.deck_index !== null ? [{ card: c.card, deckIndex: c.deck_index }] : [],
-  );
-}
-
-/** Check one hand in this browser; undefined until the dealer seed is revealed. */
-export async function checkHand(hand: HandView, fairness: HandFairness): Promise<FairnessVerdict | undefined> {
+/**
+ * Check one hand in this browser; undefined until the dealer seed is revealed. The cards checked
+ * are those the lobby's answer says he was dealt (`dealt`: his own that he may see, each with its
+ * deck position; his down cards of a hand he folded are not among them, being never shown).
+ */
+export async function checkHand(fairness: HandFairness): Promise<FairnessVerdict | undefined> {
   if (!fairness.revealed || fairness.dealer_seed === null) return undefined;
   return verifyHand({
     commitment: fairness.commitment,
     dealerSeed: fairness.dealer_seed,
     clientSeed: fairness.client_seed,
     nonce: fairness.nonce,
-    dealt: myDealtCards(hand),
+    dealt: fairness.dealt.map((c) => ({ card: c.card, deckIndex: c.deck_index })),
   });
 }
 
@@ -281,7 +278,7 @@ export function renderFairness(
   }
   // The down cards of a hand he folded are not in his history (docs/rules.md §2.12): nothing
   // to compare them with, so the check covers the cards he may still see, and says so.
-  const folded = hand.my_cards.length - myDealtCards(hand).length;
+  const folded = hand.my_cards.length - fairness.dealt.length;
   const checkedWords =
     folded === 0
       ? `all ${verdict.cards.length} of your cards match`
@@ -334,8 +331,9 @@ export async function verifyTableHands(lobby: Lobby, table: string): Promise<voi
   let pending = 0;
   for (const summary of summaries.sort((a, b) => a.hand_number - b.hand_number)) {
     if (summary.state === "running") continue;
-    const [hand, fairness] = await Promise.all([lobby.hand(summary.hand_id), lobby.fairness(summary.hand_id)]);
-    const verdict = await checkHand(hand, fairness);
+    // The fairness answer carries his cards: the hand itself need not be fetched.
+    const fairness = await lobby.fairness(summary.hand_id);
+    const verdict = await checkHand(fairness);
     const item = el("li");
     item.dataset["handId"] = summary.hand_id;
     if (verdict === undefined) {

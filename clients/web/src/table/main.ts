@@ -323,7 +323,7 @@ class TablePage {
         }
       }
       renderHandResult(hand);
-      const verdict = await checkHand(hand, fairness);
+      const verdict = await checkHand(fairness);
       if (!current()) return;
       renderFairness(hand, fairness, verdict, () => verifyTableHands(this.lobby, hand.table));
       view.dataset["ready"] = "true";
