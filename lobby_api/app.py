@@ -32,6 +32,7 @@ from litestar.di import NamedDependency, Provide
 from litestar.middleware.rate_limit import get_remote_address
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
+from sqlmodel import col
 
 from lobby_api.accounts.controllers import AccountsController
 from lobby_api.accounts.passwords import default_hasher
@@ -91,9 +92,10 @@ def create_app(
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
     from lobby_api.quickgame.looking import PlayersLooking
+    from lobby_api.quickgame.models import TicketRow
     from lobby_api.quickgame.tables import opening_by_node, planned_node, quick_settlement
     from lobby_api.quickgame.waiting import WaitingController
-    from lobby_api.settlement.services import owed_to_player
+    from lobby_api.settlement.services import owed_to_player, seat_session_tables
     from lobby_api.sweep import Sweep
     from lobby_api.tournaments.common import planned_node as planned_tournament_node
     from lobby_api.tournaments.controllers import (
@@ -102,7 +104,7 @@ def create_app(
     )
     from lobby_api.tournaments.director import Director
     from lobby_api.wallet.controllers import WalletController
-    from lobby_api.wallet.services import Owed, WalletReader
+    from lobby_api.wallet.services import Owed, TableReference, WalletReader
 
     db = database or Database.from_url(
         settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size
@@ -133,8 +135,14 @@ def create_app(
     async def settle_player(player_id: str) -> object:
         return await quick_settlement(db, engines).settle_player(player_id)
 
-    # Reading a wallet first settles the closed seat sessions its player left behind.
-    wallet_reader = WalletReader(db, Owed(owed_to_player(), settle_player))
+    # Reading a wallet first settles the closed seat sessions its player left behind. Its
+    # entries name their tables: a cash-out's is its seat's; a ticket's hold (the quick game's
+    # `tickets/{id}`) paid for the seat it found, whose table the ticket keeps (none while it
+    # waits, or once withdrawn or expired).
+    tickets = TableReference("tickets/", col(TicketRow.id), col(TicketRow.table_id))
+    wallet_reader = WalletReader(
+        db, Owed(owed_to_player(), settle_player), (seat_session_tables(), tickets)
+    )
     looking = PlayersLooking(db)
     sweep = Sweep(db, engines, settings, looking)
     # The tournament director's pass runs with the sweep, on every replica (each of its

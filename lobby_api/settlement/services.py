@@ -20,6 +20,9 @@ the sessions not yet settled plus the rake not yet moved.
 
 **The one predicate** "closed on the engine and not yet settled" is
 :func:`closed_unsettled`; the wallet's read asks it through :func:`owed_to_player`.
+
+A settlement's ledger entry names the seat session (``seat_sessions/{id}``); the wallet
+finds its table through :func:`seat_session_tables`.
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ from lobby_api import engine_reads
 from lobby_api.db import Database
 from lobby_api.settlement.models import LobbySeatRow, SeatState
 from lobby_api.wallet.ledger import escrow_account, post, wallet_account
+from lobby_api.wallet.services import TableReference
 
 __all__ = [
+    "SEAT_SESSION_REFERENCE",
     "AfterSettled",
     "Settled",
     "Settlement",
@@ -48,6 +53,7 @@ __all__ = [
     "occupied_seats",
     "occupied_seats_query",
     "owed_to_player",
+    "seat_session_tables",
     "seat_taken",
     "unsettled_seats",
 ]
@@ -68,7 +74,18 @@ class Settled:
 AfterSettled = Callable[[Sequence[Settled]], Awaitable[object]]
 
 
+#: What a settlement's ledger entry is about: ``seat_sessions/{seat_session_id}``.
+SEAT_SESSION_REFERENCE = "seat_sessions/"
+
+
 # ------------------------------------------------------------------------ questions
+
+
+def seat_session_tables() -> TableReference:
+    """The table of a ``seat_sessions/…`` entry, for the wallet's statement: the seat's."""
+    return TableReference(
+        SEAT_SESSION_REFERENCE, col(LobbySeatRow.seat_session_id), col(LobbySeatRow.table_id)
+    )
 
 
 def closed_unsettled() -> Any:
@@ -180,7 +197,7 @@ class Settlement:
                         (escrow_account(seat.table_id), -amount),
                         (wallet_account(seat.player_id), amount),
                     ],
-                    reference=f"seat_sessions/{seat_session_id}",
+                    reference=f"{SEAT_SESSION_REFERENCE}{seat_session_id}",
                     now=now,
                 )
             seat.settled_amount = amount

@@ -16,8 +16,13 @@ class EntryView(msgspec.Struct):
     amount: int
     balance_after: int
     kind: str
+    #: What the movement is about, as posted: ``tables/{id}``, ``seat_sessions/{id}``,
+    #: ``tickets/{id}``, ``tournaments/{id}``, ``players/{id}`` …
     reference: str | None
     created_at: datetime
+    #: The table the entry is about, where it has one: the table of a buy-in or top-up, of
+    #: the seat a cash-out closes, of the seat a ticket's hold paid for (once it found one).
+    table_id: str | None = None
 
 
 class WalletView(msgspec.Struct):

@@ -4,13 +4,19 @@ The wallet is the bottom of the lobby's money: it knows accounts and entries onl
 still owed to a player (a closed seat session not yet settled) is collected before his
 wallet is read, through the :class:`Owed` the layers above hand it (settlement); the wallet
 asks whether anything is owed in the same statement that reads it.
+
+Each entry names the table it is about, where it has one (``table_id``), in the same
+statement: an entry whose reference is ``tables/{table_id}`` names it itself; for the other
+references that point at something played at a table (a seat session, a ticket), the layer
+that writes them hands the wallet a :class:`TableReference` to look the table up by. The
+reference itself is left as it was posted: its format is part of the API.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -26,8 +32,10 @@ from lobby_api.wallet.schemas import EntryView, WalletView
 
 __all__ = [
     "NOTHING_OWED",
+    "TABLE_REFERENCE",
     "Owed",
     "PlayerWallet",
+    "TableReference",
     "WalletReader",
     "decode_page_token",
     "encode_page_token",
@@ -75,7 +83,49 @@ async def _nothing(player_id: str) -> None:
 NOTHING_OWED = Owed(sa.false(), _nothing)
 
 
-def _build_statement(waiting: Any, *, after_cursor: bool) -> Any:
+#: The reference of an entry about a table itself (a buy-in, a top-up): ``tables/{table_id}``.
+TABLE_REFERENCE = "tables/"
+
+
+@dataclass(frozen=True, slots=True)
+class TableReference:
+    """How to find the table of the entries whose reference is ``{prefix}{key}``: the
+    ``table_id`` column of the row whose ``key`` column holds the key (a primary key, so that
+    each entry's look-up is one index probe). A NULL there means no table (yet, or any more).
+    """
+
+    prefix: str
+    key: Any
+    table_id: Any
+
+
+def _after(reference: Any, prefix: str) -> Any:
+    """The part of ``reference`` after ``prefix`` (SQL: substr is 1-based)."""
+    return sa.func.substr(reference, len(prefix) + 1)
+
+
+def _table_of_entry(tables: Sequence[TableReference]) -> Any:
+    """SQL: the id of the table an entry is about, from its reference; NULL where none."""
+    reference = col(LedgerEntryRow.reference)
+
+    def starts(prefix: str) -> Any:
+        # Not LIKE: "_" in a prefix (seat_sessions/) is one of its wildcards.
+        return sa.func.substr(reference, 1, len(prefix)) == prefix
+
+    found = [(starts(TABLE_REFERENCE), _after(reference, TABLE_REFERENCE))]
+    found += [
+        (
+            starts(table.prefix),
+            sa.select(table.table_id)
+            .where(table.key == _after(reference, table.prefix))
+            .scalar_subquery(),
+        )
+        for table in tables
+    ]
+    return sa.case(*found, else_=sa.null()).label("table_id")
+
+
+def _build_statement(waiting: Any, tables: Sequence[TableReference], *, after_cursor: bool) -> Any:
     """The wallet's one statement (first page, or the page after a cursor), with bound
     parameters ``account_id``, ``player_id``, ``limit`` and ``before``: built once, so each
     read only binds values (and SQLAlchemy's compiled cache finds it)."""
@@ -94,6 +144,8 @@ def _build_statement(waiting: Any, *, after_cursor: bool) -> Any:
             col(LedgerEntryRow.kind),
             col(LedgerEntryRow.reference),
             col(LedgerEntryRow.created_at),
+            # One index probe per entry of the page, at most: the page is at most 100.
+            _table_of_entry(tables),
             unsettled,
         )
         .select_from(LedgerAccountRow)
@@ -106,13 +158,18 @@ def _build_statement(waiting: Any, *, after_cursor: bool) -> Any:
 
 class WalletReader:
     """Reads wallets, collecting what is owed first: one per app (its two statements are
-    built once)."""
+    built once). ``tables``: how the references of the layers above lead to a table."""
 
-    def __init__(self, db: Database, owed: Owed = NOTHING_OWED) -> None:
+    def __init__(
+        self,
+        db: Database,
+        owed: Owed = NOTHING_OWED,
+        tables: Sequence[TableReference] = (),
+    ) -> None:
         self.db = db
         self.owed = owed
-        self._first_page = _build_statement(owed.waiting, after_cursor=False)
-        self._after_cursor = _build_statement(owed.waiting, after_cursor=True)
+        self._first_page = _build_statement(owed.waiting, tables, after_cursor=False)
+        self._after_cursor = _build_statement(owed.waiting, tables, after_cursor=True)
 
     def _statement(
         self, player_id: str, page_size: int, before: int | None
@@ -152,6 +209,7 @@ def _view(player_id: str, rows: list[Any], page_size: int) -> WalletView:
             kind=row.kind,
             reference=row.reference,
             created_at=_utc(row.created_at),
+            table_id=row.table_id,
         )
         for row in rows[:page_size]
         if row.id is not None

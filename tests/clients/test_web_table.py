@@ -176,15 +176,20 @@ def _check_lobby_pages(
     """My hands (replay, PHH, fairness checked in the browser) and the wallet, as the page
     showed them, against the lobby's answers."""
     # The wallet tab lists the ledger, each entry once (the tab was clicked twice at once): the
-    # sign-up grant, his buy-in and his cash-out.
+    # sign-up grant, his buy-in and his cash-out, the last two naming his table.
     shown = report["wallet"]
     assert shown["balance"] == f"Balance: {wallet['balance']:,} chips"
-    assert [(e["kind"], e["amount"]) for e in shown["entries"]] == [
-        (e["kind"], e["amount"]) for e in wallet["entries"]
+    assert [(e["kind"], e["amount"], e["table"]) for e in shown["entries"]] == [
+        (e["kind"], e["amount"], e["table_id"]) for e in wallet["entries"]
     ]
     kinds = [e["kind"] for e in shown["entries"]]
     assert {"signup_grant", "buy_in", "settlement"} <= set(kinds), kinds
     assert any("Welcome grant" in e["text"] and "+10,000" in e["text"] for e in shown["entries"])
+    tables = {e["kind"]: e["table"] for e in shown["entries"]}
+    assert tables["signup_grant"] is None
+    assert tables["buy_in"] == tables["settlement"] == hand["table"].removeprefix("tables/")
+    cash_out = next(e for e in shown["entries"] if e["kind"] == "settlement")
+    assert f"table {tables['settlement']}" in cash_out["text"], cash_out
 
     # The hand replayed street by street, as the lobby recorded it.
     replay = report["hand"]

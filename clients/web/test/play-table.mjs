@@ -243,7 +243,12 @@ try {
   report.wallet = {
     balance: await page.textContent("#wallet-balance"),
     entries: await page.$$eval("#ledger tbody tr", (rows) =>
-      rows.map((row) => ({ kind: row.dataset.kind, amount: Number(row.dataset.amount), text: row.textContent })),
+      rows.map((row) => ({
+        kind: row.dataset.kind,
+        amount: Number(row.dataset.amount),
+        table: row.dataset.table ?? null,
+        text: row.textContent,
+      })),
     ),
   };
   await page.screenshot({ path: walletScreenshot, fullPage: true });

@@ -641,6 +641,7 @@ export interface components {
             id: number;
             kind: string;
             reference: string | null;
+            table_id?: string | null;
             transaction_id: string;
         };
         /** FairnessCheck */

@@ -365,9 +365,11 @@ class TablePage {
     row.dataset["kind"] = entry.kind;
     row.dataset["amount"] = String(entry.amount);
     const what = el("td", "", entryKind(entry.kind));
-    // A table is worth naming; seat session and account ids mean nothing to him.
-    if (entry.reference?.startsWith("tables/")) {
-      what.append(el("span", "muted ref", ` table ${entry.reference.slice("tables/".length)}`));
+    // A table is worth naming (the lobby names it for a buy-in, a cash-out, a ticket that found
+    // a seat); the seat session, ticket and account ids of the references mean nothing to him.
+    if (entry.table_id) {
+      row.dataset["table"] = entry.table_id;
+      what.append(el("span", "muted ref", ` table ${entry.table_id}`));
     }
     const amount = el("td", `num ${entry.amount >= 0 ? "plus" : "minus"}`, entry.amount > 0 ? `+${chips(entry.amount)}` : chips(entry.amount));
     row.append(
