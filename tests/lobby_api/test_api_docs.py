@@ -155,6 +155,46 @@ async def test_the_document_is_the_same_however_many_apps_made_one_before(
     assert documents[0] == json.loads(COMMITTED_DOCUMENT.read_text())
 
 
+async def test_every_answer_has_named_fields(tmp_path: Path) -> None:
+    """No success answer is documented as a bare map: ReDoc shows such an answer's example as
+    an invented ``{"property1": …, "property2": …}``. ``GET /health`` answers a HealthView
+    (``status`` "ok"), or a 503 problem document when the database cannot be reached."""
+    app = create_app(
+        LobbySettings(
+            database_url=f"sqlite:///{tmp_path}/lobby.sqlite3",
+            jwt_secret="api-docs-" + "x" * 32,
+            load_seeds=False,
+            sweep_seconds=0,
+        )
+    )
+    document = json.loads(encode_json(app.openapi_schema.to_schema()))
+    await app.state.engine.close()
+    await app.state.db.dispose()
+    schemas = document["components"]["schemas"]
+
+    def resolved(schema: dict[str, Any]) -> dict[str, Any]:
+        ref = schema.get("$ref", "")
+        return resolved(schemas[ref.rsplit("/", 1)[1]]) if ref else schema
+
+    bare = []
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation.get("responses", {}).items():
+                for content in response.get("content", {}).values():
+                    schema = resolved(content.get("schema", {}))
+                    schema = resolved(schema["items"]) if schema.get("type") == "array" else schema
+                    named = schema.get("type") != "object" or "properties" in schema
+                    if status.startswith("2") and not named:
+                        bare.append(f"{method.upper()} {path} {status}")
+    assert bare == []
+    health = document["paths"]["/health"]["get"]["responses"]
+    answer = health["200"]["content"]["application/json"]["schema"]
+    assert answer == {"$ref": "#/components/schemas/HealthView"}
+    assert resolved(answer)["properties"] == {"status": {"const": "ok", "type": "string"}}
+    assert resolved(answer)["required"] == ["status"]
+    assert "application/problem+json" in health["503"]["content"]
+
+
 def test_committed_redoc_is_the_pinned_packages(npm_packages: None, tmp_path: Path) -> None:
     pinned = json.loads((WEB / "package.json").read_text())["devDependencies"]["redoc"]
     assert re.fullmatch(r"\d+\.\d+\.\d+", pinned), f"redoc is not pinned exactly: {pinned}"

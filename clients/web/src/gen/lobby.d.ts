@@ -734,6 +734,11 @@ export interface components {
                 [key: string]: string[];
             };
         };
+        /** HealthView */
+        HealthView: {
+            /** @constant */
+            status: "ok";
+        };
         /** LeaveView */
         LeaveView: {
             credited?: number | null;
@@ -1940,9 +1945,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
