@@ -66,9 +66,11 @@ from engine_server.loops import DEFAULT_LOOP
 from engine_server.settings import (
     DEFAULT_MAX_REQUEST_BYTES,
     SettingsError,
+    advertised_host,
     byte_count,
     cpu_set,
     event_loop,
+    host_port,
     jwt_secret,
     log_options,
     port,
@@ -651,7 +653,9 @@ async def start_gateway(settings: GatewaySettings) -> RunningGateway:
         limit,
         None,
     )
-    bound = server.add_insecure_port(f"{settings.host}:{settings.grpc_port}")
+    bound = server.add_insecure_port(host_port(settings.host, settings.grpc_port))
     await server.start()
-    gateway.address = settings.advertise or f"{settings.host}:{bound}"
+    # What players are told to reconnect to: an address they can reach (this machine's name
+    # for a wildcard host, an IPv6 host in brackets), as the engine advertises its own.
+    gateway.address = settings.advertise or host_port(advertised_host(settings.host), bound)
     return RunningGateway(gateway, server, bound)

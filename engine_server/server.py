@@ -62,7 +62,7 @@ from engine_server.memory_trace import memory_trace
 from engine_server.metrics import EngineMetrics, metrics_app
 from engine_server.node import LeaseLost, NodeLease
 from engine_server.pruning import ActionPruning
-from engine_server.settings import EngineSettings
+from engine_server.settings import EngineSettings, bind_host, host_port
 from engine_server.store.database import is_outage
 from engine_server.store.models import NodeState
 from engine_server.store.nodes import NodeAddresses, NodeRegistry
@@ -100,7 +100,10 @@ async def _serve_asgi(
     The socket is bound here, so a port in use fails with :class:`OSError` (uvicorn,
     binding it itself, would ``sys.exit`` from inside its task instead).
     """
-    listener = socket.create_server((host, port))
+    bare = bind_host(host)
+    # create_server binds IPv4 unless told otherwise; "::1" and "::" are IPv6 (dual-stack).
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+    listener = socket.create_server((bare, port), family=family)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -119,7 +122,7 @@ async def _serve_asgi(
         if task.done():
             listener.close()
             task.result()
-            raise OSError(f"could not serve on {host}:{port}")
+            raise OSError(f"could not serve on {host_port(host, port)}")
         await asyncio.sleep(0.01)
     return server, task
 
@@ -381,7 +384,8 @@ async def _start(
         metrics.refused,
         malformed,
     )
-    grpc_port = server.add_insecure_port(f"{settings.host}:{settings.grpc_port}")
+    # gRPC reads "::1:50051" as a host without a port: an IPv6 host goes in brackets.
+    grpc_port = server.add_insecure_port(host_port(settings.host, settings.grpc_port))
     await server.start()
     for name in ("", *names[:3]):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

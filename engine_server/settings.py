@@ -75,10 +75,12 @@ __all__ = [
     "EngineSettings",
     "SettingsError",
     "advertised_host",
+    "bind_host",
     "byte_count",
     "cpu_set",
     "event_loop",
     "gc_pacing",
+    "host_port",
     "jwt_secret",
     "log_options",
     "node_id",
@@ -256,6 +258,27 @@ def _url(env: Mapping[str, str], name: str) -> str:
     if raw and (not raw.startswith(("http://", "https://")) or " " in raw or len(raw) > 255):
         raise SettingsError(f"{name}: expected an http:// or https:// URL, got {raw!r}")
     return raw.rstrip("/")
+
+
+def bind_host(host: str) -> str:
+    """The host to bind a socket to: an IPv6 address without the brackets it may be given in
+    (``[::1]`` and ``::1`` are the same address; only the second binds).
+
+    >>> bind_host("[::1]"), bind_host("::1"), bind_host("127.0.0.1")
+    ('::1', '::1', '127.0.0.1')
+    """
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as gRPC targets, URLs and the servers' ready lines write it: an IPv6 host
+    in brackets (``::1:50051`` would read as an address with no port, and gRPC cannot bind it).
+
+    >>> host_port("127.0.0.1", 50051), host_port("::1", 50051), host_port("[::1]", 50051)
+    ('127.0.0.1:50051', '[::1]:50051', '[::1]:50051')
+    """
+    bare = bind_host(host)
+    return f"[{bare}]:{port}" if ":" in bare else f"{bare}:{port}"
 
 
 def advertised_host(host: str) -> str:

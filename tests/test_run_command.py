@@ -38,8 +38,10 @@ import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import grpc
+import pytest
 from stud.v1 import (
     admin_service_pb2,
     admin_service_pb2_grpc,
@@ -652,6 +654,61 @@ def test_host_is_where_every_part_listens(tmp_path: Path) -> None:
         assert described.returncode == 0, described.stderr
     finally:
         text += _stop_at_once(process)
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+def test_an_ipv6_host_is_written_in_brackets_everywhere(tmp_path: Path) -> None:
+    """``--host ::1``: every part listens there (the engine could not bind "::1:50051"), and
+    every address said or written is ``[::1]:PORT``: the steps, the banner, the room file the
+    follow-up commands read."""
+    process = _stud_run(
+        tmp_path, "--no-bots", "--host", "::1", "--grpc-port", "0", "--web-port", "0",
+        "--metrics-port", "0", "--lobby-port", "0",
+    )  # fmt: skip
+    output: list[str] = []
+    try:
+        text = _until_up(process, output)
+        assert "The card room is up" in text, text
+        assert "==> starting the engine (gRPC [::1]:0, web [::1]:0, metrics [::1]:0)" in text
+        assert "==> starting the lobby (http://[::1]:0)" in text
+        room = json.loads((tmp_path / "var" / "room.json").read_text())
+        for key in ("lobby", "grpc", "web", "metrics"):
+            address = room[key] if "//" in room[key] else f"//{room[key]}"
+            assert urlsplit(address).hostname == "::1" and urlsplit(address).port, room
+            assert "[::1]:" in room[key], room
+        assert f"  engine gRPC     {room['grpc']}  (" in text, text
+        described = _stud(tmp_path, "describe")
+        assert described.returncode == 0, described.stderr
+        assert "stud.v1.TableService" in described.stdout
+    finally:
+        text += _stop_at_once(process)
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_a_taken_ipv6_port_is_named_in_brackets(host: str) -> None:
+    from lobby_api.cli.run import Failed, _check_ports
+
+    with socket.create_server(("::1", 0), family=socket.AF_INET6) as taken:
+        port = taken.getsockname()[1]
+        try:
+            _check_ports([("lobby port", host, port, "--lobby-port")])
+        except Failed as error:
+            said = str(error)
+        else:
+            raise AssertionError("a taken port passed")
+    assert said == (
+        f"the lobby port [::1]:{port} is taken (another stud run?): stop what uses it or "
+        "choose another port with --lobby-port"
+    )
 
 
 def test_a_killed_stud_run_takes_its_parts_with_it(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from engine_server.loops import loop_name, run_in_loop
     from engine_server.node import LeaseLost, NodeHeld
     from engine_server.server import EngineServer, run_engine
-    from engine_server.settings import EngineSettings, SettingsError
+    from engine_server.settings import EngineSettings, SettingsError, host_port
     from engine_server.store.migrate import SchemaTooNew
 
     env = dict(os.environ)
@@ -61,9 +61,10 @@ def run(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 {
-                    "grpc": f"{settings.host}:{engine.grpc_port}",
-                    "web": f"http://{settings.host}:{engine.web_port}",
-                    "metrics": f"http://{settings.host}:{engine.metrics_port}/metrics",
+                    # An IPv6 host in brackets: "[::1]:50051".
+                    "grpc": host_port(settings.host, engine.grpc_port),
+                    "web": f"http://{host_port(settings.host, engine.web_port)}",
+                    "metrics": f"http://{host_port(settings.host, engine.metrics_port)}/metrics",
                     "database": settings.database_url,
                     "loop": loop_name(),
                     "node": settings.node_id,

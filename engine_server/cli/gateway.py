@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from engine_server.gateway import GatewaySettings, start_gateway
     from engine_server.logs import configure_logging
     from engine_server.loops import loop_name, run_in_loop
-    from engine_server.settings import SettingsError
+    from engine_server.settings import SettingsError, host_port
 
     env = dict(os.environ)
     if args.engine:
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 {
-                    "grpc": f"{settings.host}:{running.grpc_port}",
+                    "grpc": host_port(settings.host, running.grpc_port),
                     "advertised": running.gateway.address,
                     "engines": list(settings.engines),
                     "loop": loop_name(),

@@ -79,6 +79,7 @@ async def _serve(settings: object) -> None:
 
     from engine_server.collector import settle_garbage_collector
     from engine_server.loops import loop_name
+    from engine_server.settings import bind_host, host_port
     from lobby_api.app import create_app
     from lobby_api.settings import LobbySettings
 
@@ -86,7 +87,8 @@ async def _serve(settings: object) -> None:
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(settings),
-            host=settings.host,
+            # "[::1]" as the URL writes it binds as "::1".
+            host=bind_host(settings.host),
             port=settings.port,
             log_level="warning",
             access_log=False,
@@ -117,7 +119,8 @@ async def _serve(settings: object) -> None:
     print(
         json.dumps(
             {
-                "http": f"http://{settings.host}:{port}",
+                # An IPv6 host in brackets: "http://[::1]:8000".
+                "http": f"http://{host_port(settings.host, port)}",
                 "engine": settings.engine_grpc,
                 "database": settings.database_url,
                 "loop": loop_name(),

@@ -254,12 +254,17 @@ def _port_taken(host: str, port: int) -> bool:
     The probe sets SO_REUSEADDR as the servers do, so a port left in TIME_WAIT by a room
     that just stopped does not count as taken.
     """
+    from engine_server.settings import bind_host
+
     if port == 0:
         return False
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+    # "[::1]" binds as "::1" (as the parts bind it): bracketed, the probe would fail to bind
+    # for another reason and call a taken port free.
+    bare = bind_host(host)
+    with socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind((host, port))
+            probe.bind((bare, port))
         except OSError as error:
             return error.errno == errno.EADDRINUSE
     return False
@@ -286,6 +291,8 @@ def _check_ports(
     ``left`` is a room file whose ``stud run`` is gone: a taken port it names is most likely
     held by that room's parts, still stopping (they got a SIGTERM when it died).
     """
+    from engine_server.settings import host_port
+
     seen: dict[int, str] = {}
     for name, host, port, flag in ports:
         if port < 0 or port > 65535:
@@ -296,13 +303,13 @@ def _check_ports(
         if _port_taken(host, port):
             if left is not None and port in _room_ports(left):
                 raise Failed(
-                    f"the {name} {host}:{port} is taken, most likely by the parts of the "
+                    f"the {name} {host_port(host, port)} is taken, most likely by the parts of the "
                     f"stud run that was killed (pid {left['pid']}, var/room.json), which "
                     f"stop by themselves once their hands end (within a minute): wait, or "
                     f"choose another port with {flag}"
                 )
             raise Failed(
-                f"the {name} {host}:{port} is taken (another stud run?): "
+                f"the {name} {host_port(host, port)} is taken (another stud run?): "
                 f"stop what uses it or choose another port with {flag}"
             )
 
@@ -468,7 +475,12 @@ def _demo_sit_and_go(lobby: str) -> dict[str, Any] | None:
 
 def run(args: argparse.Namespace) -> int:
     from engine_server.cli.room import ROOM_FILE, left_behind, remove_room, write_room
-    from engine_server.settings import DEFAULT_DATABASE_URL, SettingsError, jwt_secret
+    from engine_server.settings import (
+        DEFAULT_DATABASE_URL,
+        SettingsError,
+        host_port,
+        jwt_secret,
+    )
 
     env = dict(os.environ)
     database_url = args.database_url or env.get("STUD_DATABASE_URL") or DEFAULT_DATABASE_URL
@@ -685,8 +697,8 @@ def run(args: argparse.Namespace) -> int:
             _step("loading seeds/ (cities, stake levels)")
             load_seeds()
         _step(
-            f"starting the engine (gRPC {host}:{grpc_port}, web {host}:{web_port}, "
-            f"metrics {host}:{metrics_port})"
+            f"starting the engine (gRPC {host_port(host, grpc_port)}, "
+            f"web {host_port(host, web_port)}, metrics {host_port(host, metrics_port)})"
         )
         engine = start("engine", [*_stud(), "engine"], ready_line=True)
         addresses = _read_ready_line(engine, "engine", 60, watch("engine", engine))
@@ -701,7 +713,7 @@ def run(args: argparse.Namespace) -> int:
         # Where the lobby sends browsers (the /play page) when the engine's node record does
         # not say.
         env.setdefault("STUD_LOBBY_ENGINE_WEB", f"http://{far}:{bound['web']}")
-        _step(f"starting the lobby (http://{lobby_host}:{lobby_port})")
+        _step(f"starting the lobby (http://{host_port(lobby_host, lobby_port)})")
         lobby = start(
             "lobby",
             [*_stud(), "lobby", "--host", lobby_host, "--port", str(lobby_port),

@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import grpc
+import httpx
 import pytest
 import pytest_asyncio
 from google.protobuf import struct_pb2
@@ -27,6 +30,7 @@ from stud.v1 import admin_service_pb2, settings_pb2
 
 from benchmarks.processes import STUD, start_stud
 from engine_server.store.migrate import head_revisions, prepare_database
+from lobby_api.cli.run import _port_of as run_port_of
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -140,6 +144,51 @@ async def test_stud_engine_migrates_an_empty_database_and_serves(tmp_path: Path)
                 health_pb2.HealthCheckRequest(service="stud.v1.TableService")
             )
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        process.terminate()
+        _, err = await asyncio.wait_for(process.process.communicate(), 30)
+    assert process.returncode == 0, err.decode()
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+async def test_stud_engine_on_an_ipv6_host_writes_its_addresses_in_brackets(
+    tmp_path: Path, host: str
+) -> None:
+    """``::1`` (or ``[::1]``) binds every port, and every host:port it writes — the ready line,
+    the addresses it advertises in the node registry — is ``[::1]:PORT``, which gRPC, URL
+    parsers and ``stud run`` read (``::1:PORT`` is a host without a port to them)."""
+    database = tmp_path / "v6.sqlite3"
+    env = {**engine_env(database), "STUD_ENGINE_HOST": host}
+    process = await start_stud("engine", *ANY_PORTS, env=env)
+    try:
+        ready = process.ready
+        grpc_port = urlsplit(f"//{ready['grpc']}").port
+        assert ready["grpc"] == f"[::1]:{grpc_port}" and run_port_of(ready["grpc"]) == grpc_port
+        for key, path in (("web", ""), ("metrics", "/metrics")):
+            url = urlsplit(ready[key])
+            assert (url.scheme, url.hostname, url.path) == ("http", "::1", path), ready
+            assert ready[key] == f"http://[::1]:{url.port}{path}"
+        async with grpc.aio.insecure_channel(ready["grpc"]) as channel:
+            answer = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="stud.v1.TableService")
+            )
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        async with httpx.AsyncClient(timeout=10) as http:
+            assert (await http.get(ready["metrics"])).status_code == 200
+        with contextlib.closing(sqlite3.connect(database)) as db:
+            advertised = db.execute(
+                "SELECT admin_address, grpc_address, web_url FROM engine_nodes"
+            ).fetchall()
+        assert advertised == [(ready["grpc"], ready["grpc"], ready["web"])]
     finally:
         process.terminate()
         _, err = await asyncio.wait_for(process.process.communicate(), 30)

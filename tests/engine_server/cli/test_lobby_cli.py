@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -45,6 +47,35 @@ def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path, loop: str) -> None
     said = (tmp_path / "lobby.log").read_text()
     settled = re.search(r"garbage collector settled: (\d+) objects", said)
     assert settled is not None and int(settled.group(1)) > 10_000, said
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.create_server(("::1", 0), family=socket.AF_INET6):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_stud_lobby_on_an_ipv6_host_says_its_url_in_brackets(tmp_path: Path, host: str) -> None:
+    url = f"sqlite:///{tmp_path}/v6.sqlite3"
+    lobby = start_stud_blocking(
+        *("lobby", "--host", host, "--port", "0", "--database-url", url),
+        *("--engine", "[::1]:9"),
+        env=_environment(),
+        log=tmp_path / "lobby.log",
+    )
+    try:
+        ready = lobby.ready
+        address = urlsplit(ready["http"])
+        assert (address.hostname, ready["http"]) == ("::1", f"http://[::1]:{address.port}")
+        with httpx.Client(base_url=ready["http"], timeout=10) as http:
+            assert http.get("/health").json() == {"status": "ok"}
+    finally:
+        code = lobby.stop(timeout=30)
+    assert code == 0, lobby.log_tail()
 
 
 def test_stud_lobby_refuses_bad_settings_in_one_line(tmp_path: Path) -> None:
