@@ -3,12 +3,14 @@
     stud bots --lobby http://127.0.0.1:8000 [--cities oslo,stockholm] [--per-city 3]
               [--stake house-2-4] [--tables-per-bot 2] [--think 0.8]
               [--hands N] [--once] [--duration SECONDS] [--on-request all|none|CITIES]
-              [--reconnect-seconds SECONDS] [--tournaments [all|with-humans]]
+              [--reconnect-seconds SECONDS] [--tournaments [all|with-humans]] [--prefix bot]
 
 Each bot is a lobby account (``bot_oslo_1``, …: registered on first use, logged in after)
 that keeps a matchmaking ticket open, so a player of its city who opens a quick game gets
 the bots of his city as opponents; see :mod:`stud.bots.runner` for how they sit, play and
-leave. One JSON line per thing that happens goes to stdout (``{"event": "seated", ...}``).
+leave. The accounts are named by ``--prefix`` (``bot``), city and number: a second ``stud
+bots`` in the same cities plays the same accounts unless it is given another prefix
+(``--prefix extra``: ``extra_oslo_1``, …). One JSON line per thing that happens goes to stdout (``{"event": "seated", ...}``).
 The lobby is ``--lobby``, else ``$STUD_BOTS_LOBBY``, else the lobby of the ``stud run``
 running from this directory (``var/room.json``). SIGTERM or SIGINT stops them cleanly:
 waiting tickets are withdrawn, seated bots leave their tables (mid-hand they play the hand
@@ -27,7 +29,11 @@ waiting for the start when the bots stop are withdrawn (buy-in and fee come back
 
 Bot passwords: ``STUD_BOTS_PASSWORD``, else derived from the token secret
 (``STUD_JWT_SECRET`` or ``var/jwt-secret``) and the username, so the same bots log in again
-after a restart and nobody without the secret can.
+after a restart and nobody without the secret can. Run with another secret than the one the
+accounts were registered with (the lobby's, under ``stud run``), every existing bot's log-in
+is refused (``wrong_credentials``) and counts as a failed log-in of that account: after a
+few, its log-ins must wait (``too_many_failed_logins``), the real bots' too. The first such
+refusal is logged with its likely cause, in one line on stderr (:func:`password_hint`).
 
 The bot code lives in the Python client package (``clients/python/stud/bots``), imported
 only when the command runs: the engine never depends on it.
@@ -39,7 +45,9 @@ import argparse
 import hashlib
 import hmac
 import json
+import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -47,7 +55,17 @@ from typing import Any
 
 from engine_server.cli import CliError
 
-__all__ = ["bot_password", "configure", "desk_token", "run"]
+__all__ = ["PASSWORD_REFUSED", "bot_password", "configure", "desk_token", "password_hint", "run"]
+
+log = logging.getLogger("stud.bots")
+
+#: The lobby's codes for a log-in refused because of the password: it is not the account's
+#: (``wrong_credentials``), or earlier refusals made the account's log-ins wait.
+PASSWORD_REFUSED = frozenset({"wrong_credentials", "too_many_failed_logins"})
+
+#: A name prefix leaves room in the lobby's 32 characters for the city and the number: a
+#: longer one would cut the city off, and every city's bots would share one name.
+_PREFIX = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -69,6 +87,12 @@ def _seconds(text: str) -> float:
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
+
+
+def _prefix(text: str) -> str:
+    if not _PREFIX.match(text):
+        raise argparse.ArgumentTypeError("expected 1 to 16 characters of [A-Za-z0-9_]")
+    return text
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -131,6 +155,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="also register for the open tournaments of the bots' cities and play them: in "
         "every one (all, the default), or once a human registered (with-humans)",
     )
+    parser.add_argument(
+        "--prefix",
+        type=_prefix,
+        default="bot",
+        help="the start of the bots' account names (bot: bot_oslo_1, ...); another prefix "
+        "plays other accounts, e.g. a second stud bots in the same cities (1-16 characters "
+        "of A-Z a-z 0-9 _)",
+    )
 
 
 def bot_password(env: Mapping[str, str]) -> Callable[[str], str]:
@@ -154,6 +186,47 @@ def bot_password(env: Mapping[str, str]) -> Callable[[str], str]:
     return lambda username: hmac.new(
         key, f"stud-bots:{username}".encode(), hashlib.sha256
     ).hexdigest()[:32]
+
+
+def password_hint(env: Mapping[str, str], bot: object, code: str) -> str:
+    """The likely cause, in one line, of the lobby refusing ``bot``'s log-in with ``code`` (one
+    of :data:`PASSWORD_REFUSED`): the bots' password is not the one the account has, because it
+    comes from another source than the one it was registered with.
+
+    >>> password_hint({"STUD_JWT_SECRET": "s" * 32}, "bot_oslo_1", "wrong_credentials")[:73]
+    'bot_oslo_1 exists with another password: bot passwords are derived from t'
+    """
+    refused = (
+        "exists with another password"
+        if code == "wrong_credentials"
+        else "may not log in for a while after failed log-ins"
+    )
+    if env.get("STUD_BOTS_PASSWORD"):
+        cause = "STUD_BOTS_PASSWORD is most likely not the password the bots were registered with"
+        remedy = "give theirs"
+    else:
+        source = "STUD_JWT_SECRET" if env.get("STUD_JWT_SECRET") else "var/jwt-secret here"
+        cause = (
+            f"bot passwords are derived from the token secret, and {source} is most likely "
+            "not the lobby's (the one they were registered with)"
+        )
+        remedy = "run with the lobby's"
+    return f"{bot} {refused}: {cause}; {remedy}, or --prefix NAME for bots of your own"
+
+
+def _hinting(emit: Callable[..., None], env: Mapping[str, str]) -> Callable[..., None]:
+    """``emit``, and the first time a bot's log-in is refused for its password, the likely
+    cause (:func:`password_hint`) as one log line: the events only say it was refused."""
+    hinted = False
+
+    def hinting(event: str, **fields: Any) -> None:
+        nonlocal hinted
+        emit(event, **fields)
+        if event == "error" and fields.get("code") in PASSWORD_REFUSED and not hinted:
+            hinted = True
+            log.warning("%s", password_hint(env, fields.get("bot"), fields["code"]))
+
+    return hinting
 
 
 def _secret(env: Mapping[str, str]) -> str | None:
@@ -242,6 +315,7 @@ def run(args: argparse.Namespace) -> int:
         idle_hands=args.idle_hands,
         reconnect_seconds=args.reconnect_seconds,
         seed=args.seed,
+        prefix=args.prefix,
         on_request=on_request,
         desk_token=token,
         tournaments=args.tournaments.replace("-", "_") if args.tournaments else None,
@@ -263,7 +337,7 @@ def run(args: argparse.Namespace) -> int:
             loop.add_signal_handler(signum, stop.set)
         if args.duration is not None:
             loop.call_later(args.duration, stop.set)
-        return await run_bots(config, stop, _emitter(stop.set))
+        return await run_bots(config, stop, _hinting(_emitter(stop.set), os.environ))
 
     try:
         return asyncio.run(main())

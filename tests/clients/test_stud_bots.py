@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import doctest
 import importlib
+import json
 import os
 import random
 import signal
@@ -23,6 +24,7 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
+import sqlalchemy as sa
 import stud.bots.lobby
 import uvicorn
 from litestar import Litestar
@@ -42,8 +44,15 @@ from lobby_api.sessions.models import RefreshTokenRow
 from lobby_api.settings import LobbySettings
 from lobby_api.settlement.models import LobbySeatRow
 from tests.clients.bots import Observed, passive_player
-from tests.clients.room import BotsProcess, card_room, seat_player, sign_up, tournament_table
-from tests.engine_server.api.conftest import SECRET, bearer
+from tests.clients.room import (
+    BotsProcess,
+    card_room,
+    seat_player,
+    serve_lobby,
+    sign_up,
+    tournament_table,
+)
+from tests.engine_server.api.conftest import SECRET, bearer, fresh_sqlite
 from tests.lobby_api.conftest import add_test_levels, build_app
 from tests.lobby_api.support import play
 
@@ -967,3 +976,96 @@ async def test_a_tournament_bot_follows_a_move_and_plays_at_its_destination(
                 for channel in shared.channels.values():
                     await channel.close()
         assert not [e for e in events if e[0] == "error"], events
+
+
+async def _stud_bots(lobby_url: str, cwd: Path, secret: str, *args: str) -> tuple[int, list, str]:
+    """``stud bots`` run to its end with the token secret ``secret`` (the bots' passwords are
+    derived from it): its exit status, its events, its log (stderr)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUD_")}
+    env.update(STUD_JWT_SECRET=secret, STUD_LOG_FORMAT="json")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "engine_server", "bots", "--lobby", lobby_url, *args),
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    # A bot that waited out a lockout (up to a quarter of an hour) would miss this.
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, [json.loads(line) for line in out.splitlines()], err.decode()
+
+
+async def test_prefix_names_other_bots_and_a_wrong_secret_is_named_at_once(
+    tmp_path: Path,
+) -> None:
+    """``--prefix`` gives bots of their own in the same city. Run with another token secret than
+    the one they were registered with, their log-ins are refused: the events give the lobby's
+    code, the log says the likely cause in one line, and the command ends at once — also once
+    the refusals made the account's log-ins wait (before, every bot waited that out, up to a
+    quarter of an hour each, saying nothing, to fail again)."""
+    database_url = f"sqlite:///{tmp_path}/bots.sqlite3"
+    await fresh_sqlite(database_url)
+    await prepare_database(database_url)
+    settings = LobbySettings(
+        database_url=database_url,
+        jwt_secret=SECRET,
+        sweep_seconds=0,
+        login_rate_per_minute=0,
+        money_rate_per_minute=0,
+    )
+    app = build_app(settings, None)  # no engine: the bots' tickets wait
+    flags = ("--cities", "oslo", "--per-city", "1", "--duration", "1")
+    try:
+        async with serve_lobby(app) as lobby_url:
+            theirs = "t" * 40
+            code, events, log = await _stud_bots(lobby_url, tmp_path, theirs, *flags)
+            assert code == 0, (events, log)
+            assert events[0]["event"] == "ready" and events[0]["bots"] == ["bot_oslo_1"]
+            code, events, log = await _stud_bots(
+                lobby_url, tmp_path, theirs, *flags, "--prefix", "extra"
+            )
+            assert code == 0 and events[0]["bots"] == ["extra_oslo_1"], (events, log)
+
+            # Another secret: the accounts exist with other passwords.
+            for prefix in ("bot", "extra"):
+                code, events, log = await _stud_bots(
+                    lobby_url, tmp_path, "w" * 40, *flags, "--prefix", prefix
+                )
+                assert code == 1, (events, log)
+                assert [(e["event"], e["bot"], e["code"]) for e in events] == [
+                    ("error", f"{prefix}_oslo_1", "wrong_credentials")
+                ]
+                (line,) = log.splitlines()
+                record = json.loads(line)
+                assert (record["level"], record["logger"]) == ("WARNING", "stud.bots")
+                assert record["message"] == (
+                    f"{prefix}_oslo_1 exists with another password: bot passwords are derived "
+                    "from the token secret, and STUD_JWT_SECRET is most likely not the lobby's "
+                    "(the one they were registered with); run with the lobby's, or --prefix "
+                    "NAME for bots of your own"
+                )
+
+            # Enough refusals and the account's log-ins wait (here ten minutes): said at once.
+            async with app.state.db.write() as session:
+                await session.exec(
+                    sa.text(  # type: ignore[call-overload]
+                        "UPDATE login_failures SET failures = 20, locked_until = :until "
+                        "WHERE account = 'bot_oslo_1'"
+                    ),
+                    params={"until": int((time.time() + 600) * 1000)},
+                )
+            started = time.monotonic()
+            code, events, log = await _stud_bots(lobby_url, tmp_path, "w" * 40, *flags)
+            assert code == 1 and time.monotonic() - started < 30, (events, log)
+            assert [(e["bot"], e["code"]) for e in events] == [
+                ("bot_oslo_1", "too_many_failed_logins")
+            ]
+            (line,) = log.splitlines()
+            assert json.loads(line)["message"].startswith(
+                "bot_oslo_1 may not log in for a while after failed log-ins: bot passwords are "
+                "derived from the token secret"
+            )
+    finally:
+        await app.state.engine.close()

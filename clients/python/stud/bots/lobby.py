@@ -44,6 +44,18 @@ class LobbyError(Exception):
         self.detail = detail
 
 
+def _locked(response: httpx.Response) -> bool:
+    """A log-in refused because of the account's failed log-ins (``too_many_failed_logins``),
+    not the address's rate: it is not waited out here. Another try with the same password
+    fails again if that password is wrong (and doubles the wait, up to a quarter of an hour
+    per try, while nothing is said); the caller hears of it at once instead."""
+    try:
+        problem = response.json()
+    except ValueError:
+        return False
+    return isinstance(problem, dict) and problem.get("code") == "too_many_failed_logins"
+
+
 class LobbyClient:
     """One bot account's view of the lobby at ``base_url``."""
 
@@ -96,7 +108,7 @@ class LobbyClient:
             if response.status_code == 401 and auth and self._credentials and attempt == 1:
                 await self.renew(sent_token)  # expired (or revoked): renew and retry once
                 continue
-            if response.status_code in (429, 503) and attempt < ATTEMPTS:
+            if response.status_code in (429, 503) and attempt < ATTEMPTS and not _locked(response):
                 retry_after = response.headers.get("retry-after", "")
                 await asyncio.sleep(float(retry_after) if retry_after.isdigit() else delay)
                 delay *= 2

@@ -39,7 +39,8 @@ not replaced when it leaves). A ticket the lobby cannot place within
 
 Progress is reported through ``emit(event, **fields)`` (the ``stud bots`` command prints
 one JSON line per call): ``ready``, ``waiting``, ``seated``, ``topped_up``, ``left``,
-``error``, ``stopped``; the desk adds ``requested`` (a table asked for bots: how many sent).
+``error`` (a bot that cannot sign in: with the lobby's ``code``), ``stopped``; the desk adds
+``requested`` (a table asked for bots: how many sent).
 
 **Tournaments.** With ``tournaments`` set the bots also register for the open tournaments of
 their cities and play them (:mod:`stud.bots.tournaments`: ``registered``,
@@ -660,7 +661,9 @@ class _Desk:
         try:
             await bot.lobby.sign_in(username, config.password(username), city)
         except LobbyError as error:
-            self.shared.emit("error", bot=username, detail=f"cannot sign in: {error}")
+            self.shared.emit(
+                "error", bot=username, code=error.code, detail=f"cannot sign in: {error}"
+            )
             return None
         assert bot.lobby.player_id is not None
         self.shared.bot_ids.add(bot.lobby.player_id)
@@ -716,7 +719,9 @@ async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
                 try:
                     await bot.lobby.sign_in(username, config.password(username), city)
                 except LobbyError as error:
-                    emit("error", bot=username, detail=f"cannot sign in: {error}")
+                    # The code says why (wrong_credentials: the account has another
+                    # password), for whoever reads the events.
+                    emit("error", bot=username, code=error.code, detail=f"cannot sign in: {error}")
                     continue
                 assert bot.lobby.player_id is not None
                 shared.bot_ids.add(bot.lobby.player_id)
