@@ -33,7 +33,6 @@ from litestar.di import NamedDependency, Provide
 from litestar.middleware.rate_limit import get_remote_address
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from sqlmodel import col
 
 from lobby_api.accounts.controllers import AccountsController
 from lobby_api.accounts.passwords import default_hasher
@@ -113,8 +112,8 @@ def create_app(
     defaults (tests use a cheaper hasher)."""
     from lobby_api.quickgame.controllers import QuickGameController, TableController
     from lobby_api.quickgame.looking import PlayersLooking
-    from lobby_api.quickgame.models import TicketRow
     from lobby_api.quickgame.tables import opening_by_node, planned_node, quick_settlement
+    from lobby_api.quickgame.tickets import ticket_tables
     from lobby_api.quickgame.waiting import WaitingController
     from lobby_api.settlement.services import owed_to_player, seat_session_tables
     from lobby_api.sweep import Sweep
@@ -125,7 +124,7 @@ def create_app(
     )
     from lobby_api.tournaments.director import Director
     from lobby_api.wallet.controllers import WalletController
-    from lobby_api.wallet.services import Owed, TableReference, WalletReader
+    from lobby_api.wallet.services import Owed, WalletReader
 
     db = database or Database.from_url(
         settings.database_url, pool_size=settings.db_pool_size, max_overflow=settings.db_pool_size
@@ -157,12 +156,9 @@ def create_app(
         return await quick_settlement(db, engines).settle_player(player_id)
 
     # Reading a wallet first settles the closed seat sessions its player left behind. Its
-    # entries name their tables: a cash-out's is its seat's; a ticket's hold (the quick game's
-    # `tickets/{id}`) paid for the seat it found, whose table the ticket keeps (none while it
-    # waits, or once withdrawn or expired).
-    tickets = TableReference("tickets/", col(TicketRow.id), col(TicketRow.table_id))
+    # entries name their tables: a cash-out's is its seat's, a ticket's hold the seat's it found.
     wallet_reader = WalletReader(
-        db, Owed(owed_to_player(), settle_player), (seat_session_tables(), tickets)
+        db, Owed(owed_to_player(), settle_player), (seat_session_tables(), ticket_tables())
     )
     looking = PlayersLooking(db)
     sweep = Sweep(db, engines, settings, looking)

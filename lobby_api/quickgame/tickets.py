@@ -49,8 +49,9 @@ from lobby_api.wallet.ledger import (
     post,
     wallet_account,
 )
+from lobby_api.wallet.services import TableReference
 
-__all__ = ["SEATING_RETRY", "Matchmaking"]
+__all__ = ["SEATING_RETRY", "Matchmaking", "ticket_tables"]
 
 log = logging.getLogger("stud.lobby.quickgame")
 
@@ -69,6 +70,12 @@ _WAITING_TICKETS = (
     .order_by(col(TicketRow.created_at))
     .limit(100)
 )
+
+
+def ticket_tables() -> TableReference:
+    """The table of a ``tickets/…`` entry, for the wallet's statement: the one its ticket found
+    a seat at (none while it waits, or once withdrawn or expired)."""
+    return TableReference("tickets/", col(TicketRow.id), col(TicketRow.table_id))
 
 
 class Matchmaking:
