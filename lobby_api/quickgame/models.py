@@ -173,9 +173,14 @@ class BotDeskRow(SQLModel, table=True):
     __tablename__ = "bot_desks"
     __table_args__ = (
         sa.Index("ix_bot_desks_city_stake_level_seen_at", "city", "stake_level", "seen_at"),
+        sa.CheckConstraint("bots >= 0", name="bots"),
     )
 
     desk: str = Field(primary_key=True, max_length=64)
     city: str = Field(primary_key=True, foreign_key="cities.id", max_length=32)
     stake_level: str = Field(primary_key=True, foreign_key="stake_levels.id", max_length=32)
     seen_at: datetime = Field(sa_type=UTCDateTime)
+    #: Bots it can still send to one table of this city and level, as its latest poll said
+    #: (distinct accounts: a bot sits once at a table). The lobby promises no more than the
+    #: fresh desks' sum; 0: none now (a row from before desks said it, too).
+    bots: int = Field(default=0, sa_column_kwargs={"server_default": "0"})

@@ -130,6 +130,32 @@ def test_the_history_downgrades_to_empty_and_back(url: str) -> None:
     assert asyncio.run(_table_names(url)) >= ENGINE_TABLES
 
 
+def test_bot_desks_say_how_many_bots_they_send_from_0018(url: str) -> None:
+    # A desk that polled before 0018 said nothing of its bots: it is promised none of them
+    # (bots 0) until its next poll says how many; 0018 refuses a negative number, and its
+    # downgrade leaves the desk's row without the column.
+    command.downgrade(alembic_config(url), "0017")
+    asyncio.run(
+        _execute(
+            url,
+            "INSERT INTO cities (id, name) VALUES ('oslo', 'Oslo')",
+            "INSERT INTO stake_levels (id, name, profile, ante, bring_in, small_bet, big_bet, "
+            "min_buy_in, max_buy_in, action_seconds, position) "
+            "VALUES ('l', 'L', 'house', 1, 1, 2, 4, 40, 400, 30.0, 0)",
+            "INSERT INTO bot_desks (desk, city, stake_level, seen_at) "
+            "VALUES ('old-desk', 'oslo', 'l', '2026-12-01 00:00:00+00:00')",
+        )
+    )
+    command.upgrade(alembic_config(url), "0018")
+    assert asyncio.run(_scalar(url, "SELECT bots FROM bot_desks WHERE desk = 'old-desk'")) == 0
+    with pytest.raises(sa.exc.IntegrityError):
+        asyncio.run(_execute(url, "UPDATE bot_desks SET bots = -1"))
+    command.downgrade(alembic_config(url), "0017")
+    assert asyncio.run(_scalar(url, "SELECT count(*) FROM bot_desks")) == 1
+    with pytest.raises(sa.exc.DBAPIError):
+        asyncio.run(_scalar(url, "SELECT bots FROM bot_desks"))
+
+
 def test_check_without_upgrade_changes_nothing(empty_url: str) -> None:
     status = check_schema(empty_url, upgrade=False)
     assert (status.upgraded, status.up_to_date) == (False, False)
