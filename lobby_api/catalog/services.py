@@ -20,6 +20,7 @@ __all__ = [
     "get_stake_level",
     "list_cities",
     "list_stake_levels",
+    "quick_seats",
     "rule_overrides",
     "seats_at",
 ]
@@ -91,9 +92,14 @@ def check_buy_in(level: StakeLevel, buy_in: int, field: str = "buy_in") -> None:
 
 def seats_at(level: StakeLevel) -> int:
     """How many players a quick game at this level seats (its opener included)."""
+    return quick_seats(level.profile)
+
+
+def quick_seats(profile: str) -> int:
+    """How many players a quick game of this rule profile seats (its opener included)."""
     from engine_server.game.profiles import PROFILES
 
-    return min(MAX_QUICK_SEATS, PROFILES[level.profile].max_players)
+    return min(MAX_QUICK_SEATS, PROFILES[profile].max_players)
 
 
 def rule_overrides(level: StakeLevel) -> dict[str, Any]:

@@ -3,79 +3,80 @@
 Matchmaking seats only players of the table's city, so a player of a city where nobody else
 looks for a game sits alone. :meth:`BotRequests.opponents` says so — how many players sit at
 his table, how many other players of his city look for a game at that stake level, whether
-bots can come — and the player chooses: keep waiting, or ask for bots
+bots can come and how many — and the player chooses: keep waiting, or ask for bots
 (``POST /tables/{table_id}/bots``: fill my table to N players).
 
 Bots come from a *bot desk*: an operator's bot service (``stud bots``) that polls
 ``POST /bots/desk`` with a service token (scope ``lobby``, signed with the shared secret —
-players cannot pose as one). Each poll says which cities and stake levels it serves and is
-answered with the tables that asked for bots there and still miss players; the service sends
-bot accounts of the table's city with tickets for that table only
-(``TicketRow.for_table_id``), which matchmaking places there while the table still misses
-players. Bots are "available" for a city and stake level while a desk serving them has
-polled within :data:`DESK_SECONDS`; asking for bots anywhere else is refused (409
-``bots_unavailable``), so the lobby never promises bots that do not run.
+players cannot pose as one). Each poll says which cities and stake levels it serves and how
+many bots it can still send to one table there, and is answered with the tables that asked
+for bots there and still miss players; the service sends bot accounts of the table's city
+with tickets for that table only (``TicketRow.for_table_id``), which matchmaking places there
+while the table still misses players. Bots can come to a table while desks serving its city
+and level have polled within :data:`~lobby_api.quickgame.opponents.DESK_SECONDS` and can
+send more than they sent there (:class:`~lobby_api.quickgame.opponents.BotSupply`). Asking
+where no desk can send any is refused (409 ``bots_unavailable``), and asking for more
+players than they can fill the table to is refused too (409 ``not_enough_bots``, naming
+``players``), so the lobby never promises bots that cannot come.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from engine_server.auth import Scope, TokenError, verify_token
-from engine_server.store.types import UTCDateTime, utc_now
+from engine_server.store.types import utc_now
 from lobby_api.accounts.models import PlayerRow
 from lobby_api.catalog.models import CityRow, StakeLevelRow
-from lobby_api.catalog.services import find_stake_level, get_city, get_stake_level, seats_at
+from lobby_api.catalog.services import get_city, get_stake_level
 from lobby_api.db import Database
 from lobby_api.engine_nodes import TableEngines
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.common import locked, my_seat, not_seated
-from lobby_api.quickgame.looking import PlayersLooking, seat_taken
+from lobby_api.quickgame.looking import PlayersLooking
 from lobby_api.quickgame.models import (
     BotDeskRow,
     BotRequestRow,
     QuickTableRow,
     QuickTableStatus,
 )
+from lobby_api.quickgame.opponents import (
+    DEFAULT_FILL_TO,
+    ENDED,
+    opponents_parameters,
+    opponents_query,
+    supply_of,
+    told,
+)
 from lobby_api.quickgame.reveals import seed_reveals
 from lobby_api.quickgame.schemas import (
+    BotDeskBots,
     BotDeskRequest,
     BotDeskView,
     BotRequestView,
     Opponents,
     TableView,
 )
-from lobby_api.settlement.models import LobbySeatRow, SeatState
 from lobby_api.settlement.services import occupied_seats
 
 __all__ = [
-    "DESK_SECONDS",
     "POLL_WITHIN",
     "BotRequests",
     "check_desk_token",
     "still_missing_players",
 ]
 
-#: A desk that has not polled for this long no longer counts: its bots are not promised.
-DESK_SECONDS = 10.0
-#: What a desk is told: poll again within this (well inside :data:`DESK_SECONDS`).
+#: What a desk is told: poll again within this (well inside ``DESK_SECONDS``).
 POLL_WITHIN = 4.0
 #: Desk rows not touched for this long are deleted (each service run has its own name).
 DESK_ROWS_KEPT = timedelta(days=1)
 #: The most requests one poll lists.
 REQUESTS_PER_POLL = 100
-
-_ENDED = (
-    QuickTableStatus.CLOSING.value,
-    QuickTableStatus.CLOSED.value,
-    QuickTableStatus.FAILED.value,
-)
 
 
 def check_desk_token(authorization: str | None, secret: str) -> str:
@@ -115,142 +116,6 @@ async def still_missing_players(session: AsyncSession, table_id: str) -> int:
     return max(0, request.players - await occupied_seats(session, table_id))
 
 
-async def _desk_serves(session: AsyncSession, city: str, stake_level: str) -> bool:
-    since = utc_now() - timedelta(seconds=DESK_SECONDS)
-    found = await session.exec(
-        select(BotDeskRow.desk)
-        .where(
-            col(BotDeskRow.city) == city,
-            col(BotDeskRow.stake_level) == stake_level,
-            col(BotDeskRow.seen_at) > since,
-        )
-        .limit(1)
-    )
-    return found.first() is not None
-
-
-@cache
-def _opponents_query() -> sa.Select[Any]:
-    """Everything :meth:`BotRequests.opponents` says of the table, in one statement (issue 16:
-    it was eight, in a read transaction of their own, at every quick game): the table, the
-    names of its city and stake level, whether the player's latest seat there is unsettled
-    (NULL: he has none), how many seats are taken, the bot request, and whether a desk serves
-    the city and level now. How many other players of the city look for a game there comes
-    from :class:`~lobby_api.quickgame.looking.PlayersLooking`.
-
-    Bound at each use: ``table_id``, ``player_id`` and ``since`` (a desk that polled after it
-    serves). Built once: building SQLAlchemy expressions costs more than the SQL.
-    """
-    table = sa.alias(QuickTableRow.__table__, "t")  # type: ignore[attr-defined]
-    player_id = sa.bindparam("player_id", type_=sa.String)
-    time_type = UTCDateTime()
-    seat_open = (
-        sa.select(sa.case((col(LobbySeatRow.settled_at).is_(None), 1), else_=0))
-        .where(
-            col(LobbySeatRow.player_id) == player_id,
-            col(LobbySeatRow.table_id) == table.c.table_id,
-            col(LobbySeatRow.state).in_([SeatState.PENDING.value, SeatState.SEATED.value]),
-        )
-        .order_by(col(LobbySeatRow.created_at).desc())
-        .limit(1)
-        .correlate(table)
-        .scalar_subquery()
-        .label("seat_open")
-    )
-    taken = (
-        sa.select(sa.func.count())
-        .select_from(LobbySeatRow)
-        .where(col(LobbySeatRow.table_id) == table.c.table_id, seat_taken())
-        .correlate(table)
-        .scalar_subquery()
-    )
-    desk = sa.exists().where(
-        col(BotDeskRow.city) == table.c.city,
-        col(BotDeskRow.stake_level) == table.c.stake_level,
-        col(BotDeskRow.seen_at) > sa.bindparam("since", type_=time_type),
-    )
-    return sa.select(
-        table.c.status,
-        table.c.city,
-        table.c.stake_level,
-        sa.select(col(CityRow.name))
-        .where(col(CityRow.id) == table.c.city)
-        .correlate(table)
-        .scalar_subquery(),
-        sa.select(col(StakeLevelRow.name))
-        .where(col(StakeLevelRow.id) == table.c.stake_level)
-        .correlate(table)
-        .scalar_subquery(),
-        seat_open,
-        taken,
-        sa.select(col(BotRequestRow.players))
-        .where(col(BotRequestRow.table_id) == table.c.table_id)
-        .correlate(table)
-        .scalar_subquery(),
-        sa.case((desk.correlate(table), 1), else_=0),
-    ).where(table.c.table_id == sa.bindparam("table_id", type_=sa.String))
-
-
-def _opponents_parameters(table_id: str, player_id: str) -> dict[str, Any]:
-    return {
-        "table_id": table_id,
-        "player_id": player_id,
-        "since": utc_now() - timedelta(seconds=DESK_SECONDS),
-    }
-
-
-def _opponents(row: Any, table_id: str, waiting: int) -> Opponents:
-    """What a player at the table is told, from its row of :func:`_opponents_query` and how
-    many other players of its city look for a game at its level (``waiting``)."""
-    status, city, stake_level, city_name, level_name, _, taken, fill_to, desk = row
-    players = int(taken)
-    city_name = city_name if city_name is not None else city
-    level_name = level_name if level_name is not None else stake_level
-    bots: Literal["available", "requested", "unavailable"]
-    state: Literal["playing", "waiting", "closed"]
-    if fill_to is not None:
-        bots = "requested"
-    elif desk:
-        bots = "available"
-    else:
-        bots = "unavailable"
-    if status in _ENDED:
-        state, message = "closed", "The table is closed."
-    elif players >= 2:
-        state = "playing"
-        message = f"{players} players at the table: the game is on."
-        if fill_to is not None and players < fill_to:
-            message += f" More bots are on their way (to {fill_to} players)."
-    else:
-        state = "waiting"
-        others = (
-            "nobody else is looking for a game there now"
-            if waiting == 0
-            else f"{waiting} other player{'s' if waiting > 1 else ''} "
-            f"{'are' if waiting > 1 else 'is'} looking for a game there (a player "
-            "with a ticket sits in here as a seat is free)"
-        )
-        message = f"Waiting for players of {city_name} at {level_name}: {others}."
-        path = f"/tables/{table_id}"
-        if bots == "requested":
-            message += f" Bots are on their way (to fill the table to {fill_to} players)."
-        elif bots == "available":
-            message += f" Keep waiting, or play with bots (POST {path}/bots)."
-        else:
-            message += (
-                f" No bots serve {city_name} at this level: keep waiting, "
-                f"or leave (POST {path}/leave)."
-            )
-    return Opponents(
-        state=state,
-        players=players,
-        waiting=waiting,
-        bots=bots,
-        bots_fill_to=fill_to,
-        message=message,
-    )
-
-
 class BotRequests:
     """What a player alone at a quick table is told, his request for bots, the bot desk."""
 
@@ -265,16 +130,20 @@ class BotRequests:
         self, session: AsyncSession, table: QuickTableRow, player_id: str
     ) -> Opponents:
         """Who plays at ``table`` now, and (alone) what ``player_id`` can do about it."""
-        row = (
+        row = await self._row(session, table.table_id, player_id)
+        return await self._told(row, table.table_id, player_id)
+
+    @staticmethod
+    async def _row(session: AsyncSession, table_id: str, player_id: str) -> Any:
+        return (
             await session.exec(  # type: ignore[call-overload]
-                _opponents_query(), params=_opponents_parameters(table.table_id, player_id)
+                opponents_query(), params=opponents_parameters(table_id, player_id)
             )
         ).one()
-        return await self._told(row, table.table_id, player_id)
 
     async def _told(self, row: Any, table_id: str, player_id: str) -> Opponents:
         waiting = await self.looking.count(row.city, row.stake_level, besides=player_id)
-        return _opponents(row, table_id, waiting)
+        return told(row, table_id, waiting)
 
     async def _my_table(
         self, session: AsyncSession, player_id: str, table_id: str
@@ -294,7 +163,7 @@ class BotRequests:
     async def opponents_at(self, player_id: str, table_id: str) -> Opponents | None:
         """:meth:`opponents` at a table the player sits at (None: he left it since), in one
         statement without a transaction."""
-        rows = await self.db.fetch(_opponents_query(), _opponents_parameters(table_id, player_id))
+        rows = await self.db.fetch(opponents_query(), opponents_parameters(table_id, player_id))
         if not rows or rows[0].seat_open != 1:
             return None
         return await self._told(rows[0], table_id, player_id)
@@ -314,38 +183,52 @@ class BotRequests:
             seed_reveals=await seed_reveals(session, table.table_id, player_id),
         )
 
-    async def ask(self, player: PlayerRow, table_id: str, players: int) -> TableView:
-        """Ask for bots to fill the table to ``players`` (asked again: the new number).
+    async def ask(self, player: PlayerRow, table_id: str, players: int | None) -> TableView:
+        """Ask for bots to fill the table to ``players`` (asked again: the new number; None:
+        :data:`~lobby_api.quickgame.opponents.DEFAULT_FILL_TO`, or fewer where bots can fill
+        the table to fewer).
 
-        Refused where no bot desk serves the table's city and stake level (409
-        ``bots_unavailable``), beyond the table's seats (422 ``too_many_players``), or at a
-        table that is closing (409 ``table_closed``).
+        Refused beyond the table's seats (422 ``too_many_players``), where no bot desk serving
+        the table's city and stake level can send a bot (409 ``bots_unavailable``), beyond
+        what the desks can fill the table to now (409 ``not_enough_bots``, naming
+        ``players``), or at a table that is closing (409 ``table_closed``).
         """
         async with self.db.write() as session:
             table = await locked(session, QuickTableRow, QuickTableRow.table_id == table_id)
             if table is None:
                 raise not_seated(table_id)
             await self._my_table(session, player.id, table_id)
-            if table.status in _ENDED:
+            if table.status in ENDED:
                 raise DomainError(409, "table_closed", f"table {table_id} is closing", "table_id")
-            level = await find_stake_level(session, table.stake_level)
-            assert level is not None
-            capacity = seats_at(level)
-            if players > capacity:
+            row = await self._row(session, table_id, player.id)
+            supply = supply_of(row)
+            city = row.city_name or table.city
+            level = row.level_name or table.stake_level
+            if players is not None and players > supply.seats:
                 raise DomainError(
                     422,
                     "too_many_players",
-                    f"a quick game at {level.name} seats at most {capacity} players",
+                    f"a quick game at {level} seats at most {supply.seats} players",
                     "players",
                 )
-            if not await _desk_serves(session, table.city, table.stake_level):
-                city = await session.get(CityRow, table.city)
+            if supply.can_send == 0:
                 raise DomainError(
                     409,
                     "bots_unavailable",
-                    f"no bots serve {city.name if city else table.city} at {level.name} now: "
-                    "keep waiting for players",
+                    f"no bots serve {city} at {level} now: keep waiting for players",
                     "table_id",
+                )
+            most = max(supply.players, supply.fill_max)
+            if players is None:
+                players = max(2, min(DEFAULT_FILL_TO, most))
+            if players > most:
+                raise DomainError(
+                    409,
+                    "not_enough_bots",
+                    f"bots can fill this table to {most} players now (the bot services "
+                    f"serving {city} at {level} can send {supply.can_send} to a table, "
+                    f"{supply.sent} of them sit here): ask for {most} or fewer",
+                    "players",
                 )
             request = await session.get(BotRequestRow, table_id)
             if request is None:
@@ -370,16 +253,24 @@ class BotRequests:
     # -------------------------------------------------------------------- bot desk
 
     async def desk(self, data: BotDeskRequest) -> BotDeskView:
-        """A bot desk's poll: note that it serves these cities and levels, and list the
-        tables there that asked for bots and still miss players, oldest first."""
+        """A bot desk's poll: note that it serves these cities and levels and how many bots
+        it can still send to a table of each, and list the tables there that asked for bots
+        and still miss players, oldest first."""
         now = utc_now()
         async with self.db.write() as session:
             cities = await self._names(session, data.cities, CityRow, "cities")
             levels = await self._names(session, data.stake_levels, StakeLevelRow, "stake_levels")
+            self._check_bots_at(data, cities, levels)
             for city in cities:
                 for level in levels:
                     await session.merge(
-                        BotDeskRow(desk=data.desk, city=city, stake_level=level, seen_at=now)
+                        BotDeskRow(
+                            desk=data.desk,
+                            city=city,
+                            stake_level=level,
+                            seen_at=now,
+                            bots=_bots_at(data.bots, data.bots_at, city, level),
+                        )
                     )
             await session.exec(
                 sa.delete(BotDeskRow).where(col(BotDeskRow.seen_at) < now - DESK_ROWS_KEPT)
@@ -415,6 +306,23 @@ class BotRequests:
         return BotDeskView(requests=requests, poll_within=POLL_WITHIN)
 
     @staticmethod
+    def _check_bots_at(data: BotDeskRequest, cities: list[str], levels: list[str]) -> None:
+        """Each ``bots_at`` entry names a city and a level the desk serves (or ``*``): a
+        number for a place it does not serve would be promised nowhere (422 otherwise)."""
+        for entry in data.bots_at:
+            for name, served, what in (
+                (entry.city, cities, "city"),
+                (entry.stake_level, levels, "stake level"),
+            ):
+                if name != "*" and name not in served:
+                    raise DomainError(
+                        422,
+                        "not_served",
+                        f"bots_at names the {what} {name!r}, which this poll does not serve",
+                        "bots_at",
+                    )
+
+    @staticmethod
     async def _names(
         session: AsyncSession, names: list[str], model: type[CityRow | StakeLevelRow], field: str
     ) -> list[str]:
@@ -427,3 +335,17 @@ class BotRequests:
             else:
                 await get_stake_level(session, name, field)
         return sorted(set(names))
+
+
+def _bots_at(bots: int, bots_at: list[BotDeskBots], city: str, level: str) -> int:
+    """The bots a desk can send to a table of ``city`` at ``level``: its ``bots``, or the last
+    entry of ``bots_at`` that names them (or ``*``).
+
+    >>> berlin = BotDeskBots(city="berlin", stake_level="*", bots=1)
+    >>> _bots_at(3, [berlin], "berlin", "house-2-4"), _bots_at(3, [berlin], "oslo", "house-2-4")
+    (1, 3)
+    """
+    for entry in bots_at:
+        if entry.city in ("*", city) and entry.stake_level in ("*", level):
+            bots = entry.bots
+    return bots

@@ -202,9 +202,11 @@ class QuickGameController(Controller):
         summary="A bot service's poll: the tables of its cities that asked for bots",
         description="For the operator's bot service (stud bots), with a service token (scope "
         "lobby, signed with the shared secret: stud admin token --scope lobby). Each poll "
-        "marks its cities and stake levels as served by bots for a few seconds (players "
-        "there may ask for bots) and lists the tables there that asked for bots and still "
-        "miss players; the service answers with tickets for those tables (table_id).",
+        "marks its cities and stake levels as served by bots for a few seconds and says how "
+        "many bots it can still send to one table there (bots, and bots_at where that "
+        "differs): players there may ask for bots, up to what the desks serving their table "
+        "can send together. It lists the tables there that asked for bots and still miss "
+        "players; the service answers with tickets for those tables (table_id).",
         security=[{"BearerToken": []}],
         responses=problem_responses(401, 403, 422),
     )
@@ -299,6 +301,11 @@ class TableController(Controller):
         "/bots",
         status_code=200,
         summary="Play with bots: fill my table to N players (where bots serve my city)",
+        description="Bots come from the bot services serving the table's city and stake level, "
+        "as many as they can still send to a table (opponents.bots_can_fill_to: the most "
+        "players they can fill it to now). Asking for more is refused, not cut down: 409 "
+        "not_enough_bots names players, and the table is left as it was; 409 "
+        "bots_unavailable where none can come at all.",
         responses=problem_responses(401, 404, 409, 422),
     )
     async def ask_for_bots(
@@ -308,8 +315,9 @@ class TableController(Controller):
         bot_requests: NamedDependency[BotRequests],
         data: JSONBody[BotsRequest | None] = None,
     ) -> TableView:
-        players = data.players if data is not None else BotsRequest().players
-        return await bot_requests.ask(current_player, table_id, players)
+        return await bot_requests.ask(
+            current_player, table_id, data.players if data is not None else None
+        )
 
     @delete(
         "/bots",

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 
 __all__ = [
+    "BotDeskBots",
     "BotDeskRequest",
     "BotDeskView",
     "BotRequestView",
@@ -70,7 +71,8 @@ class Opponents(msgspec.Struct):
 
     Worked out afresh at every answer. A player alone at his table waits for players of his
     city (matchmaking seats only them): he may keep waiting, or — where a bot service
-    serves his city and stake level — ask for bots (``POST /tables/{table_id}/bots``).
+    serves his city and stake level and has bots to send — ask for bots (``POST
+    /tables/{table_id}/bots``), up to what the bot services can send (``bots_can_fill_to``).
     """
 
     state: Annotated[
@@ -92,13 +94,27 @@ class Opponents(msgspec.Struct):
     bots: Annotated[
         Literal["available", "requested", "unavailable"],
         _doc(
-            '"available": bots serve this city and stake level, ask with POST '
+            '"available": bots can come (bots_can_fill_to), ask with POST '
             '/tables/{table_id}/bots; "requested": you asked, they are coming or playing; '
-            '"unavailable": no bots serve here now'
+            '"unavailable": no bots serve here now, or none is left to send'
         ),
     ]
     bots_fill_to: Annotated[
-        int | None, _doc("the players you asked bots to fill the table to (null: not asked)")
+        int | None,
+        _doc(
+            "the players bots fill the table to: what you asked for, or fewer where the bot "
+            "services serving here can send no more than that now (players below it: more "
+            "bots are coming; null: not asked)"
+        ),
+    ]
+    bots_can_fill_to: Annotated[
+        int | None,
+        _doc(
+            "the most players bots can fill the table to now, you included: the players "
+            "here besides bots sent on request, plus the bots the bot services serving this "
+            "city and stake level can still send to a table, within the table's seats (what "
+            "POST /tables/{table_id}/bots takes at most; null: no more bots can come)"
+        ),
     ]
     message: Annotated[
         str, _doc("one sentence for the player: what is happening and what he can do")
@@ -196,15 +212,31 @@ class TableView(msgspec.Struct):
 
 
 class BotsRequest(msgspec.Struct):
-    players: Annotated[
+    players: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=2,
+                le=7,
+                description="fill the table to this many players, you included (bots take "
+                "the missing seats; at most the level's seats and what the bot services can "
+                "send, opponents.bots_can_fill_to: more is refused, 409 not_enough_bots); "
+                "omitted: 3, or fewer where bots can fill the table to fewer",
+            ),
+        ]
+        | None
+    ) = None
+
+
+class BotDeskBots(msgspec.Struct):
+    """Where a bot desk can send another number of bots than its ``bots``."""
+
+    city: Annotated[Name, _doc('a city it serves ("*": every one)')]
+    stake_level: Annotated[Name, _doc('a stake level it serves ("*": every one)')]
+    bots: Annotated[
         int,
-        msgspec.Meta(
-            ge=2,
-            le=7,
-            description="fill the table to this many players, you included (bots take the "
-            "missing seats; at most the level's seats)",
-        ),
-    ] = 3
+        msgspec.Meta(ge=0, le=1000, description="bots it can still send to one table there"),
+    ]
 
 
 class BotDeskRequest(msgspec.Struct):
@@ -219,6 +251,25 @@ class BotDeskRequest(msgspec.Struct):
             min_length=1, max_length=100, description='stake levels it serves; ["*"]: every'
         ),
     ]
+    bots: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=1000,
+            description="bots it can still send to one table of each city and stake level it "
+            "serves (distinct accounts: a bot sits once at a table); the lobby promises "
+            "players no more than the desks serving their table can send together, and "
+            "none while that is 0",
+        ),
+    ]
+    bots_at: Annotated[
+        list[BotDeskBots],
+        msgspec.Meta(
+            max_length=100,
+            description="where it can send another number than bots (a city whose accounts "
+            "cannot all sign in, say); a later entry over an earlier one where both apply",
+        ),
+    ] = msgspec.field(default_factory=list)
 
 
 class BotRequestView(msgspec.Struct):

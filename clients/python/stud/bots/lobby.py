@@ -264,11 +264,25 @@ class LobbyClient:
     # ----------------------------------------------------------------- bot desk
 
     async def bot_desk(
-        self, service_token: str, desk: str, cities: list[str], stake_levels: list[str]
+        self,
+        service_token: str,
+        desk: str,
+        cities: list[str],
+        stake_levels: list[str],
+        bots: int,
+        bots_at: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Poll the bot desk (a service token, scope lobby): the lobby notes that bots serve
-        these cities and levels, and answers the tables there that asked for bots."""
-        body = {"desk": desk, "cities": cities, "stake_levels": stake_levels}
+        these cities and levels, ``bots`` of them to a table (``bots_at``: where another
+        number), and answers the tables there that asked for bots."""
+        body: dict[str, Any] = {
+            "desk": desk,
+            "cities": cities,
+            "stake_levels": stake_levels,
+            "bots": bots,
+        }
+        if bots_at:
+            body["bots_at"] = bots_at
         return dict(await self._request("POST", "/bots/desk", body, service_token=service_token))
 
     # ------------------------------------------------------------- at the table

@@ -613,7 +613,11 @@ class _Desk:
             while not shared.stop.is_set():
                 try:
                     answer = await self.lobby.bot_desk(
-                        config.desk_token(), self.name, list(config.on_request), list(config.stakes)
+                        config.desk_token(),
+                        self.name,
+                        list(config.on_request),
+                        list(config.stakes),
+                        config.per_city,
                     )
                 except LobbyError as error:
                     shared.emit("error", desk=self.name, detail=f"bot desk: {error}")
