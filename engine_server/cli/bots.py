@@ -19,7 +19,11 @@ out first).
 ``--on-request CITIES`` (``all``: every city; default: none) also answers players who sit
 alone at a quick table of those cities and ask for bots: the bots keep a bot desk at
 the lobby (``POST /bots/desk``, a service token minted from the token secret, so it needs
-``STUD_JWT_SECRET`` or ``var/jwt-secret``) and send bots of the table's city there.
+``STUD_JWT_SECRET`` or ``var/jwt-secret``) and send bots of the table's city there, up to
+``--per-city`` to a table: the desk tells the lobby so, and the lobby lets a player ask for
+no more (``stud run``'s 3: a table of 4 players at most). They are accounts of their own
+(``bot_berlin_1``, …; in the ``--cities`` the ticket bots' numbers come first:
+``bot_oslo_4``, …).
 
 ``--tournaments`` also registers the bots for the open tournaments of their cities (those
 open to all, and those of a bot's city) and plays them to the bust, following every move to
@@ -105,7 +109,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cities", type=_names, default=("oslo", "stockholm"), help="cities (oslo,stockholm)"
     )
-    parser.add_argument("--per-city", type=_positive_int, default=3, help="bots per city (3)")
+    parser.add_argument(
+        "--per-city",
+        type=_positive_int,
+        default=3,
+        help="bots per city (3); with --on-request also the most bots sent to one table",
+    )
     parser.add_argument(
         "--stake",
         type=_names,
@@ -145,7 +154,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--on-request",
         type=_names,
         help="cities whose players may ask for bots at a table nobody joins: comma-separated, "
-        "or all (default: none)",
+        "or all (default: none); up to --per-city bots come to a table, accounts of their own",
     )
     parser.add_argument(
         "--tournaments",

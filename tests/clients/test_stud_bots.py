@@ -2,7 +2,8 @@
 its hands sensibly; the command signs bots in through the lobby, answers a human's quick game
 with the bots of his city only, plays through the engine, leaves a table the human left, and
 stops cleanly on SIGTERM with no ticket or seat left behind. With ``--on-request`` it keeps a
-bot desk: a player alone at a table of any city asks for bots and gets as many as he asked.
+bot desk: a player alone at a table of any city asks for bots and gets as many as he asked,
+up to the ``--per-city`` bots the desk says it can send to a table (the lobby refuses more).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import httpx
@@ -46,6 +48,7 @@ from lobby_api.settlement.models import LobbySeatRow
 from tests.clients.bots import Observed, passive_player
 from tests.clients.room import (
     BotsProcess,
+    Room,
     card_room,
     seat_player,
     serve_lobby,
@@ -430,7 +433,7 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
             "--on-request",
             "all",
         )
-        human_task: asyncio.Task[None] | None = None
+        players: list[asyncio.Task[None]] = []
         try:
             [ready] = await bots.wait_for("ready")
             assert ready["on_request"] == ["*"]
@@ -446,18 +449,20 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
                 table_id = answer.json()["table_id"]
                 assert answer.json()["opponents"]["state"] == "waiting"
 
-                # Alone in Berlin; the desk says bots serve here (after its first poll).
-                for _ in range(100):
-                    view = (await http.get(f"/tables/{table_id}")).json()["opponents"]
-                    if view["bots"] == "available":
-                        break
-                    await asyncio.sleep(0.1)
-                assert view["bots"] == "available" and view["players"] == 1, view
+                # Alone in Berlin; the desk says bots serve here (after its first poll), as
+                # many as it can send to a table: its 2 of a city (--per-city).
+                view = await _opponents_once(
+                    http, table_id, lambda v: v["bots"] == "available", 100
+                )
+                assert view["players"] == 1 and view["bots_can_fill_to"] == 3, view
                 assert view["message"].startswith(
                     "Waiting for players of Berlin at 2/4 (house rules): nobody else is looking"
                 ), view
                 assert not bots.named("seated")  # nobody comes unasked
 
+                beyond = await http.post(f"/tables/{table_id}/bots", json={"players": 4})
+                assert beyond.status_code == 409, beyond.text
+                assert beyond.json()["code"] == "not_enough_bots", beyond.text
                 asked = await http.post(f"/tables/{table_id}/bots", json={"players": 3})
                 assert asked.status_code == 200, asked.text
                 seated = await bots.wait_for("seated", 2)
@@ -465,19 +470,23 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
                     ("bot_berlin_1", table_id),
                     ("bot_berlin_2", table_id),
                 }
-                view = (await http.get(f"/tables/{table_id}")).json()["opponents"]
-                assert view["state"] == "playing" and view["players"] == 3, view
+                view = await _opponents_once(http, table_id, lambda v: v["players"] == 3, 50)
+                assert view["state"] == "playing" and view["bots_fill_to"] == 3, view
+                assert view["message"] == "3 players at the table: the game is on.", view
+                assert view["bots_can_fill_to"] is None, view  # both of Berlin's sit here
 
                 seen = Observed()
                 bea = await http.get("/me")
-                human_task = asyncio.create_task(
-                    passive_player(room.engine, table_id, bea.json()["id"], seen)
+                players.append(
+                    asyncio.create_task(
+                        passive_player(room.engine, table_id, bea.json()["id"], seen)
+                    )
                 )
                 await seen.reach(2, timeout=30)  # a hand played with the bots, the next dealt
 
                 left = await http.post(f"/tables/{table_id}/leave")
                 assert left.status_code == 200, left.text
-                await asyncio.wait_for(human_task, 30)
+                await asyncio.wait_for(players.pop(), 30)
                 gone = await bots.wait_for("left", 2)
                 assert {(g["bot"], g["reason"]) for g in gone} == {
                     ("bot_berlin_1", "no_humans"),
@@ -485,12 +494,138 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
                 }
             # They answered one request: none of them waits for another Berlin game.
             assert not [w for w in bots.named("waiting") if "berlin" in w["bot"]][2:]
+
+            # In Oslo the ticket bots sit in at once; the desk's bots are accounts of their
+            # own (bot_oslo_3, bot_oslo_4), so its 2 can still come to that table.
+            oslo_table = await _oslo_table_filled_to_five(room, players)
+            await _seated_at(bots, oslo_table, {f"bot_oslo_{n}" for n in (1, 2, 3, 4)})
+            await bots.stop()
+            # Its last poll said it can send none: no bot is promised anywhere from now on.
+            vic = await sign_up(room.lobby_url, "vic", "vic-password", "vienna")
+            async with httpx.AsyncClient(
+                base_url=room.lobby_url, headers={"Authorization": f"Bearer {vic}"}
+            ) as http:
+                alone = await http.post(
+                    "/quickgame",
+                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "vic-seed"},
+                    headers={"Idempotency-Key": "vic-1"},
+                )
+                assert alone.status_code == 201, alone.text
+                assert alone.json()["opponents"]["bots"] == "unavailable", alone.text
         finally:
-            if human_task is not None:
-                human_task.cancel()
+            for task in players:
+                task.cancel()
             code = await bots.stop()
         assert code == 0, bots
         assert bots.named("stopped") and not bots.named("error"), bots
+
+
+async def test_a_desk_short_of_a_city_s_bots_says_so_and_the_table_is_not_promised_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUD_JWT_SECRET", SECRET)  # the bot desk's service token
+    async with card_room(tmp_path) as room:
+        # bot_vienna_2 exists with another password: the desk cannot sign it in.
+        await sign_up(room.lobby_url, "bot_vienna_2", "not-the-bots-password", "vienna")
+        bots = await BotsProcess.start(
+            room.lobby_url,
+            *("--cities", "oslo", "--per-city", "2", "--tables-per-bot", "1"),
+            *("--think", "0", "--seed", "7", "--on-request", "all"),
+        )
+        players: list[asyncio.Task[None]] = []
+        try:
+            await bots.wait_for("ready")
+            token = await sign_up(room.lobby_url, "val", "val-password", "vienna")
+            async with httpx.AsyncClient(
+                base_url=room.lobby_url, headers={"Authorization": f"Bearer {token}"}
+            ) as http:
+                answer = await http.post(
+                    "/quickgame",
+                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "val-seed"},
+                    headers={"Idempotency-Key": "val-1"},
+                )
+                assert answer.status_code == 201, answer.text
+                table_id = answer.json()["table_id"]
+                val = (await http.get("/me")).json()["id"]
+                players.append(
+                    asyncio.create_task(passive_player(room.engine, table_id, val, Observed()))
+                )
+                view = await _opponents_once(
+                    http, table_id, lambda v: v["bots"] == "available", 100
+                )
+                assert view["bots_can_fill_to"] == 3, view
+                asked = await http.post(f"/tables/{table_id}/bots", json={"players": 3})
+                assert asked.status_code == 200, asked.text
+
+                # One bot came, the second could not sign in: the desk's next poll says it
+                # has 1 for Vienna, and the table is told no more can come.
+                view = await _opponents_once(
+                    http, table_id, lambda v: v["players"] == 2 and v["bots_fill_to"] == 2, 100
+                )
+                assert view["bots_can_fill_to"] is None, view
+                assert view["message"] == (
+                    "2 players at the table: the game is on. No more bots can come now (you "
+                    "asked for 3 players: the bot services serving Vienna at this level have "
+                    "no more to send here)."
+                ), view
+                [refused] = await bots.wait_for("error")
+                assert refused["bot"] == "bot_vienna_2", refused
+                assert refused["code"] == "wrong_credentials", refused
+                await _seated_at(bots, table_id, {"bot_vienna_1"})
+        finally:
+            for task in players:
+                task.cancel()
+            code = await bots.stop()
+        assert code == 0, bots
+
+
+async def _seated_at(bots: BotsProcess, table_id: str, names: set[str]) -> None:
+    """Wait until exactly ``names`` said they sat at ``table_id`` (a bot says so once its
+    ticket shows it seated: a moment after the lobby seats it)."""
+    at_table: set[str] = set()
+    for _ in range(50):
+        at_table = {s["bot"] for s in bots.named("seated") if s["table"] == table_id}
+        if at_table >= names:
+            break
+        await bots.wait_for("seated", len(bots.named("seated")) + 1)
+    assert at_table == names, bots
+
+
+async def _opponents_once(
+    http: httpx.AsyncClient, table_id: str, done: Callable[[dict[str, Any]], bool], tries: int
+) -> dict[str, Any]:
+    """``opponents`` of ``GET /tables/{table_id}`` once ``done`` (polled every 0.1 s)."""
+    for _ in range(tries):
+        view: dict[str, Any] = (await http.get(f"/tables/{table_id}")).json()["opponents"]
+        if done(view):
+            return view
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"not reached: {view}")
+
+
+async def _oslo_table_filled_to_five(room: Room, players: list[asyncio.Task[None]]) -> str:
+    """Ola of Oslo opens a quick game: the 2 ticket bots sit in, and he asks bots to fill
+    the table to 5 players (what the desk can still send: its own 2)."""
+    token = await sign_up(room.lobby_url, "ola", "ola-password", "oslo")
+    async with httpx.AsyncClient(
+        base_url=room.lobby_url, headers={"Authorization": f"Bearer {token}"}
+    ) as http:
+        answer = await http.post(
+            "/quickgame",
+            json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "ola-seed"},
+            headers={"Idempotency-Key": "ola-1"},
+        )
+        assert answer.status_code == 201, answer.text
+        table_id = str(answer.json()["table_id"])
+        ola = (await http.get("/me")).json()["id"]
+        players.append(asyncio.create_task(passive_player(room.engine, table_id, ola, Observed())))
+        view = await _opponents_once(http, table_id, lambda v: v["players"] == 3, 100)
+        assert view["bots"] == "available" and view["bots_can_fill_to"] == 5, view
+        asked = await http.post(f"/tables/{table_id}/bots", json={"players": 5})
+        assert asked.status_code == 200, asked.text
+        view = await _opponents_once(http, table_id, lambda v: v["players"] == 5, 150)
+        assert view["message"] == "5 players at the table: the game is on.", view
+        return table_id
 
 
 async def _balance(lobby_url: str, token: str) -> int:

@@ -31,11 +31,17 @@ more with a renewed token (its action id makes that safe).
 (``on_request``; ``*``: every city), the bots also keep a *bot desk*: every ``desk_poll``
 seconds they poll the lobby's ``POST /bots/desk``, which marks those cities (at the bots'
 stake levels) as served by bots and answers the tables there whose player asked for bots
-and that still miss players. For each missing player the desk sends a bot of the table's
-city (``bot_berlin_1``, …, signed in on first need, at most ``per_city``, never two at one
-table) with a ticket for that table only; it plays there like any slot, then stops (it is
-not replaced when it leaves). A ticket the lobby cannot place within
-:data:`REQUEST_SEAT_SECONDS` (the table filled meanwhile) is withdrawn.
+and that still miss players. Each poll says how many bots the desk can still send to one
+table: ``per_city`` (fewer in a city whose next account cannot sign in: as many as it has
+there), and the lobby lets no table ask for more. For each missing player the desk sends a
+bot of the table's city (``bot_berlin_1``, …, signed in on first need, at most
+``per_city``, never two at one table) with a ticket for that table only; it plays there
+like any slot, then stops (it is not replaced when it leaves). The desk's bots are accounts
+of its own: in the cities where bots hold tickets they are numbered after those
+(``bot_oslo_4``, … with ``per_city`` 3), since a ticket bot may already sit at the table
+that asks and would not count as one the desk can send. A ticket the lobby cannot place
+within :data:`REQUEST_SEAT_SECONDS` (the table filled meanwhile) is withdrawn. Stopping, the
+desk's last poll says it can send none, so the lobby stops promising its bots at once.
 
 Progress is reported through ``emit(event, **fields)`` (the ``stud bots`` command prints
 one JSON line per call): ``ready``, ``waiting``, ``seated``, ``topped_up``, ``left``,
@@ -71,7 +77,9 @@ from stud.bots.tournaments import TournamentDesk
 from stud.v1 import table_pb2, table_service_pb2, table_service_pb2_grpc
 
 __all__ = [
+    "LAST_POLL_SECONDS",
     "REQUEST_SEAT_SECONDS",
+    "SIGN_IN_AGAIN_SECONDS",
     "BotsConfig",
     "Emit",
     "bot_username",
@@ -84,6 +92,12 @@ log = logging.getLogger("stud.bots")
 
 #: How long a bot sent to a table that asked for bots waits for its seat before giving up.
 REQUEST_SEAT_SECONDS = 10.0
+#: How long the desk waits before it signs in again a city's account that could not sign in
+#: (meanwhile it says it can send only the accounts it has there): a wrong password would
+#: count a failed log-in at every try.
+SIGN_IN_AGAIN_SECONDS = 60.0
+#: How long the desk's last poll, stopping, may take.
+LAST_POLL_SECONDS = 3.0
 
 #: ``emit(event, **fields)``: where the bots report what they do.
 Emit = Callable[..., None]
@@ -588,7 +602,6 @@ class _Desk:
         http: httpx.AsyncClient,
         levels: dict[str, dict[str, Any]],
         rng: random.Random,
-        bots: list[_Bot],
     ) -> None:
         self.shared = shared
         self.http = http
@@ -596,10 +609,13 @@ class _Desk:
         self.rng = rng
         self.lobby = LobbyClient(http, shared.config.lobby)
         self.name = desk_name(shared.config.prefix)
-        #: Signed-in bots by city (those of ``cities`` are reused, others signed in on need).
+        #: The desk's own bots by city, signed in on first need (not the ticket bots: one of
+        #: those may sit at the very table that asks, and the lobby would count it as a bot
+        #: the desk can still send).
         self.bots: dict[str, list[_Bot]] = {}
-        for bot in bots:
-            self.bots.setdefault(bot.city, []).append(bot)
+        #: Cities whose next account could not sign in, and when: the desk says it can send
+        #: only the accounts it has there, until one signs in.
+        self.short: dict[str, float] = {}
         #: table id -> bots sent there and not gone yet; ``pending``: not seated yet.
         self.busy: dict[str, set[str]] = {}
         self.pending: dict[str, set[str]] = {}
@@ -611,14 +627,9 @@ class _Desk:
         assert config.desk_token is not None
         try:
             while not shared.stop.is_set():
+                await self._sign_in_again()
                 try:
-                    answer = await self.lobby.bot_desk(
-                        config.desk_token(),
-                        self.name,
-                        list(config.on_request),
-                        list(config.stakes),
-                        config.per_city,
-                    )
+                    answer = await self._poll(stopping=False)
                 except LobbyError as error:
                     shared.emit("error", desk=self.name, detail=f"bot desk: {error}")
                     if await shared.pause(5.0):
@@ -629,9 +640,38 @@ class _Desk:
                 within = float(answer.get("poll_within") or config.desk_poll)
                 if await shared.pause(min(config.desk_poll, within)):
                     break
+            # Stopping: no bot of this desk is promised any more, from now on rather than
+            # once its polls are stale (the lobby's answer lists nothing to answer).
+            with contextlib.suppress(LobbyError, TimeoutError):
+                await asyncio.wait_for(self._poll(stopping=True), LAST_POLL_SECONDS)
         finally:
             # Stopping: the bots sent to tables leave them (each slot sees the stop).
             await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def _poll(self, *, stopping: bool) -> dict[str, Any]:
+        """``POST /bots/desk``: the cities and levels served, and how many bots the desk can
+        still send to a table there (none, ``stopping``)."""
+        config = self.shared.config
+        assert config.desk_token is not None
+        short = [
+            {"city": city, "stake_level": "*", "bots": len(self.bots.get(city, ()))}
+            for city in sorted(self.short)
+        ]
+        return await self.lobby.bot_desk(
+            config.desk_token(),
+            self.name,
+            list(config.on_request),
+            list(config.stakes),
+            0 if stopping else config.per_city,
+            None if stopping else short,
+        )
+
+    async def _sign_in_again(self) -> None:
+        """Sign in the next account of each city that could not, a while after it failed."""
+        now = time.monotonic()
+        for city, failed_at in list(self.short.items()):
+            if now - failed_at >= SIGN_IN_AGAIN_SECONDS:
+                await self._sign_in(city)
 
     async def _answer(self, request: dict[str, Any]) -> None:
         table_id = str(request["table_id"])
@@ -652,15 +692,23 @@ class _Desk:
 
     async def _free_bot(self, city: str, table_id: str) -> _Bot | None:
         """A bot of ``city`` not at ``table_id`` yet, signed in on first need."""
-        config = self.shared.config
         busy = self.busy.get(table_id, set())
-        known = self.bots.setdefault(city, [])
-        for bot in known:
+        for bot in self.bots.setdefault(city, []):
             if bot.username not in busy:
                 return bot
+        if city in self.short:
+            return None  # signed in again a while after it failed (_sign_in_again)
+        return await self._sign_in(city)
+
+    async def _sign_in(self, city: str) -> _Bot | None:
+        """The city's next account of the desk, signed in (None: all are, or it failed)."""
+        config = self.shared.config
+        known = self.bots.setdefault(city, [])
         if len(known) >= config.per_city:
             return None
-        username = bot_username(config.prefix, city, len(known) + 1)
+        # After the ticket bots of the city, which are other accounts (bot_oslo_4, ...).
+        first = config.per_city if city in config.cities else 0
+        username = bot_username(config.prefix, city, first + len(known) + 1)
         bot = _Bot(username, city, LobbyClient(self.http, config.lobby))
         try:
             await bot.lobby.sign_in(username, config.password(username), city)
@@ -668,7 +716,9 @@ class _Desk:
             self.shared.emit(
                 "error", bot=username, code=error.code, detail=f"cannot sign in: {error}"
             )
+            self.short[city] = time.monotonic()
             return None
+        self.short.pop(city, None)
         assert bot.lobby.player_id is not None
         self.shared.bot_ids.add(bot.lobby.player_id)
         known.append(bot)
@@ -746,7 +796,7 @@ async def run_bots(config: BotsConfig, stop: asyncio.Event, emit: Emit) -> int:
         ]
         desk = None
         if config.desk_token is not None and config.on_request and not config.once:
-            desk = _Desk(shared, http, levels, random.Random(rng.getrandbits(64)), bots)
+            desk = _Desk(shared, http, levels, random.Random(rng.getrandbits(64)))
         tournaments = None
         if config.tournaments is not None and not config.once:
             tournaments = TournamentDesk(shared, bots, random.Random(rng.getrandbits(64)))
