@@ -50,6 +50,7 @@ from stud.v1 import (
 )
 
 from engine_server.auth import Scope, mint_token
+from tests.ipv6 import needs_ipv6_loopback
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -656,15 +657,7 @@ def test_host_is_where_every_part_listens(tmp_path: Path) -> None:
         text += _stop_at_once(process)
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.create_server(("::1", 0), family=socket.AF_INET6):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@needs_ipv6_loopback
 def test_an_ipv6_host_is_written_in_brackets_everywhere(tmp_path: Path) -> None:
     """``--host ::1``: every part listens there (the engine could not bind "::1:50051"), and
     every address said or written is ``[::1]:PORT``: the steps, the banner, the room file the
@@ -692,7 +685,7 @@ def test_an_ipv6_host_is_written_in_brackets_everywhere(tmp_path: Path) -> None:
         text += _stop_at_once(process)
 
 
-@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@needs_ipv6_loopback
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_a_taken_ipv6_port_is_named_in_brackets(host: str) -> None:
     from lobby_api.cli.run import Failed, _check_ports

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -32,6 +31,7 @@ from benchmarks.processes import STUD, start_stud
 from engine_server.store.migrate import head_revisions, prepare_database
 from lobby_api.cli.run import _port_of as run_port_of
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
+from tests.ipv6 import needs_ipv6_loopback
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -150,15 +150,7 @@ async def test_stud_engine_migrates_an_empty_database_and_serves(tmp_path: Path)
     assert process.returncode == 0, err.decode()
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.create_server(("::1", 0), family=socket.AF_INET6):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@needs_ipv6_loopback
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 async def test_stud_engine_on_an_ipv6_host_writes_its_addresses_in_brackets(
     tmp_path: Path, host: str

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,6 +13,7 @@ import pytest
 
 from benchmarks.processes import STUD, start_stud_blocking
 from engine_server.store.migrate import current_revisions, head_revisions
+from tests.ipv6 import needs_ipv6_loopback
 
 
 def _environment() -> dict[str, str]:
@@ -49,15 +49,7 @@ def test_stud_lobby_migrates_serves_and_stops(tmp_path: Path, loop: str) -> None
     assert settled is not None and int(settled.group(1)) > 10_000, said
 
 
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.create_server(("::1", 0), family=socket.AF_INET6):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.mark.skipif(not _ipv6_loopback(), reason="no IPv6 loopback (::1) on this machine")
+@needs_ipv6_loopback
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_stud_lobby_on_an_ipv6_host_says_its_url_in_brackets(tmp_path: Path, host: str) -> None:
     url = f"sqlite:///{tmp_path}/v6.sqlite3"
