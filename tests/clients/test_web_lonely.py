@@ -6,10 +6,12 @@ clients/web/test/lonely-table.mjs drives Debian's Chromium with playwright-core:
 
 - Cleo of Copenhagen sits alone; the page says she waits for players of Copenhagen, that
   nobody else looks for a game there, that bots could come (a desk, played by this test,
-  serves Copenhagen), and offers "Play with bots" and "Keep waiting". She asks for bots —
-  the lobby lists her table to the desk — then keeps waiting: the request is gone.
-- Bea of Berlin sits alone, plays with bots: two Berlin bots of ``stud bots`` sit in and
-  the hand starts. After a hand she played, the seed pair is rotated between hands, and the
+  serves Copenhagen and can send 2 bots to a table), and offers "Play with bots" (a table of
+  2 or 3 players: no more than can come) and "Keep waiting". She asks for bots — the lobby
+  lists her table to the desk; the desk then says it can send none, and the page stops
+  saying bots are coming — then keeps waiting: the request is gone.
+- Bea of Berlin sits alone, plays with bots: the page offers what ``stud bots --per-city 2``
+  can send (a table of 2 or 3); two Berlin bots sit in and the hand starts. After a hand she played, the seed pair is rotated between hands, and the
   page tells her which of her past hands the revealed seed made public, before she plays on.
 
 Screenshots in test-artifacts/ (web-lonely-waiting.png, web-lonely-phone.png (390x844),
@@ -102,43 +104,58 @@ class Page:
             self.process.kill()
 
 
+class Desk:
+    """A bot desk that serves one city, says it can send ``bots`` to a table (changed by the
+    test as it goes) and sends none: nobody answers a request."""
+
+    def __init__(self, http: httpx.AsyncClient, city: str, bots: int) -> None:
+        self.http = http
+        self.city = city
+        self.bots = bots
+
+    async def poll(self) -> list[dict[str, Any]]:
+        answer = await self.http.post(
+            "/bots/desk",
+            json={
+                "desk": "web-test-desk",
+                "cities": [self.city],
+                "stake_levels": [STAKE],
+                "bots": self.bots,
+            },
+        )
+        assert answer.status_code == 200, answer.text
+        requests: list[dict[str, Any]] = answer.json()["requests"]
+        return requests
+
+
 @contextlib.asynccontextmanager
-async def desk_serving(lobby_url: str, city: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A bot desk that serves ``city`` (polling as ``stud bots`` does, twice a second) and
-    sends no bots: bots are *available* there, and nobody answers a request."""
+async def desk_serving(lobby_url: str, city: str, bots: int) -> AsyncIterator[Desk]:
+    """A :class:`Desk` polling as ``stud bots`` does (twice a second)."""
     token = mint_token(SECRET, "web-test-desk", [Scope.LOBBY], ttl_seconds=600)
 
-    async def poll(http: httpx.AsyncClient) -> None:
+    async def poll(desk: Desk) -> None:
         while True:
-            await poll_once(http, city)
+            await desk.poll()
             await asyncio.sleep(0.5)
 
     async with httpx.AsyncClient(
         base_url=lobby_url, headers={"Authorization": f"Bearer {token}"}, timeout=10
     ) as http:
-        await poll_once(http, city)
-        task = asyncio.create_task(poll(http))
+        desk = Desk(http, city, bots)
+        await desk.poll()
+        task = asyncio.create_task(poll(desk))
         try:
-            yield http
+            yield desk
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
 
-async def poll_once(http: httpx.AsyncClient, city: str) -> list[dict[str, Any]]:
-    answer = await http.post(
-        "/bots/desk", json={"desk": "web-test-desk", "cities": [city], "stake_levels": [STAKE]}
-    )
-    assert answer.status_code == 200, answer.text
-    requests: list[dict[str, Any]] = answer.json()["requests"]
-    return requests
-
-
 async def _keep_waiting(lobby_url: str) -> dict[str, Any]:
     token = await sign_up(lobby_url, "cleo", "cleo-password", "copenhagen")
     async with (
-        desk_serving(lobby_url, "copenhagen") as desk,
+        desk_serving(lobby_url, "copenhagen", bots=2) as desk,
         httpx.AsyncClient(
             base_url=lobby_url, headers={"Authorization": f"Bearer {token}"}, timeout=10
         ) as http,
@@ -147,15 +164,23 @@ async def _keep_waiting(lobby_url: str) -> dict[str, Any]:
         try:
             table_id = (await page.expect("requested"))["table"]
             # The page's "Play with bots" is a request the bot desks see: to 3 players.
-            [request] = [
-                r for r in await poll_once(desk, "copenhagen") if r["table_id"] == table_id
-            ]
+            [request] = [r for r in await desk.poll() if r["table_id"] == table_id]
             assert request["players"] == 3 and request["missing"] == 2, request
+            # The desk can send none now (its bots went elsewhere, say): no bot can come.
+            desk.bots = 0
+            await desk.poll()
+            await page.go()
+
+            assert (await page.expect("short"))["table"] == table_id
+            view = (await http.get(f"/tables/{table_id}")).json()["opponents"]
+            assert view["bots"] == "requested" and view["bots_fill_to"] == 1, view
+            desk.bots = 2
+            await desk.poll()
             await page.go()
 
             assert (await page.expect("kept_waiting"))["table"] == table_id
             # "Keep waiting" took it back: no desk is asked for bots there any more.
-            assert not [r for r in await poll_once(desk, "copenhagen") if r["table_id"] == table_id]
+            assert not [r for r in await desk.poll() if r["table_id"] == table_id]
             view = (await http.get(f"/tables/{table_id}")).json()["opponents"]
             assert view["state"] == "waiting" and view["bots"] == "available", view
             assert view["bots_fill_to"] is None
@@ -177,10 +202,12 @@ def _check_keep_waiting(report: dict[str, Any]) -> None:
         "Nobody else of Copenhagen is looking for a game at 2/4 (house rules) now."
     )
     assert waiting["botsText"] == (
-        "Bots play in Copenhagen at this level: play with them now, or keep waiting for people."
+        "Bots play in Copenhagen at this level (up to 2 bots can join you): play with them "
+        "now, or keep waiting for people."
     )
     assert waiting["playWithBots"] and waiting["keepWaiting"]
-    assert waiting["choices"] == [2, 3, 4, 5, 6, 7]  # the house level seats 7
+    # The house level seats 7, but the desk can send 2: a table of 3 at most is offered.
+    assert waiting["choices"] == [2, 3] and waiting["canFillTo"] == "3", waiting
     assert waiting["error"] == ""
     phone = report["phone"]
     assert phone["scrollWidth"] <= 390 and phone["panelRight"] <= 390, phone
@@ -191,6 +218,16 @@ def _check_keep_waiting(report: dict[str, Any]) -> None:
     assert requested["botsText"] == "Bots are on their way: the table fills to 3 players."
     assert not requested["playWithBots"] and requested["keepWaiting"]
     assert requested["keepWaitingLabel"] == "Keep waiting instead"
+
+    # The desk can send none now: nothing is said to be on its way, nothing offered.
+    short = report["short"]
+    assert short["bots"] == "requested" and short["fillTo"] == "1", short
+    assert short["canFillTo"] is None, short
+    assert short["botsText"] == (
+        "No bots can come to Copenhagen at this level now: keep waiting for people, or leave "
+        "the table."
+    )
+    assert not short["playWithBots"] and short["keepWaiting"]
 
     for kept in (report["kept"], report["later"]):
         assert kept["state"] == "waiting" and kept["bots"] == "available", kept
@@ -235,6 +272,7 @@ def _check_play_with_bots(report: dict[str, Any], reveal: dict[str, Any]) -> Non
     assert waiting["state"] == "waiting" and waiting["bots"] == "available", waiting
     assert waiting["title"] == "Waiting for players of Berlin"
     assert waiting["playWithBots"]
+    assert waiting["choices"] == [2, 3], waiting  # stud bots --per-city 2: 2 bots at most
     assert report["felt"]["handNumber"] == 0  # alone: no hand is dealt
 
     started = report["started"]

@@ -4,17 +4,20 @@
  *
  *   node test/lonely-table.mjs LOBBY_URL USERNAME PASSWORD ARTIFACTS MODE [STAKE_LEVEL]
  *
- * MODE "keep-waiting": quick game, the waiting panel (bots available), "Play with bots", then
- *   "Keep waiting" (the request is taken back), then leave. Screenshots web-lonely-waiting.png,
- *   web-lonely-phone.png (the panel on a 390x844 phone), web-lonely-kept.png.
+ * MODE "keep-waiting": quick game, the waiting panel (bots available, as many as the test's
+ *   desk can send), "Play with bots"; the desk then says it can send none, and the panel stops
+ *   saying bots are coming; then "Keep waiting" (the request is taken back), then leave.
+ *   Screenshots web-lonely-waiting.png, web-lonely-phone.png (the panel on a 390x844 phone),
+ *   web-lonely-kept.png.
  * MODE "bots": quick game, the waiting panel, "Play with bots"; the bots sit in and the hand
  *   starts; he plays until a hand he acted in has ended; the seed pair is rotated (by the
  *   test) and the notice of his past hands made public shows; he reads it, reloads (it stays
  *   read) and leaves. Screenshots web-lonely-bots.png, web-seed-notice.png.
  *
  * The test talks with the script over its pipes: at each step it prints a JSON line
- * {"step": NAME, ...}; at "requested", "kept_waiting" and "hand_over" it waits for a line on
- * its stdin (the test has checked the lobby, or rotated the seed) before it goes on. The last
+ * {"step": NAME, ...}; at "requested", "short", "kept_waiting" and "hand_over" it waits for a
+ * line on its stdin (the test has checked the lobby, changed its desk, or rotated the seed)
+ * before it goes on. The last
  * line is the report {"ok": ..., ...}; exit status 0 when ok. STUD_CHROMIUM overrides
  * /usr/bin/chromium; STUD_PLAY_DEADLINE (seconds, 90) bounds the whole run.
  */
@@ -74,6 +77,7 @@ const panel = () =>
       players: Number(box.dataset.players ?? "0"),
       waiting: Number(box.dataset.waiting ?? "-1"),
       fillTo: box.dataset.fillTo ?? null,
+      canFillTo: box.dataset.canFillTo ?? null,
       title: document.getElementById("opponents-title")?.textContent ?? "",
       waitingText: document.getElementById("opponents-waiting")?.textContent ?? "",
       botsText: document.getElementById("opponents-bots")?.textContent ?? "",
@@ -143,6 +147,12 @@ try {
     await panelIs("waiting", "requested");
     report.requested = await panel();
     await step("requested", { table: report.table }, true);
+    // The test's desk says it can send no bot now: the panel no longer says they are coming.
+    await page.waitForFunction(() => document.getElementById("opponents-bots")?.textContent?.startsWith("No bots can come") === true, null, {
+      timeout: remaining(),
+    });
+    report.short = await panel();
+    await step("short", { table: report.table }, true);
     await page.click("#keep-waiting");
     await panelIs("waiting", "available");
     report.kept = await panel();

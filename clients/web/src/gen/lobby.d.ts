@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * A bot service's poll: the tables of its cities that asked for bots
-         * @description For the operator's bot service (stud bots), with a service token (scope lobby, signed with the shared secret: stud admin token --scope lobby). Each poll marks its cities and stake levels as served by bots for a few seconds (players there may ask for bots) and lists the tables there that asked for bots and still miss players; the service answers with tickets for those tables (table_id).
+         * @description For the operator's bot service (stud bots), with a service token (scope lobby, signed with the shared secret: stud admin token --scope lobby). Each poll marks its cities and stake levels as served by bots for a few seconds and says how many bots it can still send to one table there (bots, and bots_at where that differs): players there may ask for bots, up to what the desks serving their table can send together. It lists the tables there that asked for bots and still miss players; the service answers with tickets for those tables (table_id).
          */
         post: operations["BotsDeskBotDesk"];
         delete?: never;
@@ -357,7 +357,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Play with bots: fill my table to N players (where bots serve my city) */
+        /**
+         * Play with bots: fill my table to N players (where bots serve my city)
+         * @description Bots come from the bot services serving the table's city and stake level, as many as they can still send to a table (opponents.bots_can_fill_to: the most players they can fill it to now). Asking for more is refused, not cut down: 409 not_enough_bots names players, and the table is left as it was; 409 bots_unavailable where none can come at all.
+         */
         post: operations["TablesTableIdBotsAskForBots"];
         /** Keep waiting for players after all: no more bots are sent */
         delete: operations["TablesTableIdBotsKeepWaiting"];
@@ -579,8 +582,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** BotDeskBots */
+        BotDeskBots: {
+            /** @description bots it can still send to one table there */
+            bots: number;
+            /** @description a city it serves ("*": every one) */
+            city: string;
+            /** @description a stake level it serves ("*": every one) */
+            stake_level: string;
+        };
         /** BotDeskRequest */
         BotDeskRequest: {
+            /** @description bots it can still send to one table of each city and stake level it serves (distinct accounts: a bot sits once at a table); the lobby promises players no more than the desks serving their table can send together, and none while that is 0 */
+            bots: number;
+            /** @description where it can send another number than bots (a city whose accounts cannot all sign in, say); a later entry over an earlier one where both apply */
+            bots_at?: components["schemas"]["BotDeskBots"][];
             /** @description cities it serves; ["*"]: every */
             cities: string[];
             /** @description the bot service's name, one per running service */
@@ -610,11 +626,8 @@ export interface components {
         };
         /** BotsRequest */
         BotsRequest: {
-            /**
-             * @description fill the table to this many players, you included (bots take the missing seats; at most the level's seats)
-             * @default 3
-             */
-            players: number;
+            /** @description fill the table to this many players, you included (bots take the missing seats; at most the level's seats and what the bot services can send, opponents.bots_can_fill_to: more is refused, 409 not_enough_bots); omitted: 3, or fewer where bots can fill the table to fewer */
+            players?: number | null;
         };
         /** CancelRequest */
         CancelRequest: {
@@ -813,11 +826,13 @@ export interface components {
         /** Opponents */
         Opponents: {
             /**
-             * @description "available": bots serve this city and stake level, ask with POST /tables/{table_id}/bots; "requested": you asked, they are coming or playing; "unavailable": no bots serve here now
+             * @description "available": bots can come (bots_can_fill_to), ask with POST /tables/{table_id}/bots; "requested": you asked, they are coming or playing; "unavailable": no bots serve here now, or none is left to send
              * @enum {string}
              */
             bots: "available" | "requested" | "unavailable";
-            /** @description the players you asked bots to fill the table to (null: not asked) */
+            /** @description the most players bots can fill the table to now, you included: the players here besides bots sent on request, plus the bots the bot services serving this city and stake level can still send to a table, within the table's seats (what POST /tables/{table_id}/bots takes at most; null: no more bots can come) */
+            bots_can_fill_to: number | null;
+            /** @description the players bots fill the table to: what you asked for, or fewer where the bot services serving here can send no more than that now (players below it: more bots are coming; null: not asked) */
             bots_fill_to: number | null;
             /** @description one sentence for the player: what is happening and what he can do */
             message: string;

@@ -2,16 +2,19 @@
  * A quick table nobody joins. Matchmaking seats only players of the table's city, so a player
  * of a quiet city sits alone; this panel says so — waiting for players of his city, how many of
  * them look for a game — and offers his choice: play with bots (only where a bot service serves
- * his city and stake level) or keep waiting (which takes a bot request back).
+ * his city and stake level, and only as many as it can send) or keep waiting (which takes a bot
+ * request back).
  *
  *   GET /tables/{id}          opponents: state waiting | playing | closed,
- *                             bots available | requested | unavailable (polled every 2 s
+ *                             bots available | requested | unavailable, bots_can_fill_to (the
+ *                             most players bots can fill the table to: the choice offers 2 to
+ *                             that), bots_fill_to (what they fill it to) (polled every 2 s
  *                             while he waits, until the table starts)
  *   POST /tables/{id}/bots    play with bots: the table filled to N players, him included
  *   DELETE /tables/{id}/bots  keep waiting: no more bots are sent
  *
  * The panel marks its state on #opponents (data-state, data-bots, data-players, data-waiting,
- * data-fill-to) for tests and tools.
+ * data-fill-to, data-can-fill-to) for tests and tools.
  */
 
 import type { Lobby, Opponents, StakeLevel, TableView } from "./api.js";
@@ -22,7 +25,7 @@ import { el } from "./render.js";
 
 /** How often the lobby is asked while he waits. */
 export const OPPONENTS_POLL_MS = 2000;
-/** Bots fill the table to this many players unless he picks another number. */
+/** Bots fill the table to this many players unless he picks another number (or fewer can come). */
 const DEFAULT_PLAYERS = 3;
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
@@ -38,7 +41,7 @@ function plural(count: number, one: string, many: string): string {
 export interface OpponentsHost {
   /** The signed-in lobby. */
   lobby(): Lobby;
-  /** The stake levels (GET /stakes), for the level's name and seats. */
+  /** The stake levels (GET /stakes), for the level's name. */
   stakes(): readonly StakeLevel[];
   /** Every fresh answer of GET /tables/{id} (the seed notice reads it too). */
   onView(view: TableView): void;
@@ -166,6 +169,8 @@ export class OpponentsPanel {
     box.dataset["waiting"] = String(opponents.waiting);
     if (opponents.bots_fill_to === null || opponents.bots_fill_to === undefined) delete box.dataset["fillTo"];
     else box.dataset["fillTo"] = String(opponents.bots_fill_to);
+    if (opponents.bots_can_fill_to === null || opponents.bots_can_fill_to === undefined) delete box.dataset["canFillTo"];
+    else box.dataset["canFillTo"] = String(opponents.bots_can_fill_to);
     if (opponents.state !== "waiting") {
       box.hidden = true;
       this.keepsWaiting = false;
@@ -178,14 +183,14 @@ export class OpponentsPanel {
     // data-city-named: the words name the city as GET /cities does (tests wait for it).
     void this.cityName(view.city).then((name) => {
       if (this.last !== view) return;
-      this.renderWords(view, name, levelName, level?.seats ?? 7);
+      this.renderWords(view, name, levelName);
       box.dataset["cityNamed"] = "true";
     });
     box.dataset["cityNamed"] = String(this.cityNames.has(view.city));
-    this.renderWords(view, this.cityNames.get(view.city) ?? view.city, levelName, level?.seats ?? 7);
+    this.renderWords(view, this.cityNames.get(view.city) ?? view.city, levelName);
   }
 
-  private renderWords(view: ShownTable, city: string, levelName: string, seats: number): void {
+  private renderWords(view: ShownTable, city: string, levelName: string): void {
     const { opponents } = view;
     byId("opponents-title").textContent = `Waiting for players of ${city}`;
     byId("opponents-waiting").textContent =
@@ -197,18 +202,26 @@ export class OpponentsPanel {
     const choose = byId("bots-choice");
     const play = byId<HTMLButtonElement>("play-with-bots");
     const keep = byId<HTMLButtonElement>("keep-waiting");
+    // The most players bots can fill the table to now: what the bot services can still send.
+    const most = opponents.bots_can_fill_to ?? null;
     if (opponents.bots === "requested") {
-      bots.textContent = `Bots are on their way: the table fills to ${opponents.bots_fill_to ?? DEFAULT_PLAYERS} players.`;
+      // Only bots that can come are said to be on their way: the lobby's bots_fill_to is
+      // what they fill the table to, fewer than asked where no more can come.
+      const fillTo = opponents.bots_fill_to ?? opponents.players;
+      bots.textContent =
+        fillTo > opponents.players
+          ? `Bots are on their way: the table fills to ${plural(fillTo, "player", "players")}.`
+          : `No bots can come to ${city} at this level now: keep waiting for people, or leave the table.`;
       choose.hidden = true;
       play.hidden = true;
       keep.hidden = false;
       keep.textContent = "Keep waiting instead";
       this.keepsWaiting = false;
-    } else if (opponents.bots === "available") {
+    } else if (opponents.bots === "available" && most !== null) {
       bots.textContent = this.keepsWaiting
         ? `You keep waiting for players of ${city}. Bots can still come if you change your mind.`
-        : `Bots play in ${city} at this level: play with them now, or keep waiting for people.`;
-      this.fillChoices(Math.min(seats, 7));
+        : `Bots play in ${city} at this level (up to ${plural(most - opponents.players, "bot", "bots")} can join you): play with them now, or keep waiting for people.`;
+      this.fillChoices(most);
       choose.hidden = false;
       play.hidden = false;
       keep.hidden = this.keepsWaiting;
@@ -221,20 +234,20 @@ export class OpponentsPanel {
     }
   }
 
-  /** The "fill to N players" choice, from 2 to the level's seats. */
-  private fillChoices(seats: number): void {
+  /** The "fill to N players" choice, from 2 to `most`: the bots that can come, not the seats. */
+  private fillChoices(most: number): void {
     const select = byId<HTMLSelectElement>("bots-players");
-    if (select.options.length === seats - 1) return;
+    if (select.options.length === most - 1) return;
     const chosen = Number(select.value) || DEFAULT_PLAYERS;
     const options: HTMLOptionElement[] = [];
-    for (let players = 2; players <= seats; players += 1) {
+    for (let players = 2; players <= most; players += 1) {
       const option = el("option", "", `${players} players`);
       option.title = `${plural(players - 1, "bot", "bots")} and you`;
       option.value = String(players);
       options.push(option);
     }
     select.replaceChildren(...options);
-    select.value = String(Math.min(seats, Math.max(2, chosen)));
+    select.value = String(Math.min(most, Math.max(2, chosen)));
   }
 
   private async askForBots(): Promise<void> {
