@@ -207,6 +207,21 @@ def _children(process: Any) -> list[str]:
     ).stdout.split()
 
 
+#: A room of a test's own: no bots, every port picked free.
+_NO_BOTS_ANY_PORTS = (
+    "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0", "--lobby-port", "0",
+)  # fmt: skip
+
+
+def _up_with_its_parts(process: Any) -> list[str]:
+    """Wait until the room is up; the process ids of its two parts (engine, lobby)."""
+    text = _until_up(process, [])
+    assert "The card room is up" in text, text
+    children = _children(process)
+    assert len(children) == 2, children
+    return children
+
+
 def _stop_at_once(process: Any) -> str:
     """SIGINT twice (the second stops every part at once); what it printed meanwhile."""
     process.send_signal(signal.SIGINT)
@@ -513,8 +528,7 @@ def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
     # A short lease, so that the next start waits little for the one the killed engine held;
     # the engine's drain says how it goes at INFO.
     env = {**_env(), "STUD_ENGINE_LEASE_SECONDS": "3", "STUD_LOG_LEVEL": "INFO"}
-    flags = ("--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
-             "--lobby-port", "0")  # fmt: skip
+    flags = _NO_BOTS_ANY_PORTS
     process = _stud_run(tmp_path, *flags, env=env)
     output: list[str] = []
     children: list[str] = []
@@ -571,17 +585,10 @@ def test_a_second_interrupt_stops_at_once(tmp_path: Path) -> None:
 
 
 def test_closing_the_terminal_stops_the_room_as_ctrl_c_does(tmp_path: Path) -> None:
-    process = _stud_run(
-        tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
-        "--lobby-port", "0",
-        env={**_env(), "STUD_LOG_LEVEL": "INFO"},  # the engine says how it stops
-    )  # fmt: skip
-    output: list[str] = []
+    # INFO: the engine says how it stops.
+    process = _stud_run(tmp_path, *_NO_BOTS_ANY_PORTS, env={**_env(), "STUD_LOG_LEVEL": "INFO"})
     try:
-        text = _until_up(process, output)
-        assert "The card room is up" in text, text
-        children = _children(process)
-        assert len(children) == 2, children
+        children = _up_with_its_parts(process)
         # The terminal goes: SIGHUP, and nothing it writes from then on can be read.
         assert process.stdout is not None
         process.stdout.close()
@@ -600,10 +607,7 @@ def test_closing_the_terminal_stops_the_room_as_ctrl_c_does(tmp_path: Path) -> N
 
 
 def test_under_nohup_it_outlives_its_terminal(tmp_path: Path) -> None:
-    process = _stud_run(
-        tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
-        "--lobby-port", "0", nohup=True,
-    )  # fmt: skip
+    process = _stud_run(tmp_path, *_NO_BOTS_ANY_PORTS, nohup=True)
     output: list[str] = []
     try:
         text = _until_up(process, output)
@@ -705,17 +709,10 @@ def test_a_taken_ipv6_port_is_named_in_brackets(host: str) -> None:
 
 
 def test_a_killed_stud_run_takes_its_parts_with_it(tmp_path: Path) -> None:
-    process = _stud_run(
-        tmp_path, "--no-bots", "--grpc-port", "0", "--web-port", "0", "--metrics-port", "0",
-        "--lobby-port", "0",
-        env={**_env(), "STUD_LOG_LEVEL": "INFO"},  # the engine says how it stops
-    )  # fmt: skip
-    output: list[str] = []
+    # INFO: the engine says how it stops.
+    process = _stud_run(tmp_path, *_NO_BOTS_ANY_PORTS, env={**_env(), "STUD_LOG_LEVEL": "INFO"})
     try:
-        text = _until_up(process, output)
-        assert "The card room is up" in text, text
-        children = _children(process)
-        assert len(children) == 2, children
+        children = _up_with_its_parts(process)
         os.kill(process.pid, signal.SIGKILL)
         process.communicate(timeout=10)
         # Each part got a SIGTERM as it died, and stops as on a first Ctrl-C.
