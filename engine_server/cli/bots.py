@@ -22,8 +22,8 @@ the lobby (``POST /bots/desk``, a service token minted from the token secret, so
 ``STUD_JWT_SECRET`` or ``var/jwt-secret``) and send bots of the table's city there, up to
 ``--per-city`` to a table: the desk tells the lobby so, and the lobby lets a player ask for
 no more (``stud run``'s 3: a table of 4 players at most). They are accounts of their own
-(``bot_berlin_1``, …; in the ``--cities`` the ticket bots' numbers come first:
-``bot_oslo_4``, …).
+(``bot_berlin_r1``, …), never the ticket bots (``bot_berlin_1``, …), which may already sit at
+the table that asks.
 
 ``--tournaments`` also registers the bots for the open tournaments of their cities (those
 open to all, and those of a bot's city) and plays them to the bust, following every move to

@@ -467,8 +467,8 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
                 assert asked.status_code == 200, asked.text
                 seated = await bots.wait_for("seated", 2)
                 assert {(s["bot"], s["table"]) for s in seated} == {
-                    ("bot_berlin_1", table_id),
-                    ("bot_berlin_2", table_id),
+                    ("bot_berlin_r1", table_id),
+                    ("bot_berlin_r2", table_id),
                 }
                 view = await _opponents_once(http, table_id, lambda v: v["players"] == 3, 50)
                 assert view["state"] == "playing" and view["bots_fill_to"] == 3, view
@@ -489,16 +489,18 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
                 await asyncio.wait_for(players.pop(), 30)
                 gone = await bots.wait_for("left", 2)
                 assert {(g["bot"], g["reason"]) for g in gone} == {
-                    ("bot_berlin_1", "no_humans"),
-                    ("bot_berlin_2", "no_humans"),
+                    ("bot_berlin_r1", "no_humans"),
+                    ("bot_berlin_r2", "no_humans"),
                 }
             # They answered one request: none of them waits for another Berlin game.
             assert not [w for w in bots.named("waiting") if "berlin" in w["bot"]][2:]
 
             # In Oslo the ticket bots sit in at once; the desk's bots are accounts of their
-            # own (bot_oslo_3, bot_oslo_4), so its 2 can still come to that table.
+            # own (bot_oslo_r1, bot_oslo_r2), so its 2 can still come to that table.
             oslo_table = await _oslo_table_filled_to_five(room, players)
-            await _seated_at(bots, oslo_table, {f"bot_oslo_{n}" for n in (1, 2, 3, 4)})
+            await _seated_at(
+                bots, oslo_table, {"bot_oslo_1", "bot_oslo_2", "bot_oslo_r1", "bot_oslo_r2"}
+            )
             await bots.stop()
             # Its last poll said it can send none: no bot is promised anywhere from now on.
             vic = await sign_up(room.lobby_url, "vic", "vic-password", "vienna")
@@ -525,8 +527,8 @@ async def test_a_desk_short_of_a_city_s_bots_says_so_and_the_table_is_not_promis
 ) -> None:
     monkeypatch.setenv("STUD_JWT_SECRET", SECRET)  # the bot desk's service token
     async with card_room(tmp_path) as room:
-        # bot_vienna_2 exists with another password: the desk cannot sign it in.
-        await sign_up(room.lobby_url, "bot_vienna_2", "not-the-bots-password", "vienna")
+        # bot_vienna_r2 exists with another password: the desk cannot sign it in.
+        await sign_up(room.lobby_url, "bot_vienna_r2", "not-the-bots-password", "vienna")
         bots = await BotsProcess.start(
             room.lobby_url,
             *("--cities", "oslo", "--per-city", "2", "--tables-per-bot", "1"),
@@ -569,9 +571,9 @@ async def test_a_desk_short_of_a_city_s_bots_says_so_and_the_table_is_not_promis
                     "no more to send here)."
                 ), view
                 [refused] = await bots.wait_for("error")
-                assert refused["bot"] == "bot_vienna_2", refused
+                assert refused["bot"] == "bot_vienna_r2", refused
                 assert refused["code"] == "wrong_credentials", refused
-                await _seated_at(bots, table_id, {"bot_vienna_1"})
+                await _seated_at(bots, table_id, {"bot_vienna_r1"})
         finally:
             for task in players:
                 task.cancel()

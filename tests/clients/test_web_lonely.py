@@ -278,7 +278,7 @@ def _check_play_with_bots(report: dict[str, Any], reveal: dict[str, Any]) -> Non
     started = report["started"]
     assert not started["visible"] and started["state"] == "playing", started
     assert started["players"] >= 2 and started["fillTo"] == "3"
-    assert sorted(started["seats"]) == ["bea", "bot_berlin_1", "bot_berlin_2"], started
+    assert sorted(started["seats"]) == ["bea", "bot_berlin_r1", "bot_berlin_r2"], started
 
     # The notice: the hands of the revealed seed, which of them were hers, before she plays on.
     assert not report["noticeBefore"]
@@ -332,7 +332,7 @@ async def test_a_lonely_player_keeps_waiting_or_plays_with_bots_in_chromium(
             assert not [s for s in bots.named("seated") if s["table"] == kept["table_checked"]]
             played, reveal, table_id = await _play_with_bots(room.lobby_url)
             seated = [s for s in bots.named("seated") if s["table"] == table_id]
-            assert {s["bot"] for s in seated} == {"bot_berlin_1", "bot_berlin_2"}, bots
+            assert {s["bot"] for s in seated} == {"bot_berlin_r1", "bot_berlin_r2"}, bots
         finally:
             code = await bots.stop()
         assert code == 0, bots

@@ -34,12 +34,12 @@ stake levels) as served by bots and answers the tables there whose player asked 
 and that still miss players. Each poll says how many bots the desk can still send to one
 table: ``per_city`` (fewer in a city whose next account cannot sign in: as many as it has
 there), and the lobby lets no table ask for more. For each missing player the desk sends a
-bot of the table's city (``bot_berlin_1``, …, signed in on first need, at most
+bot of the table's city (``bot_berlin_r1``, …, signed in on first need, at most
 ``per_city``, never two at one table) with a ticket for that table only; it plays there
 like any slot, then stops (it is not replaced when it leaves). The desk's bots are accounts
-of its own: in the cities where bots hold tickets they are numbered after those
-(``bot_oslo_4``, … with ``per_city`` 3), since a ticket bot may already sit at the table
-that asks and would not count as one the desk can send. A ticket the lobby cannot place
+of its own (``r`` for request), never ticket bots (``bot_oslo_1``, of this ``stud bots`` or
+another): a ticket bot may already sit at the table that asks, and the lobby would count it
+as one the desk can still send. A ticket the lobby cannot place
 within :data:`REQUEST_SEAT_SECONDS` (the table filled meanwhile) is withdrawn. Stopping, the
 desk's last poll says it can send none, so the lobby stops promising its bots at once.
 
@@ -160,16 +160,19 @@ class BotsConfig:
     tournament_poll: float = 2.0
 
 
-def bot_username(prefix: str, city: str, number: int) -> str:
-    """``bot_oslo_1``: a valid lobby username (``[A-Za-z0-9_]``, at most 32 characters).
+def bot_username(prefix: str, city: str, number: int, kind: str = "") -> str:
+    """``bot_oslo_1``: a valid lobby username (``[A-Za-z0-9_]``, at most 32 characters);
+    ``kind`` marks the number (``r``: the bot desk's, ``bot_oslo_r1``).
 
     >>> bot_username("bot", "oslo", 1)
     'bot_oslo_1'
     >>> bot_username("bot", "new-york", 12)
     'bot_new_york_12'
+    >>> bot_username("bot", "berlin", 2, kind="r")
+    'bot_berlin_r2'
     """
     city_part = re.sub(r"[^A-Za-z0-9_]", "_", city)
-    suffix = f"_{number}"
+    suffix = f"_{kind}{number}"
     return f"{prefix}_{city_part}"[: 32 - len(suffix)] + suffix
 
 
@@ -609,9 +612,9 @@ class _Desk:
         self.rng = rng
         self.lobby = LobbyClient(http, shared.config.lobby)
         self.name = desk_name(shared.config.prefix)
-        #: The desk's own bots by city, signed in on first need (not the ticket bots: one of
-        #: those may sit at the very table that asks, and the lobby would count it as a bot
-        #: the desk can still send).
+        #: The desk's own bots by city (``bot_berlin_r1``, …), signed in on first need (not
+        #: the ticket bots: one of those may sit at the very table that asks, and the lobby
+        #: would count it as a bot the desk can still send).
         self.bots: dict[str, list[_Bot]] = {}
         #: Cities whose next account could not sign in, and when: the desk says it can send
         #: only the accounts it has there, until one signs in.
@@ -706,9 +709,7 @@ class _Desk:
         known = self.bots.setdefault(city, [])
         if len(known) >= config.per_city:
             return None
-        # After the ticket bots of the city, which are other accounts (bot_oslo_4, ...).
-        first = config.per_city if city in config.cities else 0
-        username = bot_username(config.prefix, city, first + len(known) + 1)
+        username = bot_username(config.prefix, city, len(known) + 1, kind="r")
         bot = _Bot(username, city, LobbyClient(self.http, config.lobby))
         try:
             await bot.lobby.sign_in(username, config.password(username), city)
