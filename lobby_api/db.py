@@ -170,12 +170,14 @@ class Database:
         async with self._queued(), self._write_engine.begin() as connection:
             return list((await connection.execute(statement)).all())
 
-    async def execute_write(self, statement: Executable) -> int:
+    async def execute_write(
+        self, statement: Executable, parameters: Mapping[str, Any] | None = None
+    ) -> int:
         """Run one writing statement that returns no rows, as :meth:`write_statement` does;
         the number of rows it touched."""
         engine = self._autocommit if self.is_postgres else self._write_engine
         async with self._queued(), engine.begin() as connection:
-            result: Any = await connection.execute(statement)
+            result: Any = await connection.execute(statement, parameters)
             return int(result.rowcount)
 
     @property

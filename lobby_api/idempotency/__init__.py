@@ -13,6 +13,7 @@ from lobby_api.idempotency.services import (
     fingerprint,
     finish,
     finish_in,
+    finish_with,
     resume_stale,
     run_idempotent,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "fingerprint",
     "finish",
     "finish_in",
+    "finish_with",
     "resume_stale",
     "run_idempotent",
 ]

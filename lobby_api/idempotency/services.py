@@ -34,7 +34,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -64,6 +64,7 @@ __all__ = [
     "fingerprint",
     "finish",
     "finish_in",
+    "finish_with",
     "resume_stale",
     "run_idempotent",
 ]
@@ -132,8 +133,17 @@ _THIS_KEY = sa.and_(
 )
 #: The statement every money request's answer is stored by, built once with bound parameters
 #: (issue 16), on the table (the ORM's bulk UPDATE of an entity looks through the session's
-#: objects too).
-_STORE = sa.update(_KEYS).where(_THIS_KEY)
+#: objects too). Its parameters are named unlike any column: SQLAlchemy makes a parameter
+#: named as a column a SET of every UPDATE in the statement, the CTEs of finish_with too.
+_STORE = (
+    sa.update(_KEYS)
+    .where(_THIS_KEY)
+    .values(
+        state=sa.bindparam("answer_state", type_=sa.String),
+        status_code=sa.bindparam("answer_status", type_=sa.Integer),
+        response=sa.bindparam("answer_body", type_=_KEYS.c.response.type),
+    )
+)
 
 
 @cache
@@ -181,17 +191,18 @@ async def _release(db: Database, player_id: str, key: str) -> None:
         )
 
 
+def _answer_parameters(player_id: str, key: str, answer: Answer) -> dict[str, Any]:
+    return {
+        "key_player_id": player_id,
+        "key_key": key,
+        "answer_state": IdempotencyState.DONE.value,
+        "answer_status": answer.status,
+        "answer_body": answer.body,
+    }
+
+
 async def _store(session: AsyncSession, player_id: str, key: str, answer: Answer) -> None:
-    await session.exec(
-        _STORE,
-        params={
-            "key_player_id": player_id,
-            "key_key": key,
-            "state": IdempotencyState.DONE.value,
-            "status_code": answer.status,
-            "response": answer.body,
-        },
-    )
+    await session.exec(_STORE, params=_answer_parameters(player_id, key, answer))
 
 
 async def finish(db: Database, player_id: str, key: str, answer: Answer) -> None:
@@ -210,6 +221,40 @@ async def finish_in(session: AsyncSession, answer: Answer) -> Answer:
         return answer
     await _store(session, *finishing, answer)
     return replace(answer, stored=True)
+
+
+@cache
+def _finishing(writes: tuple[sa.Update, ...]) -> sa.Update:
+    """The statement that stores a request's answer with ``writes`` as its data-modifying
+    CTEs (PostgreSQL), built once per set of writes."""
+    statement = _STORE
+    for n, write in enumerate(writes):
+        statement = statement.add_cte(write.cte(f"write_{n}"))
+    return statement
+
+
+async def finish_with(
+    db: Database, writes: Sequence[tuple[sa.Update, Mapping[str, Any]]], answer: Answer
+) -> Answer:
+    """Run ``writes`` (UPDATEs built once, their bound parameters named apart and unlike any
+    column: see :data:`_STORE`) and store
+    ``answer`` as the answer of the request ``complete`` is finishing, all or nothing, as
+    :func:`finish_in` does in a transaction of the caller's. On PostgreSQL it is one statement
+    (the writes as data-modifying CTEs of the answer's UPDATE), atomic by itself: one round
+    trip where BEGIN, the writes, the answer and COMMIT were one each (issue 16: a quick game's
+    last step). Elsewhere, and outside :func:`complete_and_finish`, one transaction."""
+    finishing = _FINISHING.get()
+    if db.is_postgres and finishing is not None:
+        parameters: dict[str, Any] = {}
+        for _, write_parameters in writes:
+            parameters.update(write_parameters)
+        parameters.update(_answer_parameters(*finishing, answer))
+        await db.execute_write(_finishing(tuple(write for write, _ in writes)), parameters)
+        return replace(answer, stored=True)
+    async with db.write() as session:
+        for write, write_parameters in writes:
+            await session.exec(write, params=write_parameters)
+        return await finish_in(session, answer)
 
 
 async def complete_and_finish(

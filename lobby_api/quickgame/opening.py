@@ -33,7 +33,7 @@ from lobby_api.catalog.services import (
 from lobby_api.db import Database
 from lobby_api.engine_client import EngineError, TableSpec
 from lobby_api.engine_nodes import TableEngines
-from lobby_api.idempotency import Answer, Transient, finish_in, run_idempotent
+from lobby_api.idempotency import Answer, Transient, finish_with, run_idempotent
 from lobby_api.problems import DomainError
 from lobby_api.quickgame.common import check_client_seed, engine_refusal, escrow, locked, problem
 from lobby_api.quickgame.models import QuickTableRow, QuickTableStatus
@@ -282,12 +282,16 @@ class QuickGameOpening:
             stake_level=level.id,
             city=opening.city,
         )
-        async with self.db.write() as session:
-            # Two statements, no read first: each row is locked as it is updated; the answer
-            # is stored in the same transaction.
-            await session.exec(_SEATED, params={"seat_id": seat_session_id, "number": number})
-            await session.exec(_OPENED, params={"opened_id": opening.table_id})
-            return await finish_in(session, Answer(201, msgspec.to_builtins(view)))
+        # The seat and the table marked, and the answer stored, at once; no read first: each
+        # row is locked as it is updated.
+        return await finish_with(
+            self.db,
+            (
+                (_SEATED, {"seat_id": seat_session_id, "number": number}),
+                (_OPENED, {"opened_id": opening.table_id}),
+            ),
+            Answer(201, msgspec.to_builtins(view)),
+        )
 
     async def _fail_quick_game(self, seat_session_id: str) -> None:
         async with self.db.write() as session:

@@ -81,6 +81,20 @@ async def test_a_quick_game_opens_a_private_table_dealt_from_the_players_seed(
         == 100
     )
     await assert_ledger_consistent(db)
+    # The lobby's side, written with the answer: his seat taken, the table open, the answer
+    # kept for a retry.
+    seat = await rows(
+        db,
+        "SELECT state, seat FROM lobby_seats WHERE seat_session_id = :s",
+        s=body["seat_session_id"],
+    )
+    assert [tuple(s) for s in seat] == [("seated", body["seat"])]
+    status = await scalar(db, "SELECT status FROM quick_tables WHERE table_id = :t", t=table_id)
+    assert status == "open"
+    kept = await rows(
+        db, "SELECT state, status_code FROM idempotency_keys WHERE player_id = :p", p=player.id
+    )
+    assert [tuple(k) for k in kept] == [("done", 201)]
     # Never listed: the lobby's token does not see private tables.
     listed = await engine.admin.ListTables(
         admin_service_pb2.ListTablesRequest(), metadata=bearer("lobby", Scope.LOBBY)
