@@ -218,7 +218,7 @@ class BotRequests:
                     f"no bots serve {city} at {level} now: keep waiting for players",
                     "table_id",
                 )
-            most = max(supply.players, supply.fill_max)
+            most = supply.fill_max
             if players is None:
                 players = max(2, min(DEFAULT_FILL_TO, most))
             if players > most:
@@ -226,8 +226,8 @@ class BotRequests:
                     409,
                     "not_enough_bots",
                     f"bots can fill this table to {most} players now (the bot services "
-                    f"serving {city} at {level} can send {supply.can_send} to a table, "
-                    f"{supply.sent} of them sit here): ask for {most} or fewer",
+                    f"serving {city} at {level} send up to {supply.can_send} to a table; "
+                    f"{supply.sent} sent on request sit here): ask for {most} or fewer",
                     "players",
                 )
             request = await session.get(BotRequestRow, table_id)

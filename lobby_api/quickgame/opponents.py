@@ -220,7 +220,7 @@ def told(row: Any, table_id: str, waiting: int) -> Opponents:
     state: Literal["playing", "waiting", "closed"]
     if supply.asked is not None:
         bots = "requested"
-    elif can_fill_to is not None:
+    elif can_fill_to is not None and row.status not in ENDED:
         bots = "available"
     else:
         bots = "unavailable"
