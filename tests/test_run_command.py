@@ -360,6 +360,11 @@ def test_run_command_serves_a_hand_and_stops_cleanly(tmp_path: Path) -> None:
                 break
             time.sleep(0.2)
         assert view["opponents"]["bots"] == "available", view
+        # The room's desk sends 3 bots to a table: the page offers up to 4 players, and
+        # more is refused, not promised.
+        assert view["opponents"]["bots_can_fill_to"] == 4, view
+        status, refused = _http("POST", f"{table_path}/bots", {"players": 7}, berliner)
+        assert status == 409 and refused["code"] == "not_enough_bots", refused
         status, asked = _http("POST", f"{table_path}/bots", {"players": 2}, berliner)
         assert status == 200 and asked["opponents"]["bots"] == "requested", asked
         hand_number = asyncio.run(
