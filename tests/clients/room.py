@@ -113,6 +113,20 @@ async def sign_up(lobby_url: str, username: str, password: str, city: str) -> st
         return str(login.json()["access_token"])
 
 
+async def open_quick_game(
+    http: httpx.AsyncClient, name: str, stake_level: str = "house-2-4"
+) -> dict[str, Any]:
+    """Open a quick game as the player ``http`` is signed in as (``name``: buy-in 100, client
+    seed ``{name}-seed``, Idempotency-Key ``{name}-1``); the lobby's answer."""
+    answer = await http.post(
+        "/quickgame",
+        json={"stake_level": stake_level, "buy_in": 100, "client_seed": f"{name}-seed"},
+        headers={"Idempotency-Key": f"{name}-1"},
+    )
+    assert answer.status_code == 201, answer.text
+    return dict(answer.json())
+
+
 async def tournament_table(engine: Engine, tournament_id: str, number: int) -> str:
     """A tournament table of the engine with its next hand held, made as the director makes
     one (CreateTable with ``tournament``, level 1's stakes); returns its id."""

@@ -50,6 +50,7 @@ from tests.clients.room import (
     BotsProcess,
     Room,
     card_room,
+    open_quick_game,
     seat_player,
     serve_lobby,
     sign_up,
@@ -254,14 +255,8 @@ async def test_bots_answer_a_quick_game_of_their_city_and_leave_cleanly(tmp_path
             token = await sign_up(room.lobby_url, "ann", "ann-password", "oslo")
             auth = {"Authorization": f"Bearer {token}"}
             async with httpx.AsyncClient(base_url=room.lobby_url, headers=auth) as http:
-                answer = await http.post(
-                    "/quickgame",
-                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "ann-seed"},
-                    headers={"Idempotency-Key": "ann-1"},
-                )
-                assert answer.status_code == 201, answer.text
-                game = answer.json()
-                table_id = game["table_id"]
+                answer = await open_quick_game(http, "ann")
+                table_id = answer["table_id"]
 
                 # Both Oslo bots sit in; the Stockholm bots keep waiting.
                 seated = await bots.wait_for("seated", 2)
@@ -358,13 +353,8 @@ async def test_bots_play_on_past_their_access_tokens_expiry(tmp_path: Path) -> N
             token = await sign_up(room.lobby_url, "eve", "eve-password", "oslo")
             auth = {"Authorization": f"Bearer {token}"}
             async with httpx.AsyncClient(base_url=room.lobby_url, headers=auth) as http:
-                answer = await http.post(
-                    "/quickgame",
-                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "eve-seed"},
-                    headers={"Idempotency-Key": "eve-1"},
-                )
-                assert answer.status_code == 201, answer.text
-                table_id = answer.json()["table_id"]
+                answer = await open_quick_game(http, "eve")
+                table_id = answer["table_id"]
                 eve = (await http.get("/me")).json()["id"]
             await bots.wait_for("seated", 2)
             seen = Observed()
@@ -440,14 +430,9 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
             token = await sign_up(room.lobby_url, "bea", "bea-password", "berlin")
             auth = {"Authorization": f"Bearer {token}"}
             async with httpx.AsyncClient(base_url=room.lobby_url, headers=auth) as http:
-                answer = await http.post(
-                    "/quickgame",
-                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "bea-seed"},
-                    headers={"Idempotency-Key": "bea-1"},
-                )
-                assert answer.status_code == 201, answer.text
-                table_id = answer.json()["table_id"]
-                assert answer.json()["opponents"]["state"] == "waiting"
+                answer = await open_quick_game(http, "bea")
+                table_id = answer["table_id"]
+                assert answer["opponents"]["state"] == "waiting"
 
                 # Alone in Berlin; the desk says bots serve here (after its first poll), as
                 # many as it can send to a table: its 2 of a city (--per-city).
@@ -507,13 +492,8 @@ async def test_bots_come_to_a_lonely_table_of_any_city_on_request(
             async with httpx.AsyncClient(
                 base_url=room.lobby_url, headers={"Authorization": f"Bearer {vic}"}
             ) as http:
-                alone = await http.post(
-                    "/quickgame",
-                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "vic-seed"},
-                    headers={"Idempotency-Key": "vic-1"},
-                )
-                assert alone.status_code == 201, alone.text
-                assert alone.json()["opponents"]["bots"] == "unavailable", alone.text
+                alone = await open_quick_game(http, "vic")
+                assert alone["opponents"]["bots"] == "unavailable", alone
         finally:
             for task in players:
                 task.cancel()
@@ -541,13 +521,8 @@ async def test_a_desk_short_of_a_city_s_bots_says_so_and_the_table_is_not_promis
             async with httpx.AsyncClient(
                 base_url=room.lobby_url, headers={"Authorization": f"Bearer {token}"}
             ) as http:
-                answer = await http.post(
-                    "/quickgame",
-                    json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "val-seed"},
-                    headers={"Idempotency-Key": "val-1"},
-                )
-                assert answer.status_code == 201, answer.text
-                table_id = answer.json()["table_id"]
+                answer = await open_quick_game(http, "val")
+                table_id = answer["table_id"]
                 val = (await http.get("/me")).json()["id"]
                 players.append(
                     asyncio.create_task(passive_player(room.engine, table_id, val, Observed()))
@@ -612,13 +587,8 @@ async def _oslo_table_filled_to_five(room: Room, players: list[asyncio.Task[None
     async with httpx.AsyncClient(
         base_url=room.lobby_url, headers={"Authorization": f"Bearer {token}"}
     ) as http:
-        answer = await http.post(
-            "/quickgame",
-            json={"stake_level": "house-2-4", "buy_in": 100, "client_seed": "ola-seed"},
-            headers={"Idempotency-Key": "ola-1"},
-        )
-        assert answer.status_code == 201, answer.text
-        table_id = str(answer.json()["table_id"])
+        answer = await open_quick_game(http, "ola")
+        table_id = str(answer["table_id"])
         ola = (await http.get("/me")).json()["id"]
         players.append(asyncio.create_task(passive_player(room.engine, table_id, ola, Observed())))
         view = await _opponents_once(http, table_id, lambda v: v["players"] == 3, 100)
