@@ -88,7 +88,7 @@ class Opponents(msgspec.Struct):
         _doc(
             "other players of your city looking for a game at this stake level: they hold "
             "a waiting ticket (they sit in here as a seat is free) or sit alone at a quick "
-            "table of their own"
+            "table of their own (as counted at most a second ago)"
         ),
     ]
     bots: Annotated[

@@ -843,7 +843,7 @@ export interface components {
              * @enum {string}
              */
             state: "playing" | "waiting" | "closed";
-            /** @description other players of your city looking for a game at this stake level: they hold a waiting ticket (they sit in here as a seat is free) or sit alone at a quick table of their own */
+            /** @description other players of your city looking for a game at this stake level: they hold a waiting ticket (they sit in here as a seat is free) or sit alone at a quick table of their own (as counted at most a second ago) */
             waiting: number;
         };
         /** PasswordChangeRequest */
