@@ -697,12 +697,13 @@ def test_an_ipv6_host_is_written_in_brackets_everywhere(tmp_path: Path) -> None:
 @needs_ipv6_loopback
 @pytest.mark.parametrize("host", ["::1", "[::1]"])
 def test_a_taken_ipv6_port_is_named_in_brackets(host: str) -> None:
-    from lobby_api.cli.run import Failed, _check_ports
+    from lobby_api.cli.failure import Failed
+    from lobby_api.cli.ports import check_ports
 
     with socket.create_server(("::1", 0), family=socket.AF_INET6) as taken:
         port = taken.getsockname()[1]
         try:
-            _check_ports([("lobby port", host, port, "--lobby-port")])
+            check_ports([("lobby port", host, port, "--lobby-port")])
         except Failed as error:
             said = str(error)
         else:
@@ -741,7 +742,8 @@ def test_a_killed_stud_run_takes_its_parts_with_it(tmp_path: Path) -> None:
 
 
 def test_a_port_held_by_the_parts_of_a_killed_stud_run_is_named() -> None:
-    from lobby_api.cli.run import Failed, _check_ports
+    from lobby_api.cli.failure import Failed
+    from lobby_api.cli.ports import check_ports
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -751,7 +753,7 @@ def test_a_port_held_by_the_parts_of_a_killed_stud_run_is_named() -> None:
         ports = [("engine gRPC port", "127.0.0.1", _free_port(), "--grpc-port"),
                  ("lobby port", "127.0.0.1", port, "--lobby-port")]  # fmt: skip
         try:
-            _check_ports(ports, left)
+            check_ports(ports, left)
         except Failed as error:
             said = str(error)
         else:
@@ -763,7 +765,7 @@ def test_a_port_held_by_the_parts_of_a_killed_stud_run_is_named() -> None:
         )
         # A room file that names other ports says nothing of this one.
         try:
-            _check_ports(ports, {**left, "lobby": "http://127.0.0.1:1"})
+            check_ports(ports, {**left, "lobby": "http://127.0.0.1:1"})
         except Failed as error:
             assert "(another stud run?)" in str(error)
 

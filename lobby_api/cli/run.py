@@ -42,14 +42,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import ctypes
-import errno
 import importlib.util
 import json
 import os
-import select
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -58,7 +55,10 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
-from urllib.parse import urlsplit
+
+from lobby_api.cli.failure import Failed
+from lobby_api.cli.part_logs import LogTail, log_reason, read_ready_line, worth_telling
+from lobby_api.cli.ports import check_ports, port_of
 
 __all__ = ["HELP", "configure", "run"]
 
@@ -101,14 +101,6 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 BOTS_READY_SECONDS = 60.0
 #: prctl(2)'s option for the signal a process gets when its parent dies (Linux).
 PR_SET_PDEATHSIG = 1
-
-
-class Failed(Exception):
-    """A part did not come up: reported as one line on stderr, exit status ``code``."""
-
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -239,183 +231,6 @@ def _hosts(host: str) -> tuple[str, str]:
     return far, far
 
 
-def _port_of(address: object) -> int | None:
-    """The port of a ``host:port`` or URL address a part reported."""
-    text = str(address)
-    with contextlib.suppress(ValueError):
-        return urlsplit(text if "//" in text else f"//{text}").port
-    tail = text.rpartition(":")[2].split("/")[0]  # an unbracketed IPv6 host:port
-    return int(tail) if tail.isdigit() else None
-
-
-def _port_taken(host: str, port: int) -> bool:
-    """True when something already listens on ``host:port`` (0 is never taken).
-
-    The probe sets SO_REUSEADDR as the servers do, so a port left in TIME_WAIT by a room
-    that just stopped does not count as taken.
-    """
-    from engine_server.settings import bind_host
-
-    if port == 0:
-        return False
-    # "[::1]" binds as "::1" (as the parts bind it): bracketed, the probe would fail to bind
-    # for another reason and call a taken port free.
-    bare = bind_host(host)
-    with socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((bare, port))
-        except OSError as error:
-            return error.errno == errno.EADDRINUSE
-    return False
-
-
-def _room_ports(room: dict[str, Any]) -> set[int]:
-    """The ports a room file names (``host:port`` and URL addresses alike)."""
-    ports = set()
-    for value in room.values():
-        if isinstance(value, str) and ":" in value:
-            with contextlib.suppress(ValueError):
-                port = urlsplit(value if "//" in value else f"//{value}").port
-                if port:
-                    ports.add(port)
-    return ports
-
-
-def _check_ports(
-    ports: list[tuple[str, str, int, str]], left: dict[str, Any] | None = None
-) -> None:
-    """Refuse, naming the port and its flag, when one is taken or two are the same; ``ports``
-    holds (what, host, port, flag) each.
-
-    ``left`` is a room file whose ``stud run`` is gone: a taken port it names is most likely
-    held by that room's parts, still stopping (they got a SIGTERM when it died).
-    """
-    from engine_server.settings import host_port
-
-    seen: dict[int, str] = {}
-    for name, host, port, flag in ports:
-        if port < 0 or port > 65535:
-            raise Failed(f"{flag}: expected a port number 0-65535, got {port}", code=2)
-        if port and port in seen:
-            raise Failed(f"{flag}: port {port} is also the {seen[port]}", code=2)
-        seen[port] = name
-        if _port_taken(host, port):
-            if left is not None and port in _room_ports(left):
-                raise Failed(
-                    f"the {name} {host_port(host, port)} is taken, most likely by the parts of the "
-                    f"stud run that was killed (pid {left['pid']}, var/room.json), which "
-                    f"stop by themselves once their hands end (within a minute): wait, or "
-                    f"choose another port with {flag}"
-                )
-            raise Failed(
-                f"the {name} {host_port(host, port)} is taken (another stud run?): "
-                f"stop what uses it or choose another port with {flag}"
-            )
-
-
-def _log_reason(log_path: Path, offset: int) -> str:
-    """What a part that died said last: the last error line it logged since ``offset``.
-
-    Its log holds JSON records (``STUD_LOG_FORMAT=json``) and the plain one-line refusals
-    of ``stud`` commands; a plain line or an ERROR/CRITICAL record counts, else the last
-    line does.
-    """
-    try:
-        with log_path.open(encoding="utf-8", errors="replace") as log:
-            log.seek(offset)
-            lines = [line.strip() for line in log.read().splitlines() if line.strip()]
-    except OSError:
-        return ""
-    chosen = ""
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            chosen = line
-            continue
-        if not isinstance(record, dict):
-            continue
-        if record.get("level") in ("ERROR", "CRITICAL"):
-            error = str(record.get("error") or "").strip().splitlines()
-            chosen = str(record.get("message", line)) + (f" ({error[-1]})" if error else "")
-        elif record.get("event") == "error":  # stud bots' events ({"event": "error", ...})
-            bot = f"{record['bot']}: " if record.get("bot") else ""
-            chosen = bot + str(record.get("detail", line))
-    if not chosen and lines:
-        chosen = lines[-1]
-    return chosen[:500]
-
-
-class _LogTail:
-    """The lines a part adds to its log (``var/{part}.log``) from ``offset`` on, as they come
-    (only whole lines: one being written is read once it ends)."""
-
-    def __init__(self, path: Path, offset: int) -> None:
-        self.path = path
-        self.offset = offset
-
-    def records(self) -> list[dict[str, Any]]:
-        """The JSON records among the new lines (others are skipped)."""
-        try:
-            with self.path.open("rb") as log:
-                log.seek(self.offset)
-                data = log.read()
-        except OSError:
-            return []
-        whole, newline, _ = data.rpartition(b"\n")
-        if not newline:
-            return []
-        self.offset += len(whole) + 1
-        found = []
-        for line in whole.decode("utf-8", errors="replace").splitlines():
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if isinstance(record, dict):
-                    found.append(record)
-        return found
-
-
-def _worth_telling(record: dict[str, Any]) -> str | None:
-    """What the terminal shows of a part's log record while the part starts or stops: its
-    warnings, and how the engine's drain goes (records counting hands); None for the rest.
-    Errors are not: a part that dies of one is reported with it (:func:`_log_reason`)."""
-    if "message" not in record:
-        return None
-    if record.get("level") == "WARNING" or "hands_running" in record or "hands_finished" in record:
-        return str(record["message"])
-    return None
-
-
-def _read_ready_line(
-    process: subprocess.Popen[str], name: str, timeout: float, watch: Callable[[], object]
-) -> dict[str, Any]:
-    """The JSON line a child prints on stdout when it is ready; ``watch()`` runs several times
-    a second meanwhile (it tells what the part logs, and raises when it died or stud run is
-    interrupted)."""
-    assert process.stdout is not None
-    fd = process.stdout.fileno()
-    pending = b""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        watch()
-        readable, _, _ = select.select([fd], [], [], 0.2)
-        if not readable:
-            continue
-        chunk = os.read(fd, 65536)
-        if not chunk:  # its stdout closed: it is exiting, which watch() reports
-            time.sleep(0.1)
-            continue
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            with contextlib.suppress(ValueError):
-                value = json.loads(line)
-                if isinstance(value, dict):
-                    return value
-    raise Failed(f"the {name} did not report ready within {timeout:.0f} s")
-
-
 def _wait_http(url: str, timeout: float, alive: Callable[[], object] | None = None) -> None:
     """Wait until ``url`` answers; ``alive()`` raises when the part serving it died."""
     deadline = time.monotonic() + timeout
@@ -518,7 +333,7 @@ def run(args: argparse.Namespace) -> int:
     children: list[tuple[str, subprocess.Popen[str]]] = []
     logs: list[IO[str]] = []
     log_offsets: dict[str, int] = {}
-    tails: dict[str, _LogTail] = {}
+    tails: dict[str, LogTail] = {}
     signals = {"count": 0}
     before_exec = _stop_with_parent()
 
@@ -531,7 +346,7 @@ def run(args: argparse.Namespace) -> int:
         path = Path("var") / f"{name}.log"
         log = open(path, "a", encoding="utf-8")  # noqa: SIM115
         log_offsets[name] = log.tell()
-        tails[name] = _LogTail(path, log.tell())
+        tails[name] = LogTail(path, log.tell())
         logs.append(log)
         process = subprocess.Popen(
             command,
@@ -551,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
         """The part's new log records; those worth telling go to the terminal."""
         records = tails[name].records()
         for record in records:
-            told = _worth_telling(record)
+            told = worth_telling(record)
             if told is not None:
                 _say(f"    {name}: {told}")
         return records
@@ -561,7 +376,7 @@ def run(args: argparse.Namespace) -> int:
         for log in logs:
             log.flush()
         path = Path("var") / f"{name}.log"
-        reason = _log_reason(path, log_offsets.get(name, 0))
+        reason = log_reason(path, log_offsets.get(name, 0))
         because = f": {reason}" if reason else ""
         raise Failed(
             f"the {name} exited with status {process.returncode}{because} (log: {path.resolve()})"
@@ -677,7 +492,7 @@ def run(args: argparse.Namespace) -> int:
         if signum != signal.SIGHUP or signal.getsignal(signum) != signal.SIG_IGN:
             signal.signal(signum, on_signal)
     try:
-        _check_ports(
+        check_ports(
             [
                 ("engine gRPC port", host, grpc_port, "--grpc-port"),
                 ("engine web port", host, web_port, "--web-port"),
@@ -701,11 +516,11 @@ def run(args: argparse.Namespace) -> int:
             f"web {host_port(host, web_port)}, metrics {host_port(host, metrics_port)})"
         )
         engine = start("engine", [*_stud(), "engine"], ready_line=True)
-        addresses = _read_ready_line(engine, "engine", 60, watch("engine", engine))
+        addresses = read_ready_line(engine, "engine", 60, watch("engine", engine))
         # The ports it reports (a port of 0 was any free one), at the hosts to use.
         near, far = _hosts(host)
         bound = {
-            key: _port_of(addresses.get(key)) or chosen_port
+            key: port_of(addresses.get(key)) or chosen_port
             for key, chosen_port in (("grpc", grpc_port), ("web", web_port),
                                      ("metrics", metrics_port))
         }  # fmt: skip
@@ -721,8 +536,8 @@ def run(args: argparse.Namespace) -> int:
             ready_line=True,
         )  # fmt: skip
         # Its own word for where it listens (a port of 0 was any free one).
-        ready = _read_ready_line(lobby, "lobby", 60, watch("lobby", lobby))
-        lobby_port = _port_of(ready.get("http")) or lobby_port
+        ready = read_ready_line(lobby, "lobby", 60, watch("lobby", lobby))
+        lobby_port = port_of(ready.get("http")) or lobby_port
         lobby_near, lobby_far = _hosts(lobby_host)
         lobby_url = f"http://{lobby_near}:{lobby_port}"
         _wait_http(f"{lobby_url}/health", 60, watch("lobby", lobby))
@@ -792,7 +607,7 @@ def run(args: argparse.Namespace) -> int:
         while not signals["count"]:
             for name, process in children:
                 if process.poll() is not None:
-                    reason = _log_reason(Path("var") / f"{name}.log", log_offsets[name])
+                    reason = log_reason(Path("var") / f"{name}.log", log_offsets[name])
                     _say(
                         f"{name} stopped (status {process.returncode})"
                         + (f": {reason}" if reason else "")

@@ -29,7 +29,7 @@ from stud.v1 import admin_service_pb2, settings_pb2
 
 from benchmarks.processes import STUD, start_stud
 from engine_server.store.migrate import head_revisions, prepare_database
-from lobby_api.cli.run import _port_of as run_port_of
+from lobby_api.cli.ports import port_of as run_port_of
 from tests.engine_server.api.conftest import SECRET, Engine, launch, shut
 from tests.ipv6 import needs_ipv6_loopback
 
