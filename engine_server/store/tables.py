@@ -318,12 +318,10 @@ class Tables:
                 # The rows' values as SQLAlchemy Core INSERTs: the ORM's unit of work cost a
                 # quarter of the engine's CPU per quick game (issue 16). The objects stay the
                 # session's strangers: the runtime only reads them.
-                await session.exec(_INSERT_TABLE, params=_values(table))  # type: ignore[call-overload]
-                await session.exec(  # type: ignore[call-overload]
-                    _INSERT_SEED_PAIR, params=[_values(current), _values(upcoming)]
-                )
+                await session.exec(_INSERT_TABLE, params=_values(table))
+                await session.exec(_INSERT_SEED_PAIR, params=[_values(current), _values(upcoming)])
                 if seated is not None:
-                    await session.exec(_INSERT_SEAT_SESSION, params=_values(seated))  # type: ignore[call-overload]
+                    await session.exec(_INSERT_SEAT_SESSION, params=_values(seated))
                 return OpenTable(table, [] if seated is None else [seated], current, upcoming)
         except IntegrityError:
             # A retry, or a concurrent first call with this request_id that committed first

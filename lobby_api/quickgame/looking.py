@@ -52,14 +52,14 @@ def seat_taken() -> sa.ColumnElement[bool]:
 
 
 @cache
-def _looking_query() -> sa.CompoundSelect:
+def _looking_query() -> sa.CompoundSelect[Any]:
     """The players of ``city`` looking for a game at ``stake_level`` at ``now``: holders of a
     waiting ticket for any table, and players alone at an open quick table (UNION, not UNION
     ALL: a player with a ticket who also sits alone is one). Built once; a
     :data:`~lobby_api.db.LONG_READ` (every open table of the city and level is looked at)."""
     city = sa.bindparam("city", type_=sa.String)
     stake_level = sa.bindparam("stake_level", type_=sa.String)
-    ticket_holders = sa.select(col(TicketRow.player_id).label("player_id")).where(
+    ticket_holders: sa.Select[Any] = sa.select(col(TicketRow.player_id).label("player_id")).where(
         col(TicketRow.status) == TicketStatus.WAITING.value,
         col(TicketRow.city) == city,
         col(TicketRow.stake_level) == stake_level,
