@@ -10,7 +10,8 @@ that keeps a matchmaking ticket open, so a player of its city who opens a quick 
 the bots of his city as opponents; see :mod:`stud.bots.runner` for how they sit, play and
 leave. The accounts are named by ``--prefix`` (``bot``), city and number: a second ``stud
 bots`` in the same cities plays the same accounts unless it is given another prefix
-(``--prefix extra``: ``extra_oslo_1``, …). One JSON line per thing that happens goes to stdout (``{"event": "seated", ...}``).
+(``--prefix extra``: ``extra_oslo_1``, …). One JSON line per thing that happens goes to
+stdout (``{"event": "seated", ...}``).
 The lobby is ``--lobby``, else ``$STUD_BOTS_LOBBY``, else the lobby of the ``stud run``
 running from this directory (``var/room.json``). SIGTERM or SIGINT stops them cleanly:
 waiting tickets are withdrawn, seated bots leave their tables (mid-hand they play the hand
